@@ -1,0 +1,129 @@
+"""Figures derived from a session: break sites, fusion (N_ops, N_kernels, K), cache hit rates and
+compile time per stage. Every figure is None when the data behind it is missing, never a silent 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inspector.core.compile_spans import stage_totals
+from inspector.core.session import CompileUnit, GraphBreak, Session
+
+# The graph whose ops Inductor turned into kernels, best first.
+KERNEL_SOURCE_STAGES = ("post_grad", "aot_inference", "aot_forward")
+
+
+@dataclass
+class BreakSite:
+    """All breaks at one place in the user's code (recompiles and restarts repeat them)."""
+
+    location: str
+    reason: str
+    kind: str
+    hints: list[str]
+    code: str | None
+    breaks: list[GraphBreak] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.breaks)
+
+
+def break_sites(session: Session) -> list[BreakSite]:
+    sites: dict[tuple, BreakSite] = {}
+    for brk in session.breaks:
+        key = (brk.site, brk.reason)
+        site = sites.get(key)
+        if site is None:
+            site = sites[key] = BreakSite(brk.site, brk.reason, brk.kind, brk.hints,
+                                          brk.location.code if brk.location else None)
+        site.breaks.append(brk)
+    return list(sites.values())
+
+
+@dataclass
+class FusionStats:
+    n_ops: int | None
+    n_kernels: int
+    n_fused_kernels: int
+    n_eliminated: int | None  # ops that became no kernel at all (views folded away), from provenance
+    source: str  # which graph the ops were counted in
+
+    @property
+    def fusion_ratio(self) -> float | None:
+        """K = N_ops / N_kernels."""
+        return self.n_ops / self.n_kernels if self.n_ops is not None and self.n_kernels else None
+
+    @property
+    def n_fused(self) -> int | None:
+        """N_fused = N_op − N_eliminated: ops that ended up inside some kernel."""
+        return self.n_ops - self.n_eliminated if self.n_ops is not None and self.n_eliminated is not None else None
+
+
+def unit_fusion(unit: CompileUnit) -> FusionStats:
+    kernels = unit.kernels
+    graphs = [artifact for stage, artifact in unit.graphs.items()
+              if stage.split(" #")[0] == _kernel_stage(unit)]
+    n_ops = sum(len(artifact.graph.op_nodes) for artifact in graphs) if graphs else None
+    n_eliminated = None
+    if graphs and kernels and all(kernel.source_origin == "provenance" for kernel in kernels):
+        covered = {node for kernel in kernels for node in kernel.source_nodes}
+        n_eliminated = sum(1 for artifact in graphs for node in artifact.graph.op_nodes if node.name not in covered)
+    return FusionStats(n_ops, len(kernels), sum(1 for kernel in kernels if kernel.fused), n_eliminated,
+                       _kernel_stage(unit) or "none")
+
+
+def _kernel_stage(unit: CompileUnit) -> str | None:
+    for stage in KERNEL_SOURCE_STAGES:
+        if stage in unit.graphs:
+            return stage
+    return None
+
+
+def session_fusion(session: Session) -> FusionStats:
+    per_unit = [unit_fusion(unit) for unit in session.units if unit.output_code]
+    n_ops = [stats.n_ops for stats in per_unit]
+    eliminated = [stats.n_eliminated for stats in per_unit]
+    return FusionStats(
+        sum(n_ops) if per_unit and None not in n_ops else None,
+        sum(stats.n_kernels for stats in per_unit),
+        sum(stats.n_fused_kernels for stats in per_unit),
+        sum(eliminated) if per_unit and None not in eliminated else None,
+        "per unit: " + ", ".join(sorted({stats.source for stats in per_unit})) if per_unit else "none")
+
+
+def cache_rates(session: Session) -> dict[str, dict]:
+    rates: dict[str, dict] = {}
+    for unit in session.units:
+        for event in unit.cache_events:
+            entry = rates.setdefault(event.cache, {"hit": 0, "miss": 0, "bypass": 0})
+            entry[event.outcome] = entry.get(event.outcome, 0) + 1
+    for entry in rates.values():
+        looked_up = entry["hit"] + entry["miss"]
+        entry["hit_rate"] = entry["hit"] / looked_up if looked_up else None
+    return rates
+
+
+def compile_time(session: Session) -> dict:
+    """Total compile seconds (from compilation_metrics) and seconds per stage (from the spans)."""
+    frame_times = [unit.metric("entire_frame_compile_time_s") for unit in session.units]
+    measured = [value for value in frame_times if value is not None]
+    spans = [span for unit in session.units for span in unit.spans]
+    for rank in session.ranks:
+        spans += rank.spans
+    open_stages = sorted({span.name for root in spans for span in root.walk() if span.is_open})
+    return {
+        "total_s": sum(measured) if measured else None,
+        "units_measured": len(measured),
+        "per_stage_s": stage_totals(spans),
+        "open_stages": open_stages,
+    }
+
+
+def session_warnings(session: Session) -> list[str]:
+    warnings = []
+    for unit in session.units:
+        warnings += [f"{unit.compile_id} {unit.function or ''}: {text}" for text in unit.warnings]
+        if unit.fail_type:
+            warnings.append(f"{unit.compile_id} {unit.function or ''}: compile failed: {unit.fail_type}: "
+                            f"{(unit.fail_reason or '').splitlines()[0] if unit.fail_reason else ''}")
+    return warnings

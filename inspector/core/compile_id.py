@@ -1,0 +1,53 @@
+"""Compile ids as torch.compile prints them: ``[frame/compile]``, ``[0/0_1]`` for a restarted attempt,
+``[!ca/frame/compile]`` under compiled autograd."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ID_TEXT = re.compile(r"^\[?(?:!(?P<ca>\d+)/)?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class CompileId:
+    """Which compilation of which frame; `attempt` counts restarts of the same compilation."""
+
+    frame: int
+    compile: int
+    attempt: int = 0
+    autograd: int | None = None
+
+    @property
+    def unit_key(self) -> tuple[int | None, int, int]:
+        """Identity of the compile unit: restarts (attempts) belong to the same unit."""
+        return (self.autograd, self.frame, self.compile)
+
+    def without_attempt(self) -> CompileId:
+        return CompileId(self.frame, self.compile, 0, self.autograd)
+
+    def __str__(self) -> str:
+        prefix = f"!{self.autograd}/" if self.autograd is not None else ""
+        suffix = f"_{self.attempt}" if self.attempt else ""
+        return f"[{prefix}{self.frame}/{self.compile}{suffix}]"
+
+    @classmethod
+    def parse(cls, text: str) -> CompileId | None:
+        """Read ``0/1``, ``[0/1_2]`` or ``!0/1/2``; None when the text is no compile id."""
+        match = _ID_TEXT.match(text.strip())
+        if not match:
+            return None
+        ca = match["ca"]
+        return cls(int(match["frame"]), int(match["compile"]), int(match["attempt"] or 0),
+                   int(ca) if ca is not None else None)
+
+    @classmethod
+    def from_envelope(cls, envelope: dict) -> CompileId | None:
+        """The context keys torch puts on every record made inside a compilation."""
+        frame, compile_ = envelope.get("frame_id"), envelope.get("frame_compile_id")
+        if not isinstance(frame, int) or not isinstance(compile_, int):
+            return None
+        attempt = envelope.get("attempt")
+        autograd = envelope.get("compiled_autograd_id")
+        return cls(frame, compile_, attempt if isinstance(attempt, int) else 0,
+                   autograd if isinstance(autograd, int) else None)

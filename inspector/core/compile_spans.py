@@ -1,0 +1,106 @@
+"""Compile-stage spans from ``chromium_event`` records: B/E pairs and X events become nested spans,
+``i`` events become markers (cache hits, automatic-dynamic decisions). A stage whose end never came
+(the run died inside it) stays open-ended and says so."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from inspector.core.read_problems import ReadProblems
+
+
+@dataclass
+class Span:
+    name: str
+    start_us: float
+    end_us: float | None
+    compile_id: str | None
+    depth: int = 0
+    args: dict = field(default_factory=dict)
+    children: list[Span] = field(default_factory=list)
+
+    @property
+    def is_open(self) -> bool:
+        return self.end_us is None
+
+    def duration_us(self, until_us: float | None = None) -> float:
+        end = self.end_us if self.end_us is not None else until_us
+        return max(0.0, (end or self.start_us) - self.start_us)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass
+class Marker:
+    name: str
+    ts_us: float
+    compile_id: str | None
+    args: dict = field(default_factory=dict)
+
+
+@dataclass
+class SpanForest:
+    roots: list[Span] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+
+    @property
+    def last_us(self) -> float | None:
+        ends = [span.end_us or span.start_us for root in self.roots for span in root.walk()]
+        ends += [marker.ts_us for marker in self.markers]
+        return max(ends) if ends else None
+
+
+def build_spans(events: list[dict], problems: ReadProblems | None = None) -> SpanForest:
+    """Nest trace events (dicts with name, ph, ts, args) in time order per thread."""
+    problems = problems or ReadProblems()
+    forest = SpanForest()
+    stacks: dict[tuple, list[Span]] = defaultdict(list)
+    for event in sorted((e for e in events if isinstance(e.get("ts"), (int, float))), key=lambda e: e["ts"]):
+        phase = event.get("ph")
+        name = str(event.get("name", "?"))
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        compile_id = args.get("compile_id")
+        compile_id = str(compile_id) if compile_id is not None else None
+        stack = stacks[(event.get("pid"), event.get("tid"))]
+        if phase == "B":
+            span = Span(name, float(event["ts"]), None, compile_id, len(stack), dict(args))
+            (stack[-1].children if stack else forest.roots).append(span)
+            stack.append(span)
+        elif phase == "E":
+            # torch does not always close stages in strict LIFO order: close the latest open span of
+            # this name and compile id, and leave spans opened after it open until their own end comes.
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth].name == name and compile_id in (None, stack[depth].compile_id):
+                    span = stack.pop(depth)
+                    span.end_us = float(event["ts"])
+                    span.args.update(args)
+                    break
+            else:
+                problems.add("unmatched_span_end", f"{name} at {event['ts']}")
+        elif phase == "X":
+            duration = event.get("dur") if isinstance(event.get("dur"), (int, float)) else 0
+            span = Span(name, float(event["ts"]), float(event["ts"]) + duration, compile_id, len(stack), dict(args))
+            (stack[-1].children if stack else forest.roots).append(span)
+        elif phase in ("i", "I", "n"):
+            forest.markers.append(Marker(name, float(event["ts"]), compile_id, dict(args)))
+    return forest
+
+
+def stage_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:
+    """Seconds spent per stage name; a stage nested in a span of the same name counts once."""
+    totals: dict[str, float] = defaultdict(float)
+
+    def visit(span: Span, open_names: frozenset):
+        if span.name not in open_names:
+            totals[span.name] += span.duration_us(until_us) / 1e6
+        inner = open_names | {span.name}
+        for child in span.children:
+            visit(child, inner)
+
+    for root in roots:
+        visit(root, frozenset())
+    return dict(sorted(totals.items(), key=lambda item: -item[1]))

@@ -1,0 +1,306 @@
+"""Parser of FX graphs from their readable text (``GraphModule.print_readable``), the form in which
+TORCH_TRACE and TORCH_COMPILE_DEBUG store every graph: Dynamo's, AOT's and Inductor's post-grad.
+
+The text is never executed: each line is matched against the few shapes print_readable emits, and
+lines that match none are kept in `FxGraph.unreadable` so a view can list them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_CLASS = re.compile(r"^(\s*)class\s+([^\s(]+)\s*\(.*\)\s*:\s*$")
+_DEF_FORWARD = re.compile(r"^(\s*)def\s+forward\s*\((.*)$")
+_SOURCE = re.compile(r"^#\s*File:\s*(?P<file>.+?):(?P<line>\d+)(?:\s+in\s+(?P<fn>[^,]+))?,\s*code:\s*(?P<code>.*)$")
+_ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+)$')
+_CLEANUP = re.compile(r";\s+(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
+_PARAM = re.compile(r'([A-Za-z_]\w*)\s*(?::\s*"([^"]*)")?')
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\s*=[^=])")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_CALL = re.compile(r"^(?P<target>[A-Za-z_][\w.]*)\s*\((?P<args>.*)\)$")
+_METHOD = re.compile(r"^(?P<obj>[A-Za-z_]\w*)\.(?P<method>[A-Za-z_]\w*)\((?P<args>.*)\)$")
+_BINARY = re.compile(r"^(?P<left>[\w.]+)\s*(?P<op>\*\*|//|>=|<=|==|!=|[-+*/%<>&|^@])\s*(?P<right>[\w.]+)$")
+_UNARY = re.compile(r"^(?P<op>[-~]|not\s)\s*(?P<operand>[A-Za-z_]\w*)$")
+_GETITEM = re.compile(r"^(?P<obj>[A-Za-z_]\w*)\[(?P<index>.*)\]$")
+_ATTR = re.compile(r"^self\.(?P<attr>[\w.]+)$")
+_TENSOR_ANNOT = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<shape>[^\]]*)\](?:\[(?P<stride>[^\]]*)\])?(?P<device>[a-z]*[:\d]*)$")
+_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+              "**": "pow", ">": "gt", "<": "lt", ">=": "ge", "<=": "le", "==": "eq", "!=": "ne",
+              "&": "and_", "|": "or_", "^": "xor", "@": "matmul"}
+
+
+@dataclass(slots=True)
+class FxSource:
+    file: str
+    line: int
+    function: str | None
+    code: str
+
+
+@dataclass(slots=True)
+class FxNode:
+    name: str
+    op: str  # placeholder | call_function | call_method | call_module | get_attr | output
+    target: str
+    args: str = ""
+    inputs: list[str] = field(default_factory=list)
+    annotation: str | None = None
+    dtype: str | None = None
+    shape: list[str] | None = None
+    stride: list[str] | None = None
+    device: str | None = None
+    source: FxSource | None = None
+    line_no: int = 0
+
+    @property
+    def is_op(self) -> bool:
+        """A node that computes something (what graph_op_count counts)."""
+        return self.op in ("call_function", "call_method", "call_module")
+
+
+@dataclass
+class FxGraph:
+    name: str = ""
+    nodes: list[FxNode] = field(default_factory=list)
+    subgraphs: dict[str, FxGraph] = field(default_factory=dict)
+    unreadable: list[tuple[int, str]] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._by_name: dict[str, FxNode] | None = None
+        self._users: dict[str, list[str]] | None = None
+
+    def node(self, name: str) -> FxNode | None:
+        if self._by_name is None:
+            self._by_name = {node.name: node for node in self.nodes}
+        return self._by_name.get(name)
+
+    def users(self, name: str) -> list[str]:
+        if self._users is None:
+            self._users = {}
+            for node in self.nodes:
+                for source in node.inputs:
+                    self._users.setdefault(source, []).append(node.name)
+        return self._users.get(name, [])
+
+    @property
+    def edges(self) -> list[tuple[str, str]]:
+        return [(source, node.name) for node in self.nodes for source in node.inputs]
+
+    @property
+    def op_nodes(self) -> list[FxNode]:
+        return [node for node in self.nodes if node.is_op]
+
+    @property
+    def empty(self) -> bool:
+        return not self.op_nodes
+
+
+def parse_fx_graph(text: str) -> FxGraph:
+    """Parse readable graph text into nodes and edges; never raises."""
+    parser = _GraphTextParser(text.split("\n"))
+    return parser.parse()
+
+
+class _GraphTextParser:
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.root: FxGraph | None = None
+        self.classes: list[tuple[int, FxGraph]] = []
+
+    def parse(self) -> FxGraph:
+        index = 0
+        count = len(self.lines)
+        current: FxGraph | None = None
+        aliases: dict[str, str] = {}
+        source: FxSource | None = None
+        body_indent = -1
+        while index < count:
+            raw = self.lines[index]
+            stripped = raw.strip()
+            index += 1
+            if not stripped:
+                continue
+            indent = len(raw) - len(raw.lstrip())
+            class_match = _CLASS.match(raw)
+            if class_match:
+                current = self._open_class(indent, class_match.group(2))
+                body_indent, source, aliases = -1, None, {}
+                continue
+            def_match = _DEF_FORWARD.match(raw)
+            if def_match:
+                if current is None:
+                    current = self._open_class(-1, "")
+                params_text, index = self._collect_until_closed("(" + def_match.group(2), index)
+                self._add_params(current, params_text, index)
+                body_indent = indent + 1
+                continue
+            if current is None or body_indent < 0:
+                if stripped.startswith(("#", "import ", "from ")):
+                    continue
+                self._root().unreadable.append((index, stripped))
+                continue
+            if stripped.startswith("#"):
+                source = self._source_comment(stripped, source)
+                continue
+            if stripped.startswith("return"):
+                text, index = self._collect_until_closed(stripped[len("return"):], index)
+                self._add_output(current, text, index, aliases)
+                continue
+            assign = _ASSIGN.match(stripped)
+            if assign:
+                self._add_assignment(current, assign, source, index, aliases)
+                continue
+            current.unreadable.append((index, stripped))
+        return self._root()
+
+    def _root(self) -> FxGraph:
+        if self.root is None:
+            self.root = FxGraph()
+        return self.root
+
+    def _open_class(self, indent: int, name: str) -> FxGraph:
+        while self.classes and self.classes[-1][0] >= indent:
+            self.classes.pop()
+        if self.root is None:
+            graph = self.root = FxGraph(name=name)
+        elif self.classes:
+            graph = FxGraph(name=name)
+            self.classes[-1][1].subgraphs[name] = graph
+        else:  # a second top-level class: keep it beside the first
+            graph = FxGraph(name=name)
+            self.root.subgraphs[name] = graph
+        self.classes.append((indent, graph))
+        return graph
+
+    def _collect_until_closed(self, text: str, index: int) -> tuple[str, int]:
+        """Join continuation lines until the brackets opened in `text` are closed."""
+        parts = [_strip_comment(text)]
+        depth = _depth(parts[0])
+        while depth > 0 and index < len(self.lines):
+            more = _strip_comment(self.lines[index].strip())
+            index += 1
+            parts.append(more)
+            depth += _depth(more)
+        return " ".join(parts), index
+
+    @staticmethod
+    def _source_comment(comment: str, previous: FxSource | None) -> FxSource | None:
+        match = _SOURCE.match(comment)
+        if match:
+            return FxSource(match["file"].strip(), int(match["line"]),
+                            match["fn"].strip() if match["fn"] else None, match["code"].strip())
+        if comment.startswith("# No stacktrace found"):
+            return None
+        return previous
+
+    @staticmethod
+    def _add_params(graph: FxGraph, text: str, line_no: int) -> None:
+        inner = text.strip()[1:].rsplit(")", 1)[0]
+        for position, match in enumerate(_PARAM.finditer(_without_defaults(inner))):
+            name, annotation = match.group(1), match.group(2)
+            if position == 0 and name == "self":
+                continue
+            node = FxNode(name=name, op="placeholder", target=name, line_no=line_no)
+            _apply_annotation(node, annotation)
+            graph.nodes.append(node)
+
+    @staticmethod
+    def _add_output(graph: FxGraph, text: str, line_no: int, aliases: dict[str, str]) -> None:
+        expression = text.strip()
+        graph.nodes.append(FxNode(name="output", op="output", target="output", args=expression,
+                                  inputs=_inputs(expression, graph, aliases), line_no=line_no))
+
+    def _add_assignment(self, graph: FxGraph, assign: re.Match, source: FxSource | None,
+                        line_no: int, aliases: dict[str, str]) -> None:
+        name, annotation = assign["name"], assign["annot"]
+        expression = _CLEANUP.sub("", assign["expr"]).strip()
+        placeholder = graph.node(expression) if re.fullmatch(r"[A-Za-z_]\w*", expression) else None
+        if placeholder is not None and placeholder.op == "placeholder":
+            # Dynamo prints `l_x_ = L_x_`: the placeholder node itself, under its FX name.
+            aliases[expression] = name
+            placeholder.name = name
+            graph._by_name = None
+            return
+        op, target, args = _classify(expression)
+        node = FxNode(name=name, op=op, target=target, args=args, source=source, line_no=line_no,
+                      inputs=_inputs(args if op != "get_attr" else "", graph, aliases))
+        _apply_annotation(node, annotation)
+        graph.nodes.append(node)
+        if graph._by_name is not None:
+            graph._by_name[name] = node
+
+
+def _classify(expression: str) -> tuple[str, str, str]:
+    """(op, target, argument text) of the right-hand side of a node line."""
+    attr = _ATTR.match(expression)
+    if attr:
+        return "get_attr", attr["attr"], ""
+    method = _METHOD.match(expression)
+    if method and method["obj"] != "torch" and method["obj"] != "self":
+        return "call_method", method["method"], f"{method['obj']}, {method['args']}".rstrip(", ")
+    call = _CALL.match(expression)
+    if call:
+        target = call["target"]
+        if target.startswith("self."):
+            return "call_module", target[len("self."):], call["args"]
+        if target.startswith("torch.ops."):
+            target = target[len("torch.ops."):]
+        return "call_function", target, call["args"]
+    binary = _BINARY.match(expression)
+    if binary:
+        return "call_function", f"operator.{_OPERATORS[binary['op']]}", f"{binary['left']}, {binary['right']}"
+    unary = _UNARY.match(expression)
+    if unary:
+        name = {"-": "neg", "~": "invert"}.get(unary["op"].strip(), "not_")
+        return "call_function", f"operator.{name}", unary["operand"]
+    getitem = _GETITEM.match(expression)
+    if getitem:
+        return "call_function", "operator.getitem", f"{getitem['obj']}, {getitem['index']}"
+    return "call_function", expression, expression
+
+
+def _inputs(args: str, graph: FxGraph, aliases: dict[str, str]) -> list[str]:
+    seen: list[str] = []
+    for match in _IDENT.finditer(_STRING.sub("", args)):
+        name = aliases.get(match.group(1), match.group(1))
+        if name not in seen and graph.node(name) is not None:
+            seen.append(name)
+    return seen
+
+
+def _apply_annotation(node: FxNode, annotation: str | None) -> None:
+    if not annotation:
+        return
+    node.annotation = annotation
+    match = _TENSOR_ANNOT.match(annotation.strip())
+    if match:
+        node.dtype = match["dtype"]
+        node.shape = _dims(match["shape"])
+        node.stride = _dims(match["stride"]) if match["stride"] is not None else None
+        node.device = match["device"] or None
+    elif annotation.startswith("Sym("):
+        node.dtype = "sym"
+
+
+def _dims(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _depth(text: str) -> int:
+    text = _STRING.sub("", text)
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
+def _strip_comment(text: str) -> str:
+    """Drop a trailing `# ...` comment that lies outside string literals."""
+    if "#" not in text:
+        return text
+    cleaned = _STRING.sub(lambda m: "_" * len(m.group(0)), text)
+    cut = cleaned.find("#")
+    return text[:cut].rstrip() if cut >= 0 else text
+
+
+def _without_defaults(params: str) -> str:
+    """Remove `= default` parts of a parameter list so they are not read as parameters."""
+    return re.sub(r"=\s*[^,]+", "", params)

@@ -1,0 +1,165 @@
+"""Inductor output code split into kernels: Triton and C++ kernels defined through ``async_compile``,
+extern calls (``extern_kernels.mm``) and ATen fallbacks, each with its text span, call sites and the
+FX nodes it came from — from the provenance maps when the run recorded them, else from the
+``Topologically Sorted Source Nodes`` comments, which over-include (the kernel says which it used)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_DEFINITION = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*=\s*async_compile\.(?P<how>\w+)\(")
+_STRING_END = re.compile(r"^\s*(?:'''|\"\"\")")
+_SOURCE_NODES = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]"
+                           r"(?:,\s*Original ATen:\s*\[(?P<aten>[^\]]*)\])?")
+_HANDLES = re.compile(r"#\s*\[Provenance debug handles\]\s*(?P<handles>.+)$")
+_CALL_FUNCTION = re.compile(r"^\s*def call\(")
+_LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<name>[A-Za-z_]\w*)(?:\.run)?\(")
+_EXTERN = re.compile(r"\bextern_kernels\.(?P<op>\w+)\(")
+_FALLBACK = re.compile(r"^\s*(?:\w+(?:,\s*\w+)*\s*=\s*)?(?:torch\.ops\.)?(?P<op>aten\.\w+(?:\.\w+)?)\(")
+_AOT_ID = re.compile(r"^# AOT ID: \[(?P<ids>[^\]]*)\]", re.M)
+_KIND_BY_HOW = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp", "halide": "halide"}
+
+
+@dataclass
+class Kernel:
+    name: str
+    kind: str  # triton | cpp | extern | fallback | other
+    start_line: int  # 1-based first line of its definition (or its call, for extern and fallback)
+    end_line: int
+    call_lines: list[int] = field(default_factory=list)
+    source_nodes: list[str] = field(default_factory=list)
+    source_origin: str | None = None  # provenance | comment | None when unknown
+    aten_ops: list[str] = field(default_factory=list)
+    debug_handles: list[str] = field(default_factory=list)
+
+    @property
+    def fused(self) -> bool:
+        """A kernel Inductor generated (as opposed to a library call)."""
+        return self.kind in ("triton", "cpp", "halide")
+
+
+@dataclass
+class OutputCode:
+    text: str
+    path: str | None = None
+    aot_id: str | None = None
+    kernels: list[Kernel] = field(default_factory=list)
+
+    @property
+    def language(self) -> str:
+        kinds = {kernel.kind for kernel in self.kernels}
+        return "triton" if "triton" in kinds else "cpp" if "cpp" in kinds else "python"
+
+
+def parse_output_code(text: str, path: str | None = None, provenance: dict | None = None) -> OutputCode:
+    """Split `text` into kernels; `provenance` is an ``inductor_provenance_tracking_node_mappings``."""
+    lines = text.split("\n")
+    kernels: list[Kernel] = []
+    by_name: dict[str, Kernel] = {}
+    index, in_call = 0, False
+    pending_nodes: re.Match | None = None
+    pending_handles: list[str] = []
+    while index < len(lines):
+        line = lines[index]
+        line_no = index + 1
+        index += 1
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            pending_nodes = _SOURCE_NODES.search(stripped) or pending_nodes
+            handles = _HANDLES.search(stripped)
+            if handles:
+                pending_handles = handles["handles"].split()
+            continue
+        definition = _DEFINITION.match(line)
+        if definition:
+            end = _definition_end(lines, index)
+            kernel = Kernel(definition["name"], _KIND_BY_HOW.get(definition["how"], "other"), line_no, end)
+            _apply_comment(kernel, pending_nodes)
+            kernels.append(kernel)
+            by_name[kernel.name] = kernel
+            index = end
+            pending_nodes, pending_handles = None, []
+            continue
+        if _CALL_FUNCTION.match(line):
+            in_call = True
+        if in_call and stripped:
+            kernel = _launched_kernel(line, line_no, by_name, kernels, pending_nodes, pending_handles)
+            if kernel is not None:
+                pending_nodes, pending_handles = None, []
+        if not stripped:
+            pending_nodes = None
+    match = _AOT_ID.search(text)
+    aot_id = match["ids"].strip().strip("'\"") if match else None
+    code = OutputCode(text=text, path=path, aot_id=aot_id, kernels=kernels)
+    if provenance:
+        apply_provenance(code, provenance)
+    return code
+
+
+def _definition_end(lines: list[str], index: int) -> int:
+    """Line number that closes the kernel's source string (the definition's last line)."""
+    for probe in range(index, len(lines)):
+        if _STRING_END.match(lines[probe]):
+            return probe + 1
+    return len(lines)
+
+
+def _launched_kernel(line: str, line_no: int, by_name: dict[str, Kernel], kernels: list[Kernel],
+                     pending_nodes: re.Match | None, handles: list[str]) -> Kernel | None:
+    extern = _EXTERN.search(line)
+    if extern:
+        kernel = Kernel(f"extern_kernels.{extern['op']}", "extern", line_no, line_no, [line_no])
+    else:
+        launch = _LAUNCH.match(line)
+        if launch and launch["name"] in by_name:
+            kernel = by_name[launch["name"]]
+            kernel.call_lines.append(line_no)
+            kernel.debug_handles.extend(h for h in handles if h not in kernel.debug_handles)
+            if not kernel.source_nodes:
+                _apply_comment(kernel, pending_nodes)
+            return kernel
+        fallback = _FALLBACK.match(line)
+        if not fallback:
+            return None
+        kernel = Kernel(fallback["op"], "fallback", line_no, line_no, [line_no])
+    kernel.debug_handles = list(handles)
+    _apply_comment(kernel, pending_nodes)
+    kernels.append(kernel)
+    return kernel
+
+
+def _apply_comment(kernel: Kernel, comment: re.Match | None) -> None:
+    if comment is None:
+        return
+    kernel.source_nodes = _names(comment["nodes"])
+    kernel.aten_ops = _names(comment["aten"] or "")
+    kernel.source_origin = "comment"
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def apply_provenance(code: OutputCode, provenance: dict) -> None:
+    """Replace comment-derived source nodes with the exact post-grad nodes from provenance tracking.
+
+    Keys are ``kernel:debug_handle`` (torch ≥ 2.8) or bare kernel names (older logs, where all calls of
+    one extern kernel share a key)."""
+    mapping = provenance.get("cppCodeToPost") or provenance.get("tritonCodeToPost") or {}
+    if not isinstance(mapping, dict):
+        return
+    for kernel in code.kernels:
+        keys = [handle for handle in kernel.debug_handles if handle in mapping]
+        if not keys:
+            keys = [key for key in mapping if key == kernel.name or key.split(":")[0] == kernel.name]
+            if kernel.kind in ("extern", "fallback") and len(keys) > 1:
+                continue  # several calls of one library kernel: a handle is needed to tell them apart
+        nodes: list[str] = []
+        for key in keys:
+            for node in mapping.get(key) or []:
+                if isinstance(node, str) and node not in nodes:
+                    nodes.append(node)
+        if nodes:
+            kernel.source_nodes = nodes
+            kernel.source_origin = "provenance"

@@ -1,0 +1,63 @@
+"""What a reader could not read: counts per category plus a few examples, so a damaged log opens with
+everything readable and says exactly what it skipped instead of failing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+# Category -> the sentence a user reads next to its count.
+CATEGORIES = {
+    "empty_file": "empty file",
+    "bad_prefix": "lines without the glog prefix (not a structured-trace line)",
+    "bad_json": "records whose JSON could not be decoded",
+    "truncated": "records cut off at the end of the file (the run probably died)",
+    "md5_mismatch": "payloads whose md5 does not match (damaged or edited)",
+    "non_utf8": "lines with bytes that are not UTF-8 (replaced)",
+    "orphan_payload": "payload lines with no record announcing them",
+    "missing_string": "stack frames naming a file id the string table does not hold",
+    "bad_record": "records with an unexpected shape for their kind",
+    "unmatched_span_end": "compile-stage ends without a matching start",
+    "unreadable_graph_lines": "graph lines the FX parser could not read",
+    "unreadable_file": "files that could not be read",
+}
+
+MAX_EXAMPLES = 5
+
+
+@dataclass
+class ReadProblems:
+    counts: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, category: str, example: str = "") -> None:
+        self.counts[category] += 1
+        if example:
+            shown = self.examples.setdefault(category, [])
+            if len(shown) < MAX_EXAMPLES:
+                shown.append(example)
+
+    def merge(self, other: ReadProblems, prefix: str = "") -> None:
+        for category, count in other.counts.items():
+            self.counts[category] += count
+            shown = self.examples.setdefault(category, [])
+            for example in other.examples.get(category, []):
+                if len(shown) < MAX_EXAMPLES:
+                    shown.append(f"{prefix}{example}")
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def describe(self) -> list[str]:
+        """One line per category, most frequent first."""
+        return [f"{count} {CATEGORIES.get(category, category)}"
+                for category, count in self.counts.most_common()]
+
+    def to_json(self) -> dict:
+        return {category: {"count": count, "meaning": CATEGORIES.get(category, category),
+                           "examples": self.examples.get(category, [])}
+                for category, count in self.counts.most_common()}

@@ -1,0 +1,229 @@
+"""The session model: ranks → frames → compile units, with their breaks, recompiles, graphs, kernels,
+compile-stage spans and metrics. Plain objects, built once by `session_builder`, read by every view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from inspector.core.compile_id import CompileId
+from inspector.core.compile_spans import Marker, Span
+from inspector.core.fx_graph_text import FxGraph, parse_fx_graph
+from inspector.core.output_code import OutputCode, parse_output_code
+from inspector.core.read_problems import ReadProblems
+
+
+class UnitStatus(str, Enum):
+    OK = "ok"
+    GRAPH_BREAK = "graph_break"
+    RESTART = "restart"
+    FAILED = "failed"
+    EMPTY_GRAPH = "empty_graph"
+    CACHE_HIT = "cache_hit"
+
+
+@dataclass
+class SourceLocation:
+    file: str
+    line: int | None
+    function: str | None = None
+    code: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where} in {self.function}" if self.function else where
+
+
+@dataclass
+class GraphBreak:
+    """One graph break as Dynamo reported it; `restarted` when Dynamo re-traced the frame after it."""
+
+    compile_id: CompileId
+    reason: str
+    location: SourceLocation | None
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+    user_stack: list[SourceLocation] = field(default_factory=list)
+    kind: str = "other"  # data_dependent | explicit | unsupported | other
+    restarted: bool = False
+    text: str = ""
+
+    @property
+    def site(self) -> str:
+        """Where the break is, for deduplication across recompiles and attempts."""
+        return str(self.location) if self.location else self.reason
+
+
+@dataclass
+class FailedGuard:
+    against: str  # the compile id whose guards failed, e.g. "0/0"
+    guard: str  # the guard failure in torch's words
+    plain: str  # the same in plain words
+
+
+@dataclass
+class Recompile:
+    compile_id: CompileId
+    failed_guards: list[FailedGuard]
+    raw: str
+
+
+@dataclass
+class GraphArtifact:
+    """A graph at one stage of one unit: parsed on first use from its readable text."""
+
+    stage: str
+    load_text: Callable[[], str]
+    _graph: FxGraph | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        return self.load_text()
+
+    @property
+    def graph(self) -> FxGraph:
+        if self._graph is None:
+            self._graph = parse_fx_graph(self.text)
+        return self._graph
+
+
+@dataclass
+class CodeArtifact:
+    """Inductor output code of one graph (forward, backward or inference), split into kernels on use."""
+
+    path: str | None
+    load_text: Callable[[], str]
+    load_provenance: Callable[[], dict | None] = lambda: None
+    _code: OutputCode | None = field(default=None, repr=False)
+
+    @property
+    def code(self) -> OutputCode:
+        if self._code is None:
+            self._code = parse_output_code(self.load_text(), self.path, self.load_provenance())
+        return self._code
+
+
+@dataclass
+class TextArtifact:
+    name: str
+    load_text: Callable[[], str]
+    encoding: str = "string"
+
+    @property
+    def text(self) -> str:
+        return self.load_text()
+
+
+@dataclass
+class CacheEvent:
+    cache: str  # fx_graph | aotautograd
+    outcome: str  # hit | miss | bypass
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class CompileUnit:
+    compile_id: CompileId
+    rank: int | None = None
+    function: str | None = None
+    location: SourceLocation | None = None
+    user_stack: list[SourceLocation] = field(default_factory=list)
+    attempts: int = 1
+    breaks: list[GraphBreak] = field(default_factory=list)
+    recompile: Recompile | None = None
+    graphs: dict[str, GraphArtifact] = field(default_factory=dict)
+    output_code: list[CodeArtifact] = field(default_factory=list)
+    artifacts: list[TextArtifact] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
+    cache_events: list[CacheEvent] = field(default_factory=list)
+    provenance: dict | None = None
+    warnings: list[str] = field(default_factory=list)
+    fail_type: str | None = None
+    fail_reason: str | None = None
+    restart_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return f"{self.compile_id} {self.function or '?'}"
+
+    @property
+    def status(self) -> UnitStatus:
+        if self.fail_type:
+            return UnitStatus.FAILED
+        if self.breaks:
+            return UnitStatus.GRAPH_BREAK
+        if self.restart_reasons or self.attempts > 1:
+            return UnitStatus.RESTART
+        if "dynamo" not in self.graphs and not self.output_code:
+            return UnitStatus.EMPTY_GRAPH
+        outcomes = {event.outcome for event in self.cache_events if event.cache == "fx_graph"}
+        if outcomes == {"hit"}:
+            return UnitStatus.CACHE_HIT
+        return UnitStatus.OK
+
+    @property
+    def kernels(self):
+        return [kernel for artifact in self.output_code for kernel in artifact.code.kernels]
+
+    def metric(self, name: str):
+        value = self.metrics.get(name)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+@dataclass
+class Frame:
+    frame_id: int
+    function: str | None = None
+    location: SourceLocation | None = None
+    units: list[CompileUnit] = field(default_factory=list)
+
+
+@dataclass
+class Rank:
+    rank: int | None
+    frames: list[Frame] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)  # spans outside any compile unit
+    log_path: Path | None = None
+
+    @property
+    def units(self) -> list[CompileUnit]:
+        return [unit for frame in self.frames for unit in frame.units]
+
+    @property
+    def label(self) -> str:
+        return f"rank {self.rank}" if self.rank is not None else "process"
+
+
+@dataclass
+class Session:
+    source: Path
+    kind: str  # torch_trace | compile_debug | capture
+    ranks: list[Rank] = field(default_factory=list)
+    problems: ReadProblems = field(default_factory=ReadProblems)
+    unknown_kinds: dict[str, int] = field(default_factory=dict)
+    torch_version: str | None = None
+    global_artifacts: list[TextArtifact] = field(default_factory=list)
+    manifest: dict | None = None
+    results: dict | None = None
+
+    @property
+    def units(self) -> list[CompileUnit]:
+        return [unit for rank in self.ranks for unit in rank.units]
+
+    @property
+    def breaks(self) -> list[GraphBreak]:
+        return [brk for unit in self.units for brk in unit.breaks]
+
+    @property
+    def recompiles(self) -> list[Recompile]:
+        return [unit.recompile for unit in self.units if unit.recompile]
+
+    @property
+    def complete(self) -> bool:
+        if self.manifest is not None:
+            return bool(self.manifest.get("complete"))
+        return not self.problems.counts.get("truncated")

@@ -1,0 +1,349 @@
+"""Assemble a `Session` from TORCH_TRACE records.
+
+One handler per record kind, registered in `HANDLERS` (the tlparse way): each handler reads one record
+into the rank under construction. A handler that fails on an odd record is counted under
+``bad_record`` and the load goes on; kinds nobody claims are kept raw and counted as unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from inspector.core.break_reasons import explain_guard, parse_break_reason, parse_recompile_reasons, user_frame
+from inspector.core.compile_id import CompileId
+from inspector.core.compile_spans import build_spans
+from inspector.core.read_problems import ReadProblems
+from inspector.core.session import (
+    CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, Rank, Recompile,
+    Session, SourceLocation, TextArtifact,
+)
+from inspector.core.torch_trace import TraceLog, TraceRecord, read_trace_log, resolve_stack
+
+# Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
+GRAPH_STAGES = {
+    "dynamo_output_graph": "dynamo",
+    "aot_joint_graph": "aot_joint",
+    "aot_forward_graph": "aot_forward",
+    "aot_backward_graph": "aot_backward",
+    "aot_inference_graph": "aot_inference",
+    "inductor_pre_grad_graph": "pre_grad",
+    "inductor_post_grad_graph": "post_grad",
+}
+METRICS_KINDS = ("compilation_metrics", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics",
+                 "compilation_metrics_runtime")
+GUARD_KINDS = ("dynamo_guards", "dynamo_cpp_guards_str")
+SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "guard_added_fast",
+                  "expression_created", "symbolic_shape_specialization", "propagate_real_tensors",
+                  "missing_fake_kernel", "mismatched_fake_kernel", "unbacked_symbol_rebinding")
+DESCRIBE_KINDS = ("describe_storage", "describe_tensor", "describe_source")
+
+
+class RankBuilder:
+    """Everything one log says about one rank, gathered before the model is frozen into a `Rank`."""
+
+    def __init__(self, log: TraceLog, session: Session):
+        self.log = log
+        self.session = session
+        self.units: dict[tuple, CompileUnit] = {}
+        self.chromium_events: list[tuple[dict, CompileId | None]] = []
+        self.describe_count = 0
+
+    def unit(self, record: TraceRecord) -> CompileUnit | None:
+        compile_id = record.compile_id or _metrics_compile_id(record)
+        if compile_id is None:
+            return None
+        unit = self.units.get(compile_id.unit_key)
+        if unit is None:
+            unit = CompileUnit(compile_id=compile_id.without_attempt(), rank=self.log.rank)
+            self.units[compile_id.unit_key] = unit
+        unit.attempts = max(unit.attempts, compile_id.attempt + 1)
+        return unit
+
+    def lazy_text(self, record: TraceRecord) -> Callable[[], str]:
+        log = self.log
+        return lambda: log.payload(record)
+
+    def text_artifact(self, record: TraceRecord, name: str | None = None) -> TextArtifact:
+        return TextArtifact(name or record.name, self.lazy_text(record), str(record.meta.get("encoding", "string")))
+
+    def keep(self, record: TraceRecord, artifact: TextArtifact) -> None:
+        unit = self.unit(record)
+        if unit is not None:
+            unit.artifacts.append(artifact)
+        else:
+            self.session.global_artifacts.append(artifact)
+
+
+def _metrics_compile_id(record: TraceRecord) -> CompileId | None:
+    text = record.meta.get("compile_id")
+    return CompileId.parse(text) if isinstance(text, str) else None
+
+
+# --- handlers -------------------------------------------------------------------------------------
+
+def _on_dynamo_start(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    stack = resolve_stack(record.meta.get("stack"), builder.log.strings, builder.log.problems)
+    unit.user_stack = [SourceLocation(f["file"], f["line"], f["function"], f["code"]) for f in stack]
+    if unit.user_stack:
+        unit.location = unit.user_stack[-1]
+        unit.function = unit.function or unit.location.function
+
+
+def _on_graph(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    stage = GRAPH_STAGES.get(record.name, record.name)
+    if stage in unit.graphs:  # a second graph at the same stage: the backward one, say
+        stage = _next_free(unit.graphs, stage)
+    unit.graphs[stage] = GraphArtifact(stage, builder.lazy_text(record))
+
+
+def _next_free(graphs: dict, stage: str) -> str:
+    number = 2
+    while f"{stage} #{number}" in graphs:
+        number += 1
+    return f"{stage} #{number}"
+
+
+def _on_output_code(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    path = record.meta.get("filename") or record.meta.get("file_path")
+    unit.output_code.append(CodeArtifact(str(path) if path else None, builder.lazy_text(record),
+                                         lambda: unit.provenance))
+
+
+def _on_guards(builder: RankBuilder, record: TraceRecord) -> None:
+    builder.keep(record, builder.text_artifact(record, "guards"))
+
+
+def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    metrics = record.meta
+    for key, value in metrics.items():
+        if value is not None or key not in unit.metrics:
+            unit.metrics[key] = value
+    unit.function = unit.function or metrics.get("co_name")
+    if unit.location is None and metrics.get("co_filename"):
+        unit.location = SourceLocation(str(metrics["co_filename"]), metrics.get("co_firstlineno"),
+                                       metrics.get("co_name"))
+    if metrics.get("fail_type"):
+        unit.fail_type = str(metrics["fail_type"])
+        unit.fail_reason = str(metrics.get("fail_reason") or "")
+        if metrics.get("config_suppress_errors"):
+            unit.warnings.append(f"error suppressed, frame fell back to eager: {unit.fail_type}")
+        if "limit" in (unit.fail_reason or "").lower() and "recompile" in (unit.fail_reason or "").lower():
+            unit.warnings.append("recompile limit hit: this frame now runs eagerly")
+    reasons = metrics.get("restart_reasons")
+    if isinstance(reasons, list):
+        unit.restart_reasons = [str(reason) for reason in reasons] or unit.restart_reasons
+    if metrics.get("cudagraph_skip_reason"):
+        unit.warnings.append(f"CUDA graphs skipped: {metrics['cudagraph_skip_reason']}")
+
+
+def _on_artifact(builder: RankBuilder, record: TraceRecord) -> None:
+    handler = ARTIFACT_HANDLERS.get(record.name)
+    if handler is not None:
+        handler(builder, record)
+    elif record.name.endswith("_graph"):
+        _on_graph(builder, record)
+    else:
+        builder.keep(record, builder.text_artifact(record))
+
+
+def _on_break_reason(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    text = builder.log.payload(record)
+    unit.breaks.append(_graph_break(record.compile_id or unit.compile_id, text))
+
+
+def _graph_break(compile_id: CompileId, text: str) -> GraphBreak:
+    parsed = parse_break_reason(text)
+    frame = user_frame(parsed.stack, parsed.file, parsed.line)
+    location = None
+    if parsed.file:
+        location = SourceLocation(parsed.file, parsed.line, frame[2] if frame else None,
+                                  frame[3] if frame else None)
+    stack = [SourceLocation(f, line, fn, code) for f, line, fn, code in parsed.stack]
+    return GraphBreak(compile_id, parsed.reason, location, parsed.explanation, parsed.hints, stack,
+                      parsed.kind, text=text)
+
+
+def _on_recompile(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    text = builder.log.payload(record)
+    guards = [FailedGuard(against, guard, explain_guard(guard)) for against, guard in parse_recompile_reasons(text)]
+    unit.recompile = Recompile(unit.compile_id, guards, text)
+
+
+def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    if unit is None:
+        return
+    cache, _, outcome = record.name.rpartition("_cache_")
+    detail = builder.log.payload_json(record)
+    unit.cache_events.append(CacheEvent("fx_graph" if cache == "fx_graph" else cache, outcome,
+                                        detail if isinstance(detail, dict) else {}))
+
+
+def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
+    unit = builder.unit(record)
+    mapping = builder.log.payload_json(record)
+    if unit is not None and isinstance(mapping, dict):
+        unit.provenance = {**(unit.provenance or {}), **mapping}
+
+
+def _on_torch_version(builder: RankBuilder, record: TraceRecord) -> None:
+    info = builder.log.payload_json(record)
+    if isinstance(info, dict) and info.get("pytorch_version"):
+        builder.session.torch_version = str(info["pytorch_version"])
+    builder.keep(record, builder.text_artifact(record))
+
+
+def _on_chromium_event(builder: RankBuilder, record: TraceRecord) -> None:
+    event = builder.log.payload_json(record) if record.has_payload else record.meta
+    if isinstance(event, dict) and event:
+        builder.chromium_events.append((event, record.compile_id))
+    elif record.has_payload and record.payload_intact:  # damaged payloads are counted already
+        builder.log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
+
+
+def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
+    meta = dict(record.meta)
+    for key in ("stack", "user_stack"):
+        if key in meta:
+            meta[key] = resolve_stack(meta[key], builder.log.strings)
+    builder.keep(record, TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
+
+
+def _on_describe(builder: RankBuilder, record: TraceRecord) -> None:
+    builder.describe_count += 1
+
+
+def _on_dump_file(builder: RankBuilder, record: TraceRecord) -> None:
+    builder.keep(record, builder.text_artifact(record, f"file: {record.meta.get('name', '?')}"))
+
+
+def _on_link(builder: RankBuilder, record: TraceRecord) -> None:
+    name, url = record.meta.get("name", "link"), record.meta.get("url", "")
+    builder.keep(record, TextArtifact(f"link: {name}", lambda: str(url)))
+
+
+HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
+    "dynamo_start": _on_dynamo_start,
+    "inductor_output_code": _on_output_code,
+    "artifact": _on_artifact,
+    "chromium_event": _on_chromium_event,
+    "dump_file": _on_dump_file,
+    "link": _on_link,
+    **{kind: _on_graph for kind in GRAPH_STAGES},
+    **{kind: _on_guards for kind in GUARD_KINDS},
+    **{kind: _on_metrics for kind in METRICS_KINDS},
+    **{kind: _on_symbolic for kind in SYMBOLIC_KINDS},
+    **{kind: _on_describe for kind in DESCRIBE_KINDS},
+}
+ARTIFACT_HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
+    "dynamo_graph_break_reason": _on_break_reason,
+    "recompile_reasons": _on_recompile,
+    "inductor_provenance_tracking_node_mappings": _on_provenance,
+    "torch_version": _on_torch_version,
+    **{f"{cache}_cache_{outcome}": _on_cache for cache in ("fx_graph", "aotautograd")
+       for outcome in ("hit", "miss", "bypass")},
+}
+
+
+# --- assembly -------------------------------------------------------------------------------------
+
+def build_rank(log: TraceLog, session: Session) -> Rank:
+    builder = RankBuilder(log, session)
+    unknown: Counter = Counter()
+    for record in log.records:
+        handler = HANDLERS.get(record.kind)
+        if handler is None:
+            unknown[record.kind] += 1
+            builder.keep(record, builder.text_artifact(record, f"unknown: {record.kind}"))
+            continue
+        try:
+            handler(builder, record)
+        except Exception as error:  # one odd record must not lose the rest of the log
+            log.problems.add("bad_record", f"line {record.line_no} ({record.name}): {type(error).__name__}: {error}")
+    for kind, count in unknown.items():
+        session.unknown_kinds[kind] = session.unknown_kinds.get(kind, 0) + count
+    rank = Rank(rank=log.rank, log_path=log.path)
+    _attach_spans(builder, rank, log.problems)
+    _finish_breaks(builder)
+    rank.frames = _frames(builder.units.values())
+    return rank
+
+
+def _attach_spans(builder: RankBuilder, rank: Rank, problems: ReadProblems) -> None:
+    events = []
+    for event, envelope_id in builder.chromium_events:
+        args = event.setdefault("args", {}) if isinstance(event.get("args", {}), dict) else {}
+        if "compile_id" not in args and envelope_id is not None:
+            args["compile_id"] = str(envelope_id)[1:-1]
+        events.append(event)
+    forest = build_spans(events, problems)
+    for span in forest.roots:
+        unit = _unit_for(builder, span.compile_id)
+        (unit.spans if unit else rank.spans).append(span)
+    for marker in forest.markers:
+        unit = _unit_for(builder, marker.compile_id)
+        if unit is not None:
+            unit.markers.append(marker)
+
+
+def _unit_for(builder: RankBuilder, compile_id_text: str | None) -> CompileUnit | None:
+    if not compile_id_text:
+        return None
+    compile_id = CompileId.parse(compile_id_text)
+    return builder.units.get(compile_id.unit_key) if compile_id else None
+
+
+def _finish_breaks(builder: RankBuilder) -> None:
+    """Mark breaks after which Dynamo restarted, and add restart reasons no artifact reported."""
+    for unit in builder.units.values():
+        for brk in unit.breaks:
+            brk.restarted = brk.compile_id.attempt < unit.attempts - 1
+        if not unit.breaks and unit.restart_reasons:
+            for reason in unit.restart_reasons:
+                brk = _graph_break(unit.compile_id, reason)
+                brk.restarted = True
+                unit.breaks.append(brk)
+
+
+def _frames(units) -> list[Frame]:
+    frames: dict[tuple, Frame] = {}
+    for unit in sorted(units, key=lambda u: (u.compile_id.autograd or -1, u.compile_id.frame, u.compile_id.compile)):
+        key = (unit.compile_id.autograd, unit.compile_id.frame)
+        frame = frames.get(key)
+        if frame is None:
+            frame = frames[key] = Frame(unit.compile_id.frame, unit.function, unit.location)
+        frame.units.append(unit)
+    return list(frames.values())
+
+
+def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_trace") -> Session:
+    """One session from one or more logs (one log per rank in a distributed run)."""
+    session = Session(source=source, kind=kind)
+    for path in log_paths:
+        log = read_trace_log(path)
+        rank = build_rank(log, session)
+        session.problems.merge(log.problems, prefix=f"{path.name}: " if len(log_paths) > 1 else "")
+        session.ranks.append(rank)
+    session.ranks.sort(key=lambda rank: (rank.rank is None, rank.rank or 0))
+    return session

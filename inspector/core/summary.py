@@ -1,0 +1,156 @@
+"""The session summary: one versioned JSON document (documented in docs/summary-schema.md) for
+scripts and CI, and its human rendering. The CLI prints it; the GUI's verdict reads the same figures."""
+
+from __future__ import annotations
+
+from inspector import __version__
+from inspector.core.analysis import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
+from inspector.core.session import Session
+
+SCHEMA = "torch-compile-inspector/summary"
+SCHEMA_VERSION = 1
+TOP_KERNELS = 10
+
+
+def summarize(session: Session) -> dict:
+    fusion = session_fusion(session)
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": __version__,
+        "source": str(session.source),
+        "kind": session.kind,
+        "torch_version": session.torch_version,
+        "complete": session.complete,
+        "ranks": [rank.rank for rank in session.ranks],
+        "units": [_unit(unit) for unit in session.units],
+        "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
+        "break_sites": [{"location": site.location, "reason": site.reason, "kind": site.kind, "count": site.count,
+                         "code": site.code, "hints": site.hints,
+                         "compile_ids": sorted({str(brk.compile_id) for brk in site.breaks})}
+                        for site in break_sites(session)],
+        "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+                        "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
+                                          for g in unit.recompile.failed_guards]}
+                       for unit in session.units if unit.recompile],
+        "compile_time": compile_time(session),
+        "kernels": {
+            "total": fusion.n_kernels,
+            "fused": fusion.n_fused_kernels,
+            "by_kind": _kernel_kinds(session),
+            "n_ops": fusion.n_ops,
+            "n_eliminated": fusion.n_eliminated,
+            "n_fused_ops": fusion.n_fused,
+            "fusion_ratio": fusion.fusion_ratio,
+            "ops_counted_in": fusion.source,
+        },
+        "cache": cache_rates(session),
+        "warnings": session_warnings(session),
+        "unknown_record_kinds": dict(session.unknown_kinds),
+        "unreadable": session.problems.to_json(),
+        "measurements": session.results,
+    }
+
+
+def _unit(unit) -> dict:
+    fusion = unit_fusion(unit)
+    return {
+        "compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+        "location": str(unit.location) if unit.location else None, "status": unit.status.value,
+        "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
+        "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,
+        "fusion_ratio": fusion.fusion_ratio, "compile_time_s": unit.metric("entire_frame_compile_time_s"),
+        "stages": list(unit.graphs),
+        "kernel_names": [kernel.name for kernel in unit.kernels],
+    }
+
+
+def _break(brk, rank) -> dict:
+    location = brk.location
+    return {"compile_id": str(brk.compile_id), "rank": rank, "file": location.file if location else None,
+            "line": location.line if location else None, "function": location.function if location else None,
+            "code": location.code if location else None, "reason": brk.reason, "kind": brk.kind,
+            "hints": brk.hints, "restarted": brk.restarted}
+
+
+def _kernel_kinds(session: Session) -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for unit in session.units:
+        for kernel in unit.kernels:
+            kinds[kernel.kind] = kinds.get(kernel.kind, 0) + 1
+    return kinds
+
+
+def render_text(summary: dict) -> str:
+    """The summary as a person reads it in a terminal."""
+    lines: list[str] = []
+    add = lines.append
+    state = "complete" if summary["complete"] else "INCOMPLETE"
+    add(f"{summary['source']}  ({summary['kind']}, torch {summary['torch_version'] or 'version unknown'}, {state})")
+    ranks = [r for r in summary["ranks"] if r is not None]
+    units = summary["units"]
+    add(f"{len(units)} compile units" + (f" on {len(ranks)} ranks" if ranks else ""))
+    for unit in units:
+        rank = f"rank {unit['rank']} " if unit["rank"] is not None else ""
+        seconds = f"{unit['compile_time_s']:.2f}s" if unit["compile_time_s"] is not None else "time n/a"
+        add(f"  {rank}{unit['compile_id']:<8} {unit['function'] or '?':<40} {unit['status']:<12} "
+            f"{seconds:>9}  {unit['kernels']} kernels  {unit['location'] or ''}")
+    sites = summary["break_sites"]
+    add("")
+    add(f"Graph breaks: {len(summary['graph_breaks'])} at {len(sites)} site(s)")
+    for site in sites:
+        add(f"  {site['location']}  ×{site['count']}  [{site['kind']}]  in {', '.join(site['compile_ids'])}")
+        add(f"    {site['reason']}")
+        if site["code"]:
+            add(f"    code: {site['code']}")
+        for hint in site["hints"][:2]:
+            add(f"    hint: {hint}")
+    add("")
+    add(f"Recompiles: {len(summary['recompiles'])}")
+    for recompile in summary["recompiles"]:
+        first = recompile["failed_guards"][0]["plain"] if recompile["failed_guards"] else "reason not recorded"
+        add(f"  {recompile['compile_id']} {recompile['function'] or ''}: {first}")
+    timing = summary["compile_time"]
+    add("")
+    total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
+    add(f"Compile time: {total} over {timing['units_measured']} measured unit(s)")
+    for stage, seconds in list(timing["per_stage_s"].items())[:8]:
+        add(f"  {stage:<45} {seconds:8.3f} s")
+    if timing["open_stages"]:
+        add(f"  stages that never ended (run died inside them): {', '.join(timing['open_stages'])}")
+    kernels = summary["kernels"]
+    add("")
+    ratio = f"{kernels['fusion_ratio']:.2f}" if kernels["fusion_ratio"] is not None else "n/a"
+    kinds = ", ".join(f"{count} {kind}" for kind, count in kernels["by_kind"].items()) or "none"
+    add(f"Kernels: {kernels['total']} ({kinds}); ops {kernels['n_ops'] if kernels['n_ops'] is not None else 'n/a'}; "
+        f"K = N_ops/N_kernels = {ratio}")
+    for cache, entry in summary["cache"].items():
+        rate = f"{entry['hit_rate']:.0%}" if entry["hit_rate"] is not None else "n/a"
+        add(f"Cache {cache}: {entry['hit']} hit, {entry['miss']} miss, {entry['bypass']} bypass (hit rate {rate})")
+    measurements = summary.get("measurements")
+    if measurements:
+        lines.extend(["", *render_measurements(measurements)])
+    if summary["warnings"]:
+        add("")
+        add("Warnings:")
+        lines.extend(f"  {warning}" for warning in summary["warnings"])
+    if summary["unknown_record_kinds"]:
+        add("")
+        add("Record kinds this version does not interpret (kept raw): " +
+            ", ".join(f"{kind} ×{count}" for kind, count in summary["unknown_record_kinds"].items()))
+    if summary["unreadable"]:
+        add("")
+        add("Could not read:")
+        for category, entry in summary["unreadable"].items():
+            add(f"  {entry['count']} {entry['meaning']}" + (f" (e.g. {entry['examples'][0]})" if entry["examples"] else ""))
+    return "\n".join(lines)
+
+
+def render_measurements(results: dict) -> list[str]:
+    """The capture's run-time measurements (present only for entry-point captures)."""
+    lines = ["Measured run:"]
+    for key, label in (("t_compile_s", "T_compile"), ("t_execute_s", "T_execute (compiled, per call)"),
+                       ("t_eager_s", "T_eager (per call)"), ("speedup", "S = T_eager / T_compiled")):
+        value = results.get(key)
+        lines.append(f"  {label:<34} {value:.6g}" if isinstance(value, (int, float)) else f"  {label:<34} not measured")
+    return lines

@@ -1,0 +1,93 @@
+"""Shared fixtures: real torch.compile runs captured once per test session, and the corpus of real
+logs from other machines (tests that need it skip when ../shared/corpus is absent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus" / "tlparse-fixtures"
+CUDA_LOG = CORPUS / "inductor_provenance_jit_cuda_log.txt"
+MULTI_RANK = CORPUS / "multi_rank_logs"
+EXAMPLES = ROOT / "resources" / "examples"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+
+@dataclass
+class TracedRun:
+    """One real compile run: its TORCH_TRACE folder plus what torch itself reported."""
+
+    folder: Path
+    trace_dir: Path
+    counters: dict
+    torch_logs: str  # TORCH_LOGS=graph_breaks,recompiles output (stderr)
+
+
+def torch_available() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_traced(script: Path, folder: Path, cache_dir: Path, extra_env: dict | None = None,
+               cwd: Path | None = None) -> TracedRun:
+    folder.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, TORCH_TRACE=str(folder / "trace"), TORCH_LOGS="graph_breaks,recompiles",
+               INDUCTOR_PROVENANCE="1", TORCHINDUCTOR_CACHE_DIR=str(cache_dir), OMP_NUM_THREADS="1")
+    for key, value in (extra_env or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    counters = folder / "counters.json"
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "trace_runner.py"), str(script), str(counters)],
+                          env=env, cwd=cwd or folder, capture_output=True, text=True, timeout=600)
+    (folder / "stderr.txt").write_text(done.stderr)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return TracedRun(folder, folder / "trace", json.loads(counters.read_text()), done.stderr)
+
+
+@pytest.fixture(scope="session")
+def inductor_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("inductor_cache")
+
+
+@pytest.fixture(scope="session")
+def breaks_run(tmp_path_factory, inductor_cache) -> TracedRun:
+    """The MLP example: a data-dependent break, an explicit break, and a batch-size recompile."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    return run_traced(EXAMPLES / "mlp_breaks.py", tmp_path_factory.mktemp("breaks"), inductor_cache)
+
+
+@pytest.fixture(scope="session")
+def dynamic_run(tmp_path_factory, inductor_cache) -> TracedRun:
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    return run_traced(SCENARIOS / "dynamic_shapes.py", tmp_path_factory.mktemp("dynamic"), inductor_cache)
+
+
+@pytest.fixture(scope="session")
+def compile_debug_run(tmp_path_factory) -> TracedRun:
+    """TORCH_COMPILE_DEBUG=1 output (with a cold private cache, else no per-graph folders are written)."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    folder = tmp_path_factory.mktemp("compile_debug")
+    return run_traced(SCENARIOS / "dynamic_shapes.py", folder, folder / "cache",
+                      extra_env={"TORCH_COMPILE_DEBUG": "1", "TORCH_TRACE": None}, cwd=folder)
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present beside this checkout")
+    return CORPUS

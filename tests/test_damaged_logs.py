@@ -1,0 +1,121 @@
+"""Damaged input opens with everything readable and a count of what was not; it never raises."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from inspector.core.session_builder import build_trace_session
+from inspector.core.session_loader import open_session
+from inspector.core.torch_trace import read_trace_log
+
+
+@pytest.fixture
+def cuda_log(corpus, tmp_path):
+    copy = tmp_path / "dedicated_log_torch_trace_cuda.log"
+    shutil.copy(corpus / "inductor_provenance_jit_cuda_log.txt", copy)
+    return copy
+
+
+def _records_by_line(path):
+    return {record.line_no: record for record in read_trace_log(path).records}
+
+
+def test_intact_log_has_no_problems(cuda_log):
+    log = read_trace_log(cuda_log)
+    assert not log.problems
+    assert len(log.records) > 100
+
+
+def test_truncated_last_record_keeps_everything_before_it(cuda_log):
+    intact = open_session(cuda_log)
+    data = cuda_log.read_bytes()
+    cuda_log.write_bytes(data[: int(len(data) * 0.6)])
+    cut = open_session(cuda_log)
+    assert cut.problems.counts["truncated"] == 1
+    assert cut.problems.total == 1
+    assert not cut.complete
+    # what was written before the cut is all there: the unit, its graphs and its break-free status
+    assert [str(u.compile_id) for u in cut.units] == [str(u.compile_id) for u in intact.units]
+    assert "dynamo" in cut.units[0].graphs
+
+
+def test_corrupted_json_line_is_counted_and_skipped(cuda_log):
+    lines = cuda_log.read_text().split("\n")
+    target = next(i for i, line in enumerate(lines) if '"dynamo_start"' in line)
+    lines[target] = lines[target].split("] ", 1)[0] + "] {{{ not json"
+    cuda_log.write_text("\n".join(lines))
+    log = read_trace_log(cuda_log)
+    assert log.problems.counts["bad_json"] == 1
+    assert not any(record.kind == "dynamo_start" for record in log.records)
+    assert any(record.kind == "dynamo_output_graph" for record in log.records)
+
+
+def test_md5_mismatch_is_counted_and_payload_still_readable(cuda_log):
+    text = cuda_log.read_text()
+    marker = "def forward(self"
+    cuda_log.write_text(text.replace(marker, marker.replace("forward", "f0rward"), 1))
+    log = read_trace_log(cuda_log)
+    assert log.problems.counts["md5_mismatch"] == 1
+    graph = next(r for r in log.records if r.kind == "dynamo_output_graph")
+    assert "f0rward" in log.payload(graph)
+
+
+def test_binary_garbage_and_non_utf8_bytes(cuda_log):
+    data = cuda_log.read_bytes()
+    middle = data.index(b"\nV", len(data) // 2) + 1
+    garbage = b"\x00\xff\xfe garbage \x89PNG\r\n\x1a\n" + b"V0521 11:50:39.474000 1 x.py:1] {\"weird\": \"caf\xe9\"}\n"
+    cuda_log.write_bytes(data[:middle] + garbage + data[middle:])
+    log = read_trace_log(cuda_log)
+    assert log.problems.counts["bad_prefix"] >= 1
+    assert log.problems.counts["non_utf8"] == 2  # the garbage line and the record with a Latin-1 byte
+    assert any(record.kind == "weird" for record in log.records)
+    assert len(log.records) == len(read_trace_log(cuda_log).records)
+
+
+def test_unknown_kinds_and_artifacts_are_kept_and_counted(cuda_log):
+    extra = ('V0521 11:50:39.474000 1 x.py:1] {"brand_new_record": {"x": 1}, "frame_id": 0, '
+             '"frame_compile_id": 0, "attempt": 0}\n')
+    cuda_log.write_text(cuda_log.read_text() + extra)
+    session = open_session(cuda_log)
+    assert session.unknown_kinds == {"brand_new_record": 1}
+    assert not session.problems
+    assert any(a.name == "unknown: brand_new_record" for a in session.units[0].artifacts)
+
+
+def test_missing_string_table_entry(cuda_log):
+    lines = [line for line in cuda_log.read_text().split("\n") if '{"str": [' not in line]
+    cuda_log.write_text("\n".join(lines))
+    session = open_session(cuda_log)
+    assert session.problems.counts["missing_string"] > 0
+    assert session.units[0].user_stack[0].file.startswith("<unknown file")
+
+
+def test_empty_file(tmp_path):
+    empty = tmp_path / "dedicated_log_torch_trace_empty.log"
+    empty.write_bytes(b"")
+    session = open_session(empty)
+    assert session.units == []
+    assert session.problems.counts["empty_file"] == 1
+
+
+def test_only_garbage_is_rejected_with_a_clear_message(tmp_path):
+    junk = tmp_path / "notes.log"
+    junk.write_bytes(b"\x00\x01binary junk\n")
+    with pytest.raises(ValueError, match="not a TORCH_TRACE log"):
+        open_session(junk)
+
+
+def test_every_corpus_log_cut_at_any_point_never_raises(corpus, tmp_path):
+    """Cut each corpus log at many points: the reader must always return, with counted damage."""
+    for source in [corpus / "inductor_provenance_jit_cuda_log.txt", *sorted((corpus / "multi_rank_logs").glob("*.log"))]:
+        data = source.read_bytes()
+        for fraction in (0.05, 0.33, 0.5, 0.77, 0.999):
+            cut = tmp_path / f"{source.stem}_{fraction}.log"
+            cut.write_bytes(data[: int(len(data) * fraction)])
+            session = build_trace_session([cut], cut)
+            for unit in session.units:  # touching every lazy part must not raise either
+                for artifact in unit.graphs.values():
+                    artifact.graph
+                unit.kernels
