@@ -1,0 +1,64 @@
+"""`compile-inspector summary` as a user and a CI script call it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_SESSION = ROOT / "resources" / "sessions" / "mlp_breaks"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_summary_text_names_breaks_recompiles_and_stage_times(breaks_run):
+    done = cli("summary", str(breaks_run.trace_dir))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Graph breaks: 4 at 2 site(s)" in out
+    assert "mlp_breaks.py:19 in forward  ×2  [data_dependent]" in out
+    assert "mlp_breaks.py:21 in forward  ×2  [explicit]" in out
+    assert "Recompiles: 3" in out and "x changed size in dim 0: 8 → 16" in out
+    assert "inductor_compile" in out and "Kernels:" in out
+
+
+def test_summary_json_is_versioned_and_matches_the_text(breaks_run):
+    done = cli("summary", str(breaks_run.trace_dir), "--json")
+    summary = json.loads(done.stdout)
+    assert summary["schema"] == "torch-compile-inspector/summary" and summary["schema_version"] == 1
+    assert len(summary["graph_breaks"]) == 4 and len(summary["recompiles"]) == 3
+    assert {site["count"] for site in summary["break_sites"]} == {2}
+    assert summary["compile_time"]["total_s"] > 0
+    assert summary["kernels"]["total"] == sum(unit["kernels"] for unit in summary["units"]) > 0
+    assert summary["unreadable"] == {}
+
+
+def test_strict_fails_only_on_damaged_input(corpus, tmp_path):
+    log = corpus / "inductor_provenance_jit_cuda_log.txt"
+    assert cli("summary", str(log), "--strict").returncode == 0
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(log.read_bytes()[:50_000])
+    done = cli("summary", str(cut), "--strict")
+    assert done.returncode == 3
+    assert "cut off at the end of the file" in done.stdout
+
+
+def test_wrong_path_gets_a_message_naming_what_was_expected(tmp_path):
+    done = cli("summary", str(tmp_path))
+    assert done.returncode == 2
+    assert "holds no torch.compile output" in done.stderr and "TORCH_COMPILE_DEBUG" in done.stderr
+    assert "Traceback" not in done.stderr
+    missing = cli("summary", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_bundled_example_session_opens(tmp_path):
+    """The session `make run` shows is real, complete and shows both breaks."""
+    done = cli("summary", str(EXAMPLE_SESSION), "--strict", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["complete"] and len(summary["break_sites"]) == 2
