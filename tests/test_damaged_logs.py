@@ -119,3 +119,25 @@ def test_every_corpus_log_cut_at_any_point_never_raises(corpus, tmp_path):
                 for artifact in unit.graphs.values():
                     artifact.graph
                 unit.kernels
+
+
+def test_chunked_reading_gives_the_same_index_at_any_chunk_size(corpus, monkeypatch):
+    """Records cut by a chunk boundary must be read whole once the next chunk arrives."""
+    from inspector.core import torch_trace
+
+    log = corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_1.log"  # CRLF line ends too
+    whole = [(r.line_no, r.kind, r.payload_start, r.payload_end, r.payload_intact) for r in read_trace_log(log).records]
+    for chunk in (1000, 4096, 65536):
+        monkeypatch.setattr(torch_trace, "CHUNK_BYTES", chunk)
+        chunked = read_trace_log(log)
+        assert [(r.line_no, r.kind, r.payload_start, r.payload_end, r.payload_intact) for r in chunked.records] == whole
+        assert not chunked.problems
+
+
+def test_index_only_load_counts_damage_when_the_payload_is_read(cuda_log):
+    text = cuda_log.read_text()
+    cuda_log.write_text(text.replace("def forward(self", "def f0rward(self", 1))
+    session = build_trace_session([cuda_log], cuda_log, verify_md5=False)
+    assert not session.problems  # nothing read yet
+    session.units[0].graphs["dynamo"].text
+    assert session.problems.counts["md5_mismatch"] == 1

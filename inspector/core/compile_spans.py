@@ -10,7 +10,17 @@ from dataclasses import dataclass, field
 from inspector.core.read_problems import ReadProblems
 
 
-@dataclass
+SMALL_ARG_CHARS = 200
+
+
+def small_args(args: dict) -> dict:
+    """The arguments worth keeping on a span: scalars and short strings. The end event of a stage can
+    carry the whole compilation_metrics (configs included); those live on the unit already."""
+    return {key: value for key, value in args.items()
+            if isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= SMALL_ARG_CHARS)}
+
+
+@dataclass(slots=True)
 class Span:
     name: str
     start_us: float
@@ -29,12 +39,15 @@ class Span:
         return max(0.0, (end or self.start_us) - self.start_us)
 
     def walk(self):
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        """This span and everything nested in it, depth first."""
+        stack = [self]
+        while stack:
+            span = stack.pop()
+            yield span
+            stack.extend(reversed(span.children))
 
 
-@dataclass
+@dataclass(slots=True)
 class Marker:
     name: str
     ts_us: float
@@ -62,12 +75,12 @@ def build_spans(events: list[dict], problems: ReadProblems | None = None) -> Spa
     for event in sorted((e for e in events if isinstance(e.get("ts"), (int, float))), key=lambda e: e["ts"]):
         phase = event.get("ph")
         name = str(event.get("name", "?"))
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
         compile_id = args.get("compile_id")
         compile_id = str(compile_id) if compile_id is not None else None
         stack = stacks[(event.get("pid"), event.get("tid"))]
         if phase == "B":
-            span = Span(name, float(event["ts"]), None, compile_id, len(stack), dict(args))
+            span = Span(name, float(event["ts"]), None, compile_id, len(stack), args)
             (stack[-1].children if stack else forest.roots).append(span)
             stack.append(span)
         elif phase == "E":
@@ -83,10 +96,10 @@ def build_spans(events: list[dict], problems: ReadProblems | None = None) -> Spa
                 problems.add("unmatched_span_end", f"{name} at {event['ts']}")
         elif phase == "X":
             duration = event.get("dur") if isinstance(event.get("dur"), (int, float)) else 0
-            span = Span(name, float(event["ts"]), float(event["ts"]) + duration, compile_id, len(stack), dict(args))
+            span = Span(name, float(event["ts"]), float(event["ts"]) + duration, compile_id, len(stack), args)
             (stack[-1].children if stack else forest.roots).append(span)
         elif phase in ("i", "I", "n"):
-            forest.markers.append(Marker(name, float(event["ts"]), compile_id, dict(args)))
+            forest.markers.append(Marker(name, float(event["ts"]), compile_id, args))
     return forest
 
 

@@ -136,8 +136,6 @@ class CompileUnit:
     graphs: dict[str, GraphArtifact] = field(default_factory=dict)
     output_code: list[CodeArtifact] = field(default_factory=list)
     artifacts: list[TextArtifact] = field(default_factory=list)
-    spans: list[Span] = field(default_factory=list)
-    markers: list[Marker] = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     cache_events: list[CacheEvent] = field(default_factory=list)
     provenance: dict | None = None
@@ -145,6 +143,22 @@ class CompileUnit:
     fail_type: str | None = None
     fail_reason: str | None = None
     restart_reasons: list[str] = field(default_factory=list)
+    span_source: LazySpans | None = field(default=None, repr=False)
+    load_full_metrics: Callable[[], dict] | None = field(default=None, repr=False)
+
+    @property
+    def full_metrics(self) -> dict:
+        """`metrics` plus the bulky values (configs as JSON) the index leaves on disk."""
+        return self.load_full_metrics() if self.load_full_metrics else dict(self.metrics)
+
+    @property
+    def spans(self) -> list[Span]:
+        """Compile-stage spans rooted in this unit (built for the whole rank on first use)."""
+        return self.span_source.spans_of(self) if self.span_source else []
+
+    @property
+    def markers(self) -> list[Marker]:
+        return self.span_source.markers_of(self) if self.span_source else []
 
     @property
     def title(self) -> str:
@@ -174,6 +188,34 @@ class CompileUnit:
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+class LazySpans:
+    """Builds the span forest of one rank on first use: chromium events are the bulk of a log, and
+    opening one should not wait for them."""
+
+    def __init__(self, build: Callable[[], tuple[dict, list[Span], dict]]):
+        self._build = build
+        self._by_unit: dict | None = None
+        self._unowned: list[Span] = []
+        self._markers: dict = {}
+
+    def _ensure(self) -> None:
+        if self._by_unit is None:
+            self._by_unit, self._unowned, self._markers = self._build()
+
+    def spans_of(self, unit: CompileUnit) -> list[Span]:
+        self._ensure()
+        return self._by_unit.get(unit.compile_id.unit_key, [])
+
+    def markers_of(self, unit: CompileUnit) -> list[Marker]:
+        self._ensure()
+        return self._markers.get(unit.compile_id.unit_key, [])
+
+    @property
+    def unowned(self) -> list[Span]:
+        self._ensure()
+        return self._unowned
+
+
 @dataclass
 class Frame:
     frame_id: int
@@ -186,8 +228,14 @@ class Frame:
 class Rank:
     rank: int | None
     frames: list[Frame] = field(default_factory=list)
-    spans: list[Span] = field(default_factory=list)  # spans outside any compile unit
     log_path: Path | None = None
+    span_source: LazySpans | None = field(default=None, repr=False)
+    problems: ReadProblems = field(default_factory=ReadProblems)  # of its log, growing as parts are read
+
+    @property
+    def spans(self) -> list[Span]:
+        """Spans outside any compile unit."""
+        return self.span_source.unowned if self.span_source else []
 
     @property
     def units(self) -> list[CompileUnit]:
@@ -203,7 +251,7 @@ class Session:
     source: Path
     kind: str  # torch_trace | compile_debug | capture
     ranks: list[Rank] = field(default_factory=list)
-    problems: ReadProblems = field(default_factory=ReadProblems)
+    load_problems: ReadProblems = field(default_factory=ReadProblems)  # beyond the logs: manifest, folders
     unknown_kinds: dict[str, int] = field(default_factory=dict)
     torch_version: str | None = None
     global_artifacts: list[TextArtifact] = field(default_factory=list)
@@ -213,6 +261,16 @@ class Session:
     @property
     def units(self) -> list[CompileUnit]:
         return [unit for rank in self.ranks for unit in rank.units]
+
+    @property
+    def problems(self) -> ReadProblems:
+        """Everything unreadable so far: lazily read parts (payloads, spans) add to it when first read."""
+        merged = ReadProblems()
+        merged.merge(self.load_problems)
+        for rank in self.ranks:
+            prefix = f"{rank.log_path.name}: " if len(self.ranks) > 1 and rank.log_path else ""
+            merged.merge(rank.problems, prefix)
+        return merged
 
     @property
     def breaks(self) -> list[GraphBreak]:

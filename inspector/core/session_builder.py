@@ -14,13 +14,12 @@ from pathlib import Path
 
 from inspector.core.break_reasons import explain_guard, parse_break_reason, parse_recompile_reasons, user_frame
 from inspector.core.compile_id import CompileId
-from inspector.core.compile_spans import build_spans
-from inspector.core.read_problems import ReadProblems
+from inspector.core.compile_spans import build_spans, small_args
 from inspector.core.session import (
-    CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, Rank, Recompile,
-    Session, SourceLocation, TextArtifact,
+    CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
+    Recompile, Session, SourceLocation, TextArtifact,
 )
-from inspector.core.torch_trace import TraceLog, TraceRecord, read_trace_log, resolve_stack
+from inspector.core.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
 
 # Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
 GRAPH_STAGES = {
@@ -48,7 +47,7 @@ class RankBuilder:
         self.log = log
         self.session = session
         self.units: dict[tuple, CompileUnit] = {}
-        self.chromium_events: list[tuple[dict, CompileId | None]] = []
+        self.chromium_events: list[TraceRecord] = []
         self.describe_count = 0
 
     def unit(self, record: TraceRecord) -> CompileUnit | None:
@@ -130,6 +129,8 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     metrics = record.meta
+    log = builder.log
+    unit.load_full_metrics = lambda: {**unit.metrics, **log.full_meta(record)}
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
             unit.metrics[key] = value
@@ -196,8 +197,8 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
         return
     cache, _, outcome = record.name.rpartition("_cache_")
     detail = builder.log.payload_json(record)
-    unit.cache_events.append(CacheEvent("fx_graph" if cache == "fx_graph" else cache, outcome,
-                                        detail if isinstance(detail, dict) else {}))
+    small = {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
+    unit.cache_events.append(CacheEvent(cache, outcome, small))  # the key and timings, not every config line
 
 
 def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
@@ -215,19 +216,20 @@ def _on_torch_version(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_chromium_event(builder: RankBuilder, record: TraceRecord) -> None:
-    event = builder.log.payload_json(record) if record.has_payload else record.meta
-    if isinstance(event, dict) and event:
-        builder.chromium_events.append((event, record.compile_id))
-    elif record.has_payload and record.payload_intact:  # damaged payloads are counted already
-        builder.log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
+    builder.chromium_events.append(record)  # read when a view first asks for spans
 
 
 def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
-    meta = dict(record.meta)
-    for key in ("stack", "user_stack"):
-        if key in meta:
-            meta[key] = resolve_stack(meta[key], builder.log.strings)
-    builder.keep(record, TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
+    log = builder.log
+
+    def text() -> str:
+        meta = log.full_meta(record)
+        for key in ("stack", "user_stack"):
+            if key in meta:
+                meta[key] = resolve_stack(meta[key], log.strings)
+        return json.dumps(meta, indent=1)
+
+    builder.keep(record, TextArtifact(record.kind, text, "json"))
 
 
 def _on_describe(builder: RankBuilder, record: TraceRecord) -> None:
@@ -283,35 +285,48 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
             log.problems.add("bad_record", f"line {record.line_no} ({record.name}): {type(error).__name__}: {error}")
     for kind, count in unknown.items():
         session.unknown_kinds[kind] = session.unknown_kinds.get(kind, 0) + count
-    rank = Rank(rank=log.rank, log_path=log.path)
-    _attach_spans(builder, rank, log.problems)
+    spans = LazySpans(_span_builder(builder.chromium_events, log))
+    for unit in builder.units.values():
+        unit.span_source = spans
     _finish_breaks(builder)
-    rank.frames = _frames(builder.units.values())
-    return rank
+    return Rank(rank=log.rank, log_path=log.path, frames=_frames(builder.units.values()), span_source=spans,
+                problems=log.problems)
 
 
-def _attach_spans(builder: RankBuilder, rank: Rank, problems: ReadProblems) -> None:
-    events = []
-    for event, envelope_id in builder.chromium_events:
-        args = event.setdefault("args", {}) if isinstance(event.get("args", {}), dict) else {}
-        if "compile_id" not in args and envelope_id is not None:
-            args["compile_id"] = str(envelope_id)[1:-1]
-        events.append(event)
-    forest = build_spans(events, problems)
-    for span in forest.roots:
-        unit = _unit_for(builder, span.compile_id)
-        (unit.spans if unit else rank.spans).append(span)
-    for marker in forest.markers:
-        unit = _unit_for(builder, marker.compile_id)
-        if unit is not None:
-            unit.markers.append(marker)
+def _span_builder(records: list[TraceRecord], log: TraceLog):
+    """A deferred build of the rank's spans, grouped by compile unit."""
+
+    def build():
+        events = []
+        for record in records:
+            event = log.payload_json(record) if record.has_payload else record.meta
+            if not isinstance(event, dict) or not event:
+                if record.payload_intact is not False:  # damaged payloads are counted already
+                    log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
+                continue
+            args = event["args"] = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
+            if "compile_id" not in args and record.compile_id is not None:
+                args["compile_id"] = str(record.compile_id)[1:-1]
+            events.append(event)
+        forest = build_spans(events, log.problems)
+        by_unit: dict[tuple, list] = {}
+        unowned = []
+        for span in forest.roots:
+            key = _unit_key(span.compile_id)
+            (by_unit.setdefault(key, []) if key else unowned).append(span)
+        markers: dict[tuple, list] = {}
+        for marker in forest.markers:
+            key = _unit_key(marker.compile_id)
+            if key:
+                markers.setdefault(key, []).append(marker)
+        return by_unit, unowned, markers
+
+    return build
 
 
-def _unit_for(builder: RankBuilder, compile_id_text: str | None) -> CompileUnit | None:
-    if not compile_id_text:
-        return None
-    compile_id = CompileId.parse(compile_id_text)
-    return builder.units.get(compile_id.unit_key) if compile_id else None
+def _unit_key(compile_id_text: str | None) -> tuple | None:
+    compile_id = CompileId.parse(compile_id_text) if compile_id_text else None
+    return compile_id.unit_key if compile_id else None
 
 
 def _finish_breaks(builder: RankBuilder) -> None:
@@ -337,13 +352,16 @@ def _frames(units) -> list[Frame]:
     return list(frames.values())
 
 
-def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_trace") -> Session:
-    """One session from one or more logs (one log per rank in a distributed run)."""
+def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_trace",
+                        verify_md5: bool = True) -> Session:
+    """One session from one or more logs (one log per rank in a distributed run).
+
+    With `verify_md5` False the session is an index: payload checksums, spans, graphs and kernels
+    are all read on first use."""
     session = Session(source=source, kind=kind)
     for path in log_paths:
-        log = read_trace_log(path)
+        log = read_trace_log(path, verify_md5=verify_md5)
         rank = build_rank(log, session)
-        session.problems.merge(log.problems, prefix=f"{path.name}: " if len(log_paths) > 1 else "")
         session.ranks.append(rank)
     session.ranks.sort(key=lambda rank: (rank.rank is None, rank.rank or 0))
     return session

@@ -105,7 +105,7 @@ def _open_compile_debug(path: Path, runs: list[Path]) -> Session:
                 unit = CompileUnit(CompileId(int(match["graph"]), 0), function=match["model"])
                 unit.warnings.append("compile id unknown: read from a debug folder without a structured log")
                 orphans.append(unit)
-            _attach_debug_folder(unit, folder, session.problems, with_code=unit in orphans)
+            _attach_debug_folder(unit, folder, session.load_problems, with_code=unit in orphans)
     if orphans:
         if not session.ranks:
             session.ranks.append(Rank(rank=None))
@@ -151,7 +151,7 @@ def _open_capture(path: Path) -> Session:
     session.manifest = manifest
     results_file = path / "results.json"
     session.results = _read_json(results_file, problems) if results_file.is_file() else None
-    session.problems.merge(problems)
+    session.load_problems.merge(problems)
     return session
 
 

@@ -12,12 +12,21 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.compile_id import CompileId
 from inspector.core.read_problems import ReadProblems
 
+# Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
+# index leaves on disk; `TraceLog.full_meta` reads it back when a view wants it.
+SLIM_KINDS = frozenset({"compilation_metrics", "bwd_compilation_metrics", "compilation_metrics_runtime",
+                        "aot_autograd_backward_compilation_metrics", "create_symbol", "create_unbacked_symbol",
+                        "guard_added", "guard_added_fast", "expression_created", "symbolic_shape_specialization",
+                        "propagate_real_tensors", "describe_storage", "describe_tensor", "describe_source"})
+SLIM_STRING_CHARS = 1024
+SLIM_LIST_ITEMS = 32
 _PREFIX = re.compile(r"^([VIWEC])(\d{4}) (\d{2}:\d{2}:\d{2}\.\d+)\s+(\d+) ([^\]]*)\] ")
 _PAYLOAD_END = re.compile(rb"\n(?!\t)")
 # Envelope keys that say where a record comes from rather than what it is.
@@ -32,16 +41,17 @@ class TraceRecord:
     kind: str
     name: str  # artifact name for ``artifact`` records, else the kind
     meta: dict
-    envelope: dict
     compile_id: CompileId | None
     rank: int | None
     timestamp: str  # ``MMDD hh:mm:ss.ffffff`` as logged (glog carries no year)
     pid: int
     line_no: int
+    line_start: int = -1  # byte offsets of the envelope line, to re-read values dropped from `meta`
+    line_end: int = -1
     payload_start: int = -1
     payload_end: int = -1
     payload_md5: str | None = None
-    payload_intact: bool = True  # False when the md5 did not match or the payload was cut off
+    payload_intact: bool | None = None  # None until its md5 is checked; False if damaged or cut off
 
     @property
     def has_payload(self) -> bool:
@@ -52,24 +62,61 @@ class TraceLog:
     """The records of one log file, its string table and what could not be read."""
 
     def __init__(self, path: Path, records: list[TraceRecord], strings: dict[int, str],
-                 problems: ReadProblems, rank: int | None):
+                 problems: ReadProblems, rank: int | None, size: int = 0, ends_with_newline: bool = True):
         self.path = path
         self.records = records
         self.strings = strings
         self.problems = problems
         self.rank = rank
+        self.size = size
+        self.ends_with_newline = ends_with_newline
 
     def payload(self, record: TraceRecord) -> str:
-        """The payload text of `record` with the leading tabs removed ('' when it has none)."""
+        """The payload text of `record` with the leading tabs removed ('' when it has none).
+        A payload not verified at load is verified now, and damage is counted then."""
         if not record.has_payload:
             return ""
         try:
             with open(self.path, "rb") as handle:
                 handle.seek(record.payload_start)
-                raw = handle.read(record.payload_end - record.payload_start)
-        except OSError:
+                raw = _strip_tabs(handle.read(record.payload_end - record.payload_start))
+        except OSError as error:
+            self.problems.add("unreadable_file", f"{self.path}: {error}")
             return ""
-        return _strip_tabs(raw).decode("utf-8", errors="replace")
+        if record.payload_intact is None:
+            self._check(record, raw)
+        return raw.decode("utf-8", errors="replace")
+
+    def full_meta(self, record: TraceRecord) -> dict:
+        """The record's whole meta, bulk included ({} if the line cannot be read back)."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(record.line_start)
+                line = handle.read(record.line_end - record.line_start).decode("utf-8", errors="replace")
+            envelope = json.loads(line[_PREFIX.match(line).end():])
+            meta = envelope.get(record.kind)
+            return meta if isinstance(meta, dict) else {}
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def verify_payloads(self) -> None:
+        """Check the md5 of every payload not checked yet (an index-only load skips it)."""
+        pending = [record for record in self.records if record.has_payload and record.payload_intact is None]
+        if not pending:
+            return
+        try:
+            with open(self.path, "rb") as handle:
+                for record in pending:
+                    handle.seek(record.payload_start)
+                    self._check(record, _strip_tabs(handle.read(record.payload_end - record.payload_start)))
+        except OSError as error:
+            self.problems.add("unreadable_file", f"{self.path}: {error}")
+
+    def _check(self, record: TraceRecord, stripped: bytes) -> None:
+        record.payload_intact = hashlib.md5(stripped).hexdigest() == record.payload_md5
+        if not record.payload_intact:
+            cut_short = record.payload_end >= self.size and not self.ends_with_newline
+            self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
 
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
@@ -97,75 +144,116 @@ def rank_from_filename(path: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
+CHUNK_BYTES = 4 << 20
+
+
 def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog:
-    """Index every record of the log at `path`; never raises on damaged content."""
+    """Index every record of the log at `path`; never raises on damaged content.
+
+    The file is read in chunks, so memory holds one chunk and the index, not the whole log. With
+    `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`."""
     path = Path(path)
     problems = ReadProblems()
     records: list[TraceRecord] = []
     strings: dict[int, str] = {}
     file_rank = rank_from_filename(path)
     try:
-        size = path.stat().st_size
         handle = open(path, "rb")
     except OSError as error:
         problems.add("unreadable_file", f"{path}: {error.strerror or error}")
         return TraceLog(path, records, strings, problems, file_rank)
-    if size == 0:
-        handle.close()
-        problems.add("empty_file", str(path))
-        return TraceLog(path, records, strings, problems, file_rank)
+    scanner = _Scanner(records, strings, problems, verify_md5, file_rank)
     with handle:
-        data = handle.read()
-    _scan(data, len(data), records, strings, problems, verify_md5, file_rank)
-    return TraceLog(path, records, strings, problems, file_rank)
+        buffer, base = b"", 0
+        while True:
+            try:
+                block = handle.read(CHUNK_BYTES)
+            except OSError as error:
+                problems.add("unreadable_file", f"{path}: {error.strerror or error}")
+                block = b""
+            at_eof = not block
+            buffer = buffer + block if buffer else block
+            consumed = scanner.feed(buffer, base, at_eof)
+            if at_eof:
+                break
+            buffer, base = buffer[consumed:], base + consumed
+    size = base + len(buffer)
+    if size == 0:
+        problems.add("empty_file", str(path))
+    return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"))
 
 
-def _scan(data: bytes, size: int, records: list[TraceRecord], strings: dict[int, str],
-          problems: ReadProblems, verify_md5: bool, file_rank: int | None) -> None:
-    pos = 0
-    line_no = 1
-    while pos < size:
-        eol = data.find(b"\n", pos)
-        at_eof = eol == -1
-        if at_eof:
-            eol = size
-        if data[pos:pos + 1] == b"\t":
-            end = _payload_end(data, pos, size)
-            problems.add("orphan_payload", f"line {line_no}")
-            line_no += data.count(b"\n", pos, end) + 1
-            pos = end + 1
-            continue
-        raw_line = data[pos:eol]
-        record = _parse_envelope(raw_line, line_no, at_eof, problems, file_rank)
-        line_no += 1
-        pos = eol + 1
-        if record is None:
-            continue
-        if record.payload_md5 is not None and pos < size and data[pos:pos + 1] == b"\t":
-            end = _payload_end(data, pos, size)
-            record.payload_start, record.payload_end = pos, end
-            line_no += data.count(b"\n", pos, end) + 1
-            if verify_md5:
-                digest = hashlib.md5(_strip_tabs(data[pos:end])).hexdigest()
-                if digest != record.payload_md5:
-                    record.payload_intact = False
-                    cut_short = end >= size and data[size - 1:size] != b"\n"
-                    problems.add("truncated" if cut_short else "md5_mismatch",
-                                 f"line {record.line_no} ({record.name})")
-            pos = end + 1
-        elif record.payload_md5 is not None and record.payload_md5 != hashlib.md5(b"").hexdigest():
+class _Scanner:
+    """Cuts a byte stream into records: an envelope line plus the tab-prefixed lines after it."""
+
+    def __init__(self, records: list[TraceRecord], strings: dict[int, str], problems: ReadProblems,
+                 verify_md5: bool, file_rank: int | None):
+        self.records, self.strings, self.problems = records, strings, problems
+        self.verify_md5, self.file_rank = verify_md5, file_rank
+        self.line_no = 1
+
+    def feed(self, data: bytes, base: int, at_eof: bool) -> int:
+        """Read every complete record in `data` (which starts at file offset `base`); return the
+        number of bytes consumed. A record cut by the chunk's end waits for the next chunk."""
+        size = len(data)
+        pos = 0
+        while pos < size:
+            eol = data.find(b"\n", pos)
+            if eol == -1 or (eol == size - 1 and not at_eof):
+                if not at_eof:
+                    return pos
+                eol = size if eol == -1 else eol
+            tab_start = eol + 1 if data[eol + 1:eol + 2] == b"\t" else -1
+            if data[pos:pos + 1] == b"\t":
+                tab_start, eol = pos, pos - 1
+            tab_end = -1
+            if tab_start >= 0:
+                match = _PAYLOAD_END.search(data, tab_start)
+                if match is None or (match.start() == size - 1 and not at_eof):
+                    if not at_eof:
+                        return pos
+                    tab_end = size
+                else:
+                    tab_end = match.start()
+            self._record(data, base, pos, eol, tab_start, tab_end, at_eof)
+            pos = (tab_end if tab_end >= 0 else eol) + 1
+        return size
+
+    def _record(self, data: bytes, base: int, pos: int, eol: int, tab_start: int, tab_end: int,
+                at_eof: bool) -> None:
+        line_no = self.line_no
+        self.line_no += 1 if eol >= pos else 0
+        if tab_start >= 0:
+            self.line_no += data.count(b"\n", tab_start, tab_end) + 1
+        record = None
+        if eol >= pos:
+            last_line = at_eof and eol >= len(data) - 1 and tab_start < 0
+            record = _parse_envelope(data[pos:eol], line_no, last_line, self.problems, self.file_rank)
+            if record is not None:
+                record.line_start, record.line_end = base + pos, base + eol
+        if record is None or record.payload_md5 is None:
+            if tab_start >= 0:
+                self.problems.add("orphan_payload", f"line {line_no + 1 if eol >= pos else line_no}")
+        elif tab_start >= 0:
+            record.payload_start, record.payload_end = base + tab_start, base + tab_end
+            if self.verify_md5:
+                record.payload_intact = hashlib.md5(_strip_tabs(data[tab_start:tab_end])).hexdigest() == record.payload_md5
+            if record.payload_intact is False:
+                cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
+                self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
+        elif record.payload_md5 != _EMPTY_MD5:
             record.payload_intact = False
-            problems.add("truncated", f"line {record.line_no} ({record.name}): payload missing")
+            at_end = at_eof and eol >= len(data) - 1
+            self.problems.add("truncated" if at_end else "md5_mismatch", f"line {line_no} ({record.name}): payload missing")
+        if record is None:
+            return
         if record.kind == "str":
-            _intern(record, strings, problems)
-            continue
-        records.append(record)
+            _intern(record, self.strings, self.problems)
+        else:
+            self.records.append(record)
 
 
-def _payload_end(data: bytes, start: int, size: int) -> int:
-    """Offset of the newline that ends the run of tab-prefixed lines starting at `start`."""
-    match = _PAYLOAD_END.search(data, start)
-    return match.start() if match else size
+_EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
 
 def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadProblems,
@@ -196,17 +284,29 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
     meta = envelope[kind]
     if not isinstance(meta, dict):
         meta = {"value": meta}
+    elif kind in SLIM_KINDS:
+        meta = {key: value for key, value in meta.items() if is_small_value(value)}
+    kind = sys.intern(kind)  # tens of thousands of records share a handful of kinds and names
     name = kind
     if kind == "artifact":
-        name = str(meta.get("name", "artifact"))
+        name = sys.intern(str(meta.get("name", "artifact")))
     rank = envelope.get("rank")
     md5 = envelope.get("has_payload")
     return TraceRecord(
-        kind=kind, name=name, meta=meta, envelope=envelope,
+        kind=kind, name=name, meta=meta,
         compile_id=CompileId.from_envelope(envelope),
         rank=rank if isinstance(rank, int) else file_rank,
         timestamp=f"{prefix.group(2)} {prefix.group(3)}", pid=int(prefix.group(4)),
         line_no=line_no, payload_md5=md5 if isinstance(md5, str) else None)
+
+
+def is_small_value(value) -> bool:
+    """Scalars, short strings and short lists of them: what an index keeps of a slimmed record."""
+    if isinstance(value, str):
+        return len(value) <= SLIM_STRING_CHARS
+    if isinstance(value, list):
+        return len(value) <= SLIM_LIST_ITEMS and all(is_small_value(item) and not isinstance(item, list) for item in value)
+    return value is None or isinstance(value, (int, float, bool))
 
 
 def _intern(record: TraceRecord, strings: dict[int, str], problems: ReadProblems) -> None:
