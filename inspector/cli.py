@@ -19,12 +19,84 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.set_defaults(run=_summary)
-    args = parser.parse_args(argv)
+    capture = commands.add_parser(
+        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
+        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
+              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
+    capture.add_argument("-o", "--output", required=True, help="session folder to write")
+    capture.add_argument("--python", help="interpreter that runs the script (default: this one)")
+    capture.add_argument("--mode", default="default",
+                         choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"])
+    capture.add_argument("--dynamic", default="auto", choices=["auto", "true", "false"])
+    capture.add_argument("--fullgraph", action="store_true")
+    capture.add_argument("--backend", default="inductor")
+    capture.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    capture.add_argument("--runs", type=int, default=20, help="timed calls per measurement (default 20)")
+    capture.add_argument("--warmup", type=int, default=3)
+    capture.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the run (recorded either way)")
+    capture.add_argument("--no-profile", dest="profile", action="store_false")
+    capture.add_argument("--timeout", type=float, help="stop the run after this many seconds")
+    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
+    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
+    capture.set_defaults(run=_capture)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1:]
+    args, extra = parser.parse_known_args(argv)
+    if args.command != "capture" and (extra or command):
+        parser.error(f"unrecognized arguments: {' '.join(extra + command)}")
+    if args.command == "capture":
+        args.target, args.any_command = (command, True) if command else (extra, False)
+        if not args.target:
+            parser.error("capture needs a SCRIPT, or a command after --")
     try:
         return args.run(args)
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
         return 0
+
+
+def _capture(args) -> int:
+    from pathlib import Path
+
+    from inspector.capture.launcher import CaptureProcess, CaptureSettings, clear_session, plan_command, plan_script
+    from inspector.cli_progress import ProgressPrinter
+
+    settings = CaptureSettings(mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph, backend=args.backend,
+                               device=args.device, runs=args.runs, warmup=args.warmup, profile=args.profile,
+                               timeout_s=args.timeout, threads=args.threads)
+    session = Path(args.output)
+    if session.exists() and any(session.iterdir()):
+        if not args.overwrite:
+            print(f"compile-inspector: {session} is not empty; choose a new folder or pass --overwrite",
+                  file=sys.stderr)
+            return 2
+        clear_session(session)
+    if args.any_command:
+        plan = plan_command(args.target, session, settings)
+    else:
+        script = Path(args.target[0])
+        if not script.is_file():
+            print(f"compile-inspector: {script} is not a file", file=sys.stderr)
+            return 2
+        plan = plan_script(script, args.target[1:], session, settings, args.python)
+    try:
+        process = CaptureProcess(plan)
+    except OSError as error:
+        print(f"compile-inspector: cannot start {plan.command[0]}: {error}", file=sys.stderr)
+        return 2
+    printer = ProgressPrinter(plan.session, sys.stderr, quiet=args.quiet)
+    try:
+        process.wait(on_tick=printer.tick)
+    except KeyboardInterrupt:
+        process.stop("cancelled")
+        process.poll()
+    printer.tick()
+    code = process.exit_code
+    printer.finish(code)
+    return code if code is not None else 1
 
 
 def _summary(args) -> int:

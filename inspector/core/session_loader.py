@@ -142,16 +142,20 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, problems: ReadProblems
 
 
 def _open_capture(path: Path) -> Session:
-    """A session folder from `compile-inspector capture`: manifest, trace logs and measured results.
-    Read as data only: nothing in it is imported or executed."""
-    problems = ReadProblems()
-    manifest = _read_json(path / MANIFEST, problems) or {}
+    """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
+    structured graphs. Read as data only: nothing in it is imported or executed."""
     logs = find_trace_logs(path / "trace", depth=1) if (path / "trace").is_dir() else []
     session = build_trace_session(logs, path, kind="capture") if logs else Session(path, "capture")
-    session.manifest = manifest
+    session.manifest = _read_json(path / MANIFEST, session.load_problems) or {}
     results_file = path / "results.json"
-    session.results = _read_json(results_file, problems) if results_file.is_file() else None
-    session.load_problems.merge(problems)
+    session.results = _read_json(results_file, session.load_problems) if results_file.is_file() else None
+    if session.torch_version is None and session.results:
+        session.torch_version = (session.results.get("environment") or {}).get("torch")
+    for unit in session.units:
+        name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
+        if unit.compile_id.autograd is None and (path / "graphs" / name).is_file():
+            graph_file = path / "graphs" / name
+            unit.artifacts.append(TextArtifact("structured_graph", lambda f=graph_file: f.read_text(encoding="utf-8", errors="replace"), "json"))
     return session
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from inspector import __version__
 from inspector.core.analysis import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
 from inspector.core.session import Session
+from inspector.core.verdict import top_kernels, verdict
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 1
@@ -48,7 +49,34 @@ def summarize(session: Session) -> dict:
         "warnings": session_warnings(session),
         "unknown_record_kinds": dict(session.unknown_kinds),
         "unreadable": session.problems.to_json(),
+        "verdict": [figure.to_json() for figure in verdict(session)],
+        "run": _run(session),
         "measurements": session.results,
+    }
+
+
+def _run(session: Session) -> dict | None:
+    """What the capture recorded about the run itself (None for logs made without our capture)."""
+    if session.manifest is None:
+        return None
+    results = session.results or {}
+    counters = results.get("counters") or {}
+    torch_breaks = None
+    if counters:
+        torch_breaks = sum(counters.get("graph_break", {}).values()) + sum(counters.get("unimplemented", {}).values())
+    return {
+        "complete": bool(session.manifest.get("complete")),
+        "exit_status": session.manifest.get("exit_status"),
+        "error": session.manifest.get("error"),
+        "settings": session.manifest.get("settings"),
+        "environment": results.get("environment"),
+        "correctness": results.get("correctness"),
+        "allclose": results.get("allclose"),
+        "memory": {"eager": results.get("memory_eager"), "compiled": results.get("memory_compiled")},
+        "t_first_call_s": results.get("t_first_call_s"),
+        "top_kernels": top_kernels(results),
+        "torch_counted_breaks": torch_breaks,
+        "breaks_agree_with_torch": torch_breaks == len(session.breaks) if torch_breaks is not None else None,
     }
 
 
@@ -127,9 +155,7 @@ def render_text(summary: dict) -> str:
     for cache, entry in summary["cache"].items():
         rate = f"{entry['hit_rate']:.0%}" if entry["hit_rate"] is not None else "n/a"
         add(f"Cache {cache}: {entry['hit']} hit, {entry['miss']} miss, {entry['bypass']} bypass (hit rate {rate})")
-    measurements = summary.get("measurements")
-    if measurements:
-        lines.extend(["", *render_measurements(measurements)])
+    lines.extend(render_verdict(summary))
     if summary["warnings"]:
         add("")
         add("Warnings:")
@@ -146,11 +172,32 @@ def render_text(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def render_measurements(results: dict) -> list[str]:
-    """The capture's run-time measurements (present only for entry-point captures)."""
-    lines = ["Measured run:"]
-    for key, label in (("t_compile_s", "T_compile"), ("t_execute_s", "T_execute (compiled, per call)"),
-                       ("t_eager_s", "T_eager (per call)"), ("speedup", "S = T_eager / T_compiled")):
-        value = results.get(key)
-        lines.append(f"  {label:<34} {value:.6g}" if isinstance(value, (int, float)) else f"  {label:<34} not measured")
+def render_verdict(summary: dict) -> list[str]:
+    """The verdict figures with their formulas, and what the capture saw of the run."""
+    lines = ["", "Was it worth it?"]
+    for figure in summary["verdict"]:
+        value = figure["value"]
+        shown = f"{value:.4g} {figure['unit']}".rstrip() if value is not None else "—"
+        lines.append(f"  {figure['label']:<18} {shown:<18} {figure['formula']}  [{figure['source']}]")
+    run = summary.get("run")
+    if not run:
+        return lines
+    if run["error"]:
+        lines.append(f"  run failed ({run['error'].get('kind')}): {run['error'].get('message')}")
+    for check in run.get("correctness") or []:
+        verdict_word = "allclose" if check["allclose"] else "MISMATCH"
+        lines.append(f"  correctness {check['inputs']}: {verdict_word}, max abs error {check['max_abs_error']:.3g}, "
+                     f"max rel error {check['max_rel_error']:.3g}")
+    memory = run.get("memory") or {}
+    if memory.get("eager") and memory.get("compiled"):
+        lines.append("  memory high-water: " + ", ".join(
+            f"{key.replace('_mb', '')} {memory['eager'][key]:.0f} → {memory['compiled'][key]:.0f} MB"
+            for key in memory["compiled"] if key in memory["eager"]))
+    if run["top_kernels"]:
+        lines.append("  top kernels (compiled, profiler):")
+        for row in run["top_kernels"][:8]:
+            lines.append(f"    {row['time_us_per_call']:10.1f} µs/call {row['share']:6.1%}  {row['name'][:90]}")
+    if run["breaks_agree_with_torch"] is False:
+        lines.append(f"  NOTE: torch's counters saw {run['torch_counted_breaks']} breaks, the log shows "
+                     f"{len(summary['graph_breaks'])}")
     return lines

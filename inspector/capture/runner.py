@@ -1,0 +1,429 @@
+"""Runs inside the user's Python (their torch, their GPU): executes a model script under TORCH_TRACE
+and, for entry-point scripts, measures eager against compiled. Standard library and torch only; it is
+started by file path, so it needs nothing else of ours to be importable.
+
+    python runner.py --session DIR [--mode M] [--dynamic auto|true|false] [--fullgraph] [--backend B]
+                     [--device cpu|cuda] [--runs N] [--warmup N] [--no-profile] SCRIPT [ARGS...]
+
+It talks to the app through files in DIR: progress.jsonl (one JSON event per line, flushed as it
+happens), results.json (rewritten after every phase, so a crash keeps what was measured), profile/,
+graphs/. The event and file formats are documented in docs/capture-session.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import logging
+import os
+import platform
+import resource
+import runpy
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+EXIT_SCRIPT_ERROR = 1
+EXIT_NO_TORCH = 3
+MIN_TORCH = (2, 1)
+RTOL, ATOL = 1e-4, 1e-5
+PROFILE_RUNS = 5
+TOP_KERNELS = 60
+
+
+class Progress:
+    """The line-delimited JSON event stream the app reads while the run goes on."""
+
+    def __init__(self, path: Path):
+        self.handle = open(path, "a", buffering=1, encoding="utf-8")
+
+    def emit(self, event: str, **fields) -> None:
+        self.handle.write(json.dumps({"t": time.time(), "event": event, **fields}, default=str) + "\n")
+
+    def phase(self, name: str, state: str, **fields) -> None:
+        self.emit("phase", phase=name, state=state, **fields)
+
+
+class Results:
+    """results.json, rewritten atomically after each phase."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.data: dict = {"format_version": 1}
+
+    def update(self, **fields) -> None:
+        self.data.update(fields)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.data, indent=1, default=str), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+
+class StageRelay(logging.Handler):
+    """Forwards torch's compile-stage begin/end events (chromium events of the structured trace) to
+    the progress stream, so the app lights up each stage as it happens."""
+
+    def __init__(self, progress: Progress):
+        super().__init__(logging.DEBUG)
+        self.progress = progress
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict) or "chromium_event" not in metadata:
+            return
+        try:
+            event = json.loads(getattr(record, "payload", "") or "{}")
+        except ValueError:
+            return
+        if event.get("ph") in ("B", "E"):
+            self.progress.emit("stage", name=event.get("name"), ph=event["ph"],
+                               compile_id=(event.get("args") or {}).get("compile_id"))
+
+
+def record_graphs(torch, folder: Path, progress: Progress) -> None:
+    """Save every graph Dynamo hands to a backend with its exact node metadata (module stack, source
+    stack, shapes), then pass it on unchanged. Hooks OutputGraph.call_user_compiler; on a torch
+    without it, says so and records nothing."""
+    from torch._dynamo import output_graph
+
+    original = getattr(output_graph.OutputGraph, "call_user_compiler", None)
+    if original is None:
+        progress.emit("warning", message="structured graphs not recorded: this torch has no OutputGraph.call_user_compiler")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def recording(self, gm, example_inputs):
+        try:
+            compile_id = str(torch._guards.CompileContext.current_compile_id())
+            document = {"compile_id": compile_id, "nodes": [_node_record(node) for node in gm.graph.nodes]}
+            name = compile_id.replace("/", "_").replace("!", "ca") + ".json"
+            (folder / name).write_text(json.dumps(document, default=str), encoding="utf-8")
+        except Exception as error:  # recording must never change the compile
+            progress.emit("warning", message=f"graph not recorded: {type(error).__name__}: {error}")
+        return original(self, gm, example_inputs)
+
+    output_graph.OutputGraph.call_user_compiler = recording
+
+
+def _node_record(node) -> dict:
+    meta = node.meta
+    value = meta.get("example_value", meta.get("val"))
+    shape = dtype = stride = None
+    if hasattr(value, "shape"):
+        shape = [str(dim) for dim in value.shape]
+        dtype = str(getattr(value, "dtype", ""))
+        try:
+            stride = [str(s) for s in value.stride()]
+        except Exception:
+            stride = None
+    stack = meta.get("nn_module_stack") or {}
+    return {
+        "name": node.name, "op": node.op, "target": _target_name(node.target),
+        "inputs": [arg.name for arg in node.all_input_nodes],
+        "shape": shape, "dtype": dtype, "stride": stride,
+        "nn_module_stack": [[key, str(path), getattr(kind, "__name__", str(kind))] for key, (path, kind) in stack.items()]
+        if isinstance(stack, dict) else [],
+        "source_fn_stack": [[name, getattr(fn, "__name__", str(fn))] for name, fn in meta.get("source_fn_stack") or []],
+        "stack_trace": meta.get("stack_trace"),
+    }
+
+
+def _target_name(target) -> str:
+    if isinstance(target, str):
+        return target
+    module = getattr(target, "__module__", None)
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or str(target)
+    return f"{module}.{name}" if module and not str(name).startswith(module) else str(name)
+
+
+def defines_entry_point(script: Path) -> bool:
+    """Whether the script defines inspector_model() at top level, read from its syntax (not run)."""
+    try:
+        tree = ast.parse(script.read_text(encoding="utf-8"), str(script))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, ast.FunctionDef) and node.name == "inspector_model" for node in tree.body)
+
+
+def explain(error: BaseException) -> tuple[str, str]:
+    """(kind, one line) for the errors people hit when compiling."""
+    name = type(error).__name__
+    text = str(error).strip().split("\n")[0][:400]
+    if name == "InvalidCxxCompiler" or "InvalidCxxCompiler" in text:
+        return "no_cxx_compiler", "Inductor on CPU needs a C++ compiler (g++): install it or set CXX. " + text
+    if name == "Unsupported" or "fullgraph" in str(error)[:2000]:
+        return "graph_break_in_fullgraph", f"fullgraph=True but the graph breaks: {text}"
+    if name == "BackendCompilerFailed":
+        return "backend_failed", f"the backend failed: {text}"
+    if name in ("TorchRuntimeError", "UserError", "InternalTorchDynamoError"):
+        return "dynamo_error", f"Dynamo could not compile the model: {text}"
+    return "script_error", f"{name}: {text}"
+
+
+class Measurer:
+    """Eager against compiled for an entry-point script: times, correctness, memory, profiles."""
+
+    def __init__(self, torch, args, session: Path, progress: Progress, results: Results):
+        self.torch, self.args, self.session = torch, args, session
+        self.progress, self.results = progress, results
+        self.cuda = args.device == "cuda"
+
+    def sync(self) -> None:
+        if self.cuda:
+            self.torch.cuda.synchronize()
+
+    def to_device(self, value):
+        torch = self.torch
+        if isinstance(value, torch.Tensor) or isinstance(value, torch.nn.Module):
+            return value.to(self.args.device)
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.to_device(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self.to_device(item) for key, item in value.items()}
+        return value
+
+    def timed(self, fn, inputs, runs: int) -> tuple[object, dict]:
+        times = []
+        output = None
+        for _ in range(runs):
+            self.sync()
+            start = time.perf_counter()
+            output = fn(*inputs)
+            self.sync()
+            times.append(time.perf_counter() - start)
+        return output, spread(times)
+
+    def memory(self) -> dict:
+        usage = {"cpu_rss_high_water_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        if self.cuda:
+            usage["cuda_max_allocated_mb"] = self.torch.cuda.max_memory_allocated() / 2**20
+            self.torch.cuda.reset_peak_memory_stats()
+        return usage
+
+    def run(self, module: dict) -> None:
+        torch, args = self.torch, self.args
+        from torch._dynamo.utils import calculate_time_spent, counters
+
+        model, example = module["inspector_model"]()
+        model, example = self.to_device(model), tuple(self.to_device(example))
+        more = [tuple(self.to_device(inputs)) for inputs in module.get("inspector_inputs", lambda: [])()]
+        self.results.update(threads=torch.get_num_threads(), runs=args.runs, warmup=args.warmup,
+                            tolerance={"rtol": RTOL, "atol": ATOL}, grad_mode="no_grad")
+        with torch.no_grad():
+            self.progress.phase("baseline", "start")
+            self.timed(model, example, args.warmup)
+            eager_out, eager = self.timed(model, example, args.runs)
+            self.results.update(eager=eager, memory_eager=self.memory())
+            self.progress.phase("baseline", "end", median_s=eager["median_s"])
+
+            if args.profile and not self.cuda:
+                torch._inductor.config.cpp.enable_kernel_profile = True  # C++ kernels show in the profile
+            compiled = torch.compile(model, **compile_kwargs(args))
+            self.progress.phase("compile", "start")
+            before = calculate_time_spent()
+            start = time.perf_counter()
+            first_out = compiled(*example)
+            self.sync()
+            first_call = time.perf_counter() - start
+            phases = {key: value - before.get(key, 0.0) for key, value in calculate_time_spent().items()}
+            t_compile = phases.get("entire_frame_compile")
+            self.results.update(t_first_call_s=first_call, t_compile_s=t_compile, compile_phases_s=phases)
+            self.progress.phase("compile", "end", seconds=first_call)
+
+            self.progress.phase("inputs", "start", count=len(more))
+            checks = [compare(torch, eager_out, first_out, "example")]
+            for index, inputs in enumerate(more):
+                checks.append(compare(torch, model(*inputs), compiled(*inputs), f"inputs[{index}]"))
+            self.results.update(correctness=checks, allclose=all(check["allclose"] for check in checks))
+            self.progress.phase("inputs", "end")
+
+            self.progress.phase("benchmark", "start")
+            self.timed(compiled, example, args.warmup)
+            _, steady = self.timed(compiled, example, args.runs)
+            self.results.update(compiled=steady, memory_compiled=self.memory())
+            self.results.update(**verdict(eager["median_s"], steady["median_s"], t_compile))
+            self.progress.phase("benchmark", "end", median_s=steady["median_s"])
+
+            if args.profile:
+                self.progress.phase("profile", "start")
+                profiles = {label: self.profile(fn, example, label) for label, fn in (("eager", model), ("compiled", compiled))}
+                self.results.update(profile=profiles)
+                self.progress.phase("profile", "end")
+        self.results.update(counters={group: dict(values) for group, values in counters.items()})
+
+    def profile(self, fn, inputs, label: str) -> dict:
+        from torch.profiler import ProfilerActivity, profile
+
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if self.cuda else [])
+        with profile(activities=activities) as prof:
+            start = time.perf_counter()
+            for _ in range(PROFILE_RUNS):
+                fn(*inputs)
+                self.sync()
+            wall = time.perf_counter() - start
+        folder = self.session / "profile"
+        folder.mkdir(exist_ok=True)
+        prof.export_chrome_trace(str(folder / f"{label}.json"))
+        rows = []
+        for event in prof.key_averages():
+            device_us = getattr(event, "self_device_time_total", None)
+            if device_us is None:
+                device_us = getattr(event, "self_cuda_time_total", 0)
+            rows.append({"name": event.key, "count": event.count, "self_cpu_us": event.self_cpu_time_total,
+                         "cpu_total_us": event.cpu_time_total, "self_device_us": device_us})
+        key = "self_device_us" if self.cuda else "self_cpu_us"
+        rows.sort(key=lambda row: -row[key])
+        return {"trace": f"profile/{label}.json", "runs": PROFILE_RUNS, "wall_s": wall, "time_key": key,
+                "compiled_region_s": compiled_region_seconds(prof), "ops": rows[:TOP_KERNELS]}
+
+
+def compiled_region_seconds(prof) -> float:
+    """Wall time covered by 'Torch-Compiled Region' events (their union: regions can nest)."""
+    intervals = sorted((event.time_range.start, event.time_range.end) for event in prof.events()
+                       if event.name.startswith("Torch-Compiled Region"))
+    covered, current_start, current_end = 0.0, None, None
+    for start, end in intervals:
+        if current_end is None or start > current_end:
+            if current_end is not None:
+                covered += current_end - current_start
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    if current_end is not None:
+        covered += current_end - current_start
+    return covered / 1e6
+
+
+def spread(times: list[float]) -> dict:
+    ordered = sorted(times)
+    quarter = max(0, len(ordered) // 4)
+    return {"n": len(times), "median_s": statistics.median(times), "min_s": ordered[0], "max_s": ordered[-1],
+            "mean_s": statistics.fmean(times), "stdev_s": statistics.stdev(times) if len(times) > 1 else 0.0,
+            "p25_s": ordered[quarter], "p75_s": ordered[-1 - quarter]}
+
+
+def verdict(eager_s: float, compiled_s: float, compile_s: float | None) -> dict:
+    """S = T_eager / T_compiled, and how many calls pay the compile back."""
+    speedup = eager_s / compiled_s if compiled_s > 0 else None
+    saved = eager_s - compiled_s
+    return {"t_eager_s": eager_s, "t_execute_s": compiled_s, "speedup": speedup,
+            "break_even_calls": (compile_s / saved) if compile_s is not None and saved > 0 else None}
+
+
+def compare(torch, expected, actual, label: str) -> dict:
+    pairs = list(zip(_leaves(torch, expected), _leaves(torch, actual)))
+    worst_abs = worst_rel = 0.0
+    close = len(_leaves(torch, expected)) == len(_leaves(torch, actual))
+    for want, got in pairs:
+        want, got = want.detach().float(), got.detach().float()
+        if want.shape != got.shape:
+            close = False
+            continue
+        diff = (want - got).abs()
+        if diff.numel():
+            worst_abs = max(worst_abs, diff.max().item())
+            worst_rel = max(worst_rel, (diff / want.abs().clamp_min(1e-12)).max().item())
+        close = close and torch.allclose(want, got, rtol=RTOL, atol=ATOL)
+    return {"inputs": label, "outputs": len(pairs), "max_abs_error": worst_abs, "max_rel_error": worst_rel,
+            "allclose": bool(close)}
+
+
+def _leaves(torch, value) -> list:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(torch, item)]
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value, key=str) for leaf in _leaves(torch, value[key])]
+    return []
+
+
+def compile_kwargs(args) -> dict:
+    kwargs = {"backend": args.backend, "fullgraph": args.fullgraph,
+              "dynamic": {"auto": None, "true": True, "false": False}[args.dynamic]}
+    if args.mode != "default":
+        kwargs["mode"] = args.mode
+    return kwargs
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="runner.py")
+    parser.add_argument("--session", required=True, type=Path)
+    parser.add_argument("--mode", default="default",
+                        choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"])
+    parser.add_argument("--dynamic", default="auto", choices=["auto", "true", "false"])
+    parser.add_argument("--fullgraph", action="store_true")
+    parser.add_argument("--backend", default="inductor")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--no-profile", dest="profile", action="store_false")
+    parser.add_argument("script", type=Path)
+    parser.add_argument("script_args", nargs=argparse.REMAINDER)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    session = args.session
+    session.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TORCH_TRACE", str(session / "trace"))
+    os.environ.setdefault("INDUCTOR_PROVENANCE", "1")
+    progress = Progress(session / "progress.jsonl")
+    results = Results(session / "results.json")
+    try:
+        import torch
+    except ImportError as error:
+        progress.emit("error", kind="no_torch", message=f"{sys.executable} cannot import torch: {error}")
+        return EXIT_NO_TORCH
+    version = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2] if part.isdigit())
+    environment = {"python": sys.version.split()[0], "executable": sys.executable, "platform": platform.platform(),
+                   "torch": torch.__version__, "cuda_available": torch.cuda.is_available(),
+                   "device": args.device, "threads": torch.get_num_threads(),
+                   "device_name": torch.cuda.get_device_name() if args.device == "cuda" and torch.cuda.is_available()
+                   else platform.processor() or platform.machine()}
+    results.update(environment=environment, entry_point=defines_entry_point(args.script))
+    progress.emit("environment", **environment)
+    if version < MIN_TORCH:
+        progress.emit("error", kind="torch_too_old",
+                      message=f"{sys.executable} has torch {torch.__version__}; captures need torch ≥ 2.1")
+        return EXIT_NO_TORCH
+    if args.device == "cuda" and not torch.cuda.is_available():
+        progress.emit("error", kind="no_cuda", message=f"--device cuda but {sys.executable} sees no CUDA device")
+        return EXIT_SCRIPT_ERROR
+    logging.getLogger("torch.__trace").addHandler(StageRelay(progress))
+    record_graphs(torch, session / "graphs", progress)
+    sys.argv = [str(args.script), *args.script_args]
+    sys.path.insert(0, str(args.script.parent.resolve()))
+    try:
+        if results.data["entry_point"]:
+            progress.phase("load", "start")
+            module = runpy.run_path(str(args.script), run_name="__inspector__")
+            progress.phase("load", "end")
+            Measurer(torch, args, session, progress, results).run(module)
+        else:
+            progress.phase("run_script", "start")
+            runpy.run_path(str(args.script), run_name="__main__")
+            progress.phase("run_script", "end")
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        if code:
+            progress.emit("error", kind="script_exit", message=f"the script called sys.exit({exit_.code!r})")
+        progress.emit("done", status="ok" if code == 0 else "error")
+        return code
+    except BaseException as error:
+        kind, line = explain(error)
+        text = traceback.format_exc()
+        results.update(error={"kind": kind, "message": line, "traceback": text})
+        progress.emit("error", kind=kind, message=line, traceback=text)
+        progress.emit("done", status="error")
+        sys.stderr.write(text)
+        return EXIT_SCRIPT_ERROR
+    progress.emit("done", status="ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

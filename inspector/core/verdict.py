@@ -1,0 +1,109 @@
+"""Was compiling worth it? The figures of the verdict, each with its formula and where it comes
+from; a figure without data says what is missing instead of showing 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.analysis import break_sites, cache_rates, session_fusion
+from inspector.core.session import Session
+
+COMPILED_REGION = "Torch-Compiled Region"
+AMORTISE_CALLS = 1000
+
+
+@dataclass
+class Figure:
+    key: str
+    label: str
+    value: float | None
+    unit: str
+    formula: str
+    source: str  # where the number comes from, or why it is missing
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "label": self.label, "value": self.value, "unit": self.unit,
+                "formula": self.formula, "source": self.source}
+
+
+def verdict(session: Session) -> list[Figure]:
+    results = session.results or {}
+    measured = "eager" in results and "compiled" in results
+    missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
+    compile_times = [unit.metric("entire_frame_compile_time_s") for unit in session.units]
+    compile_times = [t for t in compile_times if t is not None]
+    t_compile = sum(compile_times) if compile_times else None
+    t_eager = (results.get("eager") or {}).get("median_s")
+    t_exec = (results.get("compiled") or {}).get("median_s")
+    speedup = t_eager / t_exec if measured and t_exec else None
+    saved = t_eager - t_exec if measured else None
+    inside, runs = _compiled_region_share(results)
+    n_sites = len(break_sites(session))
+    gap = t_exec * (1 - inside) if measured and inside is not None else None
+    fusion = session_fusion(session)
+    cache = cache_rates(session).get("fx_graph", {})
+
+    def need(value, source):
+        return source if value is not None else missing
+
+    figures = [
+        Figure("t_compile", "T_compile", t_compile, "s", "Σ entire_frame_compile_time_s over compile units",
+               f"compilation_metrics of {len(compile_times)} unit(s)" if compile_times else "no compilation_metrics in the log"),
+        Figure("t_eager", "T_eager", t_eager, "s/call", "median of eager calls", need(t_eager, _runs_note(results, "eager"))),
+        Figure("t_execute", "T_execute", t_exec, "s/call", "median of compiled calls after warm-up",
+               need(t_exec, _runs_note(results, "compiled"))),
+        Figure("t_total", "T_total", t_compile + t_exec if t_compile is not None and t_exec is not None else None, "s",
+               "T_compile + T_execute (one call)", need(t_exec, "compilation_metrics + measured run")),
+        Figure("speedup", "S", speedup, "×", "T_eager / T_compiled", need(speedup, "measured run")),
+        Figure("break_even", "break-even calls", t_compile / saved if t_compile is not None and saved and saved > 0 else None,
+               "calls", "T_compile / (T_eager − T_compiled)",
+               "compiled is not faster: never pays off" if saved is not None and saved <= 0 else need(saved, "measured run")),
+        Figure("amortised", f"B (m = {AMORTISE_CALLS})", t_compile / AMORTISE_CALLS if t_compile is not None else None,
+               "s/call", "T_compile / m", "compilation_metrics" if t_compile is not None else "no compile time"),
+        Figure("fusion", "K", fusion.fusion_ratio, "ops/kernel", "N_ops / N_kernels",
+               f"{fusion.n_ops} ops, {fusion.n_kernels} kernels ({fusion.source})" if fusion.fusion_ratio is not None
+               else "no output code or graph to count"),
+        Figure("fused_ops", "N_fused", fusion.n_fused, "ops", "N_op − N_eliminated",
+               f"{fusion.n_eliminated} ops eliminated, from provenance maps" if fusion.n_fused is not None
+               else "needs provenance tracking (INDUCTOR_PROVENANCE=1) for every kernel"),
+        Figure("break_cost", "T_overhead", gap, "s/call",
+               "N_break × T_fallback ≈ T_execute × (share of a call outside compiled regions)",
+               f"{n_sites} break site(s); profile of {runs} compiled call(s)" if gap is not None
+               else "needs a profile of the compiled run"),
+        Figure("amdahl", "S_max", t_eager / gap if gap and gap > 0 and t_eager else None, "×",
+               "1 / (1 − p), p = 1 − T_gap / T_eager",
+               "eager gaps between compiled regions, from the profile" if gap and gap > 0
+               else "no eager gap measured (one graph, or no profile)"),
+        Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
+               "%", "FX graph cache hits / lookups",
+               f"{cache.get('hit', 0)} hit, {cache.get('miss', 0)} miss" if cache else "no cache events in the log"),
+    ]
+    return figures
+
+
+def _runs_note(results: dict, key: str) -> str:
+    entry = results.get(key) or {}
+    threads = results.get("threads")
+    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry else ""
+    return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
+
+
+def _compiled_region_share(results: dict) -> tuple[float | None, int]:
+    """Share of the profiled compiled calls' wall time spent inside compiled regions. A share, not
+    seconds: the profiler slows everything it watches, the regions and the gaps alike."""
+    profile = (results.get("profile") or {}).get("compiled")
+    if not profile or not profile.get("wall_s") or not profile.get("compiled_region_s"):
+        return None, 0
+    return min(1.0, profile["compiled_region_s"] / profile["wall_s"]), profile.get("runs") or 0
+
+
+def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list[dict]:
+    """The profile's most expensive ops with their share of the profiled time."""
+    profile = (results.get("profile") or {}).get(label)
+    if not profile:
+        return []
+    key = profile.get("time_key", "self_cpu_us")
+    rows = [row for row in profile.get("ops", []) if not row["name"].startswith((COMPILED_REGION, "TorchDynamo", "## Call"))]
+    total = sum(row.get(key, 0) for row in rows) or 1
+    return [{**row, "share": row.get(key, 0) / total, "time_us_per_call": row.get(key, 0) / (profile.get("runs") or 1)}
+            for row in rows[:limit]]
