@@ -91,3 +91,30 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present beside this checkout")
     return CORPUS
+
+
+def capture(script: Path, session: Path, cache_dir: Path, timeout_s: float | None = None, python: str | None = None,
+            **settings):
+    """Capture `script` with our launcher, with torch's own TORCH_LOGS written to the session's stderr."""
+    from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script
+
+    plan = plan_script(script, [], session, CaptureSettings(runs=5, warmup=1, threads=1, timeout_s=timeout_s,
+                                                            **settings), python)
+    plan.env.update(TORCH_LOGS="graph_breaks,recompiles", TORCHINDUCTOR_CACHE_DIR=str(cache_dir))
+    process = CaptureProcess(plan)
+    process.wait()
+    return process
+
+
+@pytest.fixture(scope="session")
+def captured_examples(tmp_path_factory, inductor_cache) -> dict[str, Path]:
+    """Every bundled example captured once through our own capture (entry points measured)."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    sessions = {}
+    for script in sorted(EXAMPLES.glob("*.py")):
+        session = tmp_path_factory.mktemp(script.stem)
+        process = capture(script, session, inductor_cache)
+        assert process.exit_code == 0, (session / "stderr.txt").read_text()[-3000:]
+        sessions[script.stem] = session
+    return sessions
