@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine (see README.md):
-#   make run   - set everything up and open the bundled example session
+#   make run   - set everything up and open the app on the bundled example session
 #   make test  - set everything up and run all tests
 PYTHON ?= python3
 VENV   := .venv
@@ -17,11 +17,11 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[gui,dev]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/compile-inspector summary $(EXAMPLE)
+	$(VENV)/bin/compile-inspector $(EXAMPLE)
 
 test: $(STAMP)
 	$(PY) -m pytest -q

@@ -9,9 +9,18 @@ import sys
 from inspector import __version__
 
 
+COMMANDS = ("summary", "capture")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        from inspector.gui.app import main as gui_main  # `compile-inspector [PATH]` opens the app
+
+        return gui_main(argv)
     parser = argparse.ArgumentParser(prog="compile-inspector",
-                                     description="See what torch.compile captured, broke, fused and generated.")
+                                     description="See what torch.compile captured, broke, fused and generated. "
+                                                 "Without a command (or with a PATH) it opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     summary = commands.add_parser("summary", help="summarise a TORCH_TRACE log, debug folder or capture session")
@@ -39,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     capture.add_argument("--quiet", action="store_true", help="no live progress lines")
     capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
     capture.set_defaults(run=_capture)
-    argv = list(sys.argv[1:] if argv is None else argv)
     command: list[str] = []
     if "--" in argv:
         cut = argv.index("--")

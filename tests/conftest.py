@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests run headless
 import subprocess
 import sys
 from dataclasses import dataclass

@@ -164,9 +164,7 @@ class CaptureProcess:
             return
         self.stopped_by = why
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(self.process.pid, sig)
-            except ProcessLookupError:
+            if not kill_process_group(self.process.pid, sig):
                 break
             try:
                 self.process.wait(timeout=KILL_GRACE_S)
@@ -178,18 +176,7 @@ class CaptureProcess:
         if self._stdout.closed:
             return
         self._close_files()
-        results = read_json(self.plan.session / "results.json") or {}
-        runner_error = results.get("error")
-        failure = None
-        if self.stopped_by == "timeout":
-            failure = {"kind": "timeout", "message": f"stopped after {self.plan.settings.timeout_s:g} s (--timeout)"}
-        elif self.stopped_by:
-            failure = {"kind": self.stopped_by, "message": "stopped by the user"}
-        elif code != 0:
-            failure = runner_error or last_error_event(self.plan.session) or {
-                "kind": "exit_status", "message": describe_exit(code)}
-        write_manifest(self.plan, ended=time.time(), exit_status=code, stopped_by=self.stopped_by,
-                       complete=code == 0 and not self.stopped_by, error=failure)
+        finish_manifest(self.plan, code, self.stopped_by)
 
     def _close_files(self) -> None:
         self._stdout.close()
@@ -201,6 +188,31 @@ class CaptureProcess:
         if code is None:
             return None
         return EXIT_TIMEOUT if self.stopped_by == "timeout" else code
+
+
+def finish_manifest(plan: CapturePlan, code: int, stopped_by: str | None) -> dict:
+    """Record how the run ended: exit status, who stopped it, the error in one line, complete or not."""
+    failure = None
+    if stopped_by == "timeout":
+        failure = {"kind": "timeout", "message": f"stopped after {plan.settings.timeout_s:g} s (--timeout)"}
+    elif stopped_by:
+        failure = {"kind": stopped_by, "message": "stopped by the user"}
+    elif code != 0:
+        results = read_json(plan.session / "results.json") or {}
+        failure = results.get("error") or last_error_event(plan.session) or {
+            "kind": "exit_status", "message": describe_exit(code)}
+        failure = {"kind": failure.get("kind"), "message": failure.get("message")}
+    return write_manifest(plan, ended=time.time(), exit_status=code, stopped_by=stopped_by,
+                          complete=code == 0 and not stopped_by, error=failure)
+
+
+def kill_process_group(pid: int, sig: int) -> bool:
+    """Signal the process group led by `pid` (the runner makes itself a group leader); False if gone."""
+    try:
+        os.killpg(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
 
 
 def describe_exit(code: int) -> str:

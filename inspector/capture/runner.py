@@ -366,6 +366,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str]) -> int:
+    try:  # lead a process group, so the app can stop this run and every compile worker it starts
+        os.setpgid(0, 0)
+    except OSError:
+        pass
     args = parse_args(argv)
     session = args.session
     session.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ class BreakText:
     hints: list[str] = field(default_factory=list)
     stack: list[tuple[str, int, str, str]] = field(default_factory=list)  # file, line, function, code
     kind: str = "other"
+    explanation_prefix: str = ""
 
 
 def parse_break_reason(text: str) -> BreakText:
@@ -40,12 +41,17 @@ def parse_break_reason(text: str) -> BreakText:
         parsed.file, parsed.line = at["file"].strip(), int(at["line"])
     reason = _REASON.search(text)
     parsed.reason = reason["reason"].strip() if reason else text.strip().split("\n", 1)[0][:300]
-    if reason and parsed.reason.endswith(":"):  # "...trace CALL: a function call, e.g. f(x, y):" + the detail line
+    if reason and parsed.reason.endswith(":"):
+        # "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):" is
+        # generic; the next line says what it was ("Call to `torch._dynamo.graph_break()`").
         detail = text[reason.end():].strip().split("\n", 1)[0].strip()
         if detail and not detail.startswith(("Explanation:", "Hint:")):
-            parsed.reason = f"{parsed.reason} {detail}"
+            parsed.explanation_prefix = parsed.reason
+            parsed.reason = detail
     explanation = _EXPLANATION.search(text)
     parsed.explanation = explanation["text"].strip() if explanation else ""
+    if parsed.explanation_prefix:
+        parsed.explanation = f"{parsed.explanation_prefix} {parsed.explanation}".strip()
     parsed.hints = list(dict.fromkeys(hint["text"].strip() for hint in _HINT.finditer(text.split("User code traceback:", 1)[0])))
     traceback = text.split("User code traceback:", 1)
     if len(traceback) == 2:

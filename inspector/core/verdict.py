@@ -70,15 +70,24 @@ def verdict(session: Session) -> list[Figure]:
                "N_break × T_fallback ≈ T_execute × (share of a call outside compiled regions)",
                f"{n_sites} break site(s); profile of {runs} compiled call(s)" if gap is not None
                else "needs a profile of the compiled run"),
-        Figure("amdahl", "S_max", t_eager / gap if gap and gap > 0 and t_eager else None, "×",
-               "1 / (1 − p), p = 1 − T_gap / T_eager",
-               "eager gaps between compiled regions, from the profile" if gap and gap > 0
-               else "no eager gap measured (one graph, or no profile)"),
+        Figure("amdahl", "S_max", t_eager / gap if gap and t_eager and 0 < gap < t_eager else None, "×",
+               "1 / (1 − p), p = 1 − T_gap / T_eager", _amdahl_source(gap, t_eager)),
         Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
                "%", "FX graph cache hits / lookups",
                f"{cache.get('hit', 0)} hit, {cache.get('miss', 0)} miss" if cache else "no cache events in the log"),
     ]
     return figures
+
+
+def _amdahl_source(gap: float | None, t_eager: float | None) -> str:
+    if gap is None or not t_eager:
+        return "needs a measured run with a profile"
+    if gap <= 0:
+        return "no time outside compiled regions: no ceiling from eager gaps"
+    if gap >= t_eager:
+        return (f"time outside compiled regions ({gap * 1e6:.0f} µs) exceeds the whole eager call "
+                f"({t_eager * 1e6:.0f} µs): overhead, not eager code, bounds the speedup")
+    return "eager gaps between compiled regions, from the profile"
 
 
 def _runs_note(results: dict, key: str) -> str:

@@ -1,0 +1,97 @@
+"""Everything a user should look at, in one list: graph breaks (one per site), recompiles (the failed
+guard in plain words), silent fallbacks, wrong results, and compiled code slower than eager. Each
+problem names where to jump: a compile unit and a source location."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.analysis import break_sites
+from inspector.core.compile_id import CompileId
+from inspector.core.session import Session
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # graph_break | recompile | fallback | failed | mismatch | slower | unreadable
+    severity: str  # error | warning | info
+    title: str
+    detail: str
+    compile_id: CompileId | None = None
+    rank: int | None = None
+    file: str | None = None
+    line: int | None = None
+    count: int = 1
+
+
+def find_problems(session: Session) -> list[Problem]:
+    problems: list[Problem] = []
+    for site in break_sites(session):
+        first = site.breaks[0]
+        location = first.location
+        hint = f"\nHint: {site.hints[0]}" if site.hints else ""
+        code = f"\n{site.code}" if site.code else ""
+        problems.append(Problem(
+            "graph_break", "warning", f"Graph break ×{site.count}: {site.reason[:120]}",
+            f"{site.location}{code}\n{first.explanation}{hint}".strip(),
+            first.compile_id.without_attempt(), _rank(session, first.compile_id), location.file if location else None,
+            location.line if location else None, site.count))
+    for unit in session.units:
+        if unit.recompile:
+            guards = unit.recompile.failed_guards
+            plain = guards[0].plain if guards else "reason not recorded"
+            location = unit.location
+            problems.append(Problem(
+                "recompile", "warning", f"Recompile {unit.compile_id} {unit.function or ''}: {plain}",
+                "\n".join(f"{g.against}: {g.guard}" for g in guards) or unit.recompile.raw,
+                unit.compile_id, unit.rank, location.file if location else None, location.line if location else None))
+        if unit.fail_type:
+            problems.append(Problem(
+                "failed", "error", f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
+                unit.compile_id, unit.rank, unit.location.file if unit.location else None,
+                unit.location.line if unit.location else None))
+        for warning in unit.warnings:
+            problems.append(Problem("fallback", "warning", f"Silent fallback {unit.compile_id}: {warning}", warning,
+                                    unit.compile_id, unit.rank))
+    problems += _run_problems(session)
+    if session.problems:
+        problems.append(Problem("unreadable", "info", f"{session.problems.total} unreadable item(s) in the input",
+                                "\n".join(session.problems.describe())))
+    return sorted(problems, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind != "graph_break"))
+
+
+def _rank(session: Session, compile_id: CompileId) -> int | None:
+    for unit in session.units:
+        if unit.compile_id.unit_key == compile_id.unit_key:
+            return unit.rank
+    return None
+
+
+def _run_problems(session: Session) -> list[Problem]:
+    results = session.results or {}
+    problems = []
+    for check in results.get("correctness") or []:
+        if not check.get("allclose"):
+            problems.append(Problem(
+                "mismatch", "error", f"Compiled output differs from eager ({check['inputs']})",
+                f"max abs error {check['max_abs_error']:.3g}, max rel error {check['max_rel_error']:.3g} "
+                f"(allclose at rtol {results.get('tolerance', {}).get('rtol')}, atol {results.get('tolerance', {}).get('atol')})"))
+    eager = (results.get("eager") or {}).get("median_s")
+    compiled = (results.get("compiled") or {}).get("median_s")
+    if eager and compiled and compiled > eager:
+        causes = []
+        if session.breaks:
+            causes.append(f"{len(break_sites(session))} graph break site(s): each call leaves and re-enters compiled code")
+        if eager < 1e-3:
+            causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
+        if session.recompiles:
+            causes.append(f"{len(session.recompiles)} recompile(s): guards are checked against several graphs")
+        problems.append(Problem(
+            "slower", "warning", f"Compiled is {compiled / eager:.1f}× slower than eager",
+            "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
+    error = (session.manifest or {}).get("error")
+    if error:
+        problems.append(Problem("failed", "error", f"Capture failed ({error.get('kind')})", error.get("message", "")))
+    return problems

@@ -1,0 +1,40 @@
+"""Run a function off the UI thread and get its result back on it, as a signal.
+
+Results cross threads as plain Python objects built once by the worker and not mutated after; an
+exception in the worker arrives as a message, never lost on the other thread."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+
+class _Signals(QObject):
+    done = Signal(object)
+    failed = Signal(str, str)  # one-line message, traceback
+
+
+class _Task(QRunnable):
+    def __init__(self, work: Callable[[], object], signals: _Signals):
+        super().__init__()
+        self.work, self.signals = work, signals
+
+    def run(self) -> None:
+        try:
+            result = self.work()
+        except Exception as error:  # reported to the UI, not swallowed
+            self.signals.failed.emit(f"{type(error).__name__}: {error}", traceback.format_exc())
+        else:
+            self.signals.done.emit(result)
+
+
+def run_in_background(work: Callable[[], object], on_done: Callable[[object], None],
+                      on_failed: Callable[[str, str], None], parent: QObject) -> _Signals:
+    """Start `work` on the global thread pool; the callbacks run on the UI thread."""
+    signals = _Signals(parent)
+    signals.done.connect(on_done)
+    signals.failed.connect(on_failed)
+    QThreadPool.globalInstance().start(_Task(work, signals))
+    return signals

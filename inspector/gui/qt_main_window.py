@@ -1,0 +1,204 @@
+"""The main window: menus, shortcuts, recent files, drag-and-drop, status and progress. It wires
+views to the model and controllers and holds no logic of its own; views plug in through
+`add_tab` and `add_dock`, so adding a view touches no other view."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget, QWidget,
+)
+
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_capture_controller import QtCaptureController
+from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
+from inspector.gui.qt_settings import AppSettings
+from inspector.gui.qt_settings_dialog import QtSettingsDialog
+from inspector.gui.views.qt_dashboard import QtDashboard
+from inspector.gui.views.qt_log_pane import QtLogPane
+from inspector.gui.views.qt_navigator import QtNavigator
+from inspector.gui.views.qt_problems import QtProblems
+from inspector.gui.views.qt_source_view import QtSourceView
+from inspector.gui.views.qt_stage_strip import QtStageStrip
+
+SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
+
+
+class QtMainWindow(QMainWindow):
+    def __init__(self, settings: AppSettings | None = None):
+        super().__init__()
+        self.setWindowTitle("torch.compile Inspector")
+        self.resize(1400, 900)
+        self.setAcceptDrops(True)
+        self.settings = settings or AppSettings()
+        self.model = QtSessionModel(self)
+        self.capture = QtCaptureController(self)
+        self.script: Path | None = None
+        self.tabs = QTabWidget()
+        self.setCentralWidget(self.tabs)
+        self.views: dict[str, QWidget] = {}
+        self._build_menus()
+        self.add_tab("Summary", QtDashboard(self.model))
+        self.add_tab("Source", QtSourceView(self.model))
+        self.add_dock("Session", QtNavigator(self.model), Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.add_dock("Compile stages", QtStageStrip(self.capture), Qt.DockWidgetArea.TopDockWidgetArea)
+        self.add_dock("Problems", QtProblems(self.model), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.add_dock("Log", QtLogPane(self.capture), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.findChild(QDockWidget, "Problems"), self.findChild(QDockWidget, "Log"))
+        self.findChild(QDockWidget, "Problems").raise_()
+        self.resizeDocks([self.findChild(QDockWidget, "Session")], [430], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.findChild(QDockWidget, "Compile stages")], [90], Qt.Orientation.Vertical)
+        self.status = QLabel("Ready")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(220)
+        self.progress_bar.hide()
+        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.progress_bar)
+        self.model.sigLoaded.connect(self._on_loaded)
+        self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.views["Source"]))
+        self.capture.sigStarted.connect(self._on_capture_started)
+        self.capture.sigProgress.connect(self._on_capture_progress)
+        self.capture.sigFinished.connect(self._on_capture_finished)
+
+    # --- layout --------------------------------------------------------------------------------
+    def add_tab(self, name: str, view: QWidget) -> None:
+        self.views[name] = view
+        self.tabs.addTab(view, name)
+
+    def add_dock(self, name: str, view: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        self.views[name] = view
+        dock = QDockWidget(name, self)
+        dock.setObjectName(name)
+        dock.setWidget(view)
+        self.addDockWidget(area, dock)
+        self.view_menu.addAction(dock.toggleViewAction())
+        return dock
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "Open &Script…", QKeySequence.StandardKey.Open, self.ask_open_script)
+        self._action(file_menu, "Open &Folder or Log…", "Ctrl+Shift+O", self.ask_open_session)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        run_menu = self.menuBar().addMenu("&Run")
+        self.run_action = self._action(run_menu, "&Run", "F5", self.run_capture)
+        self.cancel_action = self._action(run_menu, "&Cancel", "Shift+F5", self.capture.cancel)
+        self.cancel_action.setEnabled(False)
+        run_menu.addSeparator()
+        self._action(run_menu, "&Settings…", "Ctrl+,", self.edit_settings)
+        self.view_menu = self.menuBar().addMenu("&View")
+
+    def _action(self, menu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent or []:
+            self.recent_menu.addAction(path, lambda p=path: self.open_path(Path(p)))
+        if not self.settings.recent:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # --- opening -------------------------------------------------------------------------------
+    def ask_open_script(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open model script", "", "Python scripts (*.py)")
+        if path:
+            self.open_path(Path(path))
+
+    def ask_open_session(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open session, TORCH_TRACE or TORCH_COMPILE_DEBUG folder")
+        if path:
+            self.open_path(Path(path))
+
+    def open_path(self, path: Path) -> None:
+        """A .py script is set up for a run; anything else is opened as saved compile output."""
+        self.settings.add_recent(str(path))
+        if path.suffix == ".py" and path.is_file():
+            self.script = path
+            self.setWindowTitle(f"{path.name} — torch.compile Inspector")
+            self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
+            return
+        self.status.setText(f"Opening {path}…")
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.show()
+        started = time.perf_counter()
+        run_in_background(lambda: load_session(path),
+                          lambda loaded: self._on_session_ready(loaded, started),
+                          lambda message, _tb: self._on_load_failed(path, message), self)
+
+    def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
+        self.progress_bar.hide()
+        self.model.set_loaded(loaded)
+        self.status.setText(f"Opened {loaded.session.source} in {time.perf_counter() - started:.2f} s")
+
+    def _on_load_failed(self, path: Path, message: str) -> None:
+        self.progress_bar.hide()
+        self.status.setText(f"Could not open {path}")
+        self.show_message("Cannot open", message)
+
+    def show_message(self, title: str, text: str) -> None:
+        """A non-modal message, so nothing waits on the user to click."""
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setModal(False)
+        box.show()
+        self.last_message = text
+
+    def _on_loaded(self, loaded: LoadedSession) -> None:
+        summary = loaded.summary
+        self.setWindowTitle(f"{Path(summary['source']).name} — torch.compile Inspector")
+        self.tabs.setCurrentWidget(self.views["Summary"])
+
+    # --- running -------------------------------------------------------------------------------
+    def run_capture(self) -> None:
+        if self.capture.running:
+            return
+        if self.script is None:
+            self.ask_open_script()
+            if self.script is None:
+                return
+        session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
+
+    def _on_capture_started(self, session: str) -> None:
+        self.run_action.setEnabled(False)
+        self.cancel_action.setEnabled(True)
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.show()
+        self.status.setText(f"Compiling {self.script.name} in the background…")
+        self.findChild(QDockWidget, "Log").raise_()
+
+    def _on_capture_progress(self, progress) -> None:
+        units = len(progress.units)
+        phase = progress.phase or ("compiling" if units else "starting")
+        self.status.setText(f"{self.script.name}: {phase}; {units} compile unit(s) so far")
+
+    def _on_capture_finished(self, session: str, code: int, error) -> None:
+        self.run_action.setEnabled(True)
+        self.cancel_action.setEnabled(False)
+        self.progress_bar.hide()
+        if error:
+            self.show_message("Capture did not finish", f"{error.get('message')}\n\nWhat was captured is kept: {session}")
+        self.open_path(Path(session))
+
+    def edit_settings(self) -> None:
+        QtSettingsDialog(self.settings, self).open()
+
+    # --- drag and drop --------------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        urls = event.mimeData().urls()
+        if urls:
+            self.open_path(Path(urls[0].toLocalFile()))

@@ -1,0 +1,66 @@
+"""The app's one model: the open session, its summary and problems, and the selection every view
+follows. Built by a worker off the UI thread; views subscribe to its signals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from inspector.core.problems import Problem, find_problems
+from inspector.core.session import CompileUnit, Session
+from inspector.core.session_loader import open_session
+from inspector.core.summary import summarize
+
+
+@dataclass(frozen=True)
+class LoadedSession:
+    """Everything the views need, computed in the worker so the UI thread only displays it."""
+
+    session: Session
+    summary: dict
+    problems: list[Problem]
+
+
+def load_session(path: Path) -> LoadedSession:
+    session = open_session(path)
+    return LoadedSession(session, summarize(session), find_problems(session))
+
+
+class QtSessionModel(QObject):
+    sigLoading = Signal(str)  # path being opened
+    sigLoaded = Signal(object)  # LoadedSession
+    sigLoadFailed = Signal(str, str)  # path, message
+    sigUnitSelected = Signal(object)  # CompileUnit or None
+    sigLocationRequested = Signal(str, int)  # file, line
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.loaded: LoadedSession | None = None
+        self.unit: CompileUnit | None = None
+
+    def set_loaded(self, loaded: LoadedSession) -> None:
+        self.loaded = loaded
+        self.unit = None
+        self.sigLoaded.emit(loaded)
+        units = loaded.session.units
+        self.select_unit(units[0] if units else None)
+
+    def select_unit(self, unit: CompileUnit | None) -> None:
+        if unit is self.unit and unit is not None:
+            return
+        self.unit = unit
+        self.sigUnitSelected.emit(unit)
+
+    def select_compile_id(self, compile_id, rank=None) -> None:
+        if not self.loaded or compile_id is None:
+            return
+        for unit in self.loaded.session.units:
+            if unit.compile_id.unit_key == compile_id.unit_key and (rank is None or unit.rank == rank):
+                self.select_unit(unit)
+                return
+
+    def show_location(self, file: str | None, line: int | None) -> None:
+        if file:
+            self.sigLocationRequested.emit(file, line or 0)

@@ -1,0 +1,46 @@
+"""Persistent settings (QSettings): the interpreter captures run in, compile options, recent files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, fields
+
+from PySide6.QtCore import QSettings
+
+from inspector.capture.launcher import CaptureSettings
+
+MAX_RECENT = 10
+
+
+class AppSettings:
+    def __init__(self, store: QSettings | None = None):
+        self.store = store or QSettings("torch-compile-inspector", "inspector")
+
+    @property
+    def python(self) -> str:
+        return str(self.store.value("capture/python", sys.executable))
+
+    @python.setter
+    def python(self, value: str) -> None:
+        self.store.setValue("capture/python", value)
+
+    def capture_settings(self) -> CaptureSettings:
+        try:
+            values = json.loads(str(self.store.value("capture/settings", "") or "{}"))
+            known = {spec.name for spec in fields(CaptureSettings)}
+            return CaptureSettings(**{key: value for key, value in values.items() if key in known})
+        except (ValueError, TypeError, AttributeError):
+            return CaptureSettings()
+
+    def set_capture_settings(self, settings: CaptureSettings) -> None:
+        self.store.setValue("capture/settings", json.dumps(asdict(settings)))
+
+    @property
+    def recent(self) -> list[str]:
+        value = self.store.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def add_recent(self, path: str) -> None:
+        recent = [path] + [p for p in self.recent if p != path]
+        self.store.setValue("recent", recent[:MAX_RECENT])

@@ -1,0 +1,91 @@
+"""Settings: the Python interpreter captures run in (checked: its torch version and whether it sees
+CUDA, probed in the background) and the compile options of a run."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QPushButton, QSpinBox, QWidget,
+)
+
+from inspector.capture.launcher import CaptureSettings, probe_interpreter
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_settings import AppSettings
+
+
+class QtSettingsDialog(QDialog):
+    def __init__(self, settings: AppSettings, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Capture settings")
+        self.settings = settings
+        current = settings.capture_settings()
+        self.python = QLineEdit(settings.python)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        check = QPushButton("Check")
+        check.clicked.connect(self.check_interpreter)
+        row = QHBoxLayout()
+        row.addWidget(self.python)
+        row.addWidget(browse)
+        row.addWidget(check)
+        self.interpreter_info = QLabel("")
+        self.interpreter_info.setWordWrap(True)
+        self.mode = self._combo(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"], current.mode)
+        self.dynamic = self._combo(["auto", "true", "false"], current.dynamic)
+        self.device = self._combo(["cpu", "cuda"], current.device)
+        self.fullgraph = QCheckBox("fail on the first graph break")
+        self.fullgraph.setChecked(current.fullgraph)
+        self.runs = QSpinBox()
+        self.runs.setRange(1, 10_000)
+        self.runs.setValue(current.runs)
+        self.profile = QCheckBox("profile eager and compiled (per-kernel times)")
+        self.profile.setChecked(current.profile)
+        form = QFormLayout(self)
+        form.addRow("Python interpreter", row)
+        form.addRow("", self.interpreter_info)
+        form.addRow("Mode", self.mode)
+        form.addRow("Dynamic shapes", self.dynamic)
+        form.addRow("fullgraph", self.fullgraph)
+        form.addRow("Device", self.device)
+        form.addRow("Timed runs", self.runs)
+        form.addRow("", self.profile)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.check_interpreter()
+
+    @staticmethod
+    def _combo(values: list[str], current: str) -> QComboBox:
+        combo = QComboBox()
+        combo.addItems(values)
+        combo.setCurrentText(current)
+        return combo
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Python interpreter", self.python.text())
+        if path:
+            self.python.setText(path)
+            self.check_interpreter()
+
+    def check_interpreter(self) -> None:
+        python = self.python.text()
+        self.interpreter_info.setText(f"checking {python}…")
+        run_in_background(lambda: probe_interpreter(python), self._show_probe,
+                          lambda message, _tb: self.interpreter_info.setText(message), self)
+
+    def _show_probe(self, info: dict) -> None:
+        if info.get("torch"):
+            cuda = "CUDA available" if info.get("cuda") else "no CUDA (CPU only)"
+            self.interpreter_info.setText(f"Python {info['python']}, torch {info['torch']}, {cuda}")
+        else:
+            self.interpreter_info.setText(f"<b>No usable torch</b>: {info.get('error', 'unknown error')}")
+
+    def accept(self) -> None:
+        previous = self.settings.capture_settings()
+        self.settings.python = self.python.text()
+        self.settings.set_capture_settings(CaptureSettings(
+            mode=self.mode.currentText(), dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
+            backend=previous.backend, device=self.device.currentText(), runs=self.runs.value(), warmup=previous.warmup,
+            profile=self.profile.isChecked(), timeout_s=previous.timeout_s, threads=previous.threads))
+        super().accept()

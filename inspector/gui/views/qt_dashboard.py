@@ -1,0 +1,89 @@
+"""Summary dashboard: the verdict in numbers with the formulas visible and where each figure comes
+from; a figure without data says so instead of showing 0."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+
+
+def headline(summary: dict) -> str:
+    """One sentence that answers 'was it worth it?'."""
+    figures = {figure["key"]: figure for figure in summary["verdict"]}
+    speedup = figures["speedup"]["value"]
+    sites = len(summary["break_sites"])
+    parts = []
+    if speedup is None:
+        parts.append("Run time not measured (capture an entry-point script to measure it).")
+    elif speedup >= 1:
+        calls = figures["break_even"]["value"]
+        parts.append(f"Compiled is {speedup:.2f}× faster than eager"
+                     + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
+    else:
+        parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
+    parts.append(f"{sites} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
+                 f"{summary['kernels']['total']} kernels.")
+    if not summary["complete"]:
+        parts.append("Incomplete session: the run did not finish.")
+    return " ".join(parts)
+
+
+def format_value(figure: dict) -> str:
+    value = figure["value"]
+    if value is None:
+        return "—"
+    unit = figure["unit"]
+    if unit.startswith("s"):
+        if abs(value) < 1e-3:
+            return f"{value * 1e6:.1f} µ{unit}"
+        if abs(value) < 1:
+            return f"{value * 1e3:.2f} m{unit}"
+    if unit == "calls":
+        return f"{value:,.0f} calls"
+    return f"{value:.3g} {unit}".strip()
+
+
+class QtDashboard(QWidget):
+    def __init__(self, model: QtSessionModel):
+        super().__init__()
+        self.title = QLabel("Open a script or a saved session (File menu, or drop it here).")
+        self.title.setWordWrap(True)
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.source = QLabel("")
+        self.source.setWordWrap(True)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Figure", "Value", "Formula", "Where it comes from"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(0, 130)
+        self.table.setColumnWidth(1, 130)
+        self.table.setColumnWidth(2, 330)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.source)
+        layout.addWidget(self.table)
+        model.sigLoaded.connect(self._on_loaded)
+
+    def _on_loaded(self, loaded: LoadedSession) -> None:
+        summary = loaded.summary
+        self.title.setText(headline(summary))
+        run = summary.get("run") or {}
+        environment = run.get("environment") or {}
+        where = f"{summary['source']} — {summary['kind']}, torch {summary['torch_version'] or 'unknown'}"
+        if environment:
+            where += f", {environment.get('device')} ({environment.get('device_name')}), {environment.get('threads')} thread(s)"
+        timing = summary["compile_time"]
+        stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in list(timing["per_stage_s"].items())[:4])
+        self.source.setText(where + (f"\nCompile stages (longest first): {stages}" if stages else ""))
+        figures = summary["verdict"]
+        self.table.setRowCount(len(figures))
+        for row, figure in enumerate(figures):
+            for column, text in enumerate((figure["label"], format_value(figure), figure["formula"], figure["source"])):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)

@@ -1,0 +1,62 @@
+"""Live log of the capture's stdout and stderr: bounded, filterable."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
+
+from inspector.gui.qt_capture_controller import QtCaptureController
+
+MAX_LINES = 20_000
+
+
+class QtLogPane(QWidget):
+    def __init__(self, controller: QtCaptureController):
+        super().__init__()
+        self.lines: deque[tuple[str, str]] = deque(maxlen=MAX_LINES)
+        self._partial = {"stdout": "", "stderr": ""}
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setMaximumBlockCount(MAX_LINES)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter lines (text)")
+        self.filter.textChanged.connect(self._refill)
+        self.stderr_only = QCheckBox("stderr only")
+        self.stderr_only.toggled.connect(self._refill)
+        bar = QHBoxLayout()
+        bar.addWidget(self.filter)
+        bar.addWidget(self.stderr_only)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.text)
+        controller.sigStarted.connect(self._on_started)
+        controller.sigOutput.connect(self.append)
+
+    def _on_started(self, session: str) -> None:
+        self.lines.clear()
+        self.text.clear()
+        self.text.appendPlainText(f"capturing into {session}")
+
+    def _matches(self, stream: str, line: str) -> bool:
+        if self.stderr_only.isChecked() and stream != "stderr":
+            return False
+        needle = self.filter.text()
+        return not needle or needle.lower() in line.lower()
+
+    def append(self, stream: str, text: str) -> None:
+        text = self._partial[stream] + text
+        *complete, self._partial[stream] = text.split("\n")
+        shown = []
+        for line in complete:
+            self.lines.append((stream, line))
+            if self._matches(stream, line):
+                shown.append(line)
+        if shown:
+            self.text.appendPlainText("\n".join(shown))
+
+    def _refill(self) -> None:
+        self.text.setPlainText("\n".join(line for stream, line in self.lines if self._matches(stream, line)))

@@ -1,0 +1,93 @@
+"""The live stage strip: graph capture → graph optimisation → code generation → backend compile →
+benchmark, one row per compile unit, each cell lit as its events arrive, with elapsed time."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QWidget
+
+from inspector.core.pipeline import PIPELINE
+from inspector.core.stage_progress import StageProgress
+from inspector.gui.qt_capture_controller import QtCaptureController
+
+ROW_HEIGHT = 20
+MAX_ROWS = 6
+STATE_COLOURS = {"waiting": "#8a8f9840", "running": "#e0a526", "done": "#2e9d4f", "failed": "#d64545"}
+
+
+class QtStageStrip(QWidget):
+    def __init__(self, controller: QtCaptureController):
+        super().__init__()
+        self.progress = StageProgress()
+        self.started_at: float | None = None
+        self.setMinimumHeight(ROW_HEIGHT * 2 + 8)
+        controller.sigStarted.connect(self._on_started)
+        controller.sigProgress.connect(self._on_progress)
+        controller.sigFinished.connect(self._on_finished)
+        self._ticker = QTimer(self)  # elapsed time keeps counting between events
+        self._ticker.setInterval(250)
+        self._ticker.timeout.connect(self.update)
+
+    def sizeHint(self) -> QSize:
+        return QSize(800, ROW_HEIGHT * (2 + min(MAX_ROWS, max(1, len(self.progress.units)))) + 8)
+
+    def _on_started(self, _session: str) -> None:
+        self.progress, self.started_at = StageProgress(), time.time()
+        self._ticker.start()
+        self.updateGeometry()
+        self.update()
+
+    def _on_progress(self, progress: StageProgress) -> None:
+        self.progress = progress
+        self.updateGeometry()
+        self.update()
+
+    def _on_finished(self, *_args) -> None:
+        self._ticker.stop()
+        self.update()
+
+    def cell_states(self) -> dict[str, dict[str, str]]:
+        """compile id → pipeline step → waiting | running | done (what the strip draws)."""
+        states = {}
+        for compile_id, steps in self.progress.units.items():
+            states[compile_id] = {step: self.progress.benchmark_state if step == "benchmark" else
+                                  "running" if state.running else "done" if state.started is not None else "waiting"
+                                  for step, state in steps.items()}
+        return states
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        label_width = 70
+        width = (self.width() - label_width - 8) / len(PIPELINE)
+        now = time.time()
+        text = self.palette().text().color()
+        painter.setPen(text)
+        for column, step in enumerate(PIPELINE):
+            painter.drawText(QRectF(label_width + column * width, 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
+        rows = list(self.progress.units.items())[-MAX_ROWS:]
+        if not rows:
+            painter.drawText(QRectF(0, ROW_HEIGHT + 4, self.width(), ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter,
+                             "Run a script (Run ▸ Run, F5) to watch it compile, stage by stage."
+                             if self.started_at is None else "starting: importing torch…")
+        states = self.cell_states()
+        for row, (compile_id, steps) in enumerate(rows):
+            y = ROW_HEIGHT * (row + 1) + 4
+            painter.setPen(text)
+            painter.drawText(QRectF(0, y, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, f"[{compile_id}]")
+            for column, step in enumerate(PIPELINE):
+                state = states[compile_id][step]
+                elapsed = None if step == "benchmark" else steps[step].elapsed(now)
+                self._cell(painter, QRectF(label_width + column * width + 2, y + 1, width - 4, ROW_HEIGHT - 2), state, elapsed)
+        painter.end()
+
+    def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(STATE_COLOURS[state]))
+        painter.drawRoundedRect(rect, 4, 4)
+        if elapsed is not None:
+            painter.setPen(QColor("white") if state != "waiting" else self.palette().text().color())
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, f"{elapsed:.1f} s")

@@ -1,0 +1,168 @@
+"""The desktop app, offscreen, with real sessions and a real capture run through the GUI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from conftest import EXAMPLES, SCENARIOS, torch_available  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from inspector.capture.launcher import CaptureSettings  # noqa: E402
+from inspector.gui.qt_main_window import QtMainWindow  # noqa: E402
+from inspector.gui.qt_settings import AppSettings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+LOAD_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    settings.set_capture_settings(CaptureSettings(runs=5, warmup=1, threads=1))
+    settings.python = sys.executable
+    win = QtMainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def open_and_wait(qtbot, window, path: Path):
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=LOAD_TIMEOUT_MS) as blocker:
+        window.open_path(path)
+    return blocker.args[0]
+
+
+def nav_units(window) -> list[str]:
+    nav = window.views["Session"]
+    titles = []
+
+    def walk(item):
+        for index in range(item.childCount()):
+            child = item.child(index)
+            if child.data(0, 256) is not None:
+                titles.append(child.text(0))
+            walk(child)
+    walk(nav.invisibleRootItem())
+    return titles
+
+
+def test_bundled_session_fills_navigator_problems_and_dashboard(qtbot, window):
+    loaded = open_and_wait(qtbot, window, BUNDLED)
+    assert len(nav_units(window)) == len(loaded.session.units) == 6
+    problems = window.views["Problems"]
+    titles = [problems.topLevelItem(i).text(0) for i in range(problems.topLevelItemCount())]
+    assert sum(title.startswith("Graph break ×2") for title in titles) == 2
+    assert sum(title.startswith("Recompile") for title in titles) == 3
+    dashboard = window.views["Summary"]
+    assert "2 graph-break site(s), 3 recompile(s)" in dashboard.title.text()
+    values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text() for r in range(dashboard.table.rowCount())}
+    assert values["S"] != "—" and values["T_compile"].endswith(" s")
+
+
+def test_activating_a_break_selects_its_unit_and_shows_the_source_line(qtbot, window):
+    open_and_wait(qtbot, window, BUNDLED)
+    problems = window.views["Problems"]
+    item = next(problems.topLevelItem(i) for i in range(problems.topLevelItemCount())
+                if "Data-dependent" in problems.topLevelItem(i).text(0))
+    problems.itemActivated.emit(item, 0)
+    assert str(window.model.unit.compile_id) == "[0/0]"
+    source = window.views["Source"]
+    assert window.tabs.currentWidget() is source
+    assert source.textCursor().blockNumber() + 1 == 19
+    assert "if h.sum() > 0" in source.textCursor().block().text()
+    assert source.marker_lines() == {19: "graph_break", 21: "graph_break", 17: "restart"}
+
+
+@pytest.mark.parametrize("kind", ["trace_log", "multi_rank", "compile_debug", "cuda_log"])
+def test_each_kind_of_input_opens(qtbot, window, kind, request):
+    if kind in ("multi_rank", "cuda_log"):
+        corpus = request.getfixturevalue("corpus")
+        path = corpus / "multi_rank_logs" if kind == "multi_rank" else corpus / "inductor_provenance_jit_cuda_log.txt"
+    elif kind == "compile_debug":
+        path = request.getfixturevalue("compile_debug_run").folder / "torch_compile_debug"
+    else:
+        path = next((BUNDLED / "trace").glob("*.log"))
+    loaded = open_and_wait(qtbot, window, path)
+    assert nav_units(window) and len(nav_units(window)) == len(loaded.session.units)
+    if kind == "multi_rank":
+        nav = window.views["Session"]
+        assert [nav.topLevelItem(i).text(0).split()[1] for i in range(nav.topLevelItemCount())] == ["0", "1", "2", "3"]
+
+
+def test_folder_that_is_no_debug_output_gets_a_message_not_a_crash(qtbot, window, tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=3000, raising=False) as blocker:
+        window.open_path(tmp_path)
+    assert not blocker.signal_triggered
+    qtbot.waitUntil(lambda: hasattr(window, "last_message"), timeout=LOAD_TIMEOUT_MS)
+    assert "holds no torch.compile output" in window.last_message
+
+
+def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_path):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    script = tmp_path / "mlp_breaks.py"
+    shutil.copy(EXAMPLES / "mlp_breaks.py", script)
+    window.open_path(script)
+    strip = window.views["Compile stages"]
+    seen_running = []
+    window.capture.sigProgress.connect(lambda p: seen_running.append(any(
+        s == "running" for unit in strip.cell_states().values() for s in unit.values())))
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=300_000) as blocker:
+        window.run_capture()
+        assert window.capture.running and window.cancel_action.isEnabled()
+    loaded = blocker.args[0]
+    assert any(seen_running), "the strip lit at least one stage while it ran"
+    assert set(strip.cell_states()) == {"0/0", "1/0", "2/0", "0/1", "1/1", "2/1"}
+    assert all(state == "done" for unit in strip.cell_states().values() for state in unit.values())
+    assert loaded.summary["run"]["exit_status"] == 0 and len(loaded.summary["break_sites"]) == 2
+    assert "graph-break site(s)" in window.views["Summary"].title.text()
+    assert not window.cancel_action.isEnabled()
+
+
+def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path, monkeypatch):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cold"))
+    window.open_path(EXAMPLES / "small_resnet.py")
+    window.run_capture()
+    qtbot.waitUntil(lambda: any(step.started for unit in window.capture.progress.units.values()
+                                for step in unit.values()), timeout=120_000)
+    with qtbot.waitSignal(window.capture.sigFinished, timeout=1500) as finished:
+        window.capture.cancel()
+    session_dir = Path(finished.args[0])
+    manifest = json.loads((session_dir / "manifest.json").read_text())
+    assert manifest["complete"] is False and manifest["stopped_by"] == "cancelled"
+    qtbot.waitUntil(lambda: "Incomplete session" in window.views["Summary"].title.text(), timeout=LOAD_TIMEOUT_MS)
+
+
+def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    window.open_path(SCENARIOS / "crash_after_compile.py")
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=300_000) as blocker:
+        window.run_capture()
+    assert "the model script failed after its first compile" in window.last_message
+    problems = [p.title for p in blocker.args[0].problems]
+    assert any(title.startswith("Capture failed (script_error)") for title in problems)
+
+
+def test_interpreter_without_torch_is_reported(qtbot, window, tmp_path):
+    import subprocess
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    window.settings.python = str(bare / "bin" / "python")
+    window.open_path(EXAMPLES / "mlp_breaks.py")
+    with qtbot.waitSignal(window.capture.sigFinished, timeout=60_000) as finished:
+        window.run_capture()
+    assert finished.args[1] == 3
+    qtbot.waitUntil(lambda: "cannot import torch" in getattr(window, "last_message", ""), timeout=5000)
