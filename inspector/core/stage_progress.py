@@ -12,22 +12,29 @@ from inspector.core.pipeline import BENCHMARK_PHASES, PIPELINE, pipeline_step
 @dataclass
 class StepState:
     started: float | None = None
-    ended: float | None = None
-    open_stages: int = 0  # torch stages of this step begun and not yet ended
+    running: bool = False  # the innermost open stage of its unit belongs to this step
+    active_s: float = 0.0  # time this step was the innermost one (its own time, nested steps excluded)
+    active_since: float | None = None
 
-    @property
-    def running(self) -> bool:
-        return self.started is not None and self.open_stages > 0
+    def set_running(self, running: bool, now: float) -> None:
+        if running and not self.running:
+            self.active_since = now
+        elif self.running and not running and self.active_since is not None:
+            self.active_s += now - self.active_since
+            self.active_since = None
+        self.running = running
 
     def elapsed(self, now: float) -> float | None:
         if self.started is None:
             return None
-        return (self.ended if not self.running and self.ended else now) - self.started
+        return self.active_s + (now - self.active_since if self.running and self.active_since is not None else 0.0)
 
 
 @dataclass
 class StageProgress:
     units: dict[str, dict[str, StepState]] = field(default_factory=dict)  # compile id → step → state
+    open_stages: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # compile id → (stage, step)
+    current_unit: str | None = None  # where stages without a compile id (C++ builds, workers) belong
     phase: str | None = None
     phases_done: list[str] = field(default_factory=list)
     finished: bool = False
@@ -37,16 +44,28 @@ class StageProgress:
         kind, now = event.get("event"), float(event.get("t", 0.0))
         if kind == "stage":
             step = pipeline_step(str(event.get("name")))
-            compile_id = str(event.get("compile_id") or "?")
-            if step is None:
+            own_id = event.get("compile_id")
+            own_id = None if own_id in (None, "", "None") else str(own_id)  # torch writes "None" outside a compile
+            compile_id = own_id or self.current_unit
+            if step is None or compile_id is None:
                 return
-            state = self.units.setdefault(compile_id, {name: StepState() for name in PIPELINE})[step]
+            if own_id and event.get("ph") == "B":
+                self.current_unit = own_id
+            steps = self.units.setdefault(compile_id, {name: StepState() for name in PIPELINE})
+            stack = self.open_stages.setdefault(compile_id, [])
+            name = str(event.get("name"))
             if event.get("ph") == "B":
-                state.started = state.started if state.started is not None else now
-                state.open_stages += 1
+                if steps[step].started is None:
+                    steps[step].started = now
+                stack.append((name, step))
             elif event.get("ph") == "E":
-                state.open_stages = max(0, state.open_stages - 1)
-                state.ended = now
+                for index in range(len(stack) - 1, -1, -1):
+                    if stack[index][0] == name:
+                        del stack[index]
+                        break
+            current = stack[-1][1] if stack else None
+            for step_name, state in steps.items():
+                state.set_running(step_name == current, now)
         elif kind == "phase":
             if event.get("state") == "start":
                 self.phase = event.get("phase")

@@ -24,7 +24,7 @@ from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_source_view import QtSourceView
-from inspector.gui.views.qt_stage_strip import QtStageStrip
+from inspector.gui.views.qt_stage_strip import MAX_ROWS, ROW_HEIGHT, QtStageStrip
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 
@@ -52,7 +52,7 @@ class QtMainWindow(QMainWindow):
         self.tabifyDockWidget(self.findChild(QDockWidget, "Problems"), self.findChild(QDockWidget, "Log"))
         self.findChild(QDockWidget, "Problems").raise_()
         self.resizeDocks([self.findChild(QDockWidget, "Session")], [430], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.findChild(QDockWidget, "Compile stages")], [90], Qt.Orientation.Vertical)
+        self.resizeDocks([self.findChild(QDockWidget, "Compile stages")], [ROW_HEIGHT * (MAX_ROWS + 1) + 12], Qt.Orientation.Vertical)
         self.status = QLabel("Ready")
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(220)

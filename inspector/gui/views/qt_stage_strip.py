@@ -14,8 +14,8 @@ from inspector.core.stage_progress import StageProgress
 from inspector.gui.qt_capture_controller import QtCaptureController
 
 ROW_HEIGHT = 20
-MAX_ROWS = 6
-STATE_COLOURS = {"waiting": "#8a8f9840", "running": "#e0a526", "done": "#2e9d4f", "failed": "#d64545"}
+MAX_ROWS = 3
+STATE_COLOURS = {"waiting": "#408a8f98", "running": "#e0a526", "done": "#2e9d4f", "failed": "#d64545"}
 
 
 class QtStageStrip(QWidget):
@@ -23,7 +23,8 @@ class QtStageStrip(QWidget):
         super().__init__()
         self.progress = StageProgress()
         self.started_at: float | None = None
-        self.setMinimumHeight(ROW_HEIGHT * 2 + 8)
+        self.stopped = False  # the run ended while a stage was still open
+        self.setMinimumHeight(ROW_HEIGHT * (MAX_ROWS + 1) + 8)
         controller.sigStarted.connect(self._on_started)
         controller.sigProgress.connect(self._on_progress)
         controller.sigFinished.connect(self._on_finished)
@@ -35,7 +36,7 @@ class QtStageStrip(QWidget):
         return QSize(800, ROW_HEIGHT * (2 + min(MAX_ROWS, max(1, len(self.progress.units)))) + 8)
 
     def _on_started(self, _session: str) -> None:
-        self.progress, self.started_at = StageProgress(), time.time()
+        self.progress, self.started_at, self.stopped = StageProgress(), time.time(), False
         self._ticker.start()
         self.updateGeometry()
         self.update()
@@ -45,7 +46,8 @@ class QtStageStrip(QWidget):
         self.updateGeometry()
         self.update()
 
-    def _on_finished(self, *_args) -> None:
+    def _on_finished(self, _session: str, code: int, _error) -> None:
+        self.stopped = code != 0
         self._ticker.stop()
         self.update()
 
@@ -54,7 +56,8 @@ class QtStageStrip(QWidget):
         states = {}
         for compile_id, steps in self.progress.units.items():
             states[compile_id] = {step: self.progress.benchmark_state if step == "benchmark" else
-                                  "running" if state.running else "done" if state.started is not None else "waiting"
+                                  ("failed" if self.progress.error or self.stopped else "running") if state.running
+                                  else "done" if state.started is not None else "waiting"
                                   for step, state in steps.items()}
         return states
 
@@ -68,7 +71,11 @@ class QtStageStrip(QWidget):
         painter.setPen(text)
         for column, step in enumerate(PIPELINE):
             painter.drawText(QRectF(label_width + column * width, 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
-        rows = list(self.progress.units.items())[-MAX_ROWS:]
+        all_rows = list(self.progress.units.items())
+        rows = all_rows[-MAX_ROWS:]
+        if len(all_rows) > len(rows):
+            painter.drawText(QRectF(0, 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
+                             f"+{len(all_rows) - len(rows)} more")
         if not rows:
             painter.drawText(QRectF(0, ROW_HEIGHT + 4, self.width(), ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter,
                              "Run a script (Run ▸ Run, F5) to watch it compile, stage by stage."
