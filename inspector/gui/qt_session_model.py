@@ -3,6 +3,7 @@ follows. Built by a worker off the UI thread; views subscribe to its signals."""
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,8 +25,19 @@ class LoadedSession:
 
 
 def load_session(path: Path) -> LoadedSession:
-    session = open_session(path)
-    return LoadedSession(session, summarize(session), find_problems(session))
+    """Runs on a worker thread. The cyclic garbage collector is paused meanwhile: a full collection
+    over the hundreds of thousands of objects a big log makes holds the GIL for 100+ ms, which the
+    UI thread would feel as a freeze. The session's objects are then frozen out of later collections."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        session = open_session(path)
+        loaded = LoadedSession(session, summarize(session), find_problems(session))
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
+    return loaded
 
 
 class QtSessionModel(QObject):
