@@ -1,11 +1,11 @@
 # Two entry points for a fresh machine (see README.md):
-#   make run   - set everything up and open the app on the bundled example session
+#   make run   - set everything up, open the app on the example script and compile it live
 #   make test  - set everything up and run all tests
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-EXAMPLE := resources/sessions/mlp_breaks
+EXAMPLE := resources/examples/mlp_breaks.py
 
 .PHONY: setup run test bench clean
 
@@ -20,8 +20,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[gui,dev]'
 	touch $(STAMP)
 
+# Opens the app on the example script and compiles it live (needs a display).
 run: $(STAMP)
-	$(VENV)/bin/compile-inspector $(EXAMPLE)
+	$(VENV)/bin/compile-inspector $(EXAMPLE) --run
 
 test: $(STAMP)
 	$(PY) -m pytest -q

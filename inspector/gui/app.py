@@ -12,6 +12,7 @@ DEFAULT_EXAMPLE = Path(__file__).resolve().parent.parent.parent / "resources" / 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="compile-inspector", description="torch.compile Inspector (desktop app)")
     parser.add_argument("path", nargs="?", help="model script, session folder, TORCH_TRACE log or folder")
+    parser.add_argument("--run", action="store_true", help="with a script as PATH: start compiling it right away")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the window once PATH is open, then quit")
     args = parser.parse_args(argv)
 
@@ -28,11 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.path) if args.path else (DEFAULT_EXAMPLE if DEFAULT_EXAMPLE.exists() else None)
     if path is not None:
         window.open_path(path)
+        if args.run and path.suffix == ".py":
+            window.run_capture()
     if args.screenshot:
         def grab_when_ready(*_):
             QTimer.singleShot(300, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
         window.model.sigLoaded.connect(grab_when_ready)
-        if path is None or path.suffix == ".py":
+        if path is None or (path.suffix == ".py" and not args.run):
             grab_when_ready()
         QTimer.singleShot(60_000, app.quit)  # never hang a screenshot run
     return app.exec()

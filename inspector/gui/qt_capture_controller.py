@@ -74,6 +74,14 @@ class QtCaptureController(QObject):
             self.process.terminate()
         QTimer.singleShot(KILL_AFTER_MS, self._kill_if_alive)
 
+    def shutdown(self) -> None:
+        """The app is closing: end the run's whole tree now (its session stays on disk, incomplete)."""
+        if self.running:
+            self.stopped_by = "cancelled"
+            if not kill_process_group(self.process.processId(), signal.SIGKILL):
+                self.process.kill()
+            self.process.waitForFinished(1000)
+
     def _kill_if_alive(self) -> None:
         if self.running:
             if not kill_process_group(self.process.processId(), signal.SIGKILL):

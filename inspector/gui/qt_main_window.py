@@ -127,6 +127,7 @@ class QtMainWindow(QMainWindow):
             self.script = path
             self.setWindowTitle(f"{path.name} — torch.compile Inspector")
             self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
+            self.model.show_location(str(path), 0)
             return
         self.status.setText(f"Opening {path}…")
         self.progress_bar.setRange(0, 0)
@@ -192,6 +193,10 @@ class QtMainWindow(QMainWindow):
 
     def edit_settings(self) -> None:
         QtSettingsDialog(self.settings, self).open()
+
+    def closeEvent(self, event) -> None:
+        self.capture.shutdown()
+        super().closeEvent(event)
 
     # --- drag and drop --------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:
