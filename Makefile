@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 EXAMPLE := resources/examples/mlp_breaks.py
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test bench dist dist-test clean
 
 setup: $(STAMP)
 
@@ -30,5 +30,15 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench_trace_reader.py
 
+# A onedir desktop app without torch (captures use the user's own Python): build/dist/compile-inspector/
+dist: $(STAMP)
+	$(VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath build/dist --workpath build/work \
+		packaging/compile-inspector.spec
+	@du -sh build/dist/compile-inspector
+
+# The frozen app's self-test, run with an empty environment (no Python packages reachable).
+dist-test: dist
+	env -i HOME="$$HOME" PATH=/usr/bin:/bin build/dist/compile-inspector/compile-inspector --selftest
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache build

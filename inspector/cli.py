@@ -9,7 +9,7 @@ import sys
 from inspector import __version__
 
 
-COMMANDS = ("summary", "capture")
+COMMANDS = ("summary", "capture", "bundle", "report")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     capture.add_argument("--quiet", action="store_true", help="no live progress lines")
     capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
     capture.set_defaults(run=_capture)
+    bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
+    bundle.add_argument("path")
+    bundle.add_argument("-o", "--output", required=True)
+    bundle.set_defaults(run=_bundle)
+    report = commands.add_parser("report", help="write a self-contained HTML report of a session")
+    report.add_argument("path")
+    report.add_argument("-o", "--output", required=True)
+    report.set_defaults(run=_report)
     command: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
@@ -107,14 +115,53 @@ def _capture(args) -> int:
     return code if code is not None else 1
 
 
-def _summary(args) -> int:
-    from inspector.core.session_loader import NotCompileOutput, open_session
-    from inspector.core.summary import render_text, summarize
+def _open(path: str):
+    """The session at `path`, or None after saying why it cannot be opened."""
+    from inspector.core.session_loader import open_session
 
     try:
-        session = open_session(args.path)
-    except (FileNotFoundError, NotCompileOutput) as error:
+        return open_session(path)
+    except (FileNotFoundError, ValueError) as error:  # not compile output, or an unsafe bundle
         print(f"compile-inspector: {error}", file=sys.stderr)
+        return None
+
+
+def _bundle(args) -> int:
+    from pathlib import Path
+
+    from inspector.core.session_bundle import save_bundle
+
+    folder = Path(args.path)
+    if not folder.is_dir():
+        print(f"compile-inspector: {folder} is not a folder", file=sys.stderr)
+        return 2
+    if _open(args.path) is None:
+        return 2
+    out, skipped = save_bundle(folder, args.output)
+    for name in skipped:
+        print(f"left out (a symbolic link): {name}", file=sys.stderr)
+    print(out)
+    return 0
+
+
+def _report(args) -> int:
+    from pathlib import Path
+
+    from inspector.core.html_report import render_report
+
+    session = _open(args.path)
+    if session is None:
+        return 2
+    Path(args.output).write_text(render_report(session), encoding="utf-8")
+    print(args.output)
+    return 0
+
+
+def _summary(args) -> int:
+    from inspector.core.summary import render_text, summarize
+
+    session = _open(args.path)
+    if session is None:
         return 2
     summary = summarize(session)
     if args.json:

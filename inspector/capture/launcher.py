@@ -64,9 +64,9 @@ class CapturePlan:
 
 def plan_script(script: Path, args: list[str], session: Path, settings: CaptureSettings,
                 python: str | None = None) -> CapturePlan:
-    """A model script run by our runner in `python` (default: this interpreter)."""
+    """A model script run by our runner in `python` (default: `default_interpreter()`)."""
     session = session.resolve()
-    command = [python or sys.executable, str(RUNNER), "--session", str(session), *settings.runner_options(),
+    command = [python or default_interpreter(), str(RUNNER), "--session", str(session), *settings.runner_options(),
                str(script.resolve()), *args]
     return CapturePlan(session, command, capture_env(session, settings), settings, script.resolve(), list(args))
 
@@ -279,3 +279,38 @@ def probe_interpreter(python: str, timeout_s: float = 60) -> dict:
         return json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return {"python": None, "torch": None, "error": (done.stderr or done.stdout).strip()[-500:]}
+
+
+def default_interpreter() -> str:
+    """This Python, unless this is the frozen app (which carries no torch): then the first found."""
+    if not getattr(sys, "frozen", False):
+        return sys.executable
+    found = candidate_interpreters()
+    return found[0] if found else "python3"
+
+
+def candidate_interpreters() -> list[str]:
+    """Pythons that may hold the user's torch: the active venv and conda env, conda envs in the usual
+    places, `python3`/`python` on PATH, and this interpreter unless it is a frozen app."""
+    import glob
+    import shutil
+
+    found: list[str] = []
+    for prefix in (os.environ.get("VIRTUAL_ENV"), os.environ.get("CONDA_PREFIX")):
+        if prefix:
+            found.append(str(Path(prefix) / "bin" / "python"))
+    home = Path.home()
+    for base in ("miniconda3", "anaconda3", "miniforge3", "mambaforge", ".conda"):
+        found += sorted(glob.glob(str(home / base / "envs" / "*" / "bin" / "python")))
+        found.append(str(home / base / "bin" / "python"))
+    for name in ("python3", "python"):
+        located = shutil.which(name)
+        if located:
+            found.append(located)
+    if not getattr(sys, "frozen", False):
+        found.insert(0, sys.executable)
+    unique: list[str] = []
+    for path in found:
+        if Path(path).is_file() and os.access(path, os.X_OK) and path not in unique:
+            unique.append(path)
+    return unique

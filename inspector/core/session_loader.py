@@ -12,11 +12,12 @@ from inspector.core.read_problems import ReadProblems
 from inspector.core.session import CodeArtifact, CompileUnit, Frame, GraphArtifact, Rank, Session, TextArtifact
 from inspector.core.compile_id import CompileId
 from inspector.core.session_builder import build_trace_session
+from inspector.core.session_bundle import BUNDLE_SUFFIX, extract_bundle
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
 MANIFEST = "manifest.json"
-EXPECTED = ("a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder holding such logs, "
+EXPECTED = ("a session bundle (.tcinspect), a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder holding such logs, "
             "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/), "
             "or a session folder saved by compile-inspector capture (with manifest.json)")
 # Debug-folder files shown per graph, and what a view calls them.
@@ -32,6 +33,12 @@ def open_session(path: str | Path) -> Session:
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist. Expected {EXPECTED}.")
+    if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
+        path = path.parent
+    if path.is_file() and path.suffix == BUNDLE_SUFFIX:
+        session = open_session(extract_bundle(path))
+        session.source = path
+        return session
     if path.is_file():
         if not looks_like_trace_log(path):
             raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "

@@ -116,3 +116,24 @@ def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list
     total = sum(row.get(key, 0) for row in rows) or 1
     return [{**row, "share": row.get(key, 0) / total, "time_us_per_call": row.get(key, 0) / (profile.get("runs") or 1)}
             for row in rows[:limit]]
+
+
+def headline(summary: dict) -> str:
+    """One sentence that answers 'was it worth it?'."""
+    figures = {figure["key"]: figure for figure in summary["verdict"]}
+    speedup = figures["speedup"]["value"]
+    sites = len(summary["break_sites"])
+    parts = []
+    if speedup is None:
+        parts.append("Run time not measured (capture an entry-point script to measure it).")
+    elif speedup >= 1:
+        calls = figures["break_even"]["value"]
+        parts.append(f"Compiled is {speedup:.2f}× faster than eager"
+                     + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
+    else:
+        parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
+    parts.append(f"{sites} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
+                 f"{summary['kernels']['total']} kernels.")
+    if not summary["complete"]:
+        parts.append("Incomplete session: the run did not finish.")
+    return " ".join(parts)

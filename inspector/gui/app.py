@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-DEFAULT_EXAMPLE = Path(__file__).resolve().parent.parent.parent / "resources" / "sessions" / "mlp_breaks"
+RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
+DEFAULT_SESSION = RESOURCES / "sessions" / "mlp_breaks"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,9 +15,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", help="model script, session folder, TORCH_TRACE log or folder")
     parser.add_argument("--run", action="store_true", help="with a script as PATH: start compiling it right away")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the window once PATH is open, then quit")
+    parser.add_argument("--selftest", action="store_true", help="render every view offscreen on the bundled session")
     args = parser.parse_args(argv)
+    if args.selftest:
+        from inspector.gui.selftest import run_selftest
+
+        return run_selftest(Path(args.path) if args.path else DEFAULT_SESSION)
 
     from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from inspector.gui.qt_main_window import QtMainWindow
@@ -24,9 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("torch.compile Inspector")
     app.setOrganizationName("torch-compile-inspector")
+    app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
     window = QtMainWindow()
     window.show()
-    path = Path(args.path) if args.path else (DEFAULT_EXAMPLE if DEFAULT_EXAMPLE.exists() else None)
+    path = Path(args.path) if args.path else (DEFAULT_SESSION if DEFAULT_SESSION.exists() else None)
     if path is not None:
         window.open_path(path)
         if args.run and path.suffix == ".py":

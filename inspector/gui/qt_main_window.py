@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget, QWidget,
 )
 
+from inspector.core.html_report import render_report
+from inspector.core.session_bundle import save_bundle
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
@@ -86,6 +88,9 @@ class QtMainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
+        self._action(file_menu, "Save Session &As… (.tcinspect)", QKeySequence.StandardKey.SaveAs, self.ask_save_bundle)
+        self._action(file_menu, "Export &HTML Report…", "Ctrl+E", self.ask_export_report)
+        file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         run_menu = self.menuBar().addMenu("&Run")
         self.run_action = self._action(run_menu, "&Run", "F5", self.run_capture)
@@ -136,6 +141,30 @@ class QtMainWindow(QMainWindow):
         run_in_background(lambda: load_session(path),
                           lambda loaded: self._on_session_ready(loaded, started),
                           lambda message, _tb: self._on_load_failed(path, message), self)
+
+    def ask_save_bundle(self) -> None:
+        loaded = self.model.loaded
+        folder = loaded.session.source if loaded else None
+        if folder is None or not Path(folder).is_dir():
+            self.show_message("Nothing to save", "Open a session folder first (a bundle is saved already).")
+            return
+        target, _ = QFileDialog.getSaveFileName(self, "Save session", f"{Path(folder).name}.tcinspect",
+                                                "Session bundles (*.tcinspect)")
+        if target:
+            run_in_background(lambda: save_bundle(folder, target),
+                              lambda result: self.status.setText(f"Saved {result[0]}"),
+                              lambda message, _tb: self.show_message("Could not save", message), self)
+
+    def ask_export_report(self) -> None:
+        loaded = self.model.loaded
+        if loaded is None:
+            self.show_message("Nothing to export", "Open a session first.")
+            return
+        target, _ = QFileDialog.getSaveFileName(self, "Export HTML report", "compile-report.html", "HTML (*.html)")
+        if target:
+            run_in_background(lambda: Path(target).write_text(render_report(loaded.session, loaded.summary), encoding="utf-8"),
+                              lambda _: self.status.setText(f"Report written to {target}"),
+                              lambda message, _tb: self.show_message("Could not export", message), self)
 
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()

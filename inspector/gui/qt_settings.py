@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict, fields
 
 from PySide6.QtCore import QSettings
 
-from inspector.capture.launcher import CaptureSettings
+from inspector.capture.launcher import CaptureSettings, default_interpreter
 
 MAX_RECENT = 10
 
@@ -19,7 +18,9 @@ class AppSettings:
 
     @property
     def python(self) -> str:
-        return str(self.store.value("capture/python", sys.executable))
+        """The interpreter captures run in; a frozen app (which has no torch) defaults to the first
+        Python found on this machine, which the settings dialog lets the user change."""
+        return str(self.store.value("capture/python", "") or default_interpreter())
 
     @python.setter
     def python(self, value: str) -> None:

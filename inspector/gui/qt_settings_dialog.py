@@ -4,11 +4,11 @@ CUDA, probed in the background) and the compile options of a run."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-    QPushButton, QSpinBox, QWidget,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton,
+    QSpinBox, QWidget,
 )
 
-from inspector.capture.launcher import CaptureSettings, probe_interpreter
+from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_settings import AppSettings
 
@@ -19,7 +19,10 @@ class QtSettingsDialog(QDialog):
         self.setWindowTitle("Capture settings")
         self.settings = settings
         current = settings.capture_settings()
-        self.python = QLineEdit(settings.python)
+        self.python = QComboBox()
+        self.python.setEditable(True)
+        self.python.addItems([settings.python] + [p for p in candidate_interpreters() if p != settings.python])
+        self.python.currentTextChanged.connect(lambda _: self.check_interpreter())
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         check = QPushButton("Check")
@@ -63,13 +66,12 @@ class QtSettingsDialog(QDialog):
         return combo
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Python interpreter", self.python.text())
+        path, _ = QFileDialog.getOpenFileName(self, "Python interpreter", self.python.currentText())
         if path:
-            self.python.setText(path)
-            self.check_interpreter()
+            self.python.setCurrentText(path)
 
     def check_interpreter(self) -> None:
-        python = self.python.text()
+        python = self.python.currentText()
         self.interpreter_info.setText(f"checking {python}…")
         run_in_background(lambda: probe_interpreter(python), self._show_probe,
                           lambda message, _tb: self.interpreter_info.setText(message), self)
@@ -83,7 +85,7 @@ class QtSettingsDialog(QDialog):
 
     def accept(self) -> None:
         previous = self.settings.capture_settings()
-        self.settings.python = self.python.text()
+        self.settings.python = self.python.currentText()
         self.settings.set_capture_settings(CaptureSettings(
             mode=self.mode.currentText(), dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
             backend=previous.backend, device=self.device.currentText(), runs=self.runs.value(), warmup=previous.warmup,

@@ -1,0 +1,121 @@
+"""A self-contained HTML report of a session — verdict, breaks, recompiles, units, kernels and a
+compile timeline drawn as inline SVG — one file that opens offline, for bug reports. Everything taken
+from a log (code, names, reasons, paths) is HTML-escaped; the page carries no script."""
+
+from __future__ import annotations
+
+from html import escape
+
+from inspector.core.session import Session
+from inspector.core.summary import summarize
+from inspector.core.verdict import headline
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#1f2a37;padding:0 16px}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #d0d7de}
+table{border-collapse:collapse;width:100%;margin:8px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;
+text-align:left;vertical-align:top}th{background:#f3f5f7}code,pre{font:12px/1.4 ui-monospace,monospace}
+pre{background:#f6f8fa;padding:8px;overflow:auto;white-space:pre-wrap}.muted{color:#667}.bad{color:#b42318}
+"""
+LANE_HEIGHT = 18
+TIMELINE_WIDTH = 1100
+TIMELINE_DEPTH = 3
+PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#d9822b", "#8e5bb6", "#5c6f82")
+
+
+def _e(value) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def _table(headers: list[str], rows: list[list]) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def render_report(session: Session, summary: dict | None = None) -> str:
+    summary = summary or summarize(session)
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+             f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+             f"<title>torch.compile report — {_e(summary['source'])}</title><style>{CSS}</style></head><body>",
+             f"<h1>{_e(headline(summary))}</h1>",
+             f"<p class='muted'>{_e(summary['source'])} — {_e(summary['kind'])}, torch "
+             f"{_e(summary['torch_version'] or 'unknown')}, {'complete' if summary['complete'] else 'INCOMPLETE'}; "
+             f"torch-compile-inspector {_e(summary['tool_version'])}</p>",
+             "<h2>Was it worth it?</h2>",
+             _table(["Figure", "Value", "Formula", "Where it comes from"],
+                    [[f["label"], "—" if f["value"] is None else f"{f['value']:.4g} {f['unit']}", f["formula"], f["source"]]
+                     for f in summary["verdict"]]),
+             f"<h2>Graph breaks: {len(summary['graph_breaks'])} at {len(summary['break_sites'])} site(s)</h2>"]
+    for site in summary["break_sites"]:
+        parts.append(f"<p><b>{_e(site['location'])}</b> ×{site['count']} [{_e(site['kind'])}] in "
+                     f"{_e(', '.join(site['compile_ids']))}<br>{_e(site['reason'])}</p>")
+        if site["code"]:
+            parts.append(f"<pre>{_e(site['code'])}</pre>")
+        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in site["hints"][:2]]
+    parts.append(f"<h2>Recompiles: {len(summary['recompiles'])}</h2>")
+    parts.append(_table(["Unit", "Function", "Failed guard", "In torch's words"],
+                        [[r["compile_id"], r["function"], g["plain"], f"{g['against']}: {g['guard']}"]
+                         for r in summary["recompiles"] for g in r["failed_guards"][:3]]))
+    parts.append("<h2>Compile units</h2>")
+    parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "Kernels", "Where"],
+                        [[u["rank"], u["compile_id"], u["function"], u["status"],
+                          "—" if u["compile_time_s"] is None else f"{u['compile_time_s']:.2f}", u["kernels"], u["location"]]
+                         for u in summary["units"]]))
+    parts.append("<h2>Compile timeline</h2>")
+    parts.append(timeline_svg(session))
+    stages = summary["compile_time"]["per_stage_s"]
+    parts.append(_table(["Stage", "Seconds (all units)"], [[name, f"{seconds:.3f}"] for name, seconds in list(stages.items())[:15]]))
+    kernels = (summary.get("run") or {}).get("top_kernels") or []
+    if kernels:
+        parts.append("<h2>Top kernels (compiled run, profiler)</h2>")
+        parts.append(_table(["µs per call", "Share", "Kernel / op"],
+                            [[f"{k['time_us_per_call']:.1f}", f"{k['share']:.1%}", k["name"]] for k in kernels]))
+    kernel_names = [(u["compile_id"], name) for u in summary["units"] for name in u["kernel_names"]]
+    parts.append(f"<h2>Generated kernels: {summary['kernels']['total']}</h2>")
+    parts.append(_table(["Unit", "Kernel"], kernel_names[:500]))
+    if summary["warnings"]:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary["warnings"]) + "</ul>")
+    if summary["unreadable"]:
+        parts.append("<h2 class='bad'>Could not read</h2>")
+        parts.append(_table(["Count", "What", "Example"], [[v["count"], v["meaning"], (v["examples"] or [""])[0]]
+                                                         for v in summary["unreadable"].values()]))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def timeline_svg(session: Session) -> str:
+    """Compile stages per unit as a Gantt chart: one lane group per unit, nesting as depth."""
+    rows = []
+    for unit in session.units:
+        for root in unit.spans:
+            stack = [(root, 0)]
+            while stack:
+                span, depth = stack.pop()
+                if depth < TIMELINE_DEPTH:
+                    rows.append((str(unit.compile_id), span, depth))
+                    stack.extend((child, depth + 1) for child in span.children)
+    if not rows:
+        return "<p class='muted'>No compile-stage events in this session.</p>"
+    start = min(span.start_us for _, span, _ in rows)
+    end = max(span.end_us or span.start_us for _, span, _ in rows)
+    scale = (TIMELINE_WIDTH - 120) / max(1.0, end - start)
+    lanes = {uid: index for index, uid in enumerate(dict.fromkeys(uid for uid, _, _ in rows))}
+    height = len(lanes) * LANE_HEIGHT * TIMELINE_DEPTH + 20
+    shapes = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{TIMELINE_WIDTH}' height='{height}' "
+              f"font-family='sans-serif' font-size='10'>"]
+    for uid, lane in lanes.items():
+        shapes.append(f"<text x='2' y='{lane * LANE_HEIGHT * TIMELINE_DEPTH + 12}'>{_e(uid)}</text>")
+    for uid, span, depth in rows:
+        x = 120 + (span.start_us - start) * scale
+        width = max(1.0, ((span.end_us or end) - span.start_us) * scale)
+        y = lanes[uid] * LANE_HEIGHT * TIMELINE_DEPTH + depth * LANE_HEIGHT
+        colour = PALETTE[depth % len(PALETTE)]
+        tip = f"{span.name}: {span.duration_us(end) / 1e6:.3f} s" + (" (never ended)" if span.is_open else "")
+        shapes.append(f"<rect x='{x:.1f}' y='{y}' width='{width:.1f}' height='{LANE_HEIGHT - 2}' fill='{colour}'>"
+                      f"<title>{_e(tip)}</title></rect>")
+        if width > 60:
+            shapes.append(f"<text x='{x + 3:.1f}' y='{y + 12}' fill='white'>{_e(span.name[: int(width / 6)])}</text>")
+    shapes.append(f"<text x='120' y='{height - 4}' class='muted'>0 s</text>"
+                  f"<text x='{TIMELINE_WIDTH - 60}' y='{height - 4}'>{(end - start) / 1e6:.2f} s</text></svg>")
+    return "".join(shapes)
