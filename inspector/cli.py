@@ -7,6 +7,7 @@ import json
 import sys
 
 from inspector import __version__
+from inspector.capture.runner import DYNAMIC, MODES
 
 
 COMMANDS = ("summary", "capture", "bundle", "report")
@@ -34,9 +35,8 @@ def main(argv: list[str] | None = None) -> int:
               "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
     capture.add_argument("-o", "--output", required=True, help="session folder to write")
     capture.add_argument("--python", help="interpreter that runs the script (default: this one)")
-    capture.add_argument("--mode", default="default",
-                         choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"])
-    capture.add_argument("--dynamic", default="auto", choices=["auto", "true", "false"])
+    capture.add_argument("--mode", default="default", choices=MODES)
+    capture.add_argument("--dynamic", default="auto", choices=DYNAMIC)
     capture.add_argument("--fullgraph", action="store_true")
     capture.add_argument("--backend", default="inductor")
     capture.add_argument("--device", default="cpu", choices=["cpu", "cuda"])

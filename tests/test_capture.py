@@ -178,3 +178,22 @@ def test_runner_imports_only_the_standard_library_and_torch():
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             imported.add(node.module.split(".")[0])
     assert imported - set(sys.stdlib_module_names) == {"torch"}
+
+
+def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(captured_examples):
+    """The readable graph text in the log, parsed, against the graph object torch handed the backend."""
+    checked = 0
+    for session_dir in captured_examples.values():
+        for unit in open_session(session_dir).units:
+            recorded = next((a for a in unit.artifacts if a.name == "structured_graph"), None)
+            if recorded is None or "dynamo" not in unit.graphs:
+                continue
+            truth = json.loads(recorded.text)["nodes"]
+            graph = unit.graphs["dynamo"].graph
+            assert [node.name for node in graph.nodes] == [node["name"] for node in truth]
+            for node in truth:
+                assert graph.node(node["name"]).inputs == node["inputs"], (unit.title, node["name"])
+                for source in node["inputs"]:
+                    assert node["name"] in graph.users(source)
+            checked += 1
+    assert checked >= 8

@@ -26,6 +26,8 @@ import time
 import traceback
 from pathlib import Path
 
+MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+DYNAMIC = ("auto", "true", "false")
 EXIT_SCRIPT_ERROR = 1
 EXIT_NO_TORCH = 3
 MIN_TORCH = (2, 1)
@@ -351,9 +353,8 @@ def compile_kwargs(args) -> dict:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="runner.py")
     parser.add_argument("--session", required=True, type=Path)
-    parser.add_argument("--mode", default="default",
-                        choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"])
-    parser.add_argument("--dynamic", default="auto", choices=["auto", "true", "false"])
+    parser.add_argument("--mode", default="default", choices=MODES)
+    parser.add_argument("--dynamic", default="auto", choices=DYNAMIC)
     parser.add_argument("--fullgraph", action="store_true")
     parser.add_argument("--backend", default="inductor")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])

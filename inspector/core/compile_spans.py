@@ -60,12 +60,6 @@ class SpanForest:
     roots: list[Span] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
 
-    @property
-    def last_us(self) -> float | None:
-        ends = [span.end_us or span.start_us for root in self.roots for span in root.walk()]
-        ends += [marker.ts_us for marker in self.markers]
-        return max(ends) if ends else None
-
 
 def build_spans(events: list[dict], problems: ReadProblems | None = None) -> SpanForest:
     """Nest trace events (dicts with name, ph, ts, args) in time order per thread."""

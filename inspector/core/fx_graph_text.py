@@ -70,6 +70,16 @@ class FxGraph:
         self._by_name: dict[str, FxNode] | None = None
         self._users: dict[str, list[str]] | None = None
 
+    def add(self, node: FxNode) -> None:
+        self.nodes.append(node)
+        if self._by_name is not None:
+            self._by_name[node.name] = node
+        self._users = None
+
+    def rename(self, node: FxNode, name: str) -> None:
+        node.name = name
+        self._by_name = None
+
     def node(self, name: str) -> FxNode | None:
         if self._by_name is None:
             self._by_name = {node.name: node for node in self.nodes}
@@ -203,13 +213,13 @@ class _GraphTextParser:
                 continue
             node = FxNode(name=name, op="placeholder", target=name, line_no=line_no)
             _apply_annotation(node, annotation)
-            graph.nodes.append(node)
+            graph.add(node)
 
     @staticmethod
     def _add_output(graph: FxGraph, text: str, line_no: int, aliases: dict[str, str]) -> None:
         expression = text.strip()
-        graph.nodes.append(FxNode(name="output", op="output", target="output", args=expression,
-                                  inputs=_inputs(expression, graph, aliases), line_no=line_no))
+        graph.add(FxNode(name="output", op="output", target="output", args=expression,
+                         inputs=_inputs(expression, graph, aliases), line_no=line_no))
 
     def _add_assignment(self, graph: FxGraph, assign: re.Match, source: FxSource | None,
                         line_no: int, aliases: dict[str, str]) -> None:
@@ -219,16 +229,13 @@ class _GraphTextParser:
         if placeholder is not None and placeholder.op == "placeholder":
             # Dynamo prints `l_x_ = L_x_`: the placeholder node itself, under its FX name.
             aliases[expression] = name
-            placeholder.name = name
-            graph._by_name = None
+            graph.rename(placeholder, name)
             return
         op, target, args = _classify(expression)
         node = FxNode(name=name, op=op, target=target, args=args, source=source, line_no=line_no,
                       inputs=_inputs(args if op != "get_attr" else "", graph, aliases))
         _apply_annotation(node, annotation)
-        graph.nodes.append(node)
-        if graph._by_name is not None:
-            graph._by_name[name] = node
+        graph.add(node)
 
 
 def _classify(expression: str) -> tuple[str, str, str]:

@@ -144,12 +144,6 @@ class CompileUnit:
     fail_reason: str | None = None
     restart_reasons: list[str] = field(default_factory=list)
     span_source: LazySpans | None = field(default=None, repr=False)
-    load_full_metrics: Callable[[], dict] | None = field(default=None, repr=False)
-
-    @property
-    def full_metrics(self) -> dict:
-        """`metrics` plus the bulky values (configs as JSON) the index leaves on disk."""
-        return self.load_full_metrics() if self.load_full_metrics else dict(self.metrics)
 
     @property
     def spans(self) -> list[Span]:

@@ -129,8 +129,6 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     metrics = record.meta
-    log = builder.log
-    unit.load_full_metrics = lambda: {**unit.metrics, **log.full_meta(record)}
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
             unit.metrics[key] = value

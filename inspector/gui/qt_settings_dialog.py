@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
+from inspector.capture.runner import DYNAMIC, MODES
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_settings import AppSettings
 
@@ -33,8 +34,8 @@ class QtSettingsDialog(QDialog):
         row.addWidget(check)
         self.interpreter_info = QLabel("")
         self.interpreter_info.setWordWrap(True)
-        self.mode = self._combo(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"], current.mode)
-        self.dynamic = self._combo(["auto", "true", "false"], current.dynamic)
+        self.mode = self._combo(MODES, current.mode)
+        self.dynamic = self._combo(DYNAMIC, current.dynamic)
         self.device = self._combo(["cpu", "cuda"], current.device)
         self.fullgraph = QCheckBox("fail on the first graph break")
         self.fullgraph.setChecked(current.fullgraph)
@@ -59,7 +60,7 @@ class QtSettingsDialog(QDialog):
         self.check_interpreter()
 
     @staticmethod
-    def _combo(values: list[str], current: str) -> QComboBox:
+    def _combo(values, current: str) -> QComboBox:
         combo = QComboBox()
         combo.addItems(values)
         combo.setCurrentText(current)
