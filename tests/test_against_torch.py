@@ -113,3 +113,14 @@ def test_compile_debug_folder_opens_with_its_graph_folders(compile_debug_run):
     assert {"ir_pre_fusion.txt", "ir_post_fusion.txt"} <= names
     assert "debug_readable" in unit.graphs and not unit.graphs["debug_readable"].graph.empty
     assert unit.kernels and all(kernel.source_origin == "provenance" for kernel in unit.kernels)
+
+
+def test_own_stage_times_add_up_to_the_traced_compile_time(breaks_run):
+    from inspector.core.analysis import compile_time
+
+    session = open_session(breaks_run.trace_dir)
+    timing = compile_time(session)
+    traced = sum(root.duration_us() for unit in session.units for root in unit.spans) / 1e6
+    assert abs(sum(timing["self_s"].values()) - traced) < 1e-6 * max(1.0, traced) + 1e-3
+    # on CPU the C++ compiler dominates a cold compile of a small model
+    assert next(iter(timing["self_s"])) in ("compile_file", "Scheduler.codegen", "async_compile.wait")

@@ -166,3 +166,16 @@ def test_interpreter_without_torch_is_reported(qtbot, window, tmp_path):
         window.run_capture()
     assert finished.args[1] == 3
     qtbot.waitUntil(lambda: "cannot import torch" in getattr(window, "last_message", ""), timeout=5000)
+
+
+def test_settings_dialog_lists_interpreters_and_says_which_have_torch(qtbot, window):
+    from inspector.gui.qt_settings_dialog import QtSettingsDialog
+
+    dialog = QtSettingsDialog(window.settings, window)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: hasattr(dialog, "candidate_labels"), timeout=120_000)
+    assert dialog.candidate_labels[sys.executable].startswith("torch ") == torch_available()
+    qtbot.waitUntil(lambda: "torch" in dialog.interpreter_info.text(), timeout=60_000)
+    dialog.runs.setValue(7)
+    dialog.accept()
+    assert window.settings.capture_settings().runs == 7

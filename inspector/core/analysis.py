@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.compile_spans import stage_totals
+from inspector.core.compile_spans import stage_self_totals, stage_totals
 from inspector.core.session import CompileUnit, GraphBreak, Session
 
 # The graph whose ops Inductor turned into kernels, best first.
@@ -111,10 +111,14 @@ def compile_time(session: Session) -> dict:
     for rank in session.ranks:
         spans += rank.spans
     open_stages = sorted({span.name for root in spans for span in root.walk() if span.is_open})
+    per_stage = stage_totals(spans)
+    traced = sum(root.duration_us() for root in spans) / 1e6  # wall time inside outermost stages
     return {
         "total_s": sum(measured) if measured else None,
         "units_measured": len(measured),
-        "per_stage_s": stage_totals(spans),
+        "per_stage_s": per_stage,
+        "per_stage_share": {name: seconds / traced for name, seconds in per_stage.items()} if traced else {},
+        "self_s": stage_self_totals(spans),
         "open_stages": open_stages,
     }
 

@@ -111,3 +111,14 @@ def stage_totals(roots: list[Span], until_us: float | None = None) -> dict[str, 
     for root in roots:
         visit(root, frozenset())
     return dict(sorted(totals.items(), key=lambda item: -item[1]))
+
+
+def stage_self_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:
+    """Seconds spent per stage name in the stage itself, time in nested stages excluded: where the
+    compile time actually went."""
+    totals: dict[str, float] = defaultdict(float)
+    for root in roots:
+        for span in root.walk():
+            nested = sum(child.duration_us(until_us) for child in span.children)
+            totals[span.name] += max(0.0, span.duration_us(until_us) - nested) / 1e6
+    return dict(sorted(totals.items(), key=lambda item: -item[1]))

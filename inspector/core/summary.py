@@ -142,8 +142,11 @@ def render_text(summary: dict) -> str:
     add("")
     total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
     add(f"Compile time: {total} over {timing['units_measured']} measured unit(s)")
-    for stage, seconds in list(timing["per_stage_s"].items())[:8]:
-        add(f"  {stage:<45} {seconds:8.3f} s")
+    traced = sum(timing["self_s"].values())
+    if traced:
+        add("  where it went (own time of each stage, nested stages excluded):")
+    for stage, seconds in list(timing["self_s"].items())[:8]:
+        add(f"  {stage:<45} {seconds:8.3f} s  {seconds / traced:6.1%}")
     if timing["open_stages"]:
         add(f"  stages that never ended (run died inside them): {', '.join(timing['open_stages'])}")
     kernels = summary["kernels"]

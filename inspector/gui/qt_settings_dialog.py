@@ -3,6 +3,7 @@ CUDA, probed in the background) and the compile options of a run."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton,
     QSpinBox, QWidget,
@@ -58,6 +59,19 @@ class QtSettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.check_interpreter()
+        candidates = [self.python.itemText(i) for i in range(self.python.count())]
+        run_in_background(lambda: {path: probe_interpreter(path) for path in candidates}, self._label_candidates,
+                          lambda message, _tb: None, self)
+
+    def _label_candidates(self, probes: dict) -> None:
+        """Say next to each interpreter found whether it has torch (probed once, in the background)."""
+        for index in range(self.python.count()):
+            info = probes.get(self.python.itemText(index)) or {}
+            label = f"torch {info['torch']}" + (", CUDA" if info.get("cuda") else "") if info.get("torch") else "no torch"
+            self.python.setItemData(index, label, Qt.ItemDataRole.ToolTipRole)
+            self.python.setItemData(index, label, Qt.ItemDataRole.UserRole)
+        self.candidate_labels = {self.python.itemText(i): self.python.itemData(i, Qt.ItemDataRole.UserRole)
+                                 for i in range(self.python.count())}
 
     @staticmethod
     def _combo(values, current: str) -> QComboBox:

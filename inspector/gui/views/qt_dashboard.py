@@ -58,8 +58,10 @@ class QtDashboard(QWidget):
         if environment:
             where += f", {environment.get('device')} ({environment.get('device_name')}), {environment.get('threads')} thread(s)"
         timing = summary["compile_time"]
-        stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in list(timing["per_stage_s"].items())[:4])
-        self.source.setText(where + (f"\nCompile stages (longest first): {stages}" if stages else ""))
+        traced = sum(timing["self_s"].values())
+        stages = ", ".join(f"{name} {seconds:.2f} s ({seconds / traced:.0%})"
+                           for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
+        self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
         figures = summary["verdict"]
         self.table.setRowCount(len(figures))
         for row, figure in enumerate(figures):
