@@ -48,7 +48,6 @@ class RankBuilder:
         self.session = session
         self.units: dict[tuple, CompileUnit] = {}
         self.chromium_events: list[TraceRecord] = []
-        self.describe_count = 0
 
     def unit(self, record: TraceRecord) -> CompileUnit | None:
         compile_id = record.compile_id or _metrics_compile_id(record)
@@ -231,7 +230,7 @@ def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_describe(builder: RankBuilder, record: TraceRecord) -> None:
-    builder.describe_count += 1
+    """Fake-tensor descriptions of graph inputs: known, and left on disk (the graphs carry the shapes)."""
 
 
 def _on_dump_file(builder: RankBuilder, record: TraceRecord) -> None:
