@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
               "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
     capture.add_argument("-o", "--output", required=True, help="session folder to write")
-    capture.add_argument("--python", help="interpreter that runs the script (default: this one)")
+    capture.add_argument("--python", help="interpreter that runs the script (default: this one; in the frozen app, the first Python found)")
     capture.add_argument("--mode", default="default", choices=MODES)
     capture.add_argument("--dynamic", default="auto", choices=DYNAMIC)
     capture.add_argument("--fullgraph", action="store_true")

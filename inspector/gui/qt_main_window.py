@@ -21,11 +21,14 @@ from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
+from inspector.gui.views.qt_code_view import QtCodeView
 from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_source_view import QtSourceView
+from inspector.gui.views.qt_kernel_plots import QtKernelPlots
+from inspector.gui.views.qt_timeline import QtTimeline
 from inspector.gui.views.qt_stage_strip import MAX_ROWS, ROW_HEIGHT, QtStageStrip
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
@@ -47,6 +50,9 @@ class QtMainWindow(QMainWindow):
         self._build_menus()
         self.add_tab("Summary", QtDashboard(self.model))
         self.add_tab("Source", QtSourceView(self.model))
+        self.add_tab("Code", QtCodeView(self.model))
+        self.add_tab("Timeline", QtTimeline(self.model))
+        self.add_tab("Kernels", QtKernelPlots(self.model))
         self.add_dock("Session", QtNavigator(self.model), Qt.DockWidgetArea.LeftDockWidgetArea)
         self.add_dock("Compile stages", QtStageStrip(self.capture), Qt.DockWidgetArea.TopDockWidgetArea)
         self.add_dock("Problems", QtProblems(self.model), Qt.DockWidgetArea.BottomDockWidgetArea)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from inspector.core.kernel_index import KernelTime, kernel_times
 from inspector.core.problems import Problem, find_problems
 from inspector.core.session import CompileUnit, Session
 from inspector.core.session_loader import open_session
@@ -22,6 +23,7 @@ class LoadedSession:
     session: Session
     summary: dict
     problems: list[Problem]
+    kernel_times: dict[str, KernelTime]
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -32,7 +34,7 @@ def load_session(path: Path) -> LoadedSession:
     gc.disable()
     try:
         session = open_session(path)
-        loaded = LoadedSession(session, summarize(session), find_problems(session))
+        loaded = LoadedSession(session, summarize(session), find_problems(session), kernel_times(session))
     finally:
         if collecting:
             gc.freeze()
@@ -46,11 +48,13 @@ class QtSessionModel(QObject):
     sigLoadFailed = Signal(str, str)  # path, message
     sigUnitSelected = Signal(object)  # CompileUnit or None
     sigLocationRequested = Signal(str, int)  # file, line
+    sigKernelSelected = Signal(object, object)  # CompileUnit, Kernel
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.loaded: LoadedSession | None = None
         self.unit: CompileUnit | None = None
+        self.kernel = None
 
     def set_loaded(self, loaded: LoadedSession) -> None:
         self.loaded = loaded
@@ -72,6 +76,23 @@ class QtSessionModel(QObject):
             if unit.compile_id.unit_key == compile_id.unit_key and (rank is None or unit.rank == rank):
                 self.select_unit(unit)
                 return
+
+    def select_kernel(self, unit: CompileUnit, kernel) -> None:
+        """Select `kernel` of `unit` in every view (its unit becomes the selected unit too)."""
+        self.select_unit(unit)
+        self.kernel = kernel
+        self.sigKernelSelected.emit(unit, kernel)
+
+    def select_kernel_named(self, name: str) -> None:
+        """Select the first kernel called `name` (what a plot bar knows), in the current unit first."""
+        if not self.loaded:
+            return
+        units = ([self.unit] if self.unit else []) + self.loaded.session.units
+        for unit in units:
+            for kernel in unit.kernels:
+                if kernel.name == name:
+                    self.select_kernel(unit, kernel)
+                    return
 
     def show_location(self, file: str | None, line: int | None) -> None:
         if file:

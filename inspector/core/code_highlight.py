@@ -1,0 +1,98 @@
+"""Syntax highlighting of output code, graphs and IR with Pygments, done lazily by region.
+
+Output code is a Python wrapper holding kernels as strings: C++ for CPU, Triton (Python) for GPU.
+The kernel spans from `output_code` cut the text into regions, each lexed with its own language
+only when a line of it is first shown — so a 5 MB file opens at once and highlights as you scroll."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from pygments.lexers import CppLexer, PythonLexer
+from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
+
+from inspector.core.output_code import OutputCode
+
+# Pygments token → the category a view colours, most specific first.
+CATEGORIES = ((Comment, "comment"), (String, "string"), (Number, "number"), (Keyword.Type, "type"),
+              (Keyword, "keyword"), (Name.Decorator, "decorator"), (Name.Function, "function"),
+              (Name.Class, "function"), (Name.Builtin, "builtin"), (Operator, "operator"))
+LEXERS = {"python": PythonLexer, "cpp": CppLexer}
+
+
+@dataclass(frozen=True)
+class Region:
+    first: int  # 0-based line index, inclusive
+    last: int  # inclusive
+    language: str  # python | cpp | text
+
+
+def output_code_regions(code: OutputCode, line_count: int) -> list[Region]:
+    """Kernel bodies in their own language, the wrapper around them as Python."""
+    regions: list[Region] = []
+    cursor = 0
+    for kernel in sorted((k for k in code.kernels if k.fused), key=lambda k: k.start_line):
+        body_first, body_last = kernel.start_line, kernel.end_line - 2  # inside the ''' … ''' string
+        if body_first <= cursor or body_last < body_first:
+            continue
+        regions.append(Region(cursor, body_first - 1, "python"))
+        regions.append(Region(body_first, body_last, "cpp" if kernel.kind == "cpp" else "python"))
+        regions.append(Region(body_last + 1, body_last + 1, "text"))  # the line closing the kernel string
+        cursor = body_last + 2
+    if cursor < line_count:
+        regions.append(Region(cursor, line_count - 1, "python"))
+    return regions
+
+
+def _category(token) -> str | None:
+    for parent, name in CATEGORIES:
+        if token in parent:
+            return name
+    return None
+
+
+class LazyHighlighter:
+    """Per-line (column, length, category) spans, lexing each region on first use."""
+
+    def __init__(self, lines: list[str], regions: list[Region]):
+        self.lines = lines
+        self.regions = regions
+        self._starts = [region.first for region in regions]
+        self._done: dict[int, list[list[tuple[int, int, str]]]] = {}
+
+    @classmethod
+    def for_text(cls, text: str, language: str, code: OutputCode | None = None) -> LazyHighlighter:
+        lines = text.split("\n")
+        if code is not None:
+            regions = output_code_regions(code, len(lines))
+        else:
+            regions = [Region(0, len(lines) - 1, language)]
+        return cls(lines, regions)
+
+    def line_spans(self, index: int) -> list[tuple[int, int, str]]:
+        position = bisect_right(self._starts, index) - 1
+        if position < 0 or index > self.regions[position].last:
+            return []
+        if position not in self._done:
+            self._done[position] = self._lex(self.regions[position])
+        return self._done[position][index - self.regions[position].first]
+
+    def _lex(self, region: Region) -> list[list[tuple[int, int, str]]]:
+        rows: list[list[tuple[int, int, str]]] = [[] for _ in range(region.last - region.first + 1)]
+        lexer_class = LEXERS.get(region.language)
+        if lexer_class is None:
+            return rows
+        text = "\n".join(self.lines[region.first:region.last + 1])
+        lexer = lexer_class(stripnl=False, ensurenl=False)
+        row, column = 0, 0
+        for _index, token, value in lexer.get_tokens_unprocessed(text):
+            category = _category(token) if token is not Token.Text else None
+            parts = value.split("\n")
+            for number, part in enumerate(parts):
+                if number:
+                    row, column = row + 1, 0
+                if part and category and row < len(rows):
+                    rows[row].append((column, len(part), category))
+                column += len(part)
+        return rows

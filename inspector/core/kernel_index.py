@@ -1,0 +1,89 @@
+"""Joins kernels to what ran and where they came from: the profiler's time for each generated kernel
+(by name: `graph_N_cpp_fused_…` on CPU, `triton_…` on CUDA, `aten::op` for library calls) and the
+FX nodes each kernel was made from, with the user's source line of each node."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspector.core.output_code import Kernel
+from inspector.core.session import CompileUnit, Session
+
+_CPU_PROFILE_NAME = re.compile(r"^graph_\d+_(?P<kernel>.+)$")
+# Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
+# nodes of the graph Dynamo captured (as Inductor saw it before its own passes).
+NODE_STAGES = {"provenance": ("post_grad", "after_post_grad_graph", "aot_inference", "aot_forward"),
+               "comment": ("before_pre_grad_graph", "dynamo", "after_pre_grad_graph")}
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    us_per_call: float
+    share: float  # of all profiled kernel and op time in the compiled run
+    matched_by: str  # the profiler event name it was matched to
+    shared_by_units: bool  # the same name occurs in several compile units: their time is summed
+
+
+@dataclass(frozen=True)
+class NodeOrigin:
+    name: str
+    target: str
+    file: str | None
+    line: int | None
+    code: str | None
+
+
+def kernel_times(session: Session) -> dict[str, KernelTime]:
+    """Kernel name → time per call in the compiled profile (empty without a profile)."""
+    profile = ((session.results or {}).get("profile") or {}).get("compiled")
+    if not profile:
+        return {}
+    key, runs = profile.get("time_key", "self_cpu_us"), profile.get("runs") or 1
+    rows = [row for row in profile.get("ops", []) if not row["name"].startswith(("Torch-Compiled Region", "TorchDynamo", "## "))]
+    total = sum(row.get(key, 0) for row in rows) or 1.0
+    by_name: dict[str, float] = {}
+    event_of: dict[str, str] = {}
+    for row in rows:
+        match = _CPU_PROFILE_NAME.match(row["name"])
+        name = match["kernel"] if match else row["name"]
+        by_name[name] = by_name.get(name, 0.0) + row.get(key, 0)
+        event_of[name] = row["name"]
+    names = [kernel.name for unit in session.units for kernel in unit.kernels]
+    times = {}
+    for name in set(names):
+        profiled = name if name in by_name else _aten_name(name)
+        if profiled in by_name:
+            times[name] = KernelTime(by_name[profiled] / runs, by_name[profiled] / total, event_of[profiled],
+                                     names.count(name) > 1)
+    return times
+
+
+def _aten_name(kernel_name: str) -> str:
+    """`extern_kernels.addmm` and `aten.addmm.default` run as `aten::addmm` in the profiler."""
+    if kernel_name.startswith("extern_kernels."):
+        return "aten::" + kernel_name.split(".", 1)[1]
+    if kernel_name.startswith("aten."):
+        return "aten::" + kernel_name.split(".")[1]
+    return kernel_name
+
+
+def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:
+    """The FX nodes `kernel` came from, found in the graph its source names refer to."""
+    stages = NODE_STAGES.get(kernel.source_origin or "", ())
+    graphs = [unit.graphs[stage].graph for stage in stages if stage in unit.graphs]
+    origins = []
+    for name in kernel.source_nodes:
+        node = next((graph.node(name) for graph in graphs if graph.node(name) is not None), None)
+        if node is None:
+            origins.append(NodeOrigin(name, "?", None, None, None))
+            continue
+        source = node.source
+        origins.append(NodeOrigin(name, node.target, source.file if source else None,
+                                  source.line if source else None, source.code if source else None))
+    return origins
+
+
+def kernels_of_node(unit: CompileUnit, node_name: str) -> list[Kernel]:
+    """The other direction: the kernels an FX node ended up in."""
+    return [kernel for kernel in unit.kernels if node_name in kernel.source_nodes]

@@ -1,0 +1,83 @@
+"""The compile timeline as data: one lane per compile unit, spans nested by depth inside it, with
+markers for cache hits and other instants; and the same spans as a Chrome/Perfetto trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.pipeline import pipeline_step
+from inspector.core.session import Session
+
+MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Bar:
+    lane: int
+    depth: int
+    start_s: float  # from the first compile event of the session
+    end_s: float
+    name: str
+    compile_id: str
+    is_open: bool  # the stage never ended (the run died inside it): drawn to the end, marked
+    step: str | None  # the pipeline step it belongs to
+
+
+@dataclass(frozen=True)
+class Timeline:
+    bars: list[Bar]
+    lanes: list[str]  # compile id per lane, e.g. "rank 0 [0/1]"
+    depth: int
+    markers: list[tuple[int, float, str]]  # lane, time, name
+    origin_us: float
+
+    @property
+    def end_s(self) -> float:
+        return max((bar.end_s for bar in self.bars), default=0.0)
+
+
+def build_timeline(session: Session, max_depth: int = MAX_DEPTH) -> Timeline:
+    units = [unit for unit in session.units if unit.spans]
+    starts = [root.start_us for unit in units for root in unit.spans]
+    if not starts:
+        return Timeline([], [], 0, [], 0.0)
+    origin = min(starts)
+    last = max((span.end_us or span.start_us) for unit in units for root in unit.spans for span in root.walk())
+    bars: list[Bar] = []
+    lanes: list[str] = []
+    markers: list[tuple[int, float, str]] = []
+    many_ranks = len(session.ranks) > 1
+    deepest = 0
+    for unit in units:
+        lane = len(lanes)
+        lanes.append((f"rank {unit.rank} " if many_ranks else "") + str(unit.compile_id))
+        stack = [(root, 0) for root in reversed(unit.spans)]
+        while stack:
+            span, depth = stack.pop()
+            if depth >= max_depth:
+                continue
+            deepest = max(deepest, depth)
+            end = span.end_us if span.end_us is not None else last
+            bars.append(Bar(lane, depth, (span.start_us - origin) / 1e6, (end - origin) / 1e6, span.name,
+                            str(unit.compile_id), span.is_open, pipeline_step(span.name)))
+            stack.extend((child, depth + 1) for child in reversed(span.children))
+        markers += [(lane, (marker.ts_us - origin) / 1e6, marker.name) for marker in unit.markers]
+    return Timeline(bars, lanes, deepest + 1, markers, origin)
+
+
+def chrome_trace(session: Session) -> dict:
+    """All compile spans as complete ("X") events, one thread per compile unit: opens in Perfetto."""
+    events = []
+    for tid, unit in enumerate(unit for unit in session.units if unit.spans):
+        events.append({"ph": "M", "name": "thread_name", "pid": unit.rank or 0, "tid": tid,
+                       "args": {"name": f"{unit.compile_id} {unit.function or ''}"}})
+        for root in unit.spans:
+            for span in root.walk():
+                end = span.end_us if span.end_us is not None else span.start_us
+                events.append({"ph": "X", "name": span.name, "ts": span.start_us, "dur": end - span.start_us,
+                               "pid": unit.rank or 0, "tid": tid,
+                               "args": {**span.args, "open": span.is_open, "compile_id": str(unit.compile_id)}})
+        for marker in unit.markers:
+            events.append({"ph": "i", "s": "t", "name": marker.name, "ts": marker.ts_us, "pid": unit.rank or 0,
+                           "tid": tid, "args": marker.args})
+    return {"traceEvents": events, "displayTimeUnit": "ms"}

@@ -1,0 +1,193 @@
+"""Compile timeline (pyqtgraph): a Gantt of compile stages, one lane per compile unit with nested
+stages as rows, coloured by pipeline step; zoom and pan on the time axis, hover details, markers for
+cache hits and other instants, stages that never ended outlined in red; the own time per stage across
+the run beside it; export as a Perfetto / Chrome trace."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import (
+    QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout, QWidget,
+)
+
+from inspector.core.compile_id import CompileId
+from inspector.core.pipeline import PIPELINE
+from inspector.core.timeline import Timeline, build_timeline, chrome_trace
+from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+
+STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
+                "backend compile": "#d9822b", None: "#8a8f98"}
+COLOUR_KEYS = list(STEP_COLOURS)
+LABEL_MIN_PX = 70
+MAX_LABELS = 400
+
+
+class GanttItem(pg.GraphicsObject):
+    """All bars in one item, painted from arrays: only bars in view, at least a pixel wide, with
+    labels only where they fit — so a frame costs the same at 100 or 10,000 spans."""
+
+    def __init__(self, timeline: Timeline):
+        super().__init__()
+        self.timeline = timeline
+        bars = timeline.bars
+        self.x0 = np.array([bar.start_s for bar in bars], dtype=float)
+        self.x1 = np.array([bar.end_s for bar in bars], dtype=float)
+        self.row = np.array([bar.lane * timeline.depth + bar.depth for bar in bars], dtype=float)
+        self.colour = np.array([COLOUR_KEYS.index(bar.step) for bar in bars], dtype=int)
+        self.open = np.array([bar.is_open for bar in bars], dtype=bool)
+        self.brushes = [QBrush(QColor(STEP_COLOURS[key])) for key in COLOUR_KEYS]
+        self.rows = max(1, len(timeline.lanes) * timeline.depth)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, max(1e-6, float(self.x1.max()) if len(self.x1) else 1.0), self.rows)
+
+    def bar_at(self, x: float, y: float) -> int | None:
+        hits = np.nonzero((self.x0 <= x) & (self.x1 >= x) & (self.row == np.floor(y)))[0]
+        return int(hits[-1]) if len(hits) else None
+
+    def paint(self, painter, _option, _widget=None) -> None:
+        view = self.getViewBox()
+        if view is None or not len(self.x0):
+            return
+        (left, right), _ = view.viewRange()
+        px_per_s = abs(painter.transform().m11()) or 1.0
+        min_width = 1.0 / px_per_s
+        visible = np.nonzero((self.x1 >= left) & (self.x0 <= right))[0]
+        painter.setPen(Qt.PenStyle.NoPen)
+        for key in range(len(COLOUR_KEYS)):
+            chosen = visible[self.colour[visible] == key]
+            if not len(chosen):
+                continue
+            painter.setBrush(self.brushes[key])
+            widths = np.maximum(self.x1[chosen] - self.x0[chosen], min_width)
+            painter.drawRects([QRectF(x, y + 0.08, w, 0.84) for x, y, w in zip(self.x0[chosen], self.row[chosen], widths)])
+        unfinished = visible[self.open[visible]]
+        if len(unfinished):
+            pen = QPen(QColor("#d64545"), 2)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRects([QRectF(self.x0[i], self.row[i] + 0.08, self.x1[i] - self.x0[i], 0.84) for i in unfinished])
+        self._labels(painter, visible, px_per_s)
+
+    def _labels(self, painter, visible, px_per_s: float) -> None:
+        if abs(painter.transform().m22()) < painter.fontMetrics().height():
+            return  # rows too thin for text at this zoom
+        widths_px = (self.x1[visible] - self.x0[visible]) * px_per_s
+        wide = visible[widths_px >= LABEL_MIN_PX]
+        if not len(wide):
+            return
+        wide = wide[np.argsort(-(self.x1[wide] - self.x0[wide]))][:MAX_LABELS]
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(QColor("white"))
+        for index in wide:
+            rect = transform.mapRect(QRectF(self.x0[index], self.row[index], self.x1[index] - self.x0[index], 1))
+            bar = self.timeline.bars[index]
+            painter.drawText(rect.adjusted(3, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter, bar.name)
+        painter.restore()
+
+
+class QtTimeline(QWidget):
+    def __init__(self, model: QtSessionModel):
+        super().__init__()
+        self.model = model
+        self.timeline: Timeline | None = None
+        self.gantt: GanttItem | None = None
+        self.plot = pg.PlotWidget(background=self.palette().base().color())
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.invertY(True)
+        self.plot.setLabel("bottom", "time since the first compile event", units="s")
+        self.plot.showGrid(x=True, y=False, alpha=0.2)
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTextPen(self.palette().text().color())
+        self.plot.getPlotItem().hideButtons()
+        self.markers = pg.ScatterPlotItem(size=9, symbol="d", pen=None, brush=pg.mkBrush("#2e9d4f"))
+        self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
+        self.plot.scene().sigMouseClicked.connect(self._on_click)
+        self.totals = QTableWidget(0, 3)
+        self.totals.setHorizontalHeaderLabels(["Stage (own time)", "s", "Share"])
+        self.totals.verticalHeader().setVisible(False)
+        self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.totals.setColumnWidth(0, 170)
+        self.totals.setColumnWidth(1, 60)
+        self.totals.setColumnWidth(2, 60)
+        export = QPushButton("Export Perfetto / Chrome trace…")
+        export.clicked.connect(self.ask_export)
+        legend = QHBoxLayout()
+        for step in PIPELINE[:-1]:
+            chip = QPushButton(step)
+            chip.setEnabled(False)
+            chip.setStyleSheet(f"background:{STEP_COLOURS[step]}; color:white; border:none; padding:2px 6px")
+            legend.addWidget(chip)
+        legend.addStretch(1)
+        legend.addWidget(export)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(self.totals)
+        split.setSizes([1000, 340])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(legend)
+        layout.addWidget(split)
+        model.sigLoaded.connect(self._on_loaded)
+
+    def _on_loaded(self, loaded: LoadedSession) -> None:
+        self.show_timeline(build_timeline(loaded.session))
+        self_s = loaded.summary["compile_time"]["self_s"]
+        total = sum(self_s.values()) or 1.0
+        rows = list(self_s.items())[:40]
+        self.totals.setRowCount(len(rows))
+        for row, (name, seconds) in enumerate(rows):
+            for column, text in enumerate((name, f"{seconds:.3f}", f"{seconds / total:.1%}")):
+                self.totals.setItem(row, column, QTableWidgetItem(text))
+
+    def show_timeline(self, timeline: Timeline) -> None:
+        self.timeline = timeline
+        self.plot.clear()
+        self.gantt = GanttItem(timeline)
+        self.plot.addItem(self.gantt)
+        spots = [{"pos": (t, lane * timeline.depth + 0.5), "data": name} for lane, t, name in timeline.markers]
+        self.markers.setData(spots)
+        self.plot.addItem(self.markers)
+        axis = self.plot.getAxis("left")
+        axis.setTicks([[(lane * timeline.depth + 0.5, label) for lane, label in enumerate(timeline.lanes)]])
+        self.plot.setYRange(0, max(1, len(timeline.lanes) * timeline.depth), padding=0.02)
+        self.plot.setXRange(0, max(timeline.end_s, 1e-3), padding=0.01)
+
+    def _on_hover(self, event) -> None:
+        if self.gantt is None:
+            return
+        position = event[0]
+        point = self.plot.getViewBox().mapSceneToView(position)
+        index = self.gantt.bar_at(point.x(), point.y())
+        if index is None:
+            QToolTip.hideText()
+            return
+        bar = self.timeline.bars[index]
+        text = (f"{bar.name}  [{bar.compile_id}]\n{bar.end_s - bar.start_s:.3f} s  ({bar.step or 'other'})"
+                + ("\nnever ended: the run stopped inside this stage" if bar.is_open else ""))
+        QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position).toPoint()), text, self.plot)
+
+    def _on_click(self, event) -> None:
+        if self.gantt is None:
+            return
+        point = self.plot.getViewBox().mapSceneToView(QPointF(event.scenePos()))
+        index = self.gantt.bar_at(point.x(), point.y())
+        if index is not None:
+            self.model.select_compile_id(CompileId.parse(self.timeline.bars[index].compile_id))
+
+    def ask_export(self) -> None:
+        loaded = self.model.loaded
+        if loaded is None:
+            return
+        target, _ = QFileDialog.getSaveFileName(self, "Export compile trace", "compile-trace.json", "JSON (*.json)")
+        if target:
+            with open(target, "w", encoding="utf-8") as handle:
+                json.dump(chrome_trace(loaded.session), handle)
