@@ -3,13 +3,14 @@ the blocks that come into view are formatted), shared by the source view and the
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextFormat, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from inspector.core.code_highlight import LazyHighlighter
 from inspector.gui.views.qt_status_icons import COLOURS
 
+CHUNK_LINES = 8000
 LIGHT = {"keyword": "#a626a4", "string": "#50a14f", "comment": "#8a8f98", "number": "#986801", "type": "#c18401",
          "function": "#4078f2", "decorator": "#c18401", "builtin": "#0184bc", "operator": "#56606d"}
 DARK = {"keyword": "#c678dd", "string": "#98c379", "comment": "#7f848e", "number": "#d19a66", "type": "#e5c07b",
@@ -43,6 +44,8 @@ class QtCodeEditor(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.markers: dict[int, tuple[str, str]] = {}  # line → (kind, tooltip)
         self.highlighter: LazyHighlighter | None = None
+        self._rest: list[str] = []  # chunks of a long text still to append
+        self._pending_line: int | None = None
         self._formatted: set[int] = set()
         self._formats = self._make_formats()
         self.gutter = _Gutter(self)
@@ -64,13 +67,42 @@ class QtCodeEditor(QPlainTextEdit):
         return formats
 
     def show_text(self, text: str, highlighter: LazyHighlighter | None, markers: dict | None = None) -> None:
+        """Show `text` at once: a long text shows its first screens now and the rest follows in
+        chunks between events, so the UI never waits on the whole document."""
         self.highlighter, self._formatted = highlighter, set()
         self.markers = markers or {}
-        self.setPlainText(text)
+        self._pending_line = None
+        lines = text.split("\n") if len(text) > CHUNK_LINES * 40 else None
+        if lines is None or len(lines) <= CHUNK_LINES:
+            self._rest = []
+            self.setPlainText(text)
+        else:
+            self._rest = [("\n".join(lines[i:i + CHUNK_LINES])) for i in range(CHUNK_LINES, len(lines), CHUNK_LINES)]
+            self.setPlainText("\n".join(lines[:CHUNK_LINES]))
+            QTimer.singleShot(0, self._append_next_chunk)
         self._format_visible()
 
+    @property
+    def loading(self) -> bool:
+        return bool(self._rest)
+
+    def _append_next_chunk(self) -> None:
+        if not self._rest:
+            return
+        chunk = self._rest.pop(0)
+        scroll = self.verticalScrollBar().value()
+        self.appendPlainText(chunk)
+        self.verticalScrollBar().setValue(scroll)
+        if self._rest:
+            QTimer.singleShot(0, self._append_next_chunk)
+        elif self._pending_line is not None:
+            self.go_to_line(self._pending_line)
+
     def go_to_line(self, line: int, colour: str = COLOURS["warning"]) -> None:
-        """Scroll to 1-based `line`, put the cursor there and tint the whole line."""
+        """Scroll to 1-based `line`, put the cursor there and tint the whole line (once it is loaded)."""
+        if line > self.blockCount() and self._rest:
+            self._pending_line = line
+            return
         block = self.document().findBlockByNumber(max(0, line - 1))
         cursor = QTextCursor(block)
         self.setTextCursor(cursor)

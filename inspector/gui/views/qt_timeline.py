@@ -27,6 +27,22 @@ LABEL_MIN_PX = 70
 MAX_LABELS = 400
 
 
+def merged_rects(x0, x1, rows, min_width: float, px_per_row: float):
+    """Level of detail: bars that would touch on screen (same pixel row, gaps under a pixel) become
+    one rectangle, so zoomed out 10,000 spans cost a few hundred rectangles, zoomed in each its own."""
+    x1 = np.maximum(x1, x0 + min_width)
+    pixel_rows = np.floor(rows * min(1.0, px_per_row)) if px_per_row < 1.0 else rows
+    order = np.lexsort((x0, pixel_rows))
+    x0, x1, pixel_rows, rows = x0[order], x1[order], pixel_rows[order], rows[order]
+    span = float(x1.max() - x0.min()) + 1.0
+    shifted_end = np.maximum.accumulate(x1 + pixel_rows * span)  # running end, never across rows
+    starts = np.ones(len(x0), dtype=bool)
+    starts[1:] = (x0[1:] + pixel_rows[1:] * span > shifted_end[:-1] + min_width) | (pixel_rows[1:] != pixel_rows[:-1])
+    index = np.nonzero(starts)[0]
+    ends = np.maximum.reduceat(x1, index)
+    return x0[index], ends, rows[index]
+
+
 class GanttItem(pg.GraphicsObject):
     """All bars in one item, painted from arrays: only bars in view, at least a pixel wide, with
     labels only where they fit — so a frame costs the same at 100 or 10,000 spans."""
@@ -58,14 +74,15 @@ class GanttItem(pg.GraphicsObject):
         px_per_s = abs(painter.transform().m11()) or 1.0
         min_width = 1.0 / px_per_s
         visible = np.nonzero((self.x1 >= left) & (self.x0 <= right))[0]
+        px_per_row = abs(painter.transform().m22()) or 1.0
         painter.setPen(Qt.PenStyle.NoPen)
         for key in range(len(COLOUR_KEYS)):
             chosen = visible[self.colour[visible] == key]
             if not len(chosen):
                 continue
             painter.setBrush(self.brushes[key])
-            widths = np.maximum(self.x1[chosen] - self.x0[chosen], min_width)
-            painter.drawRects([QRectF(x, y + 0.08, w, 0.84) for x, y, w in zip(self.x0[chosen], self.row[chosen], widths)])
+            x0, x1, rows = merged_rects(self.x0[chosen], self.x1[chosen], self.row[chosen], min_width, px_per_row)
+            painter.drawRects([QRectF(a, y + 0.08, b - a, 0.84) for a, b, y in zip(x0, x1, rows)])
         unfinished = visible[self.open[visible]]
         if len(unfinished):
             pen = QPen(QColor("#d64545"), 2)
