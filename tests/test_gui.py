@@ -179,3 +179,20 @@ def test_settings_dialog_lists_interpreters_and_says_which_have_torch(qtbot, win
     dialog.runs.setValue(7)
     dialog.accept()
     assert window.settings.capture_settings().runs == 7
+
+
+def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    window.open_path(EXAMPLES / "small_resnet.py")
+    with qtbot.waitSignal(window.modes.sigDone, timeout=600_000) as done:
+        window.compare_modes()
+    rows = done.args[0]
+    assert [row.mode for row in rows] == ["default", "reduce-overhead", "max-autotune"]
+    for row in rows:
+        manifest = json.loads((row.session / "manifest.json").read_text())
+        assert manifest["settings"]["mode"] == row.mode and manifest["complete"]
+        assert row.compile_s > 0 and row.steady_s > 0 and row.kernels > 0 and row.error is None
+    table = window.views["Modes"].table
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["default", "reduce-overhead", "max-autotune"]
+    assert "Fastest steady state here" in window.views["Modes"].status.text()

@@ -28,6 +28,7 @@ from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_source_view import QtSourceView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
+from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
 from inspector.gui.views.qt_stage_strip import MAX_ROWS, ROW_HEIGHT, QtStageStrip
 
@@ -53,6 +54,9 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
+        self.modes = QtModeComparison(self.capture, self)
+        self.add_tab("Modes", QtModesView(self.modes))
+        self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
         self.add_dock("Session", QtNavigator(self.model), Qt.DockWidgetArea.LeftDockWidgetArea)
         self.add_dock("Compile stages", QtStageStrip(self.capture), Qt.DockWidgetArea.TopDockWidgetArea)
         self.add_dock("Problems", QtProblems(self.model), Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -101,6 +105,7 @@ class QtMainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         self.run_action = self._action(run_menu, "&Run", "F5", self.run_capture)
         self.cancel_action = self._action(run_menu, "&Cancel", "Shift+F5", self.capture.cancel)
+        self._action(run_menu, "Compare &Modes (default, reduce-overhead, max-autotune)", "Ctrl+M", self.compare_modes)
         self.cancel_action.setEnabled(False)
         run_menu.addSeparator()
         self._action(run_menu, "&Settings…", "Ctrl+,", self.edit_settings)
@@ -205,6 +210,16 @@ class QtMainWindow(QMainWindow):
         session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
         self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
 
+    def compare_modes(self) -> None:
+        if self.capture.running:
+            return
+        if self.script is None:
+            self.ask_open_script()
+            if self.script is None:
+                return
+        folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python)
+
     def _on_capture_started(self, session: str) -> None:
         self.run_action.setEnabled(False)
         self.cancel_action.setEnabled(True)
@@ -224,7 +239,8 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.hide()
         if error:
             self.show_message("Capture did not finish", f"{error.get('message')}\n\nWhat was captured is kept: {session}")
-        self.open_path(Path(session))
+        if not self.modes.running:
+            self.open_path(Path(session))
 
     def edit_settings(self) -> None:
         QtSettingsDialog(self.settings, self).open()

@@ -1,0 +1,43 @@
+"""Which mode pays off here? One row per capture of the same script in a different compile mode:
+compile time, steady-state time, speedup, breaks and kernels, read from each saved session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.session_loader import open_session
+from inspector.core.summary import summarize
+
+COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
+
+
+@dataclass(frozen=True)
+class ModeRow:
+    mode: str
+    session: Path
+    compile_s: float | None
+    steady_s: float | None
+    speedup: float | None
+    breaks: int
+    recompiles: int
+    kernels: int
+    error: str | None
+
+
+def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
+    rows = []
+    for mode, folder in sessions.items():
+        summary = summarize(open_session(folder))
+        figures = {figure["key"]: figure["value"] for figure in summary["verdict"]}
+        error = (summary.get("run") or {}).get("error")
+        rows.append(ModeRow(mode, folder, figures["t_compile"], figures["t_execute"], figures["speedup"],
+                            len(summary["graph_breaks"]), len(summary["recompiles"]), summary["kernels"]["total"],
+                            error.get("message") if error else None))
+    return rows
+
+
+def best_mode(rows: list[ModeRow]) -> str | None:
+    """The mode with the fastest steady state among those that ran."""
+    measured = [row for row in rows if row.steady_s is not None and row.error is None]
+    return min(measured, key=lambda row: row.steady_s).mode if measured else None

@@ -1,0 +1,109 @@
+"""Mode comparison: capture the current script in default, reduce-overhead and max-autotune one
+after another, then a table and bars of compile time, steady-state time, speedup, breaks and kernels."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from inspector.capture.launcher import CaptureSettings
+from inspector.core.mode_comparison import COMPARED_MODES, ModeRow, best_mode, compare_modes
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_capture_controller import QtCaptureController
+
+
+class QtModeComparison(QObject):
+    """Runs one capture per mode through the window's capture controller, in turn."""
+
+    sigDone = Signal(object)  # list[ModeRow]
+    sigStep = Signal(str)  # the mode being captured
+
+    def __init__(self, capture: QtCaptureController, parent: QObject | None = None):
+        super().__init__(parent)
+        self.capture = capture
+        self.queue: list[str] = []
+        self.sessions: dict[str, Path] = {}
+        self.running = False
+        capture.sigFinished.connect(self._on_finished)
+
+    def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None) -> None:
+        self.script, self.folder, self.settings, self.python = script, folder, settings, python
+        self.queue, self.sessions, self.running = list(COMPARED_MODES), {}, True
+        self._next()
+
+    def _next(self) -> None:
+        if not self.queue:
+            self.running = False
+            run_in_background(lambda: compare_modes(self.sessions), self.sigDone.emit, lambda *_: None, self)
+            return
+        mode = self.queue.pop(0)
+        self.sigStep.emit(mode)
+        self.capture.start(self.script, self.folder / mode, replace(self.settings, mode=mode), self.python)
+
+    def _on_finished(self, session: str, _code: int, _error) -> None:
+        if not self.running:
+            return
+        mode = Path(session).name
+        self.sessions[mode] = Path(session)
+        if self.capture.stopped_by:  # cancelled: compare what finished
+            self.queue = []
+        self._next()
+
+
+class QtModesView(QWidget):
+    def __init__(self, comparison: QtModeComparison):
+        super().__init__()
+        self.rows: list[ModeRow] = []
+        self.status = QLabel("Run ▸ Compare Modes captures the script in default, reduce-overhead and max-autotune.")
+        self.status.setWordWrap(True)
+        self.table = QTableWidget(0, 8)
+        self.table.setHorizontalHeaderLabels(["Mode", "Compile s", "Steady µs/call", "Speedup", "Breaks",
+                                              "Recompiles", "Kernels", "Note"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.steady = self._plot("Steady-state time per call (µs)")
+        self.compile = self._plot("Compile time (s)")
+        plots = QHBoxLayout()
+        plots.addWidget(self.steady)
+        plots.addWidget(self.compile)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(plots, 2)
+        comparison.sigStep.connect(lambda mode: self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})"))
+        comparison.sigDone.connect(self.show_rows)
+
+    def _plot(self, title: str) -> pg.PlotWidget:
+        plot = pg.PlotWidget(title=title, background=self.palette().base().color())
+        plot.setMouseEnabled(x=False, y=False)
+        plot.getPlotItem().hideButtons()
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setTextPen(self.palette().text().color())
+        return plot
+
+    def show_rows(self, rows: list[ModeRow]) -> None:
+        self.rows = rows
+        best = best_mode(rows)
+        self.status.setText(f"Fastest steady state here: {best}" if best else "No mode finished a measured run.")
+        self.table.setRowCount(len(rows))
+        for index, row in enumerate(rows):
+            cells = [row.mode, _fmt(row.compile_s, "{:.2f}"), _fmt(row.steady_s and row.steady_s * 1e6, "{:.1f}"),
+                     _fmt(row.speedup, "{:.2f}×"), str(row.breaks), str(row.recompiles), str(row.kernels),
+                     row.error or ("fastest" if row.mode == best else "")]
+            for column, text in enumerate(cells):
+                self.table.setItem(index, column, QTableWidgetItem(text))
+        positions = list(range(len(rows)))
+        for plot, values, colour in ((self.steady, [(r.steady_s or 0) * 1e6 for r in rows], "#2e9d4f"),
+                                     (self.compile, [r.compile_s or 0 for r in rows], "#2b7bb9")):
+            plot.clear()
+            plot.addItem(pg.BarGraphItem(x=positions, height=values, width=0.6, brush=colour))
+            plot.getAxis("bottom").setTicks([[(p, row.mode) for p, row in zip(positions, rows)]])
+
+
+def _fmt(value, pattern: str) -> str:
+    return pattern.format(value) if value is not None else "—"
