@@ -10,7 +10,7 @@ from inspector import __version__
 from inspector.capture.runner import DYNAMIC, MODES
 
 
-COMMANDS = ("summary", "capture", "bundle", "report")
+COMMANDS = ("summary", "capture", "bundle", "report", "diff", "check")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,6 +56,20 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("path")
     report.add_argument("-o", "--output", required=True)
     report.set_defaults(run=_report)
+    diff = commands.add_parser("diff", help="what changed between two runs: breaks, recompiles, graphs, kernels, times")
+    diff.add_argument("a")
+    diff.add_argument("b")
+    diff.add_argument("--stage", help="graph stage to diff (default: the first of dynamo, post_grad, aot_*)")
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(run=_diff)
+    check = commands.add_parser("check", help="CI gate: exit 1 with a reason per failed check")
+    check.add_argument("path")
+    check.add_argument("--baseline", help="a run this one must not regress from (breaks, speedup)")
+    check.add_argument("--max-breaks", type=int)
+    check.add_argument("--min-speedup", type=float)
+    check.add_argument("--max-compile-time", type=float, help="seconds")
+    check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
+    check.set_defaults(run=_check)
     command: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
@@ -155,6 +169,73 @@ def _report(args) -> int:
     Path(args.output).write_text(render_report(session), encoding="utf-8")
     print(args.output)
     return 0
+
+
+def _diff(args) -> int:
+    from inspector.core.run_diff import diff_runs
+
+    a, b = _open(args.a), _open(args.b)
+    if a is None or b is None:
+        return 2
+    result = diff_runs(a, b, args.stage)
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"A: {result['runs']['a']}\nB: {result['runs']['b']}")
+    if "note" in result["runs"]:
+        print(f"note: {result['runs']['note']}")
+    breaks = result["breaks"]
+    print(f"\nGraph breaks: {breaks['count_a']} → {breaks['count_b']}")
+    for label, key in (("new", "new"), ("fixed", "fixed")):
+        for site in breaks[key]:
+            print(f"  {label}: {site['location']}  {site['reason']}")
+    for site in breaks["moved"]:
+        print(f"  moved: {site['from']} → {site['to']}  {site['reason']}")
+    print(f"Recompiles: {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
+    print("\nCompile units (graph similarity, added/removed/changed nodes):")
+    for row in result["units"]:
+        graph = row.get("graph")
+        detail = (f"{row['stage']}: similarity {graph['similarity']:.2f} (structure {graph['structural_similarity']:.2f}), "
+                  f"+{len(graph['added'])} "
+                  f"-{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
+        print(f"  {row['compile_id']:<8} {row['status']:<10} {detail}")
+    timing = result["compile_time"]
+    print(f"\nCompile time: {_s(timing['total_a'])} → {_s(timing['total_b'])}")
+    for row in timing["per_stage"][:6]:
+        print(f"  {row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s")
+    kernels = result["kernels"]
+    print(f"\nKernels: +{len(kernels['added'])} -{len(kernels['removed'])} renamed {len(kernels['renamed'])}, "
+          f"{len(kernels['code_diffs'])} with changed code")
+    for name in kernels["added"][:10]:
+        print(f"  added: {name}")
+    for name in kernels["removed"][:10]:
+        print(f"  removed: {name}")
+    steady = result["steady_state"]
+    print(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call; speedup "
+          f"{_x(steady['speedup_a'])} → {_x(steady['speedup_b'])}")
+    return 0
+
+
+def _s(value) -> str:
+    return f"{value:.6g} s" if value is not None else "n/a"
+
+
+def _x(value) -> str:
+    return f"{value:.3f}×" if value is not None else "n/a"
+
+
+def _check(args) -> int:
+    from inspector.core.run_diff import check_run
+
+    session = _open(args.path)
+    baseline = _open(args.baseline) if args.baseline else None
+    if session is None or (args.baseline and baseline is None):
+        return 2
+    checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
+    for check in checks:
+        print(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
+    return 0 if all(check.passed for check in checks) else 1
 
 
 def _summary(args) -> int:

@@ -1,0 +1,167 @@
+"""What changed between two runs (default vs max-autotune, before vs after a fix, two torch versions):
+breaks (new, fixed, moved), recompiles, compile time per stage, kernels (added, removed, renamed, time
+deltas), steady state and speedup, each unit's graphs diffed structurally and its kernels' code. And
+the CI gate over one run, optionally against a baseline."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from inspector.core.graph_diff import diff_graphs
+from inspector.core.kernel_index import kernel_times
+from inspector.core.session import CompileUnit, Session
+from inspector.core.summary import summarize
+
+GRAPH_STAGE_ORDER = ("dynamo", "post_grad", "aot_inference", "aot_forward")
+
+
+def _site_key(site: dict) -> tuple[str, str]:
+    return (site["reason"], (site["code"] or "").strip())
+
+
+def diff_breaks(a: dict, b: dict) -> dict:
+    """Break sites of two summaries: a site is the same when reason and code line match; moved when
+    they match but the line number changed."""
+    sites_a = {_site_key(s): s for s in a["break_sites"]}
+    sites_b = {_site_key(s): s for s in b["break_sites"]}
+    moved = [{"reason": sites_a[k]["reason"], "from": sites_a[k]["location"], "to": sites_b[k]["location"]}
+             for k in sites_a.keys() & sites_b.keys() if sites_a[k]["location"] != sites_b[k]["location"]]
+    return {"new": [sites_b[k] for k in sites_b.keys() - sites_a.keys()],
+            "fixed": [sites_a[k] for k in sites_a.keys() - sites_b.keys()],
+            "moved": moved,
+            "count_a": len(a["graph_breaks"]), "count_b": len(b["graph_breaks"])}
+
+
+def _unit_key(unit: CompileUnit) -> tuple:
+    return (unit.rank, str(unit.compile_id))
+
+
+def diff_units(a: Session, b: Session, stage: str | None = None) -> list[dict]:
+    """Units matched by rank and compile id; each pair's graph at `stage` (or the first stage both
+    have) diffed structurally."""
+    units_b = {_unit_key(unit): unit for unit in b.units}
+    rows = []
+    for unit in a.units:
+        other = units_b.pop(_unit_key(unit), None)
+        if other is None:
+            rows.append({"compile_id": str(unit.compile_id), "rank": unit.rank, "status": "only in A"})
+            continue
+        stages = [stage] if stage else [s for s in GRAPH_STAGE_ORDER if s in unit.graphs and s in other.graphs][:1]
+        row = {"compile_id": str(unit.compile_id), "rank": unit.rank, "status": "in both"}
+        for name in stages:
+            if name in unit.graphs and name in other.graphs:
+                row["stage"] = name
+                row["graph"] = diff_graphs(unit.graphs[name].graph, other.graphs[name].graph).to_json()
+            else:
+                row["stage"] = name
+                row["graph"] = None
+                row["note"] = f"no '{name}' graph in {'A' if name not in unit.graphs else 'B'}"
+        rows.append(row)
+    rows += [{"compile_id": str(unit.compile_id), "rank": unit.rank, "status": "only in B"} for unit in units_b.values()]
+    return rows
+
+
+def diff_kernels(a: Session, b: Session) -> dict:
+    """Kernels by name; a removed and an added kernel made from the same FX nodes count as renamed."""
+    def by_name(session):
+        return {kernel.name: kernel for unit in session.units for kernel in unit.kernels}
+
+    kernels_a, kernels_b = by_name(a), by_name(b)
+    times_a, times_b = kernel_times(a), kernel_times(b)
+    removed = sorted(kernels_a.keys() - kernels_b.keys())
+    added = sorted(kernels_b.keys() - kernels_a.keys())
+    renamed = []
+    for old in list(removed):
+        nodes = set(kernels_a[old].source_nodes)
+        twin = next((new for new in added if nodes and set(kernels_b[new].source_nodes) == nodes), None)
+        if twin:
+            renamed.append({"from": old, "to": twin})
+            removed.remove(old)
+            added.remove(twin)
+    common = sorted(kernels_a.keys() & kernels_b.keys())
+    deltas = [{"kernel": name, "us_a": times_a[name].us_per_call, "us_b": times_b[name].us_per_call,
+               "delta_us": times_b[name].us_per_call - times_a[name].us_per_call}
+              for name in common if name in times_a and name in times_b]
+    code = {}
+    for name in common:
+        text_a, text_b = _kernel_text(a, kernels_a[name]), _kernel_text(b, kernels_b[name])
+        if text_a != text_b:
+            code[name] = "\n".join(difflib.unified_diff(text_a.split("\n"), text_b.split("\n"), "A", "B", lineterm=""))
+    return {"added": added, "removed": removed, "renamed": renamed, "time_deltas": deltas, "code_diffs": code}
+
+
+def _kernel_text(session: Session, kernel) -> str:
+    for unit in session.units:
+        for artifact in unit.output_code:
+            if kernel in artifact.code.kernels:
+                return "\n".join(artifact.code.text.split("\n")[kernel.start_line - 1:kernel.end_line])
+    return ""
+
+
+def diff_runs(a: Session, b: Session, stage: str | None = None) -> dict:
+    summary_a, summary_b = summarize(a), summarize(b)
+    figures_a = {f["key"]: f["value"] for f in summary_a["verdict"]}
+    figures_b = {f["key"]: f["value"] for f in summary_b["verdict"]}
+    stages = summary_a["compile_time"]["self_s"].keys() | summary_b["compile_time"]["self_s"].keys()
+    stage_deltas = sorted(((name, summary_a["compile_time"]["self_s"].get(name, 0.0),
+                            summary_b["compile_time"]["self_s"].get(name, 0.0)) for name in stages),
+                          key=lambda row: -abs(row[2] - row[1]))
+    labels = {"a": f"{summary_a['source']} ({summary_a['kind']})", "b": f"{summary_b['source']} ({summary_b['kind']})"}
+    if {r for r in summary_a["ranks"]} != {r for r in summary_b["ranks"]}:
+        labels["note"] = "the two runs have different ranks: units are matched by rank and compile id"
+    return {
+        "schema": "torch-compile-inspector/diff", "schema_version": 1, "runs": labels,
+        "breaks": diff_breaks(summary_a, summary_b),
+        "recompiles": {"count_a": len(summary_a["recompiles"]), "count_b": len(summary_b["recompiles"])},
+        "units": diff_units(a, b, stage),
+        "compile_time": {"total_a": figures_a["t_compile"], "total_b": figures_b["t_compile"],
+                         "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
+        "kernels": diff_kernels(a, b),
+        "steady_state": {"a_s": figures_a["t_execute"], "b_s": figures_b["t_execute"],
+                         "speedup_a": figures_a["speedup"], "speedup_b": figures_b["speedup"]},
+    }
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    reason: str
+
+
+def check_run(session: Session, baseline: Session | None = None, max_breaks: int | None = None,
+              min_speedup: float | None = None, max_compile_s: float | None = None,
+              tolerance: float = 0.1) -> list[Check]:
+    """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'."""
+    summary = summarize(session)
+    figures = {f["key"]: f["value"] for f in summary["verdict"]}
+    breaks = len(summary["graph_breaks"])
+    checks = [Check("complete", summary["complete"] and not (summary.get("run") or {}).get("error"),
+                    "the session is complete" if summary["complete"] else
+                    "the run did not finish: an incomplete session cannot pass")]
+    if max_breaks is not None:
+        checks.append(Check("max-breaks", breaks <= max_breaks, f"{breaks} graph break(s), allowed {max_breaks}"))
+    speedup = figures["speedup"]
+    if min_speedup is not None:
+        checks.append(Check("min-speedup", speedup is not None and speedup >= min_speedup,
+                            f"speedup {speedup:.3f}× (minimum {min_speedup}×)" if speedup is not None
+                            else "speedup not measured (capture an entry-point script)"))
+    compile_s = figures["t_compile"]
+    if max_compile_s is not None:
+        checks.append(Check("max-compile-time", compile_s is not None and compile_s <= max_compile_s,
+                            f"compile time {compile_s:.2f} s (maximum {max_compile_s} s)" if compile_s is not None
+                            else "compile time not recorded"))
+    if baseline is not None:
+        base = summarize(baseline)
+        base_figures = {f["key"]: f["value"] for f in base["verdict"]}
+        new_sites = diff_breaks(base, summary)["new"]
+        checks.append(Check("no-new-breaks", not new_sites,
+                            "no new graph-break site" if not new_sites else
+                            "new graph break(s): " + "; ".join(f"{s['location']}: {s['reason']}" for s in new_sites)))
+        if speedup is not None and base_figures["speedup"] is not None:
+            floor = base_figures["speedup"] * (1 - tolerance)
+            checks.append(Check("speedup-vs-baseline", speedup >= floor,
+                                f"speedup {speedup:.3f}× vs baseline {base_figures['speedup']:.3f}× "
+                                f"(allowed down to {floor:.3f}×)"))
+    return checks

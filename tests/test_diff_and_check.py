@@ -1,0 +1,136 @@
+"""Graph diff, run diff and the CI gate: hand-checked small graphs, real captures (a break removed, a
+recompile pair, default vs max-autotune), and `check` on good, regressed and incomplete runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, capture, run_traced, torch_available
+
+from inspector.core.fx_graph_text import parse_fx_graph
+from inspector.core.graph_diff import diff_graphs
+from inspector.core.run_diff import check_run, diff_runs
+from inspector.core.session_loader import open_session
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+
+BEFORE = '''class G(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        relu: "f32[4]" = torch.relu(x)
+        add: "f32[4]" = relu + 1
+        return (add,)
+'''
+AFTER_INSERT = '''class G(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        relu: "f32[4]" = torch.relu(x)
+        mul: "f32[4]" = relu * 2
+        add: "f32[4]" = mul + 1
+        return (add,)
+'''
+RENAMED = '''class G(torch.nn.Module):
+    def forward(self, inp: "f32[4]"):
+        relu_7: "f32[4]" = torch.relu(inp)
+        add_3: "f32[4]" = relu_7 + 1
+        return (add_3,)
+'''
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_inserted_op_is_added_and_its_user_changed():
+    result = diff_graphs(parse_fx_graph(BEFORE), parse_fx_graph(AFTER_INSERT))
+    assert result.matched == {"x": "x", "relu": "relu", "add": "add", "output": "output"}
+    assert result.added == ["mul"] and result.removed == []
+    assert [(c.a, c.fields) for c in result.changed] == [("add", ("args",))]
+    assert result.similarity == pytest.approx(2 * 3 / 9)
+
+
+def test_renamed_graph_matches_by_structure_not_names():
+    result = diff_graphs(parse_fx_graph(BEFORE), parse_fx_graph(RENAMED))
+    assert result.matched == {"x": "inp", "relu": "relu_7", "add": "add_3", "output": "output"}
+    assert result.changed == [] and result.similarity == 1.0
+
+
+def test_a_real_graph_diffed_with_itself_matches_everything():
+    for unit in open_session(BUNDLED).units:
+        for artifact in unit.graphs.values():
+            graph = artifact.graph
+            result = diff_graphs(graph, graph)
+            assert result.similarity == 1.0 and not result.added and not result.removed
+
+
+def test_recompile_pair_shows_the_symbolic_dimension_as_changed_shapes():
+    units = {str(unit.compile_id): unit for unit in open_session(BUNDLED).units}
+    result = diff_graphs(units["[0/0]"].graphs["dynamo"].graph, units["[0/1]"].graphs["dynamo"].graph)
+    changed = {c.a: c.fields for c in result.changed}
+    assert "shape" in changed["l_x_"] and "shape" in changed["linear"]
+    assert result.added == ["s77"]  # the symbol became a graph input
+    assert result.removed == [] and result.structural_similarity > 0.9
+
+
+@pytest.fixture(scope="module")
+def fixed_break_run(tmp_path_factory, inductor_cache):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    folder = tmp_path_factory.mktemp("fixed")
+    script = folder / "mlp_breaks.py"
+    script.write_text((EXAMPLES / "mlp_breaks.py").read_text().replace(
+        "        torch._dynamo.graph_break()  # an explicit break\n", ""))
+    return run_traced(script, folder / "run", inductor_cache)
+
+
+def test_removing_a_break_shows_as_fixed_and_the_graphs_merge(breaks_run, fixed_break_run):
+    before, after = open_session(breaks_run.trace_dir), open_session(fixed_break_run.trace_dir)
+    result = diff_runs(before, after)
+    assert [site["reason"] for site in result["breaks"]["fixed"]] == ["Call to `torch._dynamo.graph_break()`"]
+    assert result["breaks"]["new"] == [] and result["breaks"]["count_a"] == 4 and result["breaks"]["count_b"] == 2
+    # the frames after the if were two compiled regions; now they are one graph
+    assert len(before.units) == 6 and len(after.units) == 4
+    assert {row["status"] for row in result["units"]} == {"in both", "only in A"}
+    done = cli("check", str(fixed_break_run.trace_dir), "--baseline", str(breaks_run.trace_dir))
+    assert done.returncode == 0 and "PASS no-new-breaks" in done.stdout
+    regressed = cli("check", str(breaks_run.trace_dir), "--baseline", str(fixed_break_run.trace_dir))
+    assert regressed.returncode == 1
+    assert "FAIL no-new-breaks: new graph break(s):" in regressed.stdout and "graph_break()" in regressed.stdout
+
+
+def test_default_against_max_autotune(captured_examples, tmp_path, inductor_cache):
+    process = capture(EXAMPLES / "small_resnet.py", tmp_path / "autotune", inductor_cache, mode="max-autotune")
+    assert process.exit_code == 0
+    result = diff_runs(open_session(captured_examples["small_resnet"]), open_session(tmp_path / "autotune"))
+    (unit,) = result["units"]
+    assert unit["status"] == "in both" and unit["graph"]["similarity"] == 1.0  # same Dynamo graph
+    assert result["breaks"]["new"] == result["breaks"]["fixed"] == []
+    assert result["steady_state"]["speedup_a"] and result["steady_state"]["speedup_b"]
+    done = cli("diff", str(captured_examples["small_resnet"]), str(tmp_path / "autotune"), "--json")
+    assert json.loads(done.stdout)["schema"] == "torch-compile-inspector/diff"
+
+
+def test_check_gates_breaks_speedup_and_compile_time():
+    checks = {c.name: c for c in check_run(open_session(BUNDLED), max_breaks=0, min_speedup=1.0, max_compile_s=1e6)}
+    assert checks["complete"].passed and checks["max-compile-time"].passed
+    assert not checks["max-breaks"].passed and checks["max-breaks"].reason == "4 graph break(s), allowed 0"
+    assert not checks["min-speedup"].passed
+    done = cli("check", str(BUNDLED), "--max-breaks", "4")
+    assert done.returncode == 0 and done.stdout.count("PASS") == 2
+
+
+def test_check_on_an_incomplete_session_fails_with_a_reason(corpus, tmp_path):
+    cut = tmp_path / "cut.log"
+    cut.write_bytes((corpus / "inductor_provenance_jit_cuda_log.txt").read_bytes()[:60_000])
+    done = cli("check", str(cut))
+    assert done.returncode == 1 and "FAIL complete: the run did not finish" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_diffing_runs_of_different_ranks_is_labelled(corpus):
+    result = diff_runs(open_session(corpus / "multi_rank_logs"), open_session(BUNDLED))
+    assert "different ranks" in result["runs"]["note"]
+    assert {row["status"] for row in result["units"]} >= {"only in A"}
