@@ -27,6 +27,7 @@ from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_source_view import QtSourceView
+from inspector.gui.views.qt_graph_view import QtGraphView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
@@ -50,6 +51,7 @@ class QtMainWindow(QMainWindow):
         self.views: dict[str, QWidget] = {}
         self._build_menus()
         self.add_tab("Summary", QtDashboard(self.model))
+        self.add_tab("Graph", QtGraphView(self.model))
         self.add_tab("Source", QtSourceView(self.model))
         self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))

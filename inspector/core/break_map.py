@@ -1,0 +1,56 @@
+"""The break map: the whole run as compiled regions and the eager gaps between them, in program
+order, one row per compilation (the first compile of every frame, then the recompiles). A region is
+sized by its run time when a profile measured it, else by its compile time."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inspector.core.session import CompileUnit, GraphBreak, Session
+
+_REGION = re.compile(r"^Torch-Compiled Region: (?P<id>\d+/\d+)")
+
+
+@dataclass(frozen=True)
+class Region:
+    unit: CompileUnit
+    seconds: float | None
+    measured: bool  # run time from the profile (True) or compile time (False)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Eager code between two compiled regions: the graph break that caused it."""
+
+    brk: GraphBreak
+
+
+def region_run_times(session: Session) -> dict[str, float]:
+    """Compile id ('0/1') → seconds per call inside that compiled region, from the compiled profile."""
+    profile = ((session.results or {}).get("profile") or {}).get("compiled") or {}
+    runs = profile.get("runs") or 1
+    times = {}
+    for row in profile.get("ops", []):
+        match = _REGION.match(row["name"])
+        if match:
+            times[match["id"]] = row.get("cpu_total_us", row.get("self_cpu_us", 0)) / 1e6 / runs
+    return times
+
+
+def break_map(session: Session) -> list[list[Region | Gap]]:
+    run_times = region_run_times(session)
+    rows: dict[tuple, list[CompileUnit]] = {}
+    for unit in session.units:
+        rows.setdefault((unit.rank, unit.compile_id.autograd, unit.compile_id.compile), []).append(unit)
+    result = []
+    for key in sorted(rows, key=lambda k: (k[0] or 0, k[1] or -1, k[2])):
+        row: list[Region | Gap] = []
+        for unit in sorted(rows[key], key=lambda u: u.compile_id.frame):
+            own = f"{unit.compile_id.frame}/{unit.compile_id.compile}"
+            measured = own in run_times
+            seconds = run_times.get(own, unit.metric("entire_frame_compile_time_s"))
+            row.append(Region(unit, seconds, measured))
+            row += [Gap(brk) for brk in unit.breaks[:1]]  # the break that ends this region
+        result.append(row)
+    return result

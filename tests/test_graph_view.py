@@ -1,0 +1,129 @@
+"""The FX graph view: folding by module, Graphviz layout, search, details, highlights, break map,
+export — on real captures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from inspector.core.break_map import Gap, Region, break_map  # noqa: E402
+from inspector.core.fx_graph_text import parse_fx_graph  # noqa: E402
+from inspector.core.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
+from inspector.core.graph_layout import dot_program, layout  # noqa: E402
+from inspector.core.session_loader import open_session  # noqa: E402
+from inspector.gui.qt_main_window import QtMainWindow  # noqa: E402
+from inspector.gui.qt_settings import AppSettings  # noqa: E402
+from inspector.gui.views import qt_graph_view  # noqa: E402
+from inspector.gui.views.qt_graph_view import _module_stacks  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    win = QtMainWindow(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def open_graph(qtbot, window, path, stage="dynamo"):
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000):
+        window.open_path(path)
+    graph = window.views["Graph"]
+    window.tabs.setCurrentWidget(graph)
+    graph.stage.setCurrentText(stage)
+    qtbot.waitUntil(lambda: graph.layer is not None and graph.stage.currentText() == stage
+                    and graph.graph is graph.unit.graphs[stage].graph, timeout=30_000)
+    return graph
+
+
+def test_module_paths_from_nn_module_stack_text():
+    assert module_path("L['self'].blocks[0]._modules['attn']") == ("blocks", "0", "attn")
+    assert module_path("L['self']._modules['head']") == ("head",)
+
+
+def test_graph_shows_every_node_with_details_from_the_readable_text(qtbot, window):
+    graph = open_graph(qtbot, window, BUNDLED)
+    unit = window.model.unit
+    assert graph.layer is not None and dot_program() is not None
+    assert sorted(graph.layer.ids) == sorted(node.name for node in unit.graphs["dynamo"].graph.nodes)
+    assert "layout: dot" in graph.status.text()
+    graph.search.setText("^linear$")
+    assert graph.run_search() == ["linear"]
+    assert graph.layer.selected == "linear"
+    details = graph.details.toPlainText()
+    assert "torch._C._nn.linear" in details and "mlp_breaks.py:18" in details and "h = torch.relu(self.up(x))" in details
+    upstream = graph.highlight_flow(up=True)
+    assert upstream == {"linear", "l_x_", "l_self_modules_up_parameters_weight_", "l_self_modules_up_parameters_bias_"}
+    downstream = graph.highlight_flow(up=False)
+    assert {"linear", "h", "sum_1", "gt", "output"} <= downstream
+
+
+def test_nodes_next_to_a_break_are_outlined(qtbot, window):
+    graph = open_graph(qtbot, window, BUNDLED)
+    assert str(window.model.unit.compile_id) == "[0/0]" and window.model.unit.breaks
+    output = next(node for node in graph.graph.nodes if node.op == "output")
+    assert set(output.inputs) <= set(graph.layer.outline)  # what the graph hands back at the break
+
+
+def test_folded_modules_open_and_search_reveals_inside(qtbot, window, captured_examples):
+    graph = open_graph(qtbot, window, captured_examples["tiny_decoder"])
+    stacks = _module_stacks(window.model.unit)
+    assert stacks and any(stacks.values())
+    graph.fold_all()
+    qtbot.waitUntil(lambda: graph.expanded == set() and graph.layer is not None
+                    and any(i.startswith("group:") for i in graph.layer.ids), timeout=30_000)
+    assert "group:blocks" in graph.layer.ids
+    target = next(name for name, stack in stacks.items() if stack and module_path(stack[-1])[:2] == ("blocks", "1"))
+    graph.reveal(target)
+    qtbot.waitUntil(lambda: graph.layer is not None and target in graph.layer.ids, timeout=30_000)
+    assert {"blocks", "blocks/1"} <= graph.expanded and graph.layer.selected == target
+
+
+def test_identical_blocks_share_one_cached_layout(captured_examples):
+    unit = open_session(captured_examples["tiny_decoder"]).units[0]
+    graph = unit.graphs["dynamo"].graph
+    root = build_groups(graph, node_paths(graph, _module_stacks(unit)))
+    sizes = []
+    for block in ("0", "1"):
+        expanded = {"blocks", f"blocks/{block}"}
+        placed = layout(graph, root, expanded, visible_graph(graph, root, expanded))
+        x, y, w, h = placed.frames[f"blocks/{block}"]
+        sizes.append((round(w), round(h)))
+    assert sizes[0] == sizes[1]
+
+
+def test_break_map_shows_regions_and_breaks_in_program_order():
+    rows = break_map(open_session(BUNDLED))
+    assert len(rows) == 2
+    first = rows[0]
+    assert [type(part).__name__ for part in first] == ["Region", "Gap", "Region", "Gap", "Region"]
+    assert [str(part.unit.compile_id) for part in first if isinstance(part, Region)] == ["[0/0]", "[1/0]", "[2/0]"]
+    assert [part.brk.kind for part in first if isinstance(part, Gap)] == ["data_dependent", "explicit"]
+    assert all(part.measured for part in rows[1] if isinstance(part, Region))  # the profiled compilation
+
+
+def test_export_svg_and_tiled_png(qtbot, window, tmp_path, monkeypatch):
+    graph = open_graph(qtbot, window, BUNDLED)
+    graph.export_svg(str(tmp_path / "g.svg"))
+    assert (tmp_path / "g.svg").read_text().count("<svg") == 1
+    assert graph.export_png(str(tmp_path / "g.png")) == [str(tmp_path / "g.png")]
+    monkeypatch.setattr(qt_graph_view, "TILE", 128)
+    tiles = graph.export_png(str(tmp_path / "t.png"), scale=2.0)
+    assert len(tiles) > 1 and all(Path(tile).stat().st_size > 0 for tile in tiles)
+
+
+def test_empty_and_partly_unreadable_graph_text():
+    empty = parse_fx_graph('class G(torch.nn.Module):\n    def forward(self, x: "f32[4]"):\n        return (x,)\n')
+    assert empty.empty
+    damaged = parse_fx_graph('class G(torch.nn.Module):\n    def forward(self, x: "f32[4]"):\n'
+                             '        relu: "f32[4]" = torch.relu(x)\n        ??? garbled line\n        return (relu,)\n')
+    assert [node.name for node in damaged.nodes] == ["x", "relu", "output"]
+    assert damaged.unreadable == [(4, "??? garbled line")]
