@@ -31,13 +31,14 @@ SUBMODULES = (("norm1", 6), ("attn", 18), ("norm2", 6), ("mlp", 12))  # ops per 
 
 
 def transformer_graph(blocks: int = 48, repeats: int = 24) -> tuple[FxGraph, dict[str, list[str]]]:
-    """~50k nodes: `blocks` identical blocks, each `repeats` times through its four submodules."""
+    """~50k nodes: `blocks` identical blocks, each calling its four submodules in turn (as a model's
+    forward does), each submodule a chain of ops."""
     graph, stacks = FxGraph(), {}
     graph.add(FxNode("x", "placeholder", "x", shape=["8", "512"], dtype="f32"))
     previous, count = "x", 0
     for block in range(blocks):
-        for repeat in range(repeats):
-            for module, ops in SUBMODULES:
+        for module, ops in SUBMODULES:
+            for _repeat in range(repeats):
                 for op in range(ops):
                     name = f"op_{count}"
                     graph.add(FxNode(name, "call_function", f"aten.op{op % 7}.default", previous, [previous],

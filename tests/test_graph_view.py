@@ -127,3 +127,21 @@ def test_empty_and_partly_unreadable_graph_text():
                              '        relu: "f32[4]" = torch.relu(x)\n        ??? garbled line\n        return (relu,)\n')
     assert [node.name for node in damaged.nodes] == ["x", "relu", "output"]
     assert damaged.unreadable == [(4, "??? garbled line")]
+
+
+def test_a_transformer_big_enough_opens_folded(qtbot, window, captured_examples):
+    graph = open_graph(qtbot, window, captured_examples["tiny_decoder"], stage="post_grad")
+    assert len(graph.graph.nodes) > 300
+    assert graph.expanded == set() and any(item.startswith("group:") for item in graph.layer.ids)
+    assert "folded groups" in graph.status.text()
+    folded = next(item for item in graph.layer.ids if item.startswith("group:"))
+    graph._on_activated(folded)  # double-click opens it
+    qtbot.waitUntil(lambda: folded[len("group:"):] in graph.expanded and graph.layer is not None
+                    and folded not in graph.layer.ids, timeout=30_000)
+
+
+def test_graphs_of_the_gpu_log_open(qtbot, window, corpus):
+    graph = open_graph(qtbot, window, corpus / "inductor_provenance_jit_cuda_log.txt", stage="after_post_grad_graph")
+    assert {"mm_default", "mul_3"} <= set(graph.layer.ids)
+    window.model.select_kernel_named("triton_poi_fused_addmm_gelu_2")
+    assert {"mul_3", "erf"} <= set(graph.layer.outline)  # the kernel's nodes, outlined

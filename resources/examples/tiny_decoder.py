@@ -23,7 +23,7 @@ class Block(nn.Module):
 
 
 class TinyDecoder(nn.Module):
-    def __init__(self, vocab: int = 256, width: int = 64, heads: int = 4, layers: int = 2, max_len: int = 128):
+    def __init__(self, vocab: int = 256, width: int = 64, heads: int = 4, layers: int = 4, max_len: int = 128):
         super().__init__()
         self.embed = nn.Embedding(vocab, width)
         self.position = nn.Embedding(max_len, width)

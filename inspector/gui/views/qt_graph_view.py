@@ -28,11 +28,34 @@ from inspector.gui.views.qt_break_map import QtBreakMap
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
-TILE = 8192
-LABEL_MIN_PX = 70
-PICTURE_ABOVE = 2500  # boxes in view above which a cached picture is replayed instead
+TILE = 8192  # pixels per PNG tile on export
+LABEL_MIN_PX = 70  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
-EDGE_PICTURE_ABOVE = 600  # lines are cheaper to replay than to rebuild past a few hundred
+PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
+EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
+BAND = 1500.0  # scene units per recorded band
+SMALL_LOD = 0.2  # below this zoom, boxes lose their outline and short edges are dropped
+MIN_EDGE_PX = 6.0
+
+
+class TiledPictures:
+    """Drawing commands cut into horizontal bands of the scene, each recorded once into a QPicture:
+    a frame replays only the bands it shows, in C++, whatever the zoom."""
+
+    def __init__(self, top, bottom, draw):
+        self.top, self.bottom, self.draw = np.asarray(top), np.asarray(bottom), draw
+        self.pictures: dict[int, QPicture] = {}
+
+    def paint(self, painter: QPainter, exposed: QRectF) -> None:
+        for band in range(int(exposed.top() // BAND), int(exposed.bottom() // BAND) + 1):
+            picture = self.pictures.get(band)
+            if picture is None:
+                members = np.nonzero((self.bottom >= band * BAND) & (self.top <= (band + 1) * BAND))[0]
+                picture = self.pictures[band] = QPicture()
+                recorder = QPainter(picture)
+                self.draw(recorder, members)
+                recorder.end()
+            painter.drawPicture(0, 0, picture)
 
 
 class NodeLayer(QGraphicsItem):
@@ -48,9 +71,9 @@ class NodeLayer(QGraphicsItem):
         self.x0, self.y0 = array[:, 0] - array[:, 2] / 2, array[:, 1] - array[:, 3] / 2
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.fills = ["#8a8f98"] * len(ids)
+        self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
-        self._picture: QPicture | None = None
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._bounds = QRectF(float(self.x0.min()), float(self.y0.min()), float(self.x1.max() - self.x0.min()),
                               float(self.y1.max() - self.y0.min())) if ids else QRectF()
@@ -64,20 +87,41 @@ class NodeLayer(QGraphicsItem):
         return self.ids[int(hits[-1])] if len(hits) else None
 
     def set_fills(self, fills: list[str]) -> None:
-        self.fills, self._picture = fills, None
+        self.fills = fills
+        self.tiles.pictures.clear()
         self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-4, -4, 4, 4)
 
-    def _draw_boxes(self, painter: QPainter, chosen) -> None:
+    def _draw_merged(self, painter: QPainter, chosen, lod: float) -> None:
+        """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
+        are drawn as one rectangle — a column of a thousand ops becomes a few bars."""
+        colours = np.array([self.fills[i] for i in chosen])
+        column = np.floor(self.x0[chosen] * lod)
+        order = np.lexsort((self.y0[chosen], column, colours))
+        chosen, column, colours = chosen[order], column[order], colours[order]
+        x0, y0, x1, y1 = self.x0[chosen], self.y0[chosen], self.x1[chosen], self.y1[chosen]
+        gap = 1.0 / lod
+        starts = np.ones(len(chosen), dtype=bool)
+        starts[1:] = (colours[1:] != colours[:-1]) | (column[1:] != column[:-1]) | (y0[1:] > y1[:-1] + gap)
+        index = np.nonzero(starts)[0]
+        bottoms = np.maximum.reduceat(y1, index)
+        lefts, rights = np.minimum.reduceat(x0, index), np.maximum.reduceat(x1, index)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for colour in dict.fromkeys(colours[index]):
+            painter.setBrush(QColor(str(colour)))
+            painter.drawRects([QRectF(lefts[k], y0[i], rights[k] - lefts[k], bottoms[k] - y0[i])
+                               for k, i in enumerate(index) if colours[i] == colour])
+
+    def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
         by_colour: dict[str, list[QRectF]] = {}
         for i in chosen:
             colour = QColor(self.fills[i])
             key = colour.lighter(150).name() if self.kinds[i] == "group" else self.fills[i]
             by_colour.setdefault(key, []).append(QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i]))
         for colour, rects in by_colour.items():
-            painter.setPen(QPen(QColor(colour).darker(140), 0))
+            painter.setPen(QPen(QColor(colour).darker(140), 0) if outlined else Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colour))
             painter.drawRects(rects)
 
@@ -85,16 +129,13 @@ class NodeLayer(QGraphicsItem):
         exposed = option.exposedRect
         chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
-        if len(chosen) > PICTURE_ABOVE:
-            if self._picture is None:
-                self._picture = QPicture()
-                recorder = QPainter(self._picture)
-                self._draw_boxes(recorder, range(len(self.ids)))
-                recorder.end()
-            painter.drawPicture(0, 0, self._picture)
-        else:
-            self._draw_boxes(painter, chosen)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < SMALL_LOD and len(chosen) > PICTURE_ABOVE:
+            self._draw_merged(painter, chosen, lod)
+        elif len(chosen) > PICTURE_ABOVE:
+            self.tiles.paint(painter, exposed)
+        else:
+            self._draw_boxes(painter, chosen, outlined=lod >= SMALL_LOD)
         marked = [(item, colour, 3) for item, colour in self.outline.items() if item in self.index]
         if self.selected in self.index:
             marked.append((self.selected, "#111111", 3))
@@ -128,7 +169,7 @@ class EdgeLayer(QGraphicsItem):
         array = np.array(segments, dtype=float).reshape(-1, 4)
         self.ax, self.ay, self.bx, self.by = array.T
         self.pen = QPen(colour, 0)
-        self._picture: QPicture | None = None
+        self.tiles = TiledPictures(np.minimum(self.ay, self.by), np.maximum(self.ay, self.by), self._record)
         self.setZValue(-0.5)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         if len(array):
@@ -141,21 +182,26 @@ class EdgeLayer(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-2, -2, 2, 2)
 
+    def _record(self, painter: QPainter, members) -> None:
+        painter.setPen(self.pen)
+        painter.drawLines(self._lines(members))
+
     def _lines(self, chosen) -> list[QLineF]:
         return [QLineF(self.ax[i], self.ay[i], self.bx[i], self.by[i]) for i in chosen]
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
         chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
                             & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
+        if lod < SMALL_LOD:  # far out: an edge shorter than a few pixels joins boxes that already touch
+            on_screen = np.hypot(self.bx[chosen] - self.ax[chosen], self.by[chosen] - self.ay[chosen]) * lod
+            chosen = chosen[on_screen >= MIN_EDGE_PX]
+            painter.setPen(self.pen)
+            painter.drawLines(self._lines(chosen))
+            return
         if len(chosen) > EDGE_PICTURE_ABOVE:
-            if self._picture is None:
-                self._picture = QPicture()
-                recorder = QPainter(self._picture)
-                recorder.setPen(self.pen)
-                recorder.drawLines(self._lines(range(len(self.ax))))
-                recorder.end()
-            painter.drawPicture(0, 0, self._picture)
+            self.tiles.paint(painter, exposed)
             return
         painter.setPen(self.pen)
         painter.drawLines(self._lines(chosen))
