@@ -15,7 +15,7 @@ import numpy as np
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPicture
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel,
+    QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
     QLineEdit, QListWidget, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -29,7 +29,7 @@ from inspector.gui.views.qt_break_map import QtBreakMap
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
 TILE = 8192  # pixels per PNG tile on export
-LABEL_MIN_PX = 70  # a box gets its text when it is at least this wide on screen
+LABEL_MIN_PX = 48  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
 PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
 EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
@@ -249,7 +249,12 @@ class QtZoomView(QGraphicsView):
         self.scale(factor, factor)
 
     def fit(self) -> None:
-        self.fitInView(self.scene().itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        """The whole graph in view, but never blown up past its natural size."""
+        bounds = self.scene().itemsBoundingRect()
+        self.fitInView(bounds, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.0:
+            self.resetTransform()
+            self.centerOn(bounds.center().x(), bounds.top() + self.viewport().height() / 2)
 
     def keyPressEvent(self, event) -> None:
         key = event.key()
@@ -355,9 +360,9 @@ class QtGraphView(QWidget):
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.legend = QLabel("")
-        self.legend.setWordWrap(True)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long legends never widen the window
         side = QVBoxLayout()
-        for widget in (self.minimap, self.legend, self.results, self.details):
+        for widget in (self.minimap, self.results, self.details):
             side.addWidget(widget)
         side_widget = QWidget()
         side_widget.setLayout(side)
@@ -371,7 +376,8 @@ class QtGraphView(QWidget):
         self.break_map = QtBreakMap(model)
         layout_.addWidget(self.break_map)
         layout_.addWidget(self.status)
-        layout_.addWidget(split)
+        layout_.addWidget(self.legend)
+        layout_.addWidget(split, 1)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
@@ -587,7 +593,7 @@ class QtGraphView(QWidget):
             self.legend.setText("Colour: kernel time per call, white → red (slowest); grey: not measured")
         else:
             self.legend.setText("Colour by " + mode + ": " + ", ".join(
-                f"<span style='color:{colour}'>■</span> {_html(key)}" for key, colour in list(keys.items())[:12]))
+                f"<span style='color:{colour}'>■</span> {_html(key[:48])}" for key, colour in list(keys.items())[:10]))
 
     def _mark_break_neighbours(self) -> None:
         """The last ops before a graph break (what the graph returns) and the first after it
