@@ -134,3 +134,36 @@ def test_diffing_runs_of_different_ranks_is_labelled(corpus):
     result = diff_runs(open_session(corpus / "multi_rank_logs"), open_session(BUNDLED))
     assert "different ranks" in result["runs"]["note"]
     assert {row["status"] for row in result["units"]} >= {"only in A"}
+
+
+def test_side_by_side_view_colours_and_steps_through_differences(qtbot, tmp_path, breaks_run, fixed_break_run):
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from inspector.gui.qt_main_window import QtMainWindow
+    from inspector.gui.qt_settings import AppSettings
+    from inspector.gui.views.qt_diff_view import COLOURS
+
+    window = QtMainWindow(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000):
+        window.open_path(breaks_run.trace_dir)
+    window.compare_with(fixed_break_run.trace_dir)
+    diff = window.views["Diff"]
+    qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)
+    assert window.tabs.currentWidget() is diff
+    assert "fixed:" in diff.run.toPlainText() and "graph_break()" in diff.run.toPlainText()
+    units = [diff.unit.itemText(i).split()[0] for i in range(diff.unit.count())]
+    assert units == ["[0/0]", "[0/1]", "[1/0]", "[1/1]"]  # [2/x] exist only in A: the merged graphs
+    diff.unit.setCurrentIndex(units.index("[1/0]"))
+    qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.diff.added), timeout=60_000)
+    added = set(diff.diff.added)
+    assert {"linear", "sigmoid"} <= added  # the ops after the removed break now live in this graph
+    right = diff.layers[1]
+    assert all(right.fills[right.index[name]] == COLOURS["added"] for name in added if name in right.index)
+    diff.step(1)
+    first = diff.differences.currentItem().text()
+    diff.step(1)
+    assert diff.differences.currentItem().text() != first
+    side, name = diff.differences.currentItem().data(0x0100)
+    assert diff.layers[1 if side == "b" else 0].selected == name

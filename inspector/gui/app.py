@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="compile-inspector", description="torch.compile Inspector (desktop app)")
     parser.add_argument("path", nargs="?", help="model script, session folder, TORCH_TRACE log or folder")
     parser.add_argument("--run", action="store_true", help="with a script as PATH: start compiling it right away")
+    parser.add_argument("--compare", type=Path, help="once PATH is open, diff it against this other run")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the window once PATH is open, then quit")
     parser.add_argument("--selftest", action="store_true", help="render every view offscreen on the bundled session")
     args = parser.parse_args(argv)
@@ -39,6 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         window.open_path(path)
         if args.run and path.suffix == ".py":
             window.run_capture()
+    if args.compare:
+        def compare_once(*_):
+            window.model.sigLoaded.disconnect(compare_once)
+            window.compare_with(args.compare)
+        window.model.sigLoaded.connect(compare_once)
     if args.screenshot:
         def grab_when_ready(*_):
             QTimer.singleShot(300, lambda: (window.grab().save(str(args.screenshot)), app.quit()))

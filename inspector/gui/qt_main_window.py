@@ -27,6 +27,7 @@ from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_source_view import QtSourceView
+from inspector.gui.views.qt_diff_view import QtDiffView
 from inspector.gui.views.qt_graph_view import QtGraphView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
@@ -56,6 +57,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
+        self.add_tab("Diff", QtDiffView())
         self.modes = QtModeComparison(self.capture, self)
         self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
@@ -100,6 +102,7 @@ class QtMainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
+        self._action(file_menu, "&Compare With…", "Ctrl+D", self.ask_compare)
         self._action(file_menu, "Save Session &As… (.tcinspect)", QKeySequence.StandardKey.SaveAs, self.ask_save_bundle)
         self._action(file_menu, "Export &HTML Report…", "Ctrl+E", self.ask_export_report)
         file_menu.addSeparator()
@@ -154,6 +157,26 @@ class QtMainWindow(QMainWindow):
         run_in_background(lambda: load_session(path),
                           lambda loaded: self._on_session_ready(loaded, started),
                           lambda message, _tb: self._on_load_failed(path, message), self)
+
+    def ask_compare(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Compare with which run (session, TORCH_TRACE or debug folder)?")
+        if path:
+            self.compare_with(Path(path))
+
+    def compare_with(self, path: Path) -> None:
+        """Diff the open session (A) against the one at `path` (B) in the Diff tab."""
+        if self.model.loaded is None:
+            self.show_message("Nothing to compare", "Open a session first; then compare it with another.")
+            return
+        a = self.model.loaded.session
+        self.status.setText(f"Opening {path} to compare…")
+        run_in_background(lambda: load_session(path), lambda b: self._show_diff(a, b.session),
+                          lambda message, _tb: self.show_message("Cannot compare", message), self)
+
+    def _show_diff(self, a, b) -> None:
+        self.views["Diff"].set_sessions(a, b)
+        self.tabs.setCurrentWidget(self.views["Diff"])
+        self.status.setText(f"Comparing {a.source} (A) with {b.source} (B)")
 
     def ask_save_bundle(self) -> None:
         loaded = self.model.loaded

@@ -232,6 +232,7 @@ class FrameItem(QGraphicsItem):
 class QtZoomView(QGraphicsView):
     sigActivated = Signal(str)  # item id double-clicked
     sigClicked = Signal(str)
+    sigZoomed = Signal(float)  # the factor, for views that follow this one
 
     def __init__(self, scene: QGraphicsScene):
         super().__init__(scene)
@@ -247,6 +248,7 @@ class QtZoomView(QGraphicsView):
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
+        self.sigZoomed.emit(factor)
 
     def fit(self) -> None:
         """The whole graph in view, but never blown up past its natural size."""
@@ -431,14 +433,7 @@ class QtGraphView(QWidget):
 
     def _show(self, prepared) -> None:
         self.graph, self.root, self.expanded, self.visible, placed = prepared
-        self.scene.clear()
-        for key, (x, y, w, h) in placed.frames.items():
-            self.scene.addItem(FrameItem(key, QRectF(x, y, w, h)))
-        self.scene.addItem(EdgeLayer(list(placed.edges.values()), self.palette().placeholderText().color()))
-        ids = list(placed.boxes)
-        self.layer = NodeLayer(ids, [self.visible.items[i] for i in ids], [self.visible.labels[i] for i in ids],
-                               [placed.boxes[i] for i in ids])
-        self.scene.addItem(self.layer)
+        self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
         nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
         unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
         if self.graph.empty:
@@ -447,7 +442,6 @@ class QtGraphView(QWidget):
             self.status.setText(f"{nodes} nodes, {len(self.visible.items)} items on screen ({folded} folded groups — "
                                 f"double-click one to open it); layout: {placed.engine}"
                                 + (f" — {'; '.join(dict.fromkeys(placed.notes))}" if placed.notes else "") + unreadable)
-        self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
         self._paint_overlay()
         self._mark_break_neighbours()
         self.view.fit()
@@ -656,6 +650,20 @@ class QtGraphView(QWidget):
                 image.save(name)
                 written.append(name)
         return written
+
+
+def fill_scene(scene: QGraphicsScene, visible, placed, edge_colour: QColor) -> NodeLayer:
+    """Put a laid-out graph into `scene` (frames of open groups, edges, boxes); returns the box layer."""
+    scene.clear()
+    for key, (x, y, w, h) in placed.frames.items():
+        scene.addItem(FrameItem(key, QRectF(x, y, w, h)))
+    scene.addItem(EdgeLayer(list(placed.edges.values()), edge_colour))
+    ids = list(placed.boxes)
+    layer = NodeLayer(ids, [visible.items[i] for i in ids], [visible.labels[i] for i in ids],
+                      [placed.boxes[i] for i in ids])
+    scene.addItem(layer)
+    scene.setSceneRect(scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+    return layer
 
 
 def _module_stacks(unit) -> dict[str, list[str]] | None:

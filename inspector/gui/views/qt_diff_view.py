@@ -1,0 +1,205 @@
+"""Side-by-side diff of two runs: the graphs of matching compile units in two panes with pan, zoom and
+selection kept in step, removed nodes red on the left, added green on the right, changed amber on
+both; a list of every difference with next/previous (F3 / Shift+F3); and what changed in the run —
+breaks, recompiles, kernels, times. File ▸ Compare With… picks the other run."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTextBrowser,
+    QVBoxLayout, QWidget,
+)
+
+from inspector.core.graph_diff import diff_graphs
+from inspector.core.graph_hierarchy import build_groups, initially_expanded, node_paths, visible_graph
+from inspector.core.graph_layout import layout
+from inspector.core.run_diff import diff_runs
+from inspector.core.session import Session
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+
+COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
+DIFF_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _prepare(graph):
+    root = build_groups(graph, node_paths(graph))
+    expanded = initially_expanded(root, 0)  # every group open: a diff is about nodes
+    visible = visible_graph(graph, root, expanded)
+    return visible, layout(graph, root, expanded, visible)
+
+
+class QtDiffView(QWidget):
+    def __init__(self):
+        super().__init__()
+        self.a: Session | None = None
+        self.b: Session | None = None
+        self.diff = None
+        self.layers = [None, None]
+        self._request = 0
+        self.unit = QComboBox()
+        self.unit.currentIndexChanged.connect(lambda _: self._compare())
+        self.stage = QComboBox()
+        self.stage.currentTextChanged.connect(lambda _: self._compare())
+        self.summary = QLabel("File ▸ Compare With… opens a second run to diff against the open one.")
+        self.summary.setWordWrap(True)
+        previous, following = QPushButton("◀ previous difference"), QPushButton("next difference ▶")
+        previous.clicked.connect(lambda: self.step(-1))
+        following.clicked.connect(lambda: self.step(1))
+        QShortcut(QKeySequence("F3"), self, activated=lambda: self.step(1))
+        QShortcut(QKeySequence("Shift+F3"), self, activated=lambda: self.step(-1))
+        bar = QHBoxLayout()
+        for widget in (QLabel("Unit"), self.unit, QLabel("Stage"), self.stage, previous, following):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        self.scenes = [QGraphicsScene(self), QGraphicsScene(self)]
+        self.views = [QtZoomView(scene) for scene in self.scenes]
+        for index, view in enumerate(self.views):
+            view.sigClicked.connect(lambda item, side=index: self.select(item, side))
+            view.sigZoomed.connect(lambda factor, other=self.views[1 - index]: other.scale(factor, factor))
+        self._syncing = False
+        for source, target in ((0, 1), (1, 0)):
+            for bar_of in (lambda v: v.horizontalScrollBar(), lambda v: v.verticalScrollBar()):
+                bar_of(self.views[source]).valueChanged.connect(
+                    lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
+        self.differences = QListWidget()
+        self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
+        self.run = QTextBrowser()
+        panes = QSplitter(Qt.Orientation.Horizontal)
+        for view in self.views:
+            panes.addWidget(view)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.differences)
+        side.addWidget(self.run)
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(panes)
+        main.addWidget(side)
+        main.setSizes([1000, 380])
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(bar)
+        outer.addWidget(self.summary)
+        outer.addWidget(main, 1)
+
+    # --- sessions -------------------------------------------------------------------------------
+    def set_sessions(self, a: Session, b: Session) -> None:
+        self.a, self.b = a, b
+        keys_b = {(u.rank, str(u.compile_id)) for u in b.units}
+        self.pairs = [(ua, next(ub for ub in b.units if (ub.rank, str(ub.compile_id)) == (ua.rank, str(ua.compile_id))))
+                      for ua in a.units if (ua.rank, str(ua.compile_id)) in keys_b]
+        self.unit.blockSignals(True)
+        self.unit.clear()
+        self.unit.addItems([f"{ua.compile_id} {ua.function or ''}" for ua, _ub in self.pairs] or ["(no compile unit in both runs)"])
+        self.unit.blockSignals(False)
+        run_in_background(lambda: diff_runs(a, b), self._show_run, lambda message, _tb: self.run.setPlainText(message), self)
+        self._compare()
+
+    def _show_run(self, result: dict) -> None:
+        breaks, kernels, steady = result["breaks"], result["kernels"], result["steady_state"]
+        lines = [f"<b>A</b> {result['runs']['a']}<br><b>B</b> {result['runs']['b']}"]
+        if "note" in result["runs"]:
+            lines.append(f"<i>{result['runs']['note']}</i>")
+        lines.append(f"<b>Graph breaks</b> {breaks['count_a']} → {breaks['count_b']}")
+        lines += [f"new: {s['location']} — {s['reason']}" for s in breaks["new"]]
+        lines += [f"fixed: {s['location']} — {s['reason']}" for s in breaks["fixed"]]
+        lines += [f"moved: {s['from']} → {s['to']}" for s in breaks["moved"]]
+        lines.append(f"<b>Recompiles</b> {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
+        lines.append(f"<b>Kernels</b> +{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
+                     f"{len(kernels['code_diffs'])} with changed code")
+        lines += [f"{d['kernel']}: {d['us_a']:.1f} → {d['us_b']:.1f} µs" for d in kernels["time_deltas"][:8]]
+        ta, tb = result["compile_time"]["total_a"], result["compile_time"]["total_b"]
+        if ta is not None and tb is not None:
+            lines.append(f"<b>Compile time</b> {ta:.2f} s → {tb:.2f} s")
+        if steady["speedup_a"] is not None and steady["speedup_b"] is not None:
+            lines.append(f"<b>Speedup</b> {steady['speedup_a']:.2f}× → {steady['speedup_b']:.2f}×")
+        self.run.setHtml("<br>".join(lines))
+
+    # --- graphs ---------------------------------------------------------------------------------
+    def _compare(self) -> None:
+        index = self.unit.currentIndex()
+        if self.a is None or not 0 <= index < len(self.pairs):
+            return
+        ua, ub = self.pairs[index]
+        stages = [s for s in ua.graphs if s in ub.graphs]
+        if self.stage.count() != len(stages) or [self.stage.itemText(i) for i in range(self.stage.count())] != stages:
+            self.stage.blockSignals(True)
+            self.stage.clear()
+            self.stage.addItems(stages)
+            preferred = next((s for s in ("dynamo", "post_grad") if s in stages), None)
+            if preferred:
+                self.stage.setCurrentText(preferred)
+            self.stage.blockSignals(False)
+        stage = self.stage.currentText()
+        if not stage:
+            self.summary.setText(f"{ua.compile_id}: no graph stage recorded in both runs")
+            return
+        self._request += 1
+        request = self._request
+        graph_a, graph_b = ua.graphs[stage].graph, ub.graphs[stage].graph
+        run_in_background(lambda: (graph_a, graph_b, diff_graphs(graph_a, graph_b), _prepare(graph_a), _prepare(graph_b)),
+                          lambda result: self._show(result) if request == self._request else None,
+                          lambda message, _tb: self.summary.setText(f"Could not diff: {message}"), self)
+
+    def _show(self, result) -> None:
+        graph_a, graph_b, self.diff, prepared_a, prepared_b = result
+        colour = self.palette().placeholderText().color()
+        for side, (visible, placed) in enumerate((prepared_a, prepared_b)):
+            self.layers[side] = fill_scene(self.scenes[side], visible, placed, colour)
+        changed_a = {c.a for c in self.diff.changed}
+        changed_b = {c.b for c in self.diff.changed}
+        removed, added = set(self.diff.removed), set(self.diff.added)
+        self.layers[0].set_fills([COLOURS["removed"] if i in removed else COLOURS["changed"] if i in changed_a
+                                  else COLOURS["same"] for i in self.layers[0].ids])
+        self.layers[1].set_fills([COLOURS["added"] if i in added else COLOURS["changed"] if i in changed_b
+                                  else COLOURS["same"] for i in self.layers[1].ids])
+        self.differences.clear()
+        for name in self.diff.removed:
+            self._add_difference(f"removed  {name}", ("a", name))
+        for name in self.diff.added:
+            self._add_difference(f"added  {name}", ("b", name))
+        for change in self.diff.changed:
+            self._add_difference(f"changed  {change.a} → {change.b}  ({', '.join(change.fields)})", ("both", change.a))
+        self.summary.setText(f"{len(graph_a.nodes)} → {len(graph_b.nodes)} nodes: {len(self.diff.matched)} matched, "
+                             f"{len(self.diff.changed)} changed, {len(self.diff.added)} added, {len(self.diff.removed)} "
+                             f"removed; similarity {self.diff.similarity:.2f} (structure {self.diff.structural_similarity:.2f})")
+        for view in self.views:
+            view.fit()
+
+    def _add_difference(self, text: str, where: tuple[str, str]) -> None:
+        item = QListWidgetItem(text)
+        item.setData(DIFF_ROLE, where)
+        self.differences.addItem(item)
+
+    def step(self, direction: int) -> None:
+        count = self.differences.count()
+        if count:
+            self.differences.setCurrentRow((self.differences.currentRow() + direction) % count)
+
+    def _on_difference(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        side, name = item.data(DIFF_ROLE)
+        self.select(name, 0 if side in ("a", "both") else 1)
+
+    def select(self, name: str, side: int) -> None:
+        """Select `name` on one side and its partner on the other, centring both."""
+        if self.diff is None:
+            return
+        partner = self.diff.matched.get(name) if side == 0 else next((a for a, b in self.diff.matched.items() if b == name), None)
+        names = (name, partner) if side == 0 else (partner, name)
+        for index, selected in enumerate(names):
+            layer = self.layers[index]
+            layer.selected = selected
+            layer.update()
+            if selected in layer.index:
+                self.views[index].centerOn(layer.rect_of(selected).center())
+
+    def _sync_scroll(self, source, target) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        if source.maximum() and target.maximum():
+            target.setValue(round(source.value() / source.maximum() * target.maximum()))
+        self._syncing = False
