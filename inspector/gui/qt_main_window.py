@@ -225,25 +225,23 @@ class QtMainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.views["Summary"])
 
     # --- running -------------------------------------------------------------------------------
-    def run_capture(self) -> None:
+    def _ready_to_run(self) -> bool:
+        """No capture running and a script chosen (asking for one if none is)."""
         if self.capture.running:
-            return
+            return False
         if self.script is None:
             self.ask_open_script()
-            if self.script is None:
-                return
-        session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-        self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
+        return self.script is not None
+
+    def run_capture(self) -> None:
+        if self._ready_to_run():
+            session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
 
     def compare_modes(self) -> None:
-        if self.capture.running:
-            return
-        if self.script is None:
-            self.ask_open_script()
-            if self.script is None:
-                return
-        folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
-        self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python)
+        if self._ready_to_run():
+            folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python)
 
     def _on_capture_started(self, session: str) -> None:
         self.run_action.setEnabled(False)
