@@ -29,7 +29,7 @@ from inspector.gui.views.qt_break_map import QtBreakMap
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
 TILE = 8192  # pixels per PNG tile on export
-LABEL_MIN_PX = 48  # a box gets its text when it is at least this wide on screen
+LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
 PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
 EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
@@ -153,9 +153,11 @@ class NodeLayer(QGraphicsItem):
             font.setPointSizeF(8)
             painter.setFont(font)
             painter.setPen(QColor("#111111"))
+            line_height = painter.fontMetrics().height()
             for i in chosen[:MAX_LABELS]:
                 rect = transform.mapRect(QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i]))
-                painter.drawText(rect.adjusted(4, 2, -4, -2), Qt.AlignmentFlag.AlignCenter, self.labels[i])
+                label = self.labels[i] if rect.height() >= 2 * line_height else self.labels[i].split("\n")[0]
+                painter.drawText(rect.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignCenter, label)
             painter.restore()
 
 
