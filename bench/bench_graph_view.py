@@ -50,7 +50,7 @@ def transformer_graph(blocks: int = 48, repeats: int = 24) -> tuple[FxGraph, dic
 
 
 def main() -> None:
-    app = QApplication([])
+    _app = QApplication([])  # kept alive for the widgets below
     graph, stacks = transformer_graph()
     view = QtGraphView(QtSessionModel())
     view.resize(1300, 850)

@@ -120,3 +120,29 @@ def captured_examples(tmp_path_factory, inductor_cache) -> dict[str, Path]:
         assert process.exit_code == 0, (session / "stderr.txt").read_text()[-3000:]
         sessions[script.stem] = session
     return sessions
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The main window, offscreen, with its own settings file and quick capture settings."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from inspector.capture.launcher import CaptureSettings
+    from inspector.gui.qt_main_window import QtMainWindow
+    from inspector.gui.qt_settings import AppSettings
+
+    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    settings.set_capture_settings(CaptureSettings(runs=5, warmup=1, threads=1))
+    settings.python = sys.executable
+    win = QtMainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def open_and_wait(qtbot, window, path: Path):
+    """Open `path` in the window and return the LoadedSession once the views have it."""
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000) as blocker:
+        window.open_path(path)
+    return blocker.args[0]

@@ -10,31 +10,15 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from conftest import open_and_wait  # noqa: E402
 
 from inspector.core.code_highlight import LazyHighlighter  # noqa: E402
 from inspector.core.kernel_index import kernel_nodes, kernel_times  # noqa: E402
 from inspector.core.session_loader import open_session  # noqa: E402
 from inspector.core.timeline import build_timeline, chrome_trace  # noqa: E402
-from inspector.gui.qt_main_window import QtMainWindow  # noqa: E402
-from inspector.gui.qt_settings import AppSettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    win = QtMainWindow(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def open_and_wait(qtbot, window, path):
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000) as blocker:
-        window.open_path(path)
-    return blocker.args[0]
 
 
 def test_slowest_kernel_shows_its_code_nodes_and_source_lines(qtbot, window):

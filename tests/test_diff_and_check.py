@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, capture, run_traced, torch_available
+from conftest import EXAMPLES, capture, open_and_wait, run_traced, torch_available
 
 from inspector.core.fx_graph_text import parse_fx_graph
 from inspector.core.graph_diff import diff_graphs
@@ -136,18 +136,10 @@ def test_diffing_runs_of_different_ranks_is_labelled(corpus):
     assert {row["status"] for row in result["units"]} >= {"only in A"}
 
 
-def test_side_by_side_view_colours_and_steps_through_differences(qtbot, tmp_path, breaks_run, fixed_break_run):
-    pytest.importorskip("PySide6")
-    from PySide6.QtCore import QSettings
-
-    from inspector.gui.qt_main_window import QtMainWindow
-    from inspector.gui.qt_settings import AppSettings
+def test_side_by_side_view_colours_and_steps_through_differences(qtbot, window, breaks_run, fixed_break_run):
     from inspector.gui.views.qt_diff_view import COLOURS
 
-    window = QtMainWindow(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
-    qtbot.addWidget(window)
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000):
-        window.open_path(breaks_run.trace_dir)
+    open_and_wait(qtbot, window, breaks_run.trace_dir)
     window.compare_with(fixed_break_run.trace_dir)
     diff = window.views["Diff"]
     qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)

@@ -9,15 +9,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from conftest import open_and_wait  # noqa: E402
 
 from inspector.core.break_map import Gap, Region, break_map  # noqa: E402
 from inspector.core.fx_graph_text import parse_fx_graph  # noqa: E402
 from inspector.core.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
 from inspector.core.graph_layout import dot_program, layout  # noqa: E402
 from inspector.core.session_loader import open_session  # noqa: E402
-from inspector.gui.qt_main_window import QtMainWindow  # noqa: E402
-from inspector.gui.qt_settings import AppSettings  # noqa: E402
 from inspector.gui.views import qt_graph_view  # noqa: E402
 from inspector.gui.views.qt_graph_view import _module_stacks  # noqa: E402
 
@@ -25,17 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    win = QtMainWindow(AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
 def open_graph(qtbot, window, path, stage="dynamo"):
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000):
-        window.open_path(path)
+    open_and_wait(qtbot, window, path)
     graph = window.views["Graph"]
     window.tabs.setCurrentWidget(graph)
     graph.stage.setCurrentText(stage)

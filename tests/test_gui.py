@@ -11,33 +11,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from conftest import EXAMPLES, SCENARIOS, torch_available  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
-
-from inspector.capture.launcher import CaptureSettings  # noqa: E402
-from inspector.gui.qt_main_window import QtMainWindow  # noqa: E402
-from inspector.gui.qt_settings import AppSettings  # noqa: E402
+from conftest import EXAMPLES, SCENARIOS, open_and_wait, torch_available  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 LOAD_TIMEOUT_MS = 30_000
 
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    settings.set_capture_settings(CaptureSettings(runs=5, warmup=1, threads=1))
-    settings.python = sys.executable
-    win = QtMainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def open_and_wait(qtbot, window, path: Path):
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=LOAD_TIMEOUT_MS) as blocker:
-        window.open_path(path)
-    return blocker.args[0]
 
 
 def nav_units(window) -> list[str]:
