@@ -58,6 +58,8 @@ def test_code_pane_lists_every_text_of_a_unit(qtbot, window):
     assert labels[0] == "output code #1"
     assert {"graph: dynamo", "graph: post_grad", "guards", "graph break #1"} <= set(labels)
     code.texts.setCurrentIndex(labels.index("guards"))
+    qtbot.waitUntil(lambda: code.editor.toPlainText().startswith("TREE_GUARD_MANAGER") or code.code is None
+                    and "GUARD" in code.editor.toPlainText(), timeout=10_000)  # the text is read off the UI thread
     assert "TREE_GUARD_MANAGER" in code.editor.toPlainText() or "GUARD" in code.editor.toPlainText()
     code.find.setText("GUARD")
     assert code.find_next(backward=False)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from inspector.core.profile_ops import COMPILED_REGION
 from inspector.core.session import CompileUnit, GraphBreak, Session
 
-_REGION = re.compile(r"^Torch-Compiled Region: (?P<id>\d+/\d+)")
+_REGION = re.compile(rf"^{COMPILED_REGION}: (?P<id>\d+/\d+)")
 
 
 @dataclass(frozen=True)

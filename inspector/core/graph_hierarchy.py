@@ -145,15 +145,17 @@ def _short(target: str) -> str:
     return target.replace("aten.", "").replace(".default", "").replace("torch._C._nn.", "")[-40:]
 
 
+def all_group_keys(root: Group) -> set[str]:
+    """Every group's key: the graph fully open."""
+    keys: set[str] = set()
+    stack = list(root.children.values())
+    while stack:
+        group = stack.pop()
+        keys.add(group.key)
+        stack.extend(group.children.values())
+    return keys
+
+
 def initially_expanded(root: Group, node_count: int) -> set[str]:
     """Small graphs open fully expanded; big ones folded at the top."""
-    if node_count > FOLD_ABOVE:
-        return set()
-    keys: set[str] = set()
-
-    def visit(group: Group) -> None:
-        for child in group.children.values():
-            keys.add(child.key)
-            visit(child)
-    visit(root)
-    return keys
+    return set() if node_count > FOLD_ABOVE else all_group_keys(root)

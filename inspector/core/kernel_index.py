@@ -4,13 +4,12 @@ FX nodes each kernel was made from, with the user's source line of each node."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from inspector.core.output_code import Kernel
+from inspector.core.profile_ops import kernel_name, profile_ops
 from inspector.core.session import CompileUnit, Session
 
-_CPU_PROFILE_NAME = re.compile(r"^graph_\d+_(?P<kernel>.+)$")
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
 # nodes of the graph Dynamo captured (as Inductor saw it before its own passes).
 NODE_STAGES = {"provenance": ("post_grad", "after_post_grad_graph", "aot_inference", "aot_forward"),
@@ -36,18 +35,15 @@ class NodeOrigin:
 
 def kernel_times(session: Session) -> dict[str, KernelTime]:
     """Kernel name → time per call in the compiled profile (empty without a profile)."""
-    profile = ((session.results or {}).get("profile") or {}).get("compiled")
-    if not profile:
+    ops = profile_ops(session.results)
+    if ops is None:
         return {}
-    key, runs = profile.get("time_key", "self_cpu_us"), profile.get("runs") or 1
-    rows = [row for row in profile.get("ops", []) if not row["name"].startswith(("Torch-Compiled Region", "TorchDynamo", "## "))]
-    total = sum(row.get(key, 0) for row in rows) or 1.0
+    total, runs = ops.total, ops.runs
     by_name: dict[str, float] = {}
     event_of: dict[str, str] = {}
-    for row in rows:
-        match = _CPU_PROFILE_NAME.match(row["name"])
-        name = match["kernel"] if match else row["name"]
-        by_name[name] = by_name.get(name, 0.0) + row.get(key, 0)
+    for row in ops.rows:
+        name = kernel_name(row["name"])
+        by_name[name] = by_name.get(name, 0.0) + row.get(ops.key, 0)
         event_of[name] = row["name"]
     names = [kernel.name for unit in session.units for kernel in unit.kernels]
     times = {}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis import break_sites, cache_rates, session_fusion
+from inspector.core.profile_ops import profile_ops
 from inspector.core.session import Session
 
-COMPILED_REGION = "Torch-Compiled Region"
 AMORTISE_CALLS = 1000
 
 
@@ -108,14 +108,12 @@ def _compiled_region_share(results: dict) -> tuple[float | None, int]:
 
 def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list[dict]:
     """The profile's most expensive ops with their share of the profiled time."""
-    profile = (results.get("profile") or {}).get(label)
-    if not profile:
+    ops = profile_ops(results, label)
+    if ops is None:
         return []
-    key = profile.get("time_key", "self_cpu_us")
-    rows = [row for row in profile.get("ops", []) if not row["name"].startswith((COMPILED_REGION, "TorchDynamo", "## Call"))]
-    total = sum(row.get(key, 0) for row in rows) or 1
-    return [{**row, "share": row.get(key, 0) / total, "time_us_per_call": row.get(key, 0) / (profile.get("runs") or 1)}
-            for row in rows[:limit]]
+    total = ops.total
+    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row)}
+            for row in ops.rows[:limit]]
 
 
 def headline(summary: dict) -> str:

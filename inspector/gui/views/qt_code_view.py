@@ -110,27 +110,30 @@ class QtCodeView(QWidget):
         if not 0 <= index < len(self.entries):
             self.editor.show_text("", None)
             return
-        _label, source = self.entries[index]
+        label, source = self.entries[index]
         self._request += 1
         request = self._request
-        if hasattr(source, "code"):  # output code: split into kernels off the UI thread
-            run_in_background(lambda: self._prepare_code(source),
-                              lambda prepared: self._show_code(prepared) if request == self._request else None,
-                              lambda message, _tb: self.editor.show_text(message, None), self)
-        else:
-            text = source()
-            language = "text" if self.entries[index][0].startswith(("ir_", "graph break", "recompile")) else "python"
-            self.editor.show_text(text, LazyHighlighter.for_text(text, language))
-            self.origin.setText("")
+        # reading the text (and splitting output code into kernels) happens off the UI thread
+        run_in_background(lambda: self._prepare(label, source),
+                          lambda prepared: self._show_code(prepared) if request == self._request else None,
+                          lambda message, _tb: self.editor.show_text(message, None), self)
 
     @staticmethod
-    def _prepare_code(artifact):
-        code = artifact.code
-        return code, LazyHighlighter.for_text(code.text, "python", code)
+    def _prepare(label: str, source):
+        """(OutputCode or None, text, highlighter) for one entry of `unit_texts`."""
+        if hasattr(source, "code"):
+            code = source.code
+            return code, code.text, LazyHighlighter.for_text(code.text, "python", code)
+        text = source()
+        language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
+        return None, text, LazyHighlighter.for_text(text, language)
 
     def _show_code(self, prepared) -> None:
-        self.code, highlighter = prepared
-        self.editor.show_text(self.code.text, highlighter)
+        self.code, text, highlighter = prepared
+        self.editor.show_text(text, highlighter)
+        if self.code is None:
+            self.origin.setText("")
+            return
         times = self.model.loaded.kernel_times if self.model.loaded else {}
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
@@ -172,7 +175,7 @@ class QtCodeView(QWidget):
             self.texts.setCurrentIndex(index)
             self.texts.blockSignals(False)
             self._request += 1
-            self._show_code(self._prepare_code(artifact))
+            self._show_code(self._prepare(self.texts.itemText(index), artifact))
         self.editor.go_to_line(kernel.start_line)
         row = self.code.kernels.index(kernel)
         if self.outline.currentRow() != row:

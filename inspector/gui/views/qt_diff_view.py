@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.graph_diff import diff_graphs
-from inspector.core.graph_hierarchy import build_groups, initially_expanded, node_paths, visible_graph
+from inspector.core.graph_hierarchy import all_group_keys, build_groups, node_paths, visible_graph
 from inspector.core.graph_layout import layout
 from inspector.core.run_diff import diff_runs
 from inspector.core.session import Session
@@ -26,7 +26,7 @@ DIFF_ROLE = Qt.ItemDataRole.UserRole
 
 def _prepare(graph):
     root = build_groups(graph, node_paths(graph))
-    expanded = initially_expanded(root, 0)  # every group open: a diff is about nodes
+    expanded = all_group_keys(root)  # every group open: a diff is about nodes
     visible = visible_graph(graph, root, expanded)
     return visible, layout(graph, root, expanded, visible)
 

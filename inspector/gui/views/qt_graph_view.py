@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from collections import deque
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit, QListWidget, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from inspector.core.graph_hierarchy import build_groups, initially_expanded, node_paths, visible_graph
+from inspector.core.graph_hierarchy import all_group_keys, build_groups, initially_expanded, node_paths, visible_graph
 from inspector.core.graph_layout import layout
 from inspector.core.kernel_index import kernels_of_node
 from inspector.gui.qt_background import run_in_background
@@ -547,7 +548,7 @@ class QtGraphView(QWidget):
 
     def expand_all(self) -> None:
         if self.root is not None:
-            self.expanded = initially_expanded(self.root, 0)
+            self.expanded = all_group_keys(self.root)
             self._relayout()
 
     def fold_all(self) -> None:
@@ -681,5 +682,4 @@ def _module_stacks(unit) -> dict[str, list[str]] | None:
 
 
 def _html(text) -> str:
-    from html import escape
     return escape("" if text is None else str(text))
