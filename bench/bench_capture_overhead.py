@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.core.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 
 def compile_seconds(folder: Path) -> float:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.core.fx_graph_text import FxGraph, FxNode  # noqa: E402
-from inspector.core.graph_diff import diff_graphs  # noqa: E402
+from inspector.core.model.fx_graph_text import FxGraph, FxNode  # noqa: E402
+from inspector.core.graphs.graph_diff import diff_graphs  # noqa: E402
 
 BLOCK = ("aten.addmm.default", "aten.relu.default", "aten.mul.Tensor", "aten.add.Tensor", "aten.native_layer_norm.default",
          "aten.view.default", "aten.permute.default", "aten.bmm.default", "aten._softmax.default", "aten.sum.dim_IntList")

@@ -21,9 +21,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.core.fx_graph_text import FxGraph, FxNode, FxSource  # noqa: E402
-from inspector.core.graph_hierarchy import build_groups, initially_expanded, node_paths, visible_graph  # noqa: E402
-from inspector.core.graph_layout import layout  # noqa: E402
+from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource  # noqa: E402
+from inspector.core.graphs.graph_hierarchy import build_groups, initially_expanded, node_paths, visible_graph  # noqa: E402
+from inspector.core.graphs.graph_layout import layout  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
 from inspector.gui.views.qt_graph_view import QtGraphView  # noqa: E402
 

@@ -25,8 +25,8 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from inspector.core.session_builder import build_trace_session
-from inspector.core.summary import summarize
+from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.outputs.summary import summarize
 log = Path({log!r})
 start = time.perf_counter()
 session = build_trace_session([log], log, verify_md5={full})

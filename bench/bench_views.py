@@ -20,10 +20,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.core.code_highlight import LazyHighlighter  # noqa: E402
-from inspector.core.output_code import parse_output_code  # noqa: E402
-from inspector.core.session_loader import open_session  # noqa: E402
-from inspector.core.timeline import Bar, Timeline  # noqa: E402
+from inspector.gui.code_highlight import LazyHighlighter  # noqa: E402
+from inspector.core.model.output_code import parse_output_code  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.analysis.timeline import Bar, Timeline  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
 from inspector.gui.views.qt_code_editor import QtCodeEditor  # noqa: E402
 from inspector.gui.views.qt_timeline import GanttItem, QtTimeline  # noqa: E402

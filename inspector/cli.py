@@ -7,7 +7,7 @@ import json
 import sys
 
 from inspector import __version__
-from inspector.capture.runner import DYNAMIC, MODES
+from inspector.capture.options import DYNAMIC, MODES
 
 
 COMMANDS = ("summary", "capture", "bundle", "report", "diff", "check")
@@ -131,7 +131,7 @@ def _capture(args) -> int:
 
 def _open(path: str):
     """The session at `path`, or None after saying why it cannot be opened."""
-    from inspector.core.session_loader import open_session
+    from inspector.core.readers.session_loader import open_session
 
     try:
         return open_session(path)
@@ -143,7 +143,7 @@ def _open(path: str):
 def _bundle(args) -> int:
     from pathlib import Path
 
-    from inspector.core.session_bundle import save_bundle
+    from inspector.core.readers.session_bundle import save_bundle
 
     folder = Path(args.path)
     if not folder.is_dir():
@@ -161,7 +161,7 @@ def _bundle(args) -> int:
 def _report(args) -> int:
     from pathlib import Path
 
-    from inspector.core.html_report import render_report
+    from inspector.core.outputs.html_report import render_report
 
     session = _open(args.path)
     if session is None:
@@ -172,7 +172,7 @@ def _report(args) -> int:
 
 
 def _diff(args) -> int:
-    from inspector.core.run_diff import diff_runs
+    from inspector.core.analysis.run_diff import diff_runs
 
     a, b = _open(args.a), _open(args.b)
     if a is None or b is None:
@@ -226,7 +226,7 @@ def _x(value) -> str:
 
 
 def _check(args) -> int:
-    from inspector.core.run_diff import check_run
+    from inspector.core.analysis.run_diff import check_run
 
     session = _open(args.path)
     baseline = _open(args.baseline) if args.baseline else None
@@ -239,7 +239,7 @@ def _check(args) -> int:
 
 
 def _summary(args) -> int:
-    from inspector.core.summary import render_text, summarize
+    from inspector.core.outputs.summary import render_text, summarize
 
     session = _open(args.path)
     if session is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from inspector.capture.launcher import read_json, tail_progress
-from inspector.core.pipeline import pipeline_step
+from inspector.core.model.pipeline import pipeline_step
 
 
 class ProgressPrinter:

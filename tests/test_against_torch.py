@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.session_loader import open_session
+from inspector.core.readers.session_loader import open_session
 
 _LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+(?:_\d+)?)\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+)")
@@ -116,7 +116,7 @@ def test_compile_debug_folder_opens_with_its_graph_folders(compile_debug_run):
 
 
 def test_own_stage_times_add_up_to_the_traced_compile_time(breaks_run):
-    from inspector.core.analysis import compile_time
+    from inspector.core.analysis.figures import compile_time
 
     session = open_session(breaks_run.trace_dir)
     timing = compile_time(session)

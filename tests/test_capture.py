@@ -15,8 +15,8 @@ import pytest
 from conftest import EXAMPLES, SCENARIOS, capture, torch_available
 
 from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script, probe_interpreter, tail_progress
-from inspector.core.session_loader import open_session
-from inspector.core.summary import summarize
+from inspector.core.readers.session_loader import open_session
+from inspector.core.outputs.summary import summarize
 
 _LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+)(?:_\d+)?\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function")

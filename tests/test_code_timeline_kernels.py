@@ -12,10 +12,10 @@ pytest.importorskip("PySide6")
 
 from conftest import open_and_wait  # noqa: E402
 
-from inspector.core.code_highlight import LazyHighlighter  # noqa: E402
-from inspector.core.kernel_index import kernel_nodes, kernel_times  # noqa: E402
-from inspector.core.session_loader import open_session  # noqa: E402
-from inspector.core.timeline import build_timeline, chrome_trace  # noqa: E402
+from inspector.gui.code_highlight import LazyHighlighter  # noqa: E402
+from inspector.core.analysis.kernel_index import kernel_nodes, kernel_times  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.analysis.timeline import build_timeline, chrome_trace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.session_loader import open_session
-from inspector.core.torch_trace import read_trace_log
+from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.torch_trace import read_trace_log
 
 
 def test_cuda_log_triton_kernels_match_output_code_and_provenance(corpus):

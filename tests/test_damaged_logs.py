@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from inspector.core.session_builder import build_trace_session
-from inspector.core.session_loader import open_session
-from inspector.core.torch_trace import read_trace_log
+from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.torch_trace import read_trace_log
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_every_corpus_log_cut_at_any_point_never_raises(corpus, tmp_path):
 
 def test_chunked_reading_gives_the_same_index_at_any_chunk_size(corpus, monkeypatch):
     """Records cut by a chunk boundary must be read whole once the next chunk arrives."""
-    from inspector.core import torch_trace
+    from inspector.core.readers import torch_trace
 
     log = corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_1.log"  # CRLF line ends too
     whole = [(r.line_no, r.kind, r.payload_start, r.payload_end, r.payload_intact) for r in read_trace_log(log).records]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, capture, open_and_wait, run_traced, torch_available
 
-from inspector.core.fx_graph_text import parse_fx_graph
-from inspector.core.graph_diff import diff_graphs
-from inspector.core.run_diff import check_run, diff_runs
-from inspector.core.session_loader import open_session
+from inspector.core.model.fx_graph_text import parse_fx_graph
+from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.analysis.run_diff import check_run, diff_runs
+from inspector.core.readers.session_loader import open_session
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"

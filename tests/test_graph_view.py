@@ -11,11 +11,11 @@ pytest.importorskip("PySide6")
 
 from conftest import open_and_wait  # noqa: E402
 
-from inspector.core.break_map import Gap, Region, break_map  # noqa: E402
-from inspector.core.fx_graph_text import parse_fx_graph  # noqa: E402
-from inspector.core.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
-from inspector.core.graph_layout import dot_program, layout  # noqa: E402
-from inspector.core.session_loader import open_session  # noqa: E402
+from inspector.core.analysis.break_map import Gap, Region, break_map  # noqa: E402
+from inspector.core.model.fx_graph_text import parse_fx_graph  # noqa: E402
+from inspector.core.graphs.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
+from inspector.core.graphs.graph_layout import dot_program, layout  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.gui.views import qt_graph_view  # noqa: E402
 from inspector.gui.views.qt_graph_view import _module_stacks  # noqa: E402
 

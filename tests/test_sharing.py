@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.html_report import render_report
-from inspector.core.session_bundle import UnsafeBundle, extract_bundle, save_bundle
-from inspector.core.session_loader import open_session
+from inspector.core.outputs.html_report import render_report
+from inspector.core.readers.session_bundle import UnsafeBundle, extract_bundle, save_bundle
+from inspector.core.readers.session_loader import open_session
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"

@@ -1,6 +1,6 @@
 """The live stage state folded from progress events: what the stage strip draws."""
 
-from inspector.core.stage_progress import StageProgress
+from inspector.core.readers.stage_progress import StageProgress
 
 
 def events(*items):

@@ -26,8 +26,22 @@ import time
 import traceback
 from pathlib import Path
 
-MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-DYNAMIC = ("auto", "true", "false")
+
+
+def _load_options():
+    """options.py beside this file, loaded by path under a private name: the runner is started by file
+    path in the user's interpreter, where our package may not be importable and a user module called
+    `options` must not be shadowed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_inspector_capture_options", Path(__file__).with_name("options.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_OPTIONS = _load_options()
+MODES, DYNAMIC, DEVICES = _OPTIONS.MODES, _OPTIONS.DYNAMIC, _OPTIONS.DEVICES
 EXIT_SCRIPT_ERROR = 1
 EXIT_NO_TORCH = 3
 MIN_TORCH = (2, 1)
@@ -357,7 +371,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--dynamic", default="auto", choices=DYNAMIC)
     parser.add_argument("--fullgraph", action="store_true")
     parser.add_argument("--backend", default="inductor")
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--device", default="cpu", choices=DEVICES)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--no-profile", dest="profile", action="store_false")

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 from inspector.capture.launcher import (
     CapturePlan, CaptureSettings, finish_manifest, kill_process_group, plan_script, tail_progress, write_manifest,
 )
-from inspector.core.stage_progress import StageProgress
+from inspector.core.readers.stage_progress import StageProgress
 
 POLL_MS = 50
 KILL_AFTER_MS = 400

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget, QWidget,
 )
 
-from inspector.core.html_report import render_report
-from inspector.core.session_bundle import save_bundle
+from inspector.core.outputs.html_report import render_report
+from inspector.core.readers.session_bundle import save_bundle
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session

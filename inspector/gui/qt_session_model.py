@@ -9,11 +9,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.core.kernel_index import KernelTime, kernel_times
-from inspector.core.problems import Problem, find_problems
-from inspector.core.session import CompileUnit, Session
-from inspector.core.session_loader import open_session
-from inspector.core.summary import summarize
+from inspector.core.analysis.kernel_index import KernelTime, kernel_times
+from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.model.session import CompileUnit, Session
+from inspector.core.readers.session_loader import open_session
+from inspector.core.outputs.summary import summarize
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
-from inspector.capture.runner import DYNAMIC, MODES
+from inspector.capture.options import DYNAMIC, MODES
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_settings import AppSettings
 

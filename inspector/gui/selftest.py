@@ -17,8 +17,8 @@ def run_selftest(session_dir: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     from inspector.capture.launcher import RUNNER
-    from inspector.core.html_report import render_report
-    from inspector.core.session_bundle import save_bundle
+    from inspector.core.outputs.html_report import render_report
+    from inspector.core.readers.session_bundle import save_bundle
     from inspector.gui.qt_main_window import QtMainWindow
     from inspector.gui.qt_session_model import load_session
     from inspector.gui.qt_settings import AppSettings

@@ -8,7 +8,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from inspector.core.break_map import Gap, Region, break_map
+from inspector.core.analysis.break_map import Gap, Region, break_map
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 ROW_H, GAP_W, LABEL_W = 22, 14, 78

@@ -7,7 +7,7 @@ from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextFormat, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from inspector.core.code_highlight import LazyHighlighter
+from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.views.qt_status_icons import COLOURS
 
 CHUNK_LINES = 8000

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from inspector.core.code_highlight import LazyHighlighter
-from inspector.core.kernel_index import kernel_nodes
-from inspector.core.session import CompileUnit
+from inspector.gui.code_highlight import LazyHighlighter
+from inspector.core.analysis.kernel_index import kernel_nodes
+from inspector.core.model.session import CompileUnit
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor

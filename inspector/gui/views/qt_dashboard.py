@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from inspector.core.verdict import headline
+from inspector.core.analysis.verdict import headline
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 

@@ -12,11 +12,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from inspector.core.graph_diff import diff_graphs
-from inspector.core.graph_hierarchy import all_group_keys, build_groups, node_paths, visible_graph
-from inspector.core.graph_layout import layout
-from inspector.core.run_diff import diff_runs
-from inspector.core.session import Session
+from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths, visible_graph
+from inspector.core.graphs.graph_layout import layout
+from inspector.core.analysis.run_diff import diff_runs
+from inspector.core.model.session import Session
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 

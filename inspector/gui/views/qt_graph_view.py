@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
     QLineEdit, QListWidget, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from inspector.core.graph_hierarchy import all_group_keys, build_groups, initially_expanded, node_paths, visible_graph
-from inspector.core.graph_layout import layout
-from inspector.core.kernel_index import kernels_of_node
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, node_paths, visible_graph
+from inspector.core.graphs.graph_layout import layout
+from inspector.core.analysis.kernel_index import kernels_of_node
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from inspector.core.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
+from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 TOP_N = 15

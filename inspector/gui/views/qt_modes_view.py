@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.capture.launcher import CaptureSettings
-from inspector.core.mode_comparison import COMPARED_MODES, ModeRow, best_mode, compare_modes
+from inspector.core.analysis.mode_comparison import COMPARED_MODES, ModeRow, best_mode, compare_modes
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 

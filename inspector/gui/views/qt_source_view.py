@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.core.code_highlight import LazyHighlighter
+from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 

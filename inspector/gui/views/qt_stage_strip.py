@@ -9,8 +9,8 @@ from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
-from inspector.core.pipeline import PIPELINE
-from inspector.core.stage_progress import StageProgress
+from inspector.core.model.pipeline import PIPELINE
+from inspector.core.readers.stage_progress import StageProgress
 from inspector.gui.qt_capture_controller import QtCaptureController
 
 ROW_HEIGHT = 20

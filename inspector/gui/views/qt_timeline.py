@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout, QWidget,
 )
 
-from inspector.core.compile_id import CompileId
-from inspector.core.pipeline import PIPELINE
-from inspector.core.timeline import Timeline, build_timeline, chrome_trace
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.pipeline import PIPELINE
+from inspector.core.analysis.timeline import Timeline, build_timeline, chrome_trace
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",

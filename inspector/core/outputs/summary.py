@@ -4,9 +4,9 @@ scripts and CI, and its human rendering. The CLI prints it; the GUI's verdict re
 from __future__ import annotations
 
 from inspector import __version__
-from inspector.core.analysis import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
-from inspector.core.session import Session
-from inspector.core.verdict import top_kernels, verdict
+from inspector.core.analysis.figures import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
+from inspector.core.model.session import Session
+from inspector.core.analysis.verdict import top_kernels, verdict
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 1

@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.core.compile_id import CompileId
-from inspector.core.read_problems import ReadProblems
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.read_problems import ReadProblems
 
 # Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
 # index leaves on disk; `TraceLog.full_meta` reads it back when a view wants it.

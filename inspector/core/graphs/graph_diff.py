@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from inspector.core.fx_graph_text import FxGraph, FxNode
+from inspector.core.model.fx_graph_text import FxGraph, FxNode
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.pipeline import BENCHMARK_PHASES, PIPELINE, pipeline_step
+from inspector.core.model.pipeline import BENCHMARK_PHASES, PIPELINE, pipeline_step
 
 
 @dataclass

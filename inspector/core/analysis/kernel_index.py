@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.output_code import Kernel
-from inspector.core.profile_ops import kernel_name, profile_ops
-from inspector.core.session import CompileUnit, Session
+from inspector.core.model.output_code import Kernel
+from inspector.core.analysis.profile_ops import kernel_name, profile_ops
+from inspector.core.model.session import CompileUnit, Session
 
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
 # nodes of the graph Dynamo captured (as Inductor saw it before its own passes).

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from inspector.core.fx_graph_text import FxGraph, FxNode
+from inspector.core.model.fx_graph_text import FxGraph, FxNode
 
 FOLD_ABOVE = 300  # graphs with more nodes than this open with their groups folded
 _PARAM = re.compile(r"^l_(?:self|fn)_(?P<path>.*?)_(?:parameters|buffers)_(?P<leaf>\w+?)_?$")

@@ -16,8 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.core.fx_graph_text import FxGraph
-from inspector.core.graph_hierarchy import Group, VisibleGraph
+from inspector.core.model.fx_graph_text import FxGraph
+from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph
 
 MAX_DOT_ITEMS = 400
 DOT_TIMEOUT_S = 20.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.pipeline import pipeline_step
-from inspector.core.session import Session
+from inspector.core.model.pipeline import pipeline_step
+from inspector.core.model.session import Session
 
 MAX_DEPTH = 8
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pygments.lexers import CppLexer, PythonLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
 
-from inspector.core.output_code import OutputCode
+from inspector.core.model.output_code import OutputCode
 
 # Pygments token → the category a view colours, most specific first.
 CATEGORIES = ((Comment, "comment"), (String, "string"), (Number, "number"), (Keyword.Type, "type"),

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from inspector.core.compile_id import CompileId
-from inspector.core.compile_spans import Marker, Span
-from inspector.core.fx_graph_text import FxGraph, parse_fx_graph
-from inspector.core.output_code import OutputCode, parse_output_code
-from inspector.core.read_problems import ReadProblems
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.compile_spans import Marker, Span
+from inspector.core.model.fx_graph_text import FxGraph, parse_fx_graph
+from inspector.core.model.output_code import OutputCode, parse_output_code
+from inspector.core.model.read_problems import ReadProblems
 
 
 class UnitStatus(str, Enum):

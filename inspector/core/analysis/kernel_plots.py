@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.profile_ops import kernel_name, profile_ops
-from inspector.core.session import Session
+from inspector.core.analysis.profile_ops import kernel_name, profile_ops
+from inspector.core.model.session import Session
 
 
 

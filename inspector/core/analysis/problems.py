@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis import break_sites
-from inspector.core.compile_id import CompileId
-from inspector.core.session import Session
+from inspector.core.analysis.figures import break_sites
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.session import Session
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from inspector.core.profile_ops import COMPILED_REGION
-from inspector.core.session import CompileUnit, GraphBreak, Session
+from inspector.core.analysis.profile_ops import COMPILED_REGION
+from inspector.core.model.session import CompileUnit, GraphBreak, Session
 
 _REGION = re.compile(rf"^{COMPILED_REGION}: (?P<id>\d+/\d+)")
 

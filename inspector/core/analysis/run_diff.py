@@ -8,10 +8,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from inspector.core.graph_diff import diff_graphs
-from inspector.core.kernel_index import kernel_times
-from inspector.core.session import CompileUnit, Session
-from inspector.core.summary import summarize
+from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.analysis.kernel_index import kernel_times
+from inspector.core.model.session import CompileUnit, Session
+from inspector.core.outputs.summary import summarize
 
 GRAPH_STAGE_ORDER = ("dynamo", "post_grad", "aot_inference", "aot_forward")
 

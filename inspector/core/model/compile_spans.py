@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from inspector.core.read_problems import ReadProblems
+from inspector.core.model.read_problems import ReadProblems
 
 
 SMALL_ARG_CHARS = 200

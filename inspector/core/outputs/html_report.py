@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from html import escape
 
-from inspector.core.session import Session
-from inspector.core.summary import summarize
-from inspector.core.verdict import headline
+from inspector.core.model.session import Session
+from inspector.core.outputs.summary import summarize
+from inspector.core.analysis.verdict import headline
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#1f2a37;padding:0 16px}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis import break_sites, cache_rates, session_fusion
-from inspector.core.profile_ops import profile_ops
-from inspector.core.session import Session
+from inspector.core.analysis.figures import break_sites, cache_rates, session_fusion
+from inspector.core.analysis.profile_ops import profile_ops
+from inspector.core.model.session import Session
 
 AMORTISE_CALLS = 1000
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.core.session_loader import open_session
-from inspector.core.summary import summarize
+from inspector.core.readers.session_loader import open_session
+from inspector.core.outputs.summary import summarize
 
 COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
 

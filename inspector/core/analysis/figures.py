@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.compile_spans import stage_self_totals, stage_totals
-from inspector.core.session import CompileUnit, GraphBreak, Session
+from inspector.core.model.compile_spans import stage_self_totals, stage_totals
+from inspector.core.model.session import CompileUnit, GraphBreak, Session
 
 # The graph whose ops Inductor turned into kernels, best first.
 KERNEL_SOURCE_STAGES = ("post_grad", "aot_inference", "aot_forward")

@@ -8,11 +8,11 @@ import json
 import re
 from pathlib import Path
 
-from inspector.core.read_problems import ReadProblems
-from inspector.core.session import CodeArtifact, CompileUnit, Frame, GraphArtifact, Rank, Session, TextArtifact
-from inspector.core.compile_id import CompileId
-from inspector.core.session_builder import build_trace_session
-from inspector.core.session_bundle import BUNDLE_SUFFIX, extract_bundle
+from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, GraphArtifact, Rank, Session, TextArtifact
+from inspector.core.model.compile_id import CompileId
+from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")

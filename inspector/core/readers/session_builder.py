@@ -12,14 +12,14 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.core.break_reasons import explain_guard, parse_break_reason, parse_recompile_reasons, user_frame
-from inspector.core.compile_id import CompileId
-from inspector.core.compile_spans import build_spans, small_args
-from inspector.core.session import (
+from inspector.core.readers.break_reasons import explain_guard, parse_break_reason, parse_recompile_reasons, user_frame
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.compile_spans import build_spans, small_args
+from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     Recompile, Session, SourceLocation, TextArtifact,
 )
-from inspector.core.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
+from inspector.core.readers.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
 
 # Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
 GRAPH_STAGES = {

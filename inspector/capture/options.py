@@ -1,0 +1,6 @@
+"""The capture options' choices, owned here once: the runner (loaded by file path in the user's
+interpreter), the CLI and the settings dialog all read them. Standard library only."""
+
+MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+DYNAMIC = ("auto", "true", "false")
+DEVICES = ("cpu", "cuda")

@@ -1,0 +1,1 @@
+"""FX graphs beyond parsing: grouping into modules, layout with Graphviz, structural diff."""
