@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 EXAMPLE := resources/examples/mlp_breaks.py
 
-.PHONY: setup run test bench dist dist-test clean
+.PHONY: setup run test test-fast bench dist dist-test clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The inner loop: everything but the tests that run real torch.compile captures or freeze the app.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(PY) bench/bench_trace_reader.py

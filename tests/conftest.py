@@ -22,6 +22,16 @@ EXAMPLES = ROOT / "resources" / "examples"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
+# Fixtures that run real torch.compile captures: a test that uses one is slow (`make test-fast` skips it).
+COMPILING_FIXTURES = {"inductor_cache", "breaks_run", "dynamic_run", "compile_debug_run", "captured_examples"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if COMPILING_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @dataclass
 class TracedRun:
     """One real compile run: its TORCH_TRACE folder plus what torch itself reported."""

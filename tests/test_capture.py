@@ -157,6 +157,7 @@ def test_flooding_stdout_goes_to_the_file_not_to_memory(tmp_path, inductor_cache
     assert (tmp_path / "s" / "stdout.txt").stat().st_size == 30 * 1024 * 1024
 
 
+@pytest.mark.slow
 def test_any_command_mode_traces_without_measuring(tmp_path):
     if not torch_available():
         pytest.skip("torch is not installed")

@@ -60,7 +60,7 @@ def test_activating_a_break_selects_its_unit_and_shows_the_source_line(qtbot, wi
     assert source.marker_lines() == {19: "graph_break", 21: "graph_break", 17: "restart"}
 
 
-@pytest.mark.parametrize("kind", ["trace_log", "multi_rank", "compile_debug", "cuda_log"])
+@pytest.mark.parametrize("kind", ["trace_log", "multi_rank", pytest.param("compile_debug", marks=pytest.mark.slow), "cuda_log"])
 def test_each_kind_of_input_opens(qtbot, window, kind, request):
     if kind in ("multi_rank", "cuda_log"):
         corpus = request.getfixturevalue("corpus")
@@ -85,6 +85,7 @@ def test_folder_that_is_no_debug_output_gets_a_message_not_a_crash(qtbot, window
     assert "holds no torch.compile output" in window.last_message
 
 
+@pytest.mark.slow
 def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_path):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -107,6 +108,7 @@ def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_pat
     assert not window.cancel_action.isEnabled()
 
 
+@pytest.mark.slow
 def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path, monkeypatch):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -123,6 +125,7 @@ def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path,
     qtbot.waitUntil(lambda: "Incomplete session" in window.views["Summary"].title.text(), timeout=LOAD_TIMEOUT_MS)
 
 
+@pytest.mark.slow
 def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -160,6 +163,7 @@ def test_settings_dialog_lists_interpreters_and_says_which_have_torch(qtbot, win
     assert window.settings.capture_settings().runs == 7
 
 
+@pytest.mark.slow
 def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
     if not torch_available():
         pytest.skip("torch is not installed")

@@ -127,6 +127,7 @@ def test_selftest_passes_from_source():
     assert "selftest passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_frozen_build_runs_its_selftest_without_python_packages(tmp_path):
     """`make dist` from this checkout, then the binary with an empty environment (measured: ~30 s)."""
     pyinstaller = Path(sys.executable).parent / "pyinstaller"

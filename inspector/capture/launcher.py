@@ -19,9 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from inspector import __version__
-
-SESSION_FORMAT = "torch-compile-inspector/session"
-SESSION_FORMAT_VERSION = 1
+from inspector.core.readers.session_format import ENTRIES as SESSION_ENTRIES
+from inspector.core.readers.session_format import FORMAT as SESSION_FORMAT
+from inspector.core.readers.session_format import FORMAT_VERSION as SESSION_FORMAT_VERSION
 RUNNER = Path(__file__).with_name("runner.py")
 EXIT_TIMEOUT = 124
 KILL_GRACE_S = 0.5
@@ -75,10 +75,6 @@ def plan_command(command: list[str], session: Path, settings: CaptureSettings) -
     """Any command (`python train.py …`, `torchrun …`): traced, not measured."""
     session = session.resolve()
     return CapturePlan(session, list(command), capture_env(session, settings), settings)
-
-
-SESSION_ENTRIES = ("manifest.json", "manifest.tmp", "results.json", "results.tmp", "progress.jsonl", "stdout.txt",
-                   "stderr.txt", "trace", "profile", "graphs")
 
 
 def clear_session(session: Path) -> None:

@@ -198,7 +198,7 @@ class QtMainWindow(QMainWindow):
             return
         target, _ = QFileDialog.getSaveFileName(self, "Export HTML report", "compile-report.html", "HTML (*.html)")
         if target:
-            run_in_background(lambda: Path(target).write_text(render_report(loaded.session, loaded.summary), encoding="utf-8"),
+            run_in_background(lambda: Path(target).write_text(render_report(loaded.analysis), encoding="utf-8"),
                               lambda _: self.status.setText(f"Report written to {target}"),
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
@@ -220,8 +220,7 @@ class QtMainWindow(QMainWindow):
         self.last_message = text
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        summary = loaded.summary
-        self.setWindowTitle(f"{Path(summary['source']).name} — torch.compile Inspector")
+        self.setWindowTitle(f"{Path(str(loaded.session.source)).name} — torch.compile Inspector")
         self.tabs.setCurrentWidget(self.views["Summary"])
 
     # --- running -------------------------------------------------------------------------------

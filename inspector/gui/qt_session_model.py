@@ -4,26 +4,41 @@ follows. Built by a worker off the UI thread; views subscribe to its signals."""
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.core.analysis.kernel_index import KernelTime, kernel_times
-from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.kernel_index import KernelTime
+from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.session import CompileUnit, Session
-from inspector.core.readers.session_loader import open_session
 from inspector.core.outputs.summary import summarize
+from inspector.core.readers.session_loader import open_session
 
 
-@dataclass(frozen=True)
 class LoadedSession:
-    """Everything the views need, computed in the worker so the UI thread only displays it."""
+    """The open session and its analysis, computed in the worker so the UI thread only displays it."""
 
-    session: Session
-    summary: dict
-    problems: list[Problem]
-    kernel_times: dict[str, KernelTime]
+    def __init__(self, analysis: SessionAnalysis):
+        self.analysis = analysis
+
+    @property
+    def session(self) -> Session:
+        return self.analysis.session
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self.analysis.problems
+
+    @property
+    def kernel_times(self) -> dict[str, KernelTime]:
+        return self.analysis.kernel_times
+
+    @cached_property
+    def summary(self) -> dict:
+        """The summary document (what `summary --json` prints), for exports that want it whole."""
+        return summarize(self.analysis)
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -33,8 +48,7 @@ def load_session(path: Path) -> LoadedSession:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        session = open_session(path)
-        loaded = LoadedSession(session, summarize(session), find_problems(session), kernel_times(session))
+        loaded = LoadedSession(analyse(open_session(path)))
     finally:
         if collecting:
             gc.freeze()

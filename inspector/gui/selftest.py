@@ -49,7 +49,7 @@ def run_selftest(session_dir: Path) -> int:
             bundle, _ = save_bundle(session_dir, Path(work) / "roundtrip")
             again = load_session(bundle)
             check(len(again.session.units) == len(loaded.session.units), f"a .tcinspect bundle round-trips ({bundle.stat().st_size} bytes)")
-            html = render_report(loaded.session, loaded.summary)
+            html = render_report(loaded.analysis)
             check("<script" not in html.lower() and "Was it worth it?" in html, f"HTML report renders ({len(html)} bytes)")
             check(RUNNER.is_file(), f"capture runner ships with the app ({RUNNER})")
             window.close()

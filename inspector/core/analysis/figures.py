@@ -27,6 +27,11 @@ class BreakSite:
     def count(self) -> int:
         return len(self.breaks)
 
+    def to_json(self) -> dict:
+        return {"location": self.location, "reason": self.reason, "kind": self.kind, "count": self.count,
+                "code": self.code, "hints": self.hints,
+                "compile_ids": sorted({str(brk.compile_id) for brk in self.breaks})}
+
 
 def break_sites(session: Session) -> list[BreakSite]:
     sites: dict[tuple, BreakSite] = {}
@@ -79,8 +84,11 @@ def _kernel_stage(unit: CompileUnit) -> str | None:
     return None
 
 
-def session_fusion(session: Session) -> FusionStats:
-    per_unit = [unit_fusion(unit) for unit in session.units if unit.output_code]
+def session_fusion(session: Session, per_unit_fusion: dict[int, FusionStats] | None = None) -> FusionStats:
+    """Fusion over the units that produced code; `per_unit_fusion` (by id(unit)) reuses figures
+    already computed."""
+    known = per_unit_fusion or {}
+    per_unit = [known.get(id(unit)) or unit_fusion(unit) for unit in session.units if unit.output_code]
     n_ops = [stats.n_ops for stats in per_unit]
     eliminated = [stats.n_eliminated for stats in per_unit]
     return FusionStats(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
-from inspector.core.outputs.summary import summarize
 
 COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
 
@@ -28,12 +28,11 @@ class ModeRow:
 def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
     rows = []
     for mode, folder in sessions.items():
-        summary = summarize(open_session(folder))
-        figures = {figure["key"]: figure["value"] for figure in summary["verdict"]}
-        error = (summary.get("run") or {}).get("error")
-        rows.append(ModeRow(mode, folder, figures["t_compile"], figures["t_execute"], figures["speedup"],
-                            len(summary["graph_breaks"]), len(summary["recompiles"]), summary["kernels"]["total"],
-                            error.get("message") if error else None))
+        run = SessionAnalysis(open_session(folder))
+        error = run.run_error
+        rows.append(ModeRow(mode, folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
+                            run.verdict.value("speedup"), len(run.session.breaks), len(run.session.recompiles),
+                            run.fusion.n_kernels, error.get("message") if error else None))
     return rows
 
 

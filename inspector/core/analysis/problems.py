@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import break_sites
+from inspector.core.analysis.figures import BreakSite, break_sites
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.session import Session
 
@@ -26,9 +26,11 @@ class Problem:
     count: int = 1
 
 
-def find_problems(session: Session) -> list[Problem]:
+def find_problems(session: Session, sites: list[BreakSite] | None = None) -> list[Problem]:
+    """Every problem, worst first; `sites` are the break sites if already computed."""
+    sites = sites if sites is not None else break_sites(session)
     problems: list[Problem] = []
-    for site in break_sites(session):
+    for site in sites:
         first = site.breaks[0]
         location = first.location
         hint = f"\nHint: {site.hints[0]}" if site.hints else ""
@@ -55,7 +57,7 @@ def find_problems(session: Session) -> list[Problem]:
         for warning in unit.warnings:
             problems.append(Problem("fallback", "warning", f"Silent fallback {unit.compile_id}: {warning}", warning,
                                     unit.compile_id, unit.rank))
-    problems += _run_problems(session)
+    problems += _run_problems(session, len(sites))
     if session.problems:
         problems.append(Problem("unreadable", "info", f"{session.problems.total} unreadable item(s) in the input",
                                 "\n".join(session.problems.describe())))
@@ -69,7 +71,7 @@ def _rank(session: Session, compile_id: CompileId) -> int | None:
     return None
 
 
-def _run_problems(session: Session) -> list[Problem]:
+def _run_problems(session: Session, n_sites: int) -> list[Problem]:
     results = session.results or {}
     problems = []
     for check in results.get("correctness") or []:
@@ -83,7 +85,7 @@ def _run_problems(session: Session) -> list[Problem]:
     if eager and compiled and compiled > eager:
         causes = []
         if session.breaks:
-            causes.append(f"{len(break_sites(session))} graph break site(s): each call leaves and re-enters compiled code")
+            causes.append(f"{n_sites} graph break site(s): each call leaves and re-enters compiled code")
         if eager < 1e-3:
             causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
         if session.recompiles:

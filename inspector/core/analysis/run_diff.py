@@ -8,29 +8,30 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import kernel_times
+from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.session import CompileUnit, Session
-from inspector.core.outputs.summary import summarize
 
 GRAPH_STAGE_ORDER = ("dynamo", "post_grad", "aot_inference", "aot_forward")
 
 
-def _site_key(site: dict) -> tuple[str, str]:
-    return (site["reason"], (site["code"] or "").strip())
+def _site_key(site: BreakSite) -> tuple[str, str]:
+    return (site.reason, (site.code or "").strip())
 
 
-def diff_breaks(a: dict, b: dict) -> dict:
-    """Break sites of two summaries: a site is the same when reason and code line match; moved when
+def diff_breaks(a: SessionAnalysis, b: SessionAnalysis) -> dict:
+    """Break sites of two runs: a site is the same when reason and code line match; moved when
     they match but the line number changed."""
-    sites_a = {_site_key(s): s for s in a["break_sites"]}
-    sites_b = {_site_key(s): s for s in b["break_sites"]}
-    moved = [{"reason": sites_a[k]["reason"], "from": sites_a[k]["location"], "to": sites_b[k]["location"]}
-             for k in sites_a.keys() & sites_b.keys() if sites_a[k]["location"] != sites_b[k]["location"]]
-    return {"new": [sites_b[k] for k in sites_b.keys() - sites_a.keys()],
-            "fixed": [sites_a[k] for k in sites_a.keys() - sites_b.keys()],
+    sites_a = {_site_key(s): s for s in a.break_sites}
+    sites_b = {_site_key(s): s for s in b.break_sites}
+    moved = [{"reason": sites_a[k].reason, "from": sites_a[k].location, "to": sites_b[k].location}
+             for k in sites_a.keys() & sites_b.keys() if sites_a[k].location != sites_b[k].location]
+    return {"new": [sites_b[k].to_json() for k in sites_b.keys() - sites_a.keys()],
+            "fixed": [sites_a[k].to_json() for k in sites_a.keys() - sites_b.keys()],
             "moved": moved,
-            "count_a": len(a["graph_breaks"]), "count_b": len(b["graph_breaks"])}
+            "count_a": len(a.session.breaks), "count_b": len(b.session.breaks)}
 
 
 def _unit_key(unit: CompileUnit) -> tuple:
@@ -99,27 +100,24 @@ def _kernel_text(session: Session, kernel) -> str:
     return ""
 
 
-def diff_runs(a: Session, b: Session, stage: str | None = None) -> dict:
-    summary_a, summary_b = summarize(a), summarize(b)
-    figures_a = {f["key"]: f["value"] for f in summary_a["verdict"]}
-    figures_b = {f["key"]: f["value"] for f in summary_b["verdict"]}
-    stages = summary_a["compile_time"]["self_s"].keys() | summary_b["compile_time"]["self_s"].keys()
-    stage_deltas = sorted(((name, summary_a["compile_time"]["self_s"].get(name, 0.0),
-                            summary_b["compile_time"]["self_s"].get(name, 0.0)) for name in stages),
+def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage: str | None = None) -> dict:
+    a, b = as_analysis(a), as_analysis(b)
+    self_a, self_b = a.compile_time["self_s"], b.compile_time["self_s"]
+    stage_deltas = sorted(((name, self_a.get(name, 0.0), self_b.get(name, 0.0)) for name in self_a.keys() | self_b.keys()),
                           key=lambda row: -abs(row[2] - row[1]))
-    labels = {"a": f"{summary_a['source']} ({summary_a['kind']})", "b": f"{summary_b['source']} ({summary_b['kind']})"}
-    if {r for r in summary_a["ranks"]} != {r for r in summary_b["ranks"]}:
+    labels = {"a": f"{a.session.source} ({a.session.kind})", "b": f"{b.session.source} ({b.session.kind})"}
+    if {rank.rank for rank in a.session.ranks} != {rank.rank for rank in b.session.ranks}:
         labels["note"] = "the two runs have different ranks: units are matched by rank and compile id"
     return {
         "schema": "torch-compile-inspector/diff", "schema_version": 1, "runs": labels,
-        "breaks": diff_breaks(summary_a, summary_b),
-        "recompiles": {"count_a": len(summary_a["recompiles"]), "count_b": len(summary_b["recompiles"])},
-        "units": diff_units(a, b, stage),
-        "compile_time": {"total_a": figures_a["t_compile"], "total_b": figures_b["t_compile"],
+        "breaks": diff_breaks(a, b),
+        "recompiles": {"count_a": len(a.session.recompiles), "count_b": len(b.session.recompiles)},
+        "units": diff_units(a.session, b.session, stage),
+        "compile_time": {"total_a": a.verdict.value("t_compile"), "total_b": b.verdict.value("t_compile"),
                          "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
-        "kernels": diff_kernels(a, b),
-        "steady_state": {"a_s": figures_a["t_execute"], "b_s": figures_b["t_execute"],
-                         "speedup_a": figures_a["speedup"], "speedup_b": figures_b["speedup"]},
+        "kernels": diff_kernels(a.session, b.session),
+        "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
+                         "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup")},
     }
 
 
@@ -130,38 +128,38 @@ class Check:
     reason: str
 
 
-def check_run(session: Session, baseline: Session | None = None, max_breaks: int | None = None,
-              min_speedup: float | None = None, max_compile_s: float | None = None,
+def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAnalysis | None = None,
+              max_breaks: int | None = None, min_speedup: float | None = None, max_compile_s: float | None = None,
               tolerance: float = 0.1) -> list[Check]:
     """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'."""
-    summary = summarize(session)
-    figures = {f["key"]: f["value"] for f in summary["verdict"]}
-    breaks = len(summary["graph_breaks"])
-    checks = [Check("complete", summary["complete"] and not (summary.get("run") or {}).get("error"),
-                    "the session is complete" if summary["complete"] else
+    run = as_analysis(session)
+    complete = run.complete
+    breaks = len(run.session.breaks)
+    checks = [Check("complete", complete and not run.run_error,
+                    "the session is complete" if complete else
                     "the run did not finish: an incomplete session cannot pass")]
     if max_breaks is not None:
         checks.append(Check("max-breaks", breaks <= max_breaks, f"{breaks} graph break(s), allowed {max_breaks}"))
-    speedup = figures["speedup"]
+    speedup = run.verdict.value("speedup")
     if min_speedup is not None:
         checks.append(Check("min-speedup", speedup is not None and speedup >= min_speedup,
                             f"speedup {speedup:.3f}× (minimum {min_speedup}×)" if speedup is not None
                             else "speedup not measured (capture an entry-point script)"))
-    compile_s = figures["t_compile"]
+    compile_s = run.verdict.value("t_compile")
     if max_compile_s is not None:
         checks.append(Check("max-compile-time", compile_s is not None and compile_s <= max_compile_s,
                             f"compile time {compile_s:.2f} s (maximum {max_compile_s} s)" if compile_s is not None
                             else "compile time not recorded"))
     if baseline is not None:
-        base = summarize(baseline)
-        base_figures = {f["key"]: f["value"] for f in base["verdict"]}
-        new_sites = diff_breaks(base, summary)["new"]
+        base = as_analysis(baseline)
+        base_speedup = base.verdict.value("speedup")
+        new_sites = diff_breaks(base, run)["new"]
         checks.append(Check("no-new-breaks", not new_sites,
                             "no new graph-break site" if not new_sites else
                             "new graph break(s): " + "; ".join(f"{s['location']}: {s['reason']}" for s in new_sites)))
-        if speedup is not None and base_figures["speedup"] is not None:
-            floor = base_figures["speedup"] * (1 - tolerance)
+        if speedup is not None and base_speedup is not None:
+            floor = base_speedup * (1 - tolerance)
             checks.append(Check("speedup-vs-baseline", speedup >= floor,
-                                f"speedup {speedup:.3f}× vs baseline {base_figures['speedup']:.3f}× "
+                                f"speedup {speedup:.3f}× vs baseline {base_speedup:.3f}× "
                                 f"(allowed down to {floor:.3f}×)"))
     return checks

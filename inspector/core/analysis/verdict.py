@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import break_sites, cache_rates, session_fusion
+from inspector.core.analysis.figures import BreakSite, FusionStats, break_sites, cache_rates, session_fusion
 from inspector.core.analysis.profile_ops import profile_ops
 from inspector.core.model.session import Session
 
@@ -26,7 +26,10 @@ class Figure:
                 "formula": self.formula, "source": self.source}
 
 
-def verdict(session: Session) -> list[Figure]:
+def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: FusionStats | None = None,
+            cache_rates_: dict | None = None) -> list[Figure]:
+    """The figures in display order. Break sites, fusion and cache rates already computed by the
+    session's analysis are passed in; alone, the function computes them."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
     missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
@@ -38,10 +41,10 @@ def verdict(session: Session) -> list[Figure]:
     speedup = t_eager / t_exec if measured and t_exec else None
     saved = t_eager - t_exec if measured else None
     inside, runs = _compiled_region_share(results)
-    n_sites = len(break_sites(session))
+    n_sites = len(sites if sites is not None else break_sites(session))
     gap = t_exec * (1 - inside) if measured and inside is not None else None
-    fusion = session_fusion(session)
-    cache = cache_rates(session).get("fx_graph", {})
+    fusion = fusion or session_fusion(session)
+    cache = (cache_rates_ if cache_rates_ is not None else cache_rates(session)).get("fx_graph", {})
 
     def need(value, source):
         return source if value is not None else missing
@@ -114,24 +117,3 @@ def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list
     total = ops.total
     return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row)}
             for row in ops.rows[:limit]]
-
-
-def headline(summary: dict) -> str:
-    """One sentence that answers 'was it worth it?'."""
-    figures = {figure["key"]: figure for figure in summary["verdict"]}
-    speedup = figures["speedup"]["value"]
-    sites = len(summary["break_sites"])
-    parts = []
-    if speedup is None:
-        parts.append("Run time not measured (capture an entry-point script to measure it).")
-    elif speedup >= 1:
-        calls = figures["break_even"]["value"]
-        parts.append(f"Compiled is {speedup:.2f}× faster than eager"
-                     + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
-    else:
-        parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
-    parts.append(f"{sites} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
-                 f"{summary['kernels']['total']} kernels.")
-    if not summary["complete"]:
-        parts.append("Incomplete session: the run did not finish.")
-    return " ".join(parts)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from html import escape
 
+from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary import summarize
-from inspector.core.analysis.verdict import headline
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#1f2a37;padding:0 16px}
@@ -33,12 +33,13 @@ def _table(headers: list[str], rows: list[list]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def render_report(session: Session, summary: dict | None = None) -> str:
-    summary = summary or summarize(session)
+def render_report(subject: Session | SessionAnalysis) -> str:
+    analysis = as_analysis(subject)
+    session, summary = analysis.session, summarize(analysis)
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
              f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
              f"<title>torch.compile report — {_e(summary['source'])}</title><style>{CSS}</style></head><body>",
-             f"<h1>{_e(headline(summary))}</h1>",
+             f"<h1>{_e(analysis.headline())}</h1>",
              f"<p class='muted'>{_e(summary['source'])} — {_e(summary['kind'])}, torch "
              f"{_e(summary['torch_version'] or 'unknown')}, {'complete' if summary['complete'] else 'INCOMPLETE'}; "
              f"torch-compile-inspector {_e(summary['tool_version'])}</p>",

@@ -4,17 +4,18 @@ scripts and CI, and its human rendering. The CLI prints it; the GUI's verdict re
 from __future__ import annotations
 
 from inspector import __version__
-from inspector.core.analysis.figures import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
+from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
-from inspector.core.analysis.verdict import top_kernels, verdict
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 1
 TOP_KERNELS = 10
 
 
-def summarize(session: Session) -> dict:
-    fusion = session_fusion(session)
+def summarize(subject: Session | SessionAnalysis) -> dict:
+    """The summary document of an analysis (a bare session is analysed first)."""
+    analysis = as_analysis(subject)
+    session, fusion = analysis.session, analysis.fusion
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -24,17 +25,14 @@ def summarize(session: Session) -> dict:
         "torch_version": session.torch_version,
         "complete": session.complete,
         "ranks": [rank.rank for rank in session.ranks],
-        "units": [_unit(unit) for unit in session.units],
+        "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
         "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
-        "break_sites": [{"location": site.location, "reason": site.reason, "kind": site.kind, "count": site.count,
-                         "code": site.code, "hints": site.hints,
-                         "compile_ids": sorted({str(brk.compile_id) for brk in site.breaks})}
-                        for site in break_sites(session)],
+        "break_sites": [site.to_json() for site in analysis.break_sites],
         "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
                         "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
                                           for g in unit.recompile.failed_guards]}
                        for unit in session.units if unit.recompile],
-        "compile_time": compile_time(session),
+        "compile_time": analysis.compile_time,
         "kernels": {
             "total": fusion.n_kernels,
             "fused": fusion.n_fused_kernels,
@@ -45,18 +43,19 @@ def summarize(session: Session) -> dict:
             "fusion_ratio": fusion.fusion_ratio,
             "ops_counted_in": fusion.source,
         },
-        "cache": cache_rates(session),
-        "warnings": session_warnings(session),
+        "cache": analysis.cache,
+        "warnings": analysis.warnings,
         "unknown_record_kinds": dict(session.unknown_kinds),
         "unreadable": session.problems.to_json(),
-        "verdict": [figure.to_json() for figure in verdict(session)],
-        "run": _run(session),
+        "verdict": [figure.to_json() for figure in analysis.verdict],
+        "run": _run(analysis),
         "measurements": session.results,
     }
 
 
-def _run(session: Session) -> dict | None:
+def _run(analysis: SessionAnalysis) -> dict | None:
     """What the capture recorded about the run itself (None for logs made without our capture)."""
+    session = analysis.session
     if session.manifest is None:
         return None
     results = session.results or {}
@@ -74,14 +73,13 @@ def _run(session: Session) -> dict | None:
         "allclose": results.get("allclose"),
         "memory": {"eager": results.get("memory_eager"), "compiled": results.get("memory_compiled")},
         "t_first_call_s": results.get("t_first_call_s"),
-        "top_kernels": top_kernels(results),
+        "top_kernels": analysis.top_kernels,
         "torch_counted_breaks": torch_breaks,
         "breaks_agree_with_torch": torch_breaks == len(session.breaks) if torch_breaks is not None else None,
     }
 
 
-def _unit(unit) -> dict:
-    fusion = unit_fusion(unit)
+def _unit(unit, fusion) -> dict:
     return {
         "compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
         "location": str(unit.location) if unit.location else None, "status": unit.status.value,

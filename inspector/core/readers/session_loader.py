@@ -13,10 +13,10 @@ from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, Graph
 from inspector.core.model.compile_id import CompileId
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
+from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
-MANIFEST = "manifest.json"
 EXPECTED = ("a session bundle (.tcinspect), a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder holding such logs, "
             "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/), "
             "or a session folder saved by compile-inspector capture (with manifest.json)")
@@ -151,17 +151,20 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, problems: ReadProblems
 def _open_capture(path: Path) -> Session:
     """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
     structured graphs. Read as data only: nothing in it is imported or executed."""
-    logs = find_trace_logs(path / "trace", depth=1) if (path / "trace").is_dir() else []
+    problems = ReadProblems()
+    results_file = path / RESULTS
+    manifest, results = upgrade(_read_json(path / MANIFEST, problems) or {},  # a newer format is refused here
+                                _read_json(results_file, problems) if results_file.is_file() else None)
+    logs = find_trace_logs(path / TRACE_DIR, depth=1) if (path / TRACE_DIR).is_dir() else []
     session = build_trace_session(logs, path, kind="capture") if logs else Session(path, "capture")
-    session.manifest = _read_json(path / MANIFEST, session.load_problems) or {}
-    results_file = path / "results.json"
-    session.results = _read_json(results_file, session.load_problems) if results_file.is_file() else None
+    session.manifest, session.results = manifest, results
+    session.load_problems.merge(problems)
     if session.torch_version is None and session.results:
         session.torch_version = (session.results.get("environment") or {}).get("torch")
     for unit in session.units:
         name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
-        if unit.compile_id.autograd is None and (path / "graphs" / name).is_file():
-            graph_file = path / "graphs" / name
+        if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
+            graph_file = path / GRAPHS_DIR / name
             unit.artifacts.append(TextArtifact("structured_graph", lambda f=graph_file: f.read_text(encoding="utf-8", errors="replace"), "json"))
     return session
 

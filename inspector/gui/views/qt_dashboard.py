@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from inspector.core.analysis.verdict import headline
+from inspector.core.analysis.verdict import Figure
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 
-def format_value(figure: dict) -> str:
-    value = figure["value"]
+def format_value(figure: Figure) -> str:
+    value = figure.value
     if value is None:
         return "—"
-    unit = figure["unit"]
+    unit = figure.unit
     if unit.startswith("s"):
         if abs(value) < 1e-3:
             return f"{value * 1e6:.1f} µ{unit}"
@@ -50,22 +50,21 @@ class QtDashboard(QWidget):
         model.sigLoaded.connect(self._on_loaded)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        summary = loaded.summary
-        self.title.setText(headline(summary))
-        run = summary.get("run") or {}
-        environment = run.get("environment") or {}
-        where = f"{summary['source']} — {summary['kind']}, torch {summary['torch_version'] or 'unknown'}"
+        analysis, session = loaded.analysis, loaded.session
+        self.title.setText(analysis.headline())
+        environment = (session.results or {}).get("environment") or {}
+        where = f"{session.source} — {session.kind}, torch {session.torch_version or 'unknown'}"
         if environment:
             where += f", {environment.get('device')} ({environment.get('device_name')}), {environment.get('threads')} thread(s)"
-        timing = summary["compile_time"]
+        timing = analysis.compile_time
         traced = sum(timing["self_s"].values())
         stages = ", ".join(f"{name} {seconds:.2f} s ({seconds / traced:.0%})"
                            for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
         self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
-        figures = summary["verdict"]
+        figures = analysis.verdict
         self.table.setRowCount(len(figures))
         for row, figure in enumerate(figures):
-            for column, text in enumerate((figure["label"], format_value(figure), figure["formula"], figure["source"])):
+            for column, text in enumerate((figure.label, format_value(figure), figure.formula, figure.source)):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)

@@ -22,7 +22,6 @@ class QtNavigator(QTreeWidget):
             self.setColumnWidth(column, width)
         self.setUniformRowHeights(True)
         self._items: dict[int, QTreeWidgetItem] = {}
-        self._summary_units: dict[str, dict] = {}
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         self.currentItemChanged.connect(self._on_current_changed)
@@ -30,7 +29,6 @@ class QtNavigator(QTreeWidget):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.clear()
         self._items.clear()
-        by_key = {(u["rank"], u["compile_id"]): u for u in loaded.summary["units"]}
         many_ranks = len(loaded.session.ranks) > 1
         for rank in loaded.session.ranks:
             parent = self.invisibleRootItem()
@@ -42,11 +40,10 @@ class QtNavigator(QTreeWidget):
                 frame_item.setToolTip(0, str(frame.location or ""))
                 frame_item.setExpanded(True)
                 for unit in frame.units:
-                    row = by_key.get((unit.rank, str(unit.compile_id)), {})
-                    seconds = row.get("compile_time_s")
+                    seconds = unit.metric("entire_frame_compile_time_s")
                     item = QTreeWidgetItem(frame_item, [
                         unit.title, unit.status.value.replace("_", " "), str(len(unit.breaks)) if unit.breaks else "",
-                        str(row.get("kernels", "")), f"{seconds:.2f}" if seconds is not None else "—"])
+                        str(loaded.analysis.fusion_of(unit).n_kernels), f"{seconds:.2f}" if seconds is not None else "—"])
                     item.setIcon(0, status_icon(unit.status.value))
                     item.setToolTip(0, f"{unit.location or ''}\nattempts: {unit.attempts}"
                                        + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"

@@ -157,7 +157,7 @@ class QtTimeline(QWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.show_timeline(build_timeline(loaded.session))
-        self_s = loaded.summary["compile_time"]["self_s"]
+        self_s = loaded.analysis.compile_time["self_s"]
         total = sum(self_s.values()) or 1.0
         rows = list(self_s.items())[:40]
         self.totals.setRowCount(len(rows))

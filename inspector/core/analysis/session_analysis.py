@@ -1,0 +1,132 @@
+"""One analysis of a session, computed once: break sites, fusion per unit and in all, cache rates,
+compile time, warnings, the verdict, the problems and kernel times. The summary JSON, the text and
+HTML renderings, the run diff, the mode comparison, the CI gate and the views all read this object's
+attributes instead of recomputing figures or reading them back out of the summary dict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from inspector.core.analysis.figures import (
+    BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
+)
+from inspector.core.analysis.kernel_index import KernelTime, kernel_times
+from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.verdict import Figure, top_kernels, verdict
+from inspector.core.model.session import CompileUnit, Session
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict figures in their display order, looked up by key."""
+
+    figures: tuple[Figure, ...]
+
+    def __iter__(self):
+        return iter(self.figures)
+
+    def __len__(self) -> int:
+        return len(self.figures)
+
+    def __getitem__(self, key: str) -> Figure:
+        for figure in self.figures:
+            if figure.key == key:
+                return figure
+        raise KeyError(key)
+
+    def value(self, key: str) -> float | None:
+        return self[key].value
+
+
+class SessionAnalysis:
+    """Facts about one session. Each is computed on first use and kept; `analyse()` computes the ones
+    the first view needs, so a load worker can do that work off the UI thread."""
+
+    def __init__(self, session: Session):
+        self.session = session
+
+    @cached_property
+    def break_sites(self) -> list[BreakSite]:
+        return break_sites(self.session)
+
+    @cached_property
+    def fusion(self) -> FusionStats:
+        return session_fusion(self.session, self.unit_fusion)
+
+    @cached_property
+    def unit_fusion(self) -> dict[int, FusionStats]:
+        """Per compile unit, keyed by id(unit) (units are not hashable by value)."""
+        return {id(unit): unit_fusion(unit) for unit in self.session.units}
+
+    def fusion_of(self, unit: CompileUnit) -> FusionStats:
+        return self.unit_fusion[id(unit)]
+
+    @cached_property
+    def cache(self) -> dict[str, dict]:
+        return cache_rates(self.session)
+
+    @cached_property
+    def compile_time(self) -> dict:
+        return compile_time(self.session)
+
+    @cached_property
+    def warnings(self) -> list[str]:
+        return session_warnings(self.session)
+
+    @cached_property
+    def verdict(self) -> Verdict:
+        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache)))
+
+    @cached_property
+    def problems(self) -> list[Problem]:
+        return find_problems(self.session, self.break_sites)
+
+    @cached_property
+    def kernel_times(self) -> dict[str, KernelTime]:
+        return kernel_times(self.session)
+
+    @cached_property
+    def top_kernels(self) -> list[dict]:
+        return top_kernels(self.session.results or {})
+
+    @property
+    def complete(self) -> bool:
+        return self.session.complete
+
+    @property
+    def run_error(self) -> dict | None:
+        """How the capture failed, from its manifest (None for raw logs and runs that finished)."""
+        error = (self.session.manifest or {}).get("error")
+        return error if isinstance(error, dict) else None
+
+    def headline(self) -> str:
+        """One sentence that answers 'was it worth it?'."""
+        speedup = self.verdict.value("speedup")
+        parts = []
+        if speedup is None:
+            parts.append("Run time not measured (capture an entry-point script to measure it).")
+        elif speedup >= 1:
+            calls = self.verdict.value("break_even")
+            parts.append(f"Compiled is {speedup:.2f}× faster than eager"
+                         + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
+        else:
+            parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
+        parts.append(f"{len(self.break_sites)} graph-break site(s), {len(self.session.recompiles)} recompile(s), "
+                     f"{self.fusion.n_kernels} kernels.")
+        if not self.complete:
+            parts.append("Incomplete session: the run did not finish.")
+        return " ".join(parts)
+
+
+def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
+    """Consumers take either; a bare session is analysed lazily."""
+    return subject if isinstance(subject, SessionAnalysis) else SessionAnalysis(subject)
+
+
+def analyse(session: Session) -> SessionAnalysis:
+    """The analysis with everything the first view shows already computed (call it off the UI thread)."""
+    analysis = SessionAnalysis(session)
+    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times"):
+        getattr(analysis, fact)
+    return analysis

@@ -1,0 +1,48 @@
+"""The capture session folder's format, owned here once: the file names, the format's name and
+version, and the chain that upgrades what older versions wrote. The capture's launcher writes with
+these names; the loader reads through `upgrade()`, which refuses a session written by a newer tool
+with a message instead of misreading it (after mitmproxy's io/compat)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+FORMAT = "torch-compile-inspector/session"
+FORMAT_VERSION = 1
+
+MANIFEST = "manifest.json"
+RESULTS = "results.json"
+PROGRESS = "progress.jsonl"
+STDOUT = "stdout.txt"
+STDERR = "stderr.txt"
+TRACE_DIR = "trace"
+PROFILE_DIR = "profile"
+GRAPHS_DIR = "graphs"
+# Everything a capture writes into its session folder (and so may clear before a new capture).
+ENTRIES = (MANIFEST, "manifest.tmp", RESULTS, "results.tmp", PROGRESS, STDOUT, STDERR, TRACE_DIR, PROFILE_DIR,
+           GRAPHS_DIR)
+
+
+class NewerSessionFormat(ValueError):
+    """The session was written by a newer version of the tool than this one."""
+
+
+# version → function that turns a (manifest, results) pair of that version into the next version's.
+MIGRATIONS: dict[int, Callable[[dict, dict | None], tuple[dict, dict | None]]] = {}
+
+
+def upgrade(manifest: dict, results: dict | None) -> tuple[dict, dict | None]:
+    """The manifest and results as the current version reads them. A manifest without a version is
+    taken as version 1 (the first one written)."""
+    version = manifest.get("format_version", 1)
+    if not isinstance(version, int) or isinstance(version, bool):
+        version = 1
+    if version > FORMAT_VERSION:
+        tool = manifest.get("tool_version")
+        raise NewerSessionFormat(
+            f"this session was written in session format {version} (by compile-inspector {tool or 'of a newer version'}); "
+            f"this compile-inspector reads formats up to {FORMAT_VERSION}: update compile-inspector to open it")
+    while version < FORMAT_VERSION:
+        manifest, results = MIGRATIONS[version](manifest, results)
+        version += 1
+    return {**manifest, "format_version": version}, results
