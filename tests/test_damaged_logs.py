@@ -107,10 +107,12 @@ def test_only_garbage_is_rejected_with_a_clear_message(tmp_path):
         open_session(junk)
 
 
-def test_every_corpus_log_cut_at_any_point_never_raises(corpus, tmp_path):
-    """Cut each corpus log at many points: the reader must always return, with counted damage."""
+def test_every_corpus_log_cut_at_any_point_keeps_what_came_before_and_counts_the_cut(corpus, tmp_path):
+    """Cut each corpus log at many points: the reader returns the compile units that began before the
+    cut (in order, as in the whole log), every lazy part can be touched, and the cut is counted."""
     for source in [corpus / "inductor_provenance_jit_cuda_log.txt", *sorted((corpus / "multi_rank_logs").glob("*.log"))]:
         data = source.read_bytes()
+        whole = [str(unit.compile_id) for unit in build_trace_session([source], source).units]
         for fraction in (0.05, 0.33, 0.5, 0.77, 0.999):
             cut = tmp_path / f"{source.stem}_{fraction}.log"
             cut.write_bytes(data[: int(len(data) * fraction)])
@@ -119,6 +121,11 @@ def test_every_corpus_log_cut_at_any_point_never_raises(corpus, tmp_path):
                 for artifact in unit.graphs.values():
                     artifact.graph
                 unit.kernels
+            kept = [str(unit.compile_id) for unit in session.units]
+            assert kept == whole[:len(kept)], f"{cut.name}: units out of order or invented"
+            if fraction >= 0.33:
+                assert kept, f"{cut.name}: nothing kept of a third of a log"
+            assert session.problems.total > 0 and not session.complete, f"{cut.name}: the cut went unnoticed"
 
 
 def test_chunked_reading_gives_the_same_index_at_any_chunk_size(corpus, monkeypatch):

@@ -36,11 +36,23 @@ print("survived", len(received))
 
 
 def test_pyside6_version_respects_the_pin():
-    import PySide6
+    """On 3.11 the installed PySide6 is below 6.12; on any Python it satisfies the requirement that
+    pyproject.toml's gui extra states for that Python (so the pin cannot silently drift)."""
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
 
-    major, minor = (int(part) for part in PySide6.__version__.split(".")[:2])
+    from packaging.requirements import Requirement
+
+    installed = version("PySide6-Essentials")
+    major, minor = (int(part) for part in installed.split(".")[:2])
     if sys.version_info[:2] == (3, 11):
-        assert (major, minor) < (6, 12), f"PySide6 {PySide6.__version__} crashes on Python 3.11 (none_dealloc)"
+        assert (major, minor) < (6, 12), f"PySide6 {installed} crashes on Python 3.11 (none_dealloc)"
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    requirements = [Requirement(line) for line in project["project"]["optional-dependencies"]["gui"]]
+    applying = [req for req in requirements if req.name == "PySide6-Essentials" and (req.marker is None or req.marker.evaluate())]
+    assert len(applying) == 1, "exactly one PySide6 requirement applies to this Python"
+    assert applying[0].specifier.contains(installed), f"PySide6 {installed} is outside {applying[0].specifier}"
 
 
 def test_thousands_of_calls_returning_none_do_not_crash():
