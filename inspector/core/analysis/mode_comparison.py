@@ -9,7 +9,6 @@ from pathlib import Path
 from inspector.core.readers.session_loader import open_session
 from inspector.core.outputs.summary import summarize
 
-COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,11 @@ class ModeRow:
 def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
     rows = []
     for mode, folder in sessions.items():
-        summary = summarize(open_session(folder))
+        try:
+            summary = summarize(open_session(folder))
+        except (OSError, ValueError) as error:  # the capture wrote no log: say so in that mode's row
+            rows.append(ModeRow(mode, folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
+            continue
         figures = {figure["key"]: figure["value"] for figure in summary["verdict"]}
         error = (summary.get("run") or {}).get("error")
         rows.append(ModeRow(mode, folder, figures["t_compile"], figures["t_execute"], figures["speedup"],
