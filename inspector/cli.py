@@ -25,36 +25,13 @@ def main(argv: list[str] | None = None) -> int:
                                      description="See what torch.compile captured, broke, fused and generated. "
                                                  "Without a command (or with a PATH) it opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    from inspector.capture.mode_runs import COMPARED_MODES
-
     commands = parser.add_subparsers(dest="command", required=True)
     summary = commands.add_parser("summary", help="summarise a TORCH_TRACE log, debug folder or capture session")
     summary.add_argument("path")
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.set_defaults(run=_summary)
-    capture = commands.add_parser(
-        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
-        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
-              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
-    capture.add_argument("-o", "--output", required=True, help="session folder to write")
-    capture.add_argument("--python", help=PYTHON_HELP)
-    add_capture_options(capture)
-    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
-    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
-    capture.set_defaults(run=_capture)
-    modes = commands.add_parser(
-        "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
-        usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
-    modes.add_argument("-o", "--output", required=True, help="folder for the sessions (one sub-folder per mode)")
-    modes.add_argument("--modes", nargs="+", metavar="MODE", choices=MODES, default=list(COMPARED_MODES),
-                       help=f"modes to compare (default: {' '.join(COMPARED_MODES)})")
-    modes.add_argument("--python", help=PYTHON_HELP)
-    add_capture_options(modes, skip=("mode",))
-    modes.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    modes.add_argument("--quiet", action="store_true", help="no live progress lines")
-    modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
-    modes.set_defaults(run=_modes)
+    add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
     bundle.add_argument("path")
     bundle.add_argument("-o", "--output", required=True)
@@ -97,6 +74,34 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
         return 0
+
+
+def add_capture_commands(commands) -> None:
+    """`capture` and `modes`, their capture options derived from the one table in capture/options.py."""
+    from inspector.capture.mode_runs import COMPARED_MODES
+
+    capture = commands.add_parser(
+        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
+        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
+              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
+    capture.add_argument("-o", "--output", required=True, help="session folder to write")
+    capture.add_argument("--python", help=PYTHON_HELP)
+    add_capture_options(capture)
+    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
+    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
+    capture.set_defaults(run=_capture)
+    modes = commands.add_parser(
+        "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
+        usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
+    modes.add_argument("-o", "--output", required=True, help="folder for the sessions (one sub-folder per mode)")
+    modes.add_argument("--modes", nargs="+", metavar="MODE", choices=MODES, default=list(COMPARED_MODES),
+                       help=f"modes to compare (default: {' '.join(COMPARED_MODES)})")
+    modes.add_argument("--python", help=PYTHON_HELP)
+    add_capture_options(modes, skip=("mode",))
+    modes.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    modes.add_argument("--quiet", action="store_true", help="no live progress lines")
+    modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
+    modes.set_defaults(run=_modes)
 
 
 def _capture_settings(args):

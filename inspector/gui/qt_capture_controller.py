@@ -45,9 +45,14 @@ class QtCaptureController(QObject):
         return self.process.stopped_by if self.process else None
 
     def start(self, script: Path, session: Path, settings: CaptureSettings, python: str | None) -> None:
+        """Capture `script` with our runner in `python`."""
+        self.start_plan(plan_script(script, [], session, settings, python))
+
+    def start_plan(self, plan: CapturePlan) -> None:
+        """Run any planned capture (`plan_script` or `plan_command`)."""
         if self.running:
             raise RuntimeError("a capture is already running")
-        self.plan = plan = plan_script(script, [], session, settings, python)
+        self.plan = plan
         self.progress, self._offset = StageProgress(), 0
         try:
             self.process = CaptureProcess(plan)
