@@ -207,8 +207,8 @@ class CaptureProcess:
 
     def _finish(self, code: int) -> None:
         if self.stopped_by:  # what ignored SIGTERM, or was orphaned by the runner's end, goes too
-            self._tree |= process_tree.members(self.process.pid, self.mark)
-            process_tree.signal_tree(self.process.pid, process_tree.alive(self._tree), signal.SIGKILL)
+            self._tree |= process_tree.members(None, self.mark)  # the runner is reaped: its pid is free again
+            process_tree.signal_tree(None, process_tree.alive(self._tree), signal.SIGKILL)
         self._close_files()
         manifest = finish_manifest(self.plan, code, self.stopped_by)
         self.error = manifest.get("error")

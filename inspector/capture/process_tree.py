@@ -46,8 +46,9 @@ def _carries(pid: int, marker: bytes) -> bool:
         return False
 
 
-def members(root: int, mark: str | None) -> set[Member]:
-    """The live processes of the tree under `root` (root included) and those carrying `mark`."""
+def members(root: int | None, mark: str | None) -> set[Member]:
+    """The live processes of the tree under `root` (root included; None once the root has been
+    reaped, as its pid may then belong to someone else) and those carrying `mark`."""
     if not PROC.is_dir():
         return set()
     table: dict[int, tuple[int, int]] = {}
@@ -65,7 +66,7 @@ def members(root: int, mark: str | None) -> set[Member]:
     children: dict[int, list[int]] = {}
     for pid, (parent, _) in table.items():
         children.setdefault(parent, []).append(pid)
-    found, queue = set(), [root]
+    found, queue = set(), [root] if root is not None else []
     while queue:
         pid = queue.pop()
         if pid in table and pid not in found:
@@ -85,12 +86,14 @@ def members(root: int, mark: str | None) -> set[Member]:
     return {Member(pid, table[pid][1]) for pid in found}
 
 
-def signal_tree(root: int, known: set[Member], sig: int) -> None:
-    """Send `sig` to the process group led by `root` and to each of `known` still alive as itself."""
-    try:
-        os.killpg(root, sig)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
+def signal_tree(root: int | None, known: set[Member], sig: int) -> None:
+    """Send `sig` to the process group led by `root` (unless None) and to each of `known` still alive
+    as itself."""
+    if root is not None:
+        try:
+            os.killpg(root, sig)
+        except OSError:  # the group is gone, or not ours
+            pass
     for member in known:
         info = _stat(member.pid)
         if info and info[1] == member.start:
