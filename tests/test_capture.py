@@ -456,3 +456,26 @@ def test_modes_command_compares_real_captures(tmp_path, inductor_cache, monkeypa
     assert all(row["error"] is None and row["steady_s"] > 0 and row["kernels"] > 0 for row in document["modes"])
     assert document["best"] in ("default", "reduce-overhead")
     assert all(capture["exit_status"] == 0 for capture in document["captures"])
+
+
+def test_modes_command_reports_an_interpreter_that_cannot_start(tmp_path):
+    done = _cli("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
+                "--python", str(tmp_path / "no-such-python"), "--modes", "default", "reduce-overhead")
+    assert done.returncode == 1
+    for mode in ("default", "reduce-overhead"):
+        assert f"{mode}: FAILED (cannot_start): " in done.stderr and "no-such-python" in done.stderr
+    assert [row.split()[0] for row in done.stdout.splitlines()[1:]] == ["default", "reduce-overhead"]
+
+
+def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
+    from inspector.capture.mode_runs import ModeRuns
+
+    runs = ModeRuns(tmp_path, CaptureSettings(runs=3), ("default", "reduce-overhead", "max-autotune"))
+    first = runs.next_step()
+    assert first.session == tmp_path / "default" and first.settings == CaptureSettings(runs=3, mode="default")
+    runs.record(first, 139, {"kind": "signal", "message": "killed by SIGSEGV"})
+    second = runs.next_step()
+    assert second.mode == "reduce-overhead" and second.settings.runs == 3
+    runs.record(second, 143, {"kind": "cancelled", "message": "stopped by the user"}, "cancelled")
+    assert runs.next_step() is None
+    assert [o.mode for o in runs.outcomes] == ["default", "reduce-overhead"] and not any(o.complete for o in runs.outcomes)

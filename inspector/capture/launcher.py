@@ -28,7 +28,6 @@ SESSION_FORMAT_VERSION = 1
 RUNNER = Path(__file__).with_name("runner.py")
 EXIT_TIMEOUT = 124
 KILL_GRACE_S = 0.5
-NO_TORCH_KINDS = ("no_torch", "torch_too_old")  # the runner's own reasons for its exit status 3
 
 
 class _SettingsBehaviour:
@@ -139,6 +138,7 @@ class CaptureProcess:
         plan.session.mkdir(parents=True, exist_ok=True)
         (plan.session / "trace").mkdir(exist_ok=True)
         self.started = time.time()
+        self._clock = time.monotonic()  # the timeout's clock: immune to wall-clock changes
         self.mark = process_tree.new_mark()
         self.stopped_by: str | None = None
         self.returncode: int | None = None
@@ -167,9 +167,9 @@ class CaptureProcess:
         if self.returncode is not None:
             return self.returncode
         code = self.process.poll()
-        now = time.time()
+        now = time.monotonic()
         if code is None and self.stopped_by is None and self.plan.settings.timeout_s \
-                and now - self.started > self.plan.settings.timeout_s:
+                and now - self._clock > self.plan.settings.timeout_s:
             self.stop("timeout")
         elif code is None and self._kill_at is not None and now >= self._kill_at:
             self._signal(signal.SIGKILL)
@@ -197,7 +197,7 @@ class CaptureProcess:
             return
         self._signal(signal.SIGTERM)
         if self._kill_at is None:
-            self._kill_at = time.time() + grace_s
+            self._kill_at = time.monotonic() + grace_s
 
     def _signal(self, sig: int) -> None:
         self._tree |= process_tree.members(self.process.pid, self.mark)

@@ -26,7 +26,7 @@ class ModeStep:
 class ModeOutcome:
     mode: str
     session: Path
-    exit_status: int | None  # as a shell reports it (124 timeout, 128+N signal N); None: never started
+    exit_status: int | None  # as a shell reports it (124 timeout, 128+N signal N); None or -1: never started
     error: dict | None  # {kind, message} when the capture did not complete
     stopped_by: str | None = None
 
@@ -64,8 +64,9 @@ class ModeRuns:
 
     @property
     def sessions(self) -> dict[str, Path]:
-        """The sessions that were written, by mode (a capture that could not start wrote none)."""
-        return {outcome.mode: outcome.session for outcome in self.outcomes if outcome.exit_status is not None}
+        """The session of each mode run so far (one that could not start still has its manifest,
+        which says why)."""
+        return {outcome.mode: outcome.session for outcome in self.outcomes}
 
 
 def run_modes(script: Path, args: list[str], folder: Path, settings: CaptureSettings, python: str | None = None,
