@@ -157,6 +157,7 @@ class CaptureProcess:
             self.error = {"kind": "cannot_start", "message": f"could not start {plan.command[0]}: {error}"}
             write_manifest(plan, ended=time.time(), exit_status=None, complete=False, error=self.error)
             raise
+        self._since = process_tree.start_time(self.process.pid) or 0  # the mark is looked for in younger processes
 
     @property
     def running(self) -> bool:
@@ -200,14 +201,14 @@ class CaptureProcess:
             self._kill_at = time.monotonic() + grace_s
 
     def _signal(self, sig: int) -> None:
-        self._tree |= process_tree.members(self.process.pid, self.mark)
+        self._tree |= process_tree.members(self.process.pid, self.mark, self._since)
         process_tree.signal_tree(self.process.pid, self._tree, sig)
         if sig == signal.SIGKILL:
             self._kill_at = None
 
     def _finish(self, code: int) -> None:
         if self.stopped_by:  # what ignored SIGTERM, or was orphaned by the runner's end, goes too
-            self._tree |= process_tree.members(None, self.mark)  # the runner is reaped: its pid is free again
+            self._tree |= process_tree.members(None, self.mark, self._since)  # the runner is reaped: its pid is free again
             process_tree.signal_tree(None, process_tree.alive(self._tree), signal.SIGKILL)
         self._close_files()
         manifest = finish_manifest(self.plan, code, self.stopped_by)

@@ -46,9 +46,15 @@ def _carries(pid: int, marker: bytes) -> bool:
         return False
 
 
-def members(root: int | None, mark: str | None) -> set[Member]:
+def start_time(pid: int) -> int | None:
+    info = _stat(pid)
+    return info[1] if info else None
+
+
+def members(root: int | None, mark: str | None, since: int = 0) -> set[Member]:
     """The live processes of the tree under `root` (root included; None once the root has been
-    reaped, as its pid may then belong to someone else) and those carrying `mark`."""
+    reaped, as its pid may then belong to someone else) and those carrying `mark` (only processes
+    started at or after `since` are read for it: older ones cannot carry it)."""
     if not PROC.is_dir():
         return set()
     table: dict[int, tuple[int, int]] = {}
@@ -75,7 +81,7 @@ def members(root: int | None, mark: str | None) -> set[Member]:
     if mark:
         marker = f"{MARK}={mark}".encode()
         for pid in table.keys() - found - {os.getpid()}:
-            if _carries(pid, marker):
+            if table[pid][1] >= since and _carries(pid, marker):
                 found.add(pid)
                 queue = list(children.get(pid, ()))
                 while queue:  # a marked process's own children may have been started with a clean environment
