@@ -7,10 +7,12 @@ import json
 import sys
 
 from inspector import __version__
-from inspector.capture.options import DYNAMIC, MODES
+from inspector.capture.options import MODES
+from inspector.capture.options import add_arguments as add_capture_options
 
 
-COMMANDS = ("summary", "capture", "bundle", "report", "diff", "check")
+PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
+COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,25 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.set_defaults(run=_summary)
-    capture = commands.add_parser(
-        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
-        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
-              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
-    capture.add_argument("-o", "--output", required=True, help="session folder to write")
-    capture.add_argument("--python", help="interpreter that runs the script (default: this one; in the frozen app, the first Python found)")
-    capture.add_argument("--mode", default="default", choices=MODES)
-    capture.add_argument("--dynamic", default="auto", choices=DYNAMIC)
-    capture.add_argument("--fullgraph", action="store_true")
-    capture.add_argument("--backend", default="inductor")
-    capture.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    capture.add_argument("--runs", type=int, default=20, help="timed calls per measurement (default 20)")
-    capture.add_argument("--warmup", type=int, default=3)
-    capture.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the run (recorded either way)")
-    capture.add_argument("--no-profile", dest="profile", action="store_false")
-    capture.add_argument("--timeout", type=float, help="stop the run after this many seconds")
-    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
-    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
-    capture.set_defaults(run=_capture)
+    add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
     bundle.add_argument("path")
     bundle.add_argument("-o", "--output", required=True)
@@ -75,12 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         cut = argv.index("--")
         argv, command = argv[:cut], argv[cut + 1:]
     args, extra = parser.parse_known_args(argv)
-    if args.command != "capture" and (extra or command):
+    if args.command not in ("capture", "modes") and (extra or command):
         parser.error(f"unrecognized arguments: {' '.join(extra + command)}")
     if args.command == "capture":
         args.target, args.any_command = (command, True) if command else (extra, False)
         if not args.target:
             parser.error("capture needs a SCRIPT, or a command after --")
+    if args.command == "modes":
+        args.target = extra + command
+        if not args.target:
+            parser.error("modes needs a SCRIPT")
     try:
         return args.run(args)
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
@@ -88,22 +76,62 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def add_capture_commands(commands) -> None:
+    """`capture` and `modes`, their capture options derived from the one table in capture/options.py."""
+    from inspector.capture.mode_runs import COMPARED_MODES
+
+    capture = commands.add_parser(
+        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
+        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
+              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
+    capture.add_argument("-o", "--output", required=True, help="session folder to write")
+    capture.add_argument("--python", help=PYTHON_HELP)
+    add_capture_options(capture)
+    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
+    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
+    capture.set_defaults(run=_capture)
+    modes = commands.add_parser(
+        "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
+        usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
+    modes.add_argument("-o", "--output", required=True, help="folder for the sessions (one sub-folder per mode)")
+    modes.add_argument("--modes", nargs="+", metavar="MODE", choices=MODES, default=list(COMPARED_MODES),
+                       help=f"modes to compare (default: {' '.join(COMPARED_MODES)})")
+    modes.add_argument("--python", help=PYTHON_HELP)
+    add_capture_options(modes, skip=("mode",))
+    modes.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    modes.add_argument("--quiet", action="store_true", help="no live progress lines")
+    modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
+    modes.set_defaults(run=_modes)
+
+
+def _capture_settings(args):
+    """The capture settings the command line chose (every option of the one table)."""
+    from inspector.capture.launcher import CaptureSettings
+    from inspector.capture.options import OPTIONS
+
+    return CaptureSettings(**{option.name: getattr(args, option.name) for option in OPTIONS if hasattr(args, option.name)})
+
+
+def _prepare_folder(folder, overwrite: bool, clear) -> bool:
+    """False (after saying why) when `folder` holds something and --overwrite was not given."""
+    if folder.exists() and any(folder.iterdir()):
+        if not overwrite:
+            print(f"compile-inspector: {folder} is not empty; choose a new folder or pass --overwrite", file=sys.stderr)
+            return False
+        clear(folder)
+    return True
+
+
 def _capture(args) -> int:
     from pathlib import Path
 
-    from inspector.capture.launcher import CaptureProcess, CaptureSettings, clear_session, plan_command, plan_script
+    from inspector.capture.launcher import CaptureProcess, clear_session, plan_command, plan_script
     from inspector.cli_progress import ProgressPrinter
 
-    settings = CaptureSettings(mode=args.mode, dynamic=args.dynamic, fullgraph=args.fullgraph, backend=args.backend,
-                               device=args.device, runs=args.runs, warmup=args.warmup, profile=args.profile,
-                               timeout_s=args.timeout, threads=args.threads)
+    settings = _capture_settings(args)
     session = Path(args.output)
-    if session.exists() and any(session.iterdir()):
-        if not args.overwrite:
-            print(f"compile-inspector: {session} is not empty; choose a new folder or pass --overwrite",
-                  file=sys.stderr)
-            return 2
-        clear_session(session)
+    if not _prepare_folder(session, args.overwrite, clear_session):
+        return 2
     if args.any_command:
         plan = plan_command(args.target, session, settings)
     else:
@@ -122,11 +150,64 @@ def _capture(args) -> int:
         process.wait(on_tick=printer.tick)
     except KeyboardInterrupt:
         process.stop("cancelled")
-        process.poll()
+        process.wait()
     printer.tick()
-    code = process.exit_code
-    printer.finish(code)
-    return code if code is not None else 1
+    printer.finish(process.exit_code)
+    return process.exit_code
+
+
+def _modes(args) -> int:
+    """One capture per mode through the same sequence the app runs, each mode's outcome reported as it
+    ends, then the comparison; exit 1 when any mode did not complete."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from inspector.capture.launcher import clear_session
+    from inspector.capture.mode_runs import run_modes
+    from inspector.cli_progress import ProgressPrinter
+    from inspector.core.analysis.mode_comparison import best_mode, compare_modes
+
+    script, folder = Path(args.target[0]), Path(args.output)
+    if not script.is_file():
+        print(f"compile-inspector: {script} is not a file", file=sys.stderr)
+        return 2
+
+    if not all(_prepare_folder(folder / mode, args.overwrite, clear_session) for mode in args.modes):
+        return 2
+    printers = {mode: ProgressPrinter((folder / mode).resolve(), sys.stderr, quiet=args.quiet) for mode in args.modes}
+
+    def tick() -> None:
+        for printer in printers.values():
+            printer.tick()
+
+    def reported(outcome) -> None:
+        printers.pop(outcome.mode).tick()
+        error = outcome.error
+        state = "complete" if outcome.complete else \
+            f"FAILED ({error.get('kind')}): {error.get('message')}" if error else f"exit status {outcome.exit_status}"
+        print(f"{outcome.mode}: {state}", file=sys.stderr, flush=True)
+
+    settings = _capture_settings(args)
+    runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
+    rows = compare_modes(runs.sessions)
+    best = best_mode(rows)
+    if args.json:
+        document = {"best": best, "modes": [{**asdict(row), "session": str(row.session)} for row in rows],
+                    "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
+        json.dump(document, sys.stdout, indent=1)
+        print()
+    else:
+        print(f"{'mode':<28} {'compile s':>10} {'µs/call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
+        for row in rows:
+            note = row.error or ("fastest" if row.mode == best else "")
+            print(f"{row.mode:<28} {_num(row.compile_s, '{:.2f}'):>10} "
+                  f"{_num(row.steady_s and row.steady_s * 1e6, '{:.1f}'):>10} {_num(row.speedup, '{:.2f}×'):>9} "
+                  f"{row.breaks:>7} {row.kernels:>8}  {note}")
+    return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
+
+
+def _num(value, pattern: str) -> str:
+    return pattern.format(value) if value is not None else "—"
 
 
 def _open(path: str):

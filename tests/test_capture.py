@@ -14,9 +14,15 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, SCENARIOS, capture, torch_available
 
-from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script, probe_interpreter, tail_progress
-from inspector.core.readers.session_loader import open_session
+from inspector.capture.launcher import (
+    CaptureProcess, CaptureSettings, plan_command, plan_script, probe_interpreter, tail_progress,
+)
+from inspector.capture.options import OPTIONS
+from inspector.core.model.session import UnitStatus
 from inspector.core.outputs.summary import summarize
+from inspector.core.readers.session_loader import open_session
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+)(?:_\d+)?\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function")
@@ -32,6 +38,7 @@ def test_examples_are_exactly_the_expected_ones():
     assert sorted(path.stem for path in EXAMPLES.glob("*.py")) == sorted(EXPECTED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", sorted(EXPECTED))
 def test_example_session_matches_torch_logs_and_counters(captured_examples, example):
     session_dir = captured_examples[example]
@@ -49,6 +56,7 @@ def test_example_session_matches_torch_logs_and_counters(captured_examples, exam
     assert summary["complete"] and summary["run"]["exit_status"] == 0
 
 
+@pytest.mark.slow
 def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_examples):
     session_dir = captured_examples["small_resnet"]
     results = json.loads((session_dir / "results.json").read_text())
@@ -68,6 +76,7 @@ def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_e
     assert any(node["nn_module_stack"] for node in graph["nodes"])
 
 
+@pytest.mark.slow
 def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     events, _ = tail_progress(captured_examples["mlp_breaks"])
     kinds = [event["event"] for event in events]
@@ -78,6 +87,7 @@ def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     assert phases[:4] == [("load", "start"), ("load", "end"), ("baseline", "start"), ("baseline", "end")]
 
 
+@pytest.mark.slow
 def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -91,6 +101,7 @@ def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     assert not session.complete and len(session.units) == 1 and session.units[0].kernels
 
 
+@pytest.mark.slow
 def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor_cache):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -105,7 +116,8 @@ def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor
         time.sleep(0.05)
     started = time.time()
     process.stop("cancelled")
-    assert process.poll() is not None and time.time() - started < 1.0
+    process.wait(interval_s=0.02)
+    assert time.time() - started < 1.0
     manifest = json.loads((plan.session / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["stopped_by"] == "cancelled"
     session = open_session(plan.session)
@@ -113,10 +125,12 @@ def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor
     (unit,) = session.units
     assert "dynamo" in unit.graphs  # captured before the kill
     assert not unit.output_code  # killed before code generation finished
+    assert unit.status is UnitStatus.CUT  # not "ok": Dynamo never finished this compile
     open_stages = summarize(session)["compile_time"]["open_stages"]
     assert "inductor_compile" in open_stages
 
 
+@pytest.mark.slow
 def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -128,6 +142,7 @@ def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     assert len(open_session(tmp_path / "s").units) == 1
 
 
+@pytest.mark.slow
 def test_fullgraph_break_is_explained_in_one_line(tmp_path, inductor_cache):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -149,6 +164,7 @@ def test_interpreter_without_torch_is_named_in_the_message(tmp_path):
     assert error["kind"] == "no_torch" and "cannot import torch" in error["message"] and str(bare) in error["message"]
 
 
+@pytest.mark.slow
 def test_flooding_stdout_goes_to_the_file_not_to_memory(tmp_path, inductor_cache):
     if not torch_available():
         pytest.skip("torch is not installed")
@@ -181,6 +197,7 @@ def test_runner_imports_only_the_standard_library_and_torch():
     assert imported - set(sys.stdlib_module_names) == {"torch"}
 
 
+@pytest.mark.slow
 def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(captured_examples):
     """The readable graph text in the log, parsed, against the graph object torch handed the backend."""
     checked = 0
@@ -198,3 +215,267 @@ def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(capture
                     assert node["name"] in graph.users(source)
             checked += 1
     assert checked >= 8
+
+
+# --- options: declared once -------------------------------------------------------------------------
+
+def _runner_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_runner_under_test", ROOT / "inspector" / "capture" / "runner.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cli_capture_parsers():
+    import argparse
+
+    from inspector.cli import add_capture_commands
+
+    commands = argparse.ArgumentParser().add_subparsers(dest="command")
+    add_capture_commands(commands)
+    return commands.choices["capture"], commands.choices["modes"]
+
+
+def test_cli_settings_and_runner_take_the_same_options_with_the_same_defaults():
+    capture, modes = _cli_capture_parsers()
+    cli = {action.dest: action.default for action in capture._actions}
+    runner = vars(_runner_module().parse_args(["--session", "s", "model.py"]))
+    settings = CaptureSettings()
+    assert [spec.name for spec in __import__("dataclasses").fields(CaptureSettings)] == [o.name for o in OPTIONS]
+    for option in OPTIONS:
+        assert cli[option.name] == option.default == getattr(settings, option.name)
+        assert (option.name in runner) == option.runner
+        if option.runner:
+            assert runner[option.name] == option.default
+    assert {action.dest for action in modes._actions} >= {o.name for o in OPTIONS} - {"mode"}
+
+
+def test_a_setting_chosen_on_the_command_line_reaches_the_runner_unchanged():
+    capture, _ = _cli_capture_parsers()
+    chosen = ["--mode", "max-autotune", "--dynamic", "false", "--fullgraph", "--backend", "aot_eager", "--device",
+              "cuda", "--runs", "7", "--warmup", "0", "--no-profile", "--timeout", "2.5", "--threads", "2"]
+    args = capture.parse_args(["-o", "out", *chosen])
+    settings = CaptureSettings(**{option.name: getattr(args, option.name) for option in OPTIONS})
+    assert settings.timeout_s == 2.5 and settings.threads == 2 and settings.profile is False
+    runner = vars(_runner_module().parse_args(["--session", "s", *settings.runner_options(), "model.py"]))
+    assert {name: runner[name] for name in runner if name not in ("session", "script", "script_args")} == \
+        {option.name: getattr(settings, option.name) for option in OPTIONS if option.runner}
+
+
+@pytest.mark.parametrize("bad", [["--runs", "0"], ["--timeout", "-1"], ["--mode", "fast"], ["--threads", "nan"]])
+def test_out_of_range_options_are_refused_by_the_command_line(bad, capsys):
+    capture, _ = _cli_capture_parsers()
+    with pytest.raises(SystemExit):
+        capture.parse_args(["-o", "out", *bad])
+    assert "argument" in capsys.readouterr().err
+
+
+def test_stored_settings_with_a_wrong_type_fall_back_to_the_default():
+    settings = CaptureSettings.from_mapping({"runs": "many", "mode": "nonsense", "timeout_s": 30, "profile": "yes",
+                                             "threads": None, "unknown": 1})
+    assert settings == CaptureSettings(timeout_s=30.0)
+
+
+# --- faults: exit reporting, the whole tree stopped --------------------------------------------------
+
+def _cli(*argv, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its zombie (killed, waiting for a parent outside our control to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_os_exit_in_the_script_is_not_reported_as_a_missing_torch(tmp_path):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    process = CaptureProcess(plan_script(SCENARIOS / "exits_without_python.py", [], tmp_path / "s", CaptureSettings()))
+    assert process.wait() == 3 and process.exit_code == 3
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["exit_status"] == 3 and manifest["exit_signal"] is None
+    assert manifest["error"]["kind"] == "exit_status"
+    assert "os._exit" in manifest["error"]["message"] and "torch" not in manifest["error"]["message"]
+
+
+def test_a_native_crash_is_reported_with_its_signal_alike_in_manifest_and_exit_status(tmp_path):
+    done = _cli("capture", "-o", str(tmp_path / "s"), "--quiet", "--", sys.executable, str(SCENARIOS / "segfaults.py"))
+    assert done.returncode == 128 + 11  # as a shell reports a SIGSEGV death, not 245
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["exit_status"] == -11 and manifest["exit_signal"] == "SIGSEGV" and not manifest["complete"]
+    assert manifest["error"]["kind"] == "signal" and "SIGSEGV" in manifest["error"]["message"]
+    assert "SIGSEGV" in done.stderr and "exit status 139" in done.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process trees are read from /proc (Linux)")
+def test_timeout_ends_children_that_left_the_process_group(tmp_path, monkeypatch):
+    pids_file = tmp_path / "pids"
+    monkeypatch.setenv("SCENARIO_PIDS", str(pids_file))
+    done = _cli("capture", "-o", str(tmp_path / "s"), "--quiet", "--timeout", "4", "--",
+                sys.executable, str(SCENARIOS / "spawns_daemons.py"))
+    assert done.returncode == 124, done.stderr
+    child, daemon = map(int, pids_file.read_text().split())
+    deadline = time.time() + 5
+    while time.time() < deadline and not (_gone(child) and _gone(daemon)):
+        time.sleep(0.05)
+    assert _gone(child), "the start_new_session child survived the timeout"
+    assert _gone(daemon), "the orphaned daemon survived the timeout"
+    assert json.loads((tmp_path / "s" / "manifest.json").read_text())["error"]["kind"] == "timeout"
+
+
+def test_cancel_kills_a_process_that_ignores_sigterm_within_a_second(tmp_path):
+    process = CaptureProcess(plan_command([sys.executable, str(SCENARIOS / "ignores_sigterm.py")], tmp_path / "s",
+                                          CaptureSettings()))
+    deadline = time.time() + 30
+    while "hanging" not in (tmp_path / "s" / "stdout.txt").read_text() and time.time() < deadline:
+        time.sleep(0.05)
+    started = time.time()
+    process.stop("cancelled")
+    assert process.poll() is None  # stop() only begins: it never blocks its caller
+    process.wait(interval_s=0.02)
+    assert time.time() - started < 1.5
+    assert process.exit_code == 128 + 9
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["stopped_by"] == "cancelled" and manifest["exit_signal"] == "SIGKILL"
+
+
+# --- a unit cut mid-compile ---------------------------------------------------------------------------
+
+def test_log_cut_inside_a_compile_marks_that_unit_cut(tmp_path):
+    from conftest import CUDA_LOG
+
+    if not CUDA_LOG.is_file():
+        pytest.skip("../shared/corpus is not present beside this checkout")
+    lines = CUDA_LOG.read_text().splitlines(keepends=True)
+    intact = open_session(CUDA_LOG)
+    assert all(unit.status is not UnitStatus.CUT for unit in intact.units)
+    metrics = next(i for i, line in enumerate(lines) if '"compilation_metrics"' in line)
+    cut = tmp_path / "cut.log"
+    cut.write_text("".join(lines[:metrics]))
+    first = open_session(cut).units[0]
+    assert first.status is UnitStatus.CUT and "dynamo" in first.graphs
+    assert summarize(open_session(cut))["units"][0]["status"] == "cut_mid_compile"
+
+
+# --- the app's controller: the same lifecycle -----------------------------------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process trees are read from /proc (Linux)")
+def test_app_controller_enforces_the_timeout_and_ends_the_whole_tree(qtbot, tmp_path, monkeypatch):
+    pytest.importorskip("PySide6")
+    from inspector.gui.qt_capture_controller import QtCaptureController
+
+    pids_file = tmp_path / "pids"
+    monkeypatch.setenv("SCENARIO_PIDS", str(pids_file))
+    controller = QtCaptureController()
+    output: list[str] = []
+    controller.sigOutput.connect(lambda stream, text: output.append(text))
+    with qtbot.waitSignal(controller.sigFinished, timeout=60_000) as finished:
+        controller.start_plan(plan_command([sys.executable, str(SCENARIOS / "spawns_daemons.py")], tmp_path / "s",
+                                           CaptureSettings(timeout_s=4)))
+    session, code, error = finished.args
+    assert code == 124 and error["kind"] == "timeout"
+    assert "daemons started" in "".join(output)  # the log pane is fed from stdout.txt
+    manifest = json.loads((Path(session) / "manifest.json").read_text())
+    assert manifest["stopped_by"] == "timeout" and not manifest["complete"]
+    child, daemon = map(int, pids_file.read_text().split())
+    qtbot.waitUntil(lambda: _gone(child) and _gone(daemon), timeout=5000)
+    assert not controller.running
+
+
+def test_output_tail_skips_a_flood_and_decodes_across_reads(tmp_path):
+    pytest.importorskip("PySide6")
+    from inspector.gui.qt_capture_controller import MAX_OUTPUT_PER_POLL, OutputTail
+
+    path = tmp_path / "stdout.txt"
+    path.write_bytes(b"x" * (3 * MAX_OUTPUT_PER_POLL))
+    tail = OutputTail(path)
+    text = tail.read()
+    assert text.startswith("\n[… ") and "see stdout.txt" in text and len(text) < MAX_OUTPUT_PER_POLL + 200
+    with open(path, "ab") as handle:
+        handle.write("é".encode()[:1])
+    assert tail.read() == ""  # half a character waits for its other half
+    with open(path, "ab") as handle:
+        handle.write("é".encode()[1:] + b"\n")
+    assert tail.read() == "é\n"
+
+
+def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from inspector.gui.qt_settings import AppSettings
+    from inspector.gui.qt_settings_dialog import QtSettingsDialog
+
+    settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    settings.python = sys.executable
+    dialog = QtSettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert set(dialog.option_widgets) == {option.name for option in OPTIONS}
+    assert dialog.timeout_s.text() == "not set" and dialog.threads.text() == "not set"
+    dialog.timeout_s.setValue(90)
+    dialog.threads.setValue(4)
+    dialog.mode.setCurrentText("max-autotune")
+    dialog.profile.setChecked(False)
+    dialog.accept()
+    assert settings.capture_settings() == CaptureSettings(mode="max-autotune", profile=False, timeout_s=90.0, threads=4)
+
+
+# --- mode comparison from the command line ------------------------------------------------------------
+
+def test_modes_command_reports_each_modes_failure(tmp_path):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    done = _cli("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
+                "--modes", "default", "max-autotune")
+    assert done.returncode == 1
+    for mode in ("default", "max-autotune"):
+        assert f"{mode}: FAILED (signal): killed by SIGSEGV" in done.stderr
+        assert json.loads((tmp_path / "m" / mode / "manifest.json").read_text())["settings"]["mode"] == mode
+    rows = done.stdout.splitlines()[1:]
+    assert [row.split()[0] for row in rows] == ["default", "max-autotune"]
+    assert all("killed by SIGSEGV" in row for row in rows)  # the table says why each row is empty
+
+
+@pytest.mark.slow
+def test_modes_command_compares_real_captures(tmp_path, inductor_cache, monkeypatch):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(inductor_cache))
+    done = _cli("modes", str(EXAMPLES / "small_resnet.py"), "-o", str(tmp_path / "m"), "--quiet", "--json",
+                "--modes", "default", "reduce-overhead", "--runs", "5", "--warmup", "1", "--threads", "1", timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads(done.stdout)
+    assert [row["mode"] for row in document["modes"]] == ["default", "reduce-overhead"]
+    assert all(row["error"] is None and row["steady_s"] > 0 and row["kernels"] > 0 for row in document["modes"])
+    assert document["best"] in ("default", "reduce-overhead")
+    assert all(capture["exit_status"] == 0 for capture in document["captures"])
+
+
+def test_modes_command_reports_an_interpreter_that_cannot_start(tmp_path):
+    done = _cli("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
+                "--python", str(tmp_path / "no-such-python"), "--modes", "default", "reduce-overhead")
+    assert done.returncode == 1
+    for mode in ("default", "reduce-overhead"):
+        assert f"{mode}: FAILED (cannot_start): " in done.stderr and "no-such-python" in done.stderr
+    assert [row.split()[0] for row in done.stdout.splitlines()[1:]] == ["default", "reduce-overhead"]
+
+
+def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
+    from inspector.capture.mode_runs import ModeRuns
+
+    runs = ModeRuns(tmp_path, CaptureSettings(runs=3), ("default", "reduce-overhead", "max-autotune"))
+    first = runs.next_step()
+    assert first.session == tmp_path / "default" and first.settings == CaptureSettings(runs=3, mode="default")
+    runs.record(first, 139, {"kind": "signal", "message": "killed by SIGSEGV"})
+    second = runs.next_step()
+    assert second.mode == "reduce-overhead" and second.settings.runs == 3
+    runs.record(second, 143, {"kind": "cancelled", "message": "stopped by the user"}, "cancelled")
+    assert runs.next_step() is None
+    assert [o.mode for o in runs.outcomes] == ["default", "reduce-overhead"] and not any(o.complete for o in runs.outcomes)

@@ -1,9 +1,10 @@
-"""Starts and watches a capture from the app's side (standard library only; never imports torch).
+"""The capture lifecycle, one object for the CLI and the app (standard library only; never imports torch).
 
-It writes the session folder's manifest before the run (marked incomplete) and after it (exit status,
-timing, complete or not), sends the child's stdout and stderr straight to files so a flooding script
-costs no memory here, and can stop the whole process tree at any moment — on a timeout or a cancel —
-leaving a session that opens with what was captured.
+`CaptureProcess` writes the session folder's manifest before the run (marked incomplete) and after it
+(exit status, timing, complete or not), sends the child's stdout and stderr straight to files so a
+flooding script costs no memory here, enforces the timeout, and stops the whole process tree on a
+timeout or a cancel, leaving a session that opens with what was captured. It never blocks: `poll()`
+is driven by the CLI's wait loop or by the app's timer.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, make_dataclass
 from pathlib import Path
 
 from inspector import __version__
+from inspector.capture import process_tree
+from inspector.capture.options import OPTIONS, runner_argv
 from inspector.core.readers.session_format import ENTRIES as SESSION_ENTRIES
 from inspector.core.readers.session_format import FORMAT as SESSION_FORMAT
 from inspector.core.readers.session_format import FORMAT_VERSION as SESSION_FORMAT_VERSION
@@ -27,27 +30,32 @@ EXIT_TIMEOUT = 124
 KILL_GRACE_S = 0.5
 
 
-@dataclass
-class CaptureSettings:
-    mode: str = "default"
-    dynamic: str = "auto"
-    fullgraph: bool = False
-    backend: str = "inductor"
-    device: str = "cpu"
-    runs: int = 20
-    warmup: int = 3
-    profile: bool = True
-    timeout_s: float | None = None
-    threads: int | None = None  # OMP_NUM_THREADS for the child; None leaves the user's setting
-
+class _SettingsBehaviour:
     def runner_options(self) -> list[str]:
-        options = ["--mode", self.mode, "--dynamic", self.dynamic, "--backend", self.backend,
-                   "--device", self.device, "--runs", str(self.runs), "--warmup", str(self.warmup)]
-        if self.fullgraph:
-            options.append("--fullgraph")
-        if not self.profile:
-            options.append("--no-profile")
-        return options
+        """runner.py's options for these settings."""
+        return runner_argv(asdict(self))
+
+    @classmethod
+    def from_mapping(cls, values: dict) -> "CaptureSettings":
+        """Settings from stored values: unknown names are ignored, a wrong-typed value falls back to
+        its default (a hand-edited settings file must not stop the app)."""
+        chosen = {}
+        for option in OPTIONS:
+            if option.name in values:
+                try:
+                    chosen[option.name] = option.coerce(values[option.name])
+                except (ValueError, TypeError):
+                    continue
+        return cls(**chosen)
+
+
+CaptureSettings = make_dataclass(
+    "CaptureSettings",
+    [(option.name, option.type if option.default is not None else option.type | None, field(default=option.default))
+     for option in OPTIONS],
+    bases=(_SettingsBehaviour,))
+CaptureSettings.__module__ = __name__
+CaptureSettings.__doc__ = "How a capture runs: one field per option of `inspector.capture.options.OPTIONS`."
 
 
 @dataclass
@@ -117,35 +125,56 @@ def write_manifest(plan: CapturePlan, **fields) -> dict:
 
 
 class CaptureProcess:
-    """One running capture. `poll()` never blocks; `stop()` ends the whole process tree."""
+    """One running capture. Nothing here blocks: `poll()` checks the child, enforces the timeout and
+    carries a stop through (SIGTERM to the whole tree, SIGKILL to what is left after a short grace);
+    `wait()` is the CLI's loop over it."""
 
     def __init__(self, plan: CapturePlan):
         self.plan = plan
         plan.session.mkdir(parents=True, exist_ok=True)
         (plan.session / "trace").mkdir(exist_ok=True)
         self.started = time.time()
+        self._clock = time.monotonic()  # the timeout's clock: immune to wall-clock changes
+        self.mark = process_tree.new_mark()
+        self.stopped_by: str | None = None
+        self.returncode: int | None = None
+        self._kill_at: float | None = None
+        self._tree: set[process_tree.Member] = set()
+        self.error: dict | None = None  # {kind, message} once the run has ended, if it failed
         write_manifest(plan, started=self.started, complete=False, exit_status=None)
         self._stdout = open(plan.session / "stdout.txt", "wb")
         self._stderr = open(plan.session / "stderr.txt", "wb")
-        self.stopped_by: str | None = None
         try:
-            self.process = subprocess.Popen(plan.command, env=plan.env, stdout=self._stdout, stderr=self._stderr,
-                                            stdin=subprocess.DEVNULL, cwd=plan.script.parent if plan.script else None,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(plan.command, env={**plan.env, process_tree.MARK: self.mark},
+                                            stdout=self._stdout, stderr=self._stderr, stdin=subprocess.DEVNULL,
+                                            cwd=plan.script.parent if plan.script else None, start_new_session=True)
         except OSError as error:
             self._close_files()
-            write_manifest(plan, ended=time.time(), exit_status=None, complete=False,
-                           error={"kind": "cannot_start", "message": f"could not start {plan.command[0]}: {error}"})
+            self.error = {"kind": "cannot_start", "message": f"could not start {plan.command[0]}: {error}"}
+            write_manifest(plan, ended=time.time(), exit_status=None, complete=False, error=self.error)
             raise
+        self._since = process_tree.start_time(self.process.pid) or 0  # the mark is looked for in younger processes
+
+    @property
+    def running(self) -> bool:
+        return self.returncode is None
 
     def poll(self) -> int | None:
+        """The child's exit status once the run is over (manifest written, files closed), else None."""
+        if self.returncode is not None:
+            return self.returncode
         code = self.process.poll()
-        if code is None and self.plan.settings.timeout_s and time.time() - self.started > self.plan.settings.timeout_s:
+        now = time.monotonic()
+        if code is None and self.stopped_by is None and self.plan.settings.timeout_s \
+                and now - self._clock > self.plan.settings.timeout_s:
             self.stop("timeout")
+        elif code is None and self._kill_at is not None and now >= self._kill_at:
+            self._signal(signal.SIGKILL)
+        if code is None:
             code = self.process.poll()
         if code is not None:
             self._finish(code)
-        return code
+        return self.returncode
 
     def wait(self, on_tick=None, interval_s: float = 0.1) -> int:
         while (code := self.poll()) is None:
@@ -154,25 +183,33 @@ class CaptureProcess:
             time.sleep(interval_s)
         return code
 
-    def stop(self, why: str = "cancelled") -> None:
-        """SIGTERM to the process group, SIGKILL after a short grace: done well within a second."""
-        if self.process.poll() is not None:
+    def stop(self, why: str = "cancelled", grace_s: float = KILL_GRACE_S) -> None:
+        """Begin stopping the whole tree: SIGTERM now, SIGKILL from `poll()` once `grace_s` has passed
+        (at once when it is 0). Returns at once; the run is over when `poll()` says so."""
+        if self.returncode is not None or self.process.poll() is not None:
             return
-        self.stopped_by = why
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            if not kill_process_group(self.process.pid, sig):
-                break
-            try:
-                self.process.wait(timeout=KILL_GRACE_S)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        self.stopped_by = self.stopped_by or why
+        if grace_s <= 0:
+            self._signal(signal.SIGKILL)
+            return
+        self._signal(signal.SIGTERM)
+        if self._kill_at is None:
+            self._kill_at = time.monotonic() + grace_s
+
+    def _signal(self, sig: int) -> None:
+        self._tree |= process_tree.members(self.process.pid, self.mark, self._since)
+        process_tree.signal_tree(self.process.pid, self._tree, sig)
+        if sig == signal.SIGKILL:
+            self._kill_at = None
 
     def _finish(self, code: int) -> None:
-        if self._stdout.closed:
-            return
+        if self.stopped_by:  # what ignored SIGTERM, or was orphaned by the runner's end, goes too
+            self._tree |= process_tree.members(None, self.mark, self._since)  # the runner is reaped: its pid is free again
+            process_tree.signal_tree(None, process_tree.alive(self._tree), signal.SIGKILL)
         self._close_files()
-        finish_manifest(self.plan, code, self.stopped_by)
+        manifest = finish_manifest(self.plan, code, self.stopped_by)
+        self.error = manifest.get("error")
+        self.returncode = code
 
     def _close_files(self) -> None:
         self._stdout.close()
@@ -180,10 +217,27 @@ class CaptureProcess:
 
     @property
     def exit_code(self) -> int | None:
-        code = self.process.poll()
+        """The status a shell would report for this run: 124 after a timeout, 128+N when signal N
+        ended it, else the child's own status."""
+        code = self.returncode
         if code is None:
             return None
-        return EXIT_TIMEOUT if self.stopped_by == "timeout" else code
+        return shell_status(EXIT_TIMEOUT if self.stopped_by == "timeout" else code)
+
+
+def shell_status(code: int) -> int:
+    """Popen's status (negative: killed by that signal) as a process exit status (128 + signal)."""
+    return 128 - code if code < 0 else code
+
+
+def signal_name(code: int) -> str | None:
+    """SIGSEGV for -11; None for an ordinary exit."""
+    if code >= 0:
+        return None
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
 
 
 def finish_manifest(plan: CapturePlan, code: int, stopped_by: str | None) -> dict:
@@ -194,31 +248,33 @@ def finish_manifest(plan: CapturePlan, code: int, stopped_by: str | None) -> dic
     elif stopped_by:
         failure = {"kind": stopped_by, "message": "stopped by the user"}
     elif code != 0:
-        results = read_json(plan.session / "results.json") or {}
-        failure = results.get("error") or last_error_event(plan.session) or {
-            "kind": "exit_status", "message": describe_exit(code)}
-        failure = {"kind": failure.get("kind"), "message": failure.get("message")}
-    return write_manifest(plan, ended=time.time(), exit_status=code, stopped_by=stopped_by,
-                          complete=code == 0 and not stopped_by, error=failure)
+        failure = reported_error(plan.session) or {"kind": "signal" if code < 0 else "exit_status",
+                                                   "message": describe_exit(code, plan.script is not None)}
+    return write_manifest(plan, ended=time.time(), exit_status=code, exit_signal=signal_name(code),
+                          stopped_by=stopped_by, complete=code == 0 and not stopped_by, error=failure)
 
 
-def kill_process_group(pid: int, sig: int) -> bool:
-    """Signal the process group led by `pid` (the runner makes itself a group leader); False if gone."""
-    try:
-        os.killpg(pid, sig)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
+def reported_error(session: Path) -> dict | None:
+    """The error the runner itself reported (results.json, else its last error event), if any."""
+    results = read_json(session / "results.json")
+    error = results.get("error") if isinstance(results, dict) else None
+    if not isinstance(error, dict):
+        error = last_error_event(session)
+    return {"kind": error.get("kind"), "message": error.get("message")} if error else None
 
 
-def describe_exit(code: int) -> str:
+def describe_exit(code: int, runner: bool = True) -> str:
+    """One line for an exit the runner did not explain (its own exits always come with an error event)."""
     if code < 0:
+        name = signal_name(code)
         try:
-            return f"killed by signal {signal.Signals(-code).name}"
+            meaning = signal.strsignal(-code)
         except ValueError:
-            return f"killed by signal {-code}"
-    if code == 3:
-        return "the interpreter has no usable torch"
+            meaning = None
+        return f"killed by {name}" + (f" ({meaning})" if meaning else "") + f"; exit status {shell_status(code)}"
+    if runner:
+        return (f"exited with status {code} without reporting an error: the script ended the process itself "
+                f"(os._exit) or native code did")
     return f"exited with status {code}"
 
 

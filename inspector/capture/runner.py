@@ -36,12 +36,12 @@ def _load_options():
 
     spec = importlib.util.spec_from_file_location("_inspector_capture_options", Path(__file__).with_name("options.py"))
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while they are built
     spec.loader.exec_module(module)
     return module
 
 
 _OPTIONS = _load_options()
-MODES, DYNAMIC, DEVICES = _OPTIONS.MODES, _OPTIONS.DYNAMIC, _OPTIONS.DEVICES
 EXIT_SCRIPT_ERROR = 1
 EXIT_NO_TORCH = 3
 MIN_TORCH = (2, 1)
@@ -367,14 +367,7 @@ def compile_kwargs(args) -> dict:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="runner.py")
     parser.add_argument("--session", required=True, type=Path)
-    parser.add_argument("--mode", default="default", choices=MODES)
-    parser.add_argument("--dynamic", default="auto", choices=DYNAMIC)
-    parser.add_argument("--fullgraph", action="store_true")
-    parser.add_argument("--backend", default="inductor")
-    parser.add_argument("--device", default="cpu", choices=DEVICES)
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--no-profile", dest="profile", action="store_false")
+    _OPTIONS.add_arguments(parser, runner_only=True)  # the options' one declaration, in options.py
     parser.add_argument("script", type=Path)
     parser.add_argument("script_args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)

@@ -1,124 +1,129 @@
-"""Owns a running capture: a QProcess running our runner in the user's interpreter, the session
-folder's manifest, and the progress stream, read on a timer (reads are small and non-blocking).
-Cancel ends the whole process tree (the runner leads its own process group) and keeps the session."""
+"""The app's side of a running capture: a thin Qt adapter over the same `CaptureProcess` the CLI
+drives. A timer polls it (never blocking) — which enforces the timeout and carries a cancel through to
+SIGKILL — and tails the files it writes: stdout.txt and stderr.txt for the log pane, progress.jsonl
+for the stage strip. Cancel ends the whole process tree and keeps the session."""
 
 from __future__ import annotations
 
-import signal
+import codecs
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from inspector.capture.launcher import (
-    CapturePlan, CaptureSettings, finish_manifest, kill_process_group, plan_script, tail_progress, write_manifest,
-)
+from inspector.capture.launcher import CapturePlan, CaptureProcess, CaptureSettings, plan_script, tail_progress
 from inspector.core.readers.stage_progress import StageProgress
 
 POLL_MS = 50
-KILL_AFTER_MS = 400
+MAX_OUTPUT_PER_POLL = 256 * 1024  # bytes per stream and tick: a flooding script cannot stall the window
+SHUTDOWN_WAIT_S = 1.0
 
 
 class QtCaptureController(QObject):
     sigStarted = Signal(str)  # session folder
     sigProgress = Signal(object)  # StageProgress (the same object, updated)
     sigOutput = Signal(str, str)  # stream ("stdout" | "stderr"), text
-    sigFinished = Signal(str, int, object)  # session folder, exit status, error dict or None
+    sigFinished = Signal(str, int, object)  # session folder, exit status (as a shell reports it), error dict or None
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.process: QProcess | None = None
+        self.process: CaptureProcess | None = None
         self.plan: CapturePlan | None = None
         self.progress = StageProgress()
-        self.stopped_by: str | None = None
         self._offset = 0
-        self._files: dict[str, object] = {}
+        self._outputs: dict[str, OutputTail] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll_progress)
+        self._timer.timeout.connect(self._poll)
 
     @property
     def running(self) -> bool:
-        return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
+        return self.process is not None and self.process.running
+
+    @property
+    def stopped_by(self) -> str | None:
+        return self.process.stopped_by if self.process else None
 
     def start(self, script: Path, session: Path, settings: CaptureSettings, python: str | None) -> None:
+        """Capture `script` with our runner in `python`."""
+        self.start_plan(plan_script(script, [], session, settings, python))
+
+    def start_plan(self, plan: CapturePlan) -> None:
+        """Run any planned capture (`plan_script` or `plan_command`)."""
         if self.running:
             raise RuntimeError("a capture is already running")
-        self.plan = plan = plan_script(script, [], session, settings, python)
-        self.progress, self.stopped_by, self._offset = StageProgress(), None, 0
-        plan.session.mkdir(parents=True, exist_ok=True)
-        (plan.session / "trace").mkdir(exist_ok=True)
-        write_manifest(plan, started=time.time(), complete=False, exit_status=None)
-        self._files = {name: open(plan.session / f"{name}.txt", "ab") for name in ("stdout", "stderr")}
-        process = self.process = QProcess(self)
-        environment = QProcessEnvironment()
-        for key, value in plan.env.items():
-            environment.insert(key, value)
-        process.setProcessEnvironment(environment)
-        process.setWorkingDirectory(str(plan.script.parent))
-        process.readyReadStandardOutput.connect(lambda: self._read("stdout"))
-        process.readyReadStandardError.connect(lambda: self._read("stderr"))
-        process.finished.connect(self._on_finished)
-        process.errorOccurred.connect(self._on_error)
-        process.start(plan.command[0], plan.command[1:])
+        self.plan = plan
+        self.progress, self._offset = StageProgress(), 0
+        try:
+            self.process = CaptureProcess(plan)
+        except OSError:  # the manifest says why; the session folder stays
+            self.process = None
+            self.sigStarted.emit(str(plan.session))
+            QTimer.singleShot(0, lambda: self.sigFinished.emit(
+                str(plan.session), -1, {"kind": "cannot_start", "message": f"could not start {plan.command[0]}"}))
+            return
+        self._outputs = {name: OutputTail(plan.session / f"{name}.txt") for name in ("stdout", "stderr")}
         self._timer.start()
         self.sigStarted.emit(str(plan.session))
 
     def cancel(self) -> None:
-        """Ask the whole tree to stop now, and kill it if it has not gone a moment later."""
-        if not self.running:
-            return
-        self.stopped_by = "cancelled"
-        pid = self.process.processId()
-        if not kill_process_group(pid, signal.SIGTERM):
-            self.process.terminate()
-        QTimer.singleShot(KILL_AFTER_MS, self._kill_if_alive)
+        """SIGTERM to the whole tree now; the next polls SIGKILL what is left after a short grace."""
+        if self.running:
+            self.process.stop("cancelled")
 
     def shutdown(self) -> None:
-        """The app is closing: end the run's whole tree now (its session stays on disk, incomplete)."""
-        if self.running:
-            self.stopped_by = "cancelled"
-            if not kill_process_group(self.process.processId(), signal.SIGKILL):
-                self.process.kill()
-            self.process.waitForFinished(1000)
-
-    def _kill_if_alive(self) -> None:
-        if self.running:
-            if not kill_process_group(self.process.processId(), signal.SIGKILL):
-                self.process.kill()
-
-    def _read(self, stream: str) -> None:
-        data = bytes(self.process.readAllStandardOutput() if stream == "stdout" else self.process.readAllStandardError())
-        handle = self._files.get(stream)
-        if handle and not handle.closed:
-            handle.write(data)
-        self.sigOutput.emit(stream, data.decode("utf-8", errors="replace"))
-
-    def _poll_progress(self) -> None:
-        if not self.plan:
+        """The app is closing: kill the run's whole tree now (its session stays on disk, incomplete),
+        waiting at most a moment for it to go."""
+        if not self.running:
             return
+        self.process.stop("cancelled", grace_s=0)
+        deadline = time.monotonic() + SHUTDOWN_WAIT_S
+        while self.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self._poll()
+
+    def _poll(self) -> None:
+        if self.process is None:
+            return
+        code = self.process.poll()
+        for stream, tail in self._outputs.items():
+            text = tail.read()
+            if text:
+                self.sigOutput.emit(stream, text)
         events, self._offset = tail_progress(self.plan.session, self._offset)
         for event in events:
             self.progress.apply(event)
         if events:
             self.sigProgress.emit(self.progress)
+        if code is not None and self._timer.isActive():
+            self._timer.stop()
+            self.sigFinished.emit(str(self.plan.session), self.process.exit_code, self.process.error)
 
-    def _on_error(self, error: QProcess.ProcessError) -> None:
-        if error == QProcess.ProcessError.FailedToStart:
-            self._close(-1, {"kind": "cannot_start", "message": f"could not start {self.plan.command[0]}"})
 
-    def _on_finished(self, exit_code: int, exit_status: QProcess.ExitStatus) -> None:
-        self._read("stdout")
-        self._read("stderr")
-        self._poll_progress()
-        code = exit_code if exit_status == QProcess.ExitStatus.NormalExit else -signal.SIGKILL
-        manifest = finish_manifest(self.plan, code, self.stopped_by)
-        self._close(code, manifest.get("error"))
+class OutputTail:
+    """New text of a file another process is writing, decoded across chunk boundaries; when more than
+    `MAX_OUTPUT_PER_POLL` arrived since the last read, the middle is skipped (it stays in the file)."""
 
-    def _close(self, code: int, error: dict | None) -> None:
-        self._timer.stop()
-        for handle in self._files.values():
-            handle.close()
-        if error and error.get("kind") == "cannot_start":
-            write_manifest(self.plan, ended=time.time(), exit_status=None, complete=False, error=error)
-        self.sigFinished.emit(str(self.plan.session), code, error)
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def read(self) -> str:
+        try:
+            with open(self.path, "rb") as handle:
+                size = handle.seek(0, 2)
+                skipped = 0
+                if size - self.offset > MAX_OUTPUT_PER_POLL:
+                    skipped = size - MAX_OUTPUT_PER_POLL - self.offset
+                    self.offset = size - MAX_OUTPUT_PER_POLL
+                    self.decoder.reset()
+                handle.seek(self.offset)
+                data = handle.read(size - self.offset)
+        except OSError:
+            return ""
+        self.offset += len(data)
+        text = self.decoder.decode(data)
+        if skipped:
+            text = f"\n[… {skipped:,} bytes not shown here: see {self.path.name} …]\n" + text
+        return text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 from PySide6.QtCore import QSettings
 
@@ -29,10 +29,9 @@ class AppSettings:
     def capture_settings(self) -> CaptureSettings:
         try:
             values = json.loads(str(self.store.value("capture/settings", "") or "{}"))
-            known = {spec.name for spec in fields(CaptureSettings)}
-            return CaptureSettings(**{key: value for key, value in values.items() if key in known})
-        except (ValueError, TypeError, AttributeError):
+        except ValueError:
             return CaptureSettings()
+        return CaptureSettings.from_mapping(values) if isinstance(values, dict) else CaptureSettings()
 
     def set_capture_settings(self, settings: CaptureSettings) -> None:
         self.store.setValue("capture/settings", json.dumps(asdict(settings)))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton,
-    QSpinBox, QWidget,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+    QLineEdit, QPushButton, QSpinBox, QWidget,
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
-from inspector.capture.options import DYNAMIC, MODES
+from inspector.capture.options import OPTIONS, Option
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_settings import AppSettings
 
@@ -35,25 +35,16 @@ class QtSettingsDialog(QDialog):
         row.addWidget(check)
         self.interpreter_info = QLabel("")
         self.interpreter_info.setWordWrap(True)
-        self.mode = self._combo(MODES, current.mode)
-        self.dynamic = self._combo(DYNAMIC, current.dynamic)
-        self.device = self._combo(["cpu", "cuda"], current.device)
-        self.fullgraph = QCheckBox("fail on the first graph break")
-        self.fullgraph.setChecked(current.fullgraph)
-        self.runs = QSpinBox()
-        self.runs.setRange(1, 10_000)
-        self.runs.setValue(current.runs)
-        self.profile = QCheckBox("profile eager and compiled (per-kernel times)")
-        self.profile.setChecked(current.profile)
         form = QFormLayout(self)
         form.addRow("Python interpreter", row)
         form.addRow("", self.interpreter_info)
-        form.addRow("Mode", self.mode)
-        form.addRow("Dynamic shapes", self.dynamic)
-        form.addRow("fullgraph", self.fullgraph)
-        form.addRow("Device", self.device)
-        form.addRow("Timed runs", self.runs)
-        form.addRow("", self.profile)
+        self.option_widgets = {option.name: self._option_widget(option, getattr(current, option.name))
+                               for option in OPTIONS}
+        for option in OPTIONS:
+            widget = self.option_widgets[option.name]
+            setattr(self, option.name, widget)  # dialog.runs, dialog.mode, …
+            widget.setToolTip(option.help)
+            form.addRow("" if option.type is bool else option.label, widget)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -74,11 +65,42 @@ class QtSettingsDialog(QDialog):
                                  for i in range(self.python.count())}
 
     @staticmethod
-    def _combo(values, current: str) -> QComboBox:
-        combo = QComboBox()
-        combo.addItems(values)
-        combo.setCurrentText(current)
-        return combo
+    def _option_widget(option: Option, value) -> QWidget:
+        """The editor for one capture option, chosen by its type; an unset optional number shows as
+        "not set" at the bottom of its range."""
+        if option.choices:
+            widget = QComboBox()
+            widget.addItems(option.choices)
+            widget.setCurrentText(str(value))
+        elif option.type is bool:
+            widget = QCheckBox(option.help)
+            widget.setChecked(bool(value))
+        elif option.type is int:
+            widget = QSpinBox()
+            widget.setRange(int(option.minimum) - (option.default is None), 100_000)
+        elif option.type is float:
+            widget = QDoubleSpinBox()
+            widget.setDecimals(1)
+            widget.setRange(0.0, 1e6)
+        else:
+            widget = QLineEdit(str(value))
+        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+            if option.default is None:
+                widget.setSpecialValueText("not set")
+            widget.setValue(widget.minimum() if value is None else value)
+        return widget
+
+    def _option_value(self, option: Option):
+        widget = self.option_widgets[option.name]
+        if isinstance(widget, QComboBox):
+            return widget.currentText()
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+            if option.default is None and widget.value() == widget.minimum():
+                return None
+            return widget.value()
+        return widget.text().strip() or option.default
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Python interpreter", self.python.currentText())
@@ -99,10 +121,7 @@ class QtSettingsDialog(QDialog):
             self.interpreter_info.setText(f"<b>No usable torch</b>: {info.get('error', 'unknown error')}")
 
     def accept(self) -> None:
-        previous = self.settings.capture_settings()
         self.settings.python = self.python.currentText()
-        self.settings.set_capture_settings(CaptureSettings(
-            mode=self.mode.currentText(), dynamic=self.dynamic.currentText(), fullgraph=self.fullgraph.isChecked(),
-            backend=previous.backend, device=self.device.currentText(), runs=self.runs.value(), warmup=previous.warmup,
-            profile=self.profile.isChecked(), timeout_s=previous.timeout_s, threads=previous.threads))
+        self.settings.set_capture_settings(CaptureSettings.from_mapping(
+            {option.name: self._option_value(option) for option in OPTIONS}))
         super().accept()

@@ -9,8 +9,6 @@ from pathlib import Path
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
 
-COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
-
 
 @dataclass(frozen=True)
 class ModeRow:
@@ -28,7 +26,11 @@ class ModeRow:
 def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
     rows = []
     for mode, folder in sessions.items():
-        run = SessionAnalysis(open_session(folder))
+        try:
+            run = SessionAnalysis(open_session(folder))
+        except (OSError, ValueError) as error:  # the capture wrote no log: say so in that mode's row
+            rows.append(ModeRow(mode, folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
+            continue
         error = run.run_error
         rows.append(ModeRow(mode, folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
                             run.verdict.value("speedup"), len(run.session.breaks), len(run.session.recompiles),

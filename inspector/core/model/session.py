@@ -22,6 +22,7 @@ class UnitStatus(str, Enum):
     FAILED = "failed"
     EMPTY_GRAPH = "empty_graph"
     CACHE_HIT = "cache_hit"
+    CUT = "cut_mid_compile"  # Dynamo started it and never finished: the run died inside its compile
 
 
 @dataclass
@@ -143,6 +144,8 @@ class CompileUnit:
     fail_type: str | None = None
     fail_reason: str | None = None
     restart_reasons: list[str] = field(default_factory=list)
+    started: bool = False  # a dynamo_start record opened this compile
+    finished: bool = False  # its compilation_metrics record (written when Dynamo is done with it) arrived
     span_source: LazySpans | None = field(default=None, repr=False)
 
     @property
@@ -160,6 +163,8 @@ class CompileUnit:
 
     @property
     def status(self) -> UnitStatus:
+        if self.started and not self.finished and not self.fail_type:
+            return UnitStatus.CUT
         if self.fail_type:
             return UnitStatus.FAILED
         if self.breaks:

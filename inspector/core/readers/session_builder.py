@@ -86,6 +86,7 @@ def _on_dynamo_start(builder: RankBuilder, record: TraceRecord) -> None:
     unit = builder.unit(record)
     if unit is None:
         return
+    unit.started = True
     stack = resolve_stack(record.meta.get("stack"), builder.log.strings, builder.log.problems)
     unit.user_stack = [SourceLocation(f["file"], f["line"], f["function"], f["code"]) for f in stack]
     if unit.user_stack:
@@ -128,6 +129,7 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     metrics = record.meta
+    unit.finished = unit.finished or record.kind == "compilation_metrics"
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
             unit.metrics[key] = value

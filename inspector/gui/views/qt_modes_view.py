@@ -4,7 +4,6 @@ after another, then a table and bars of compile time, steady-state time, speedup
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -12,46 +11,48 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.capture.launcher import CaptureSettings
-from inspector.core.analysis.mode_comparison import COMPARED_MODES, ModeRow, best_mode, compare_modes
+from inspector.capture.mode_runs import ModeRuns, ModeStep
+from inspector.core.analysis.mode_comparison import ModeRow, best_mode, compare_modes
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 
 
 class QtModeComparison(QObject):
-    """Runs one capture per mode through the window's capture controller, in turn."""
+    """Steps through the shared `ModeRuns` sequence (the CLI's `modes` runs the same one), each capture
+    through the window's capture controller so the stage strip and the log follow it."""
 
     sigDone = Signal(object)  # list[ModeRow]
     sigStep = Signal(str)  # the mode being captured
+    sigError = Signal(str)  # the comparison itself failed (each mode's own error is in its row)
 
     def __init__(self, capture: QtCaptureController, parent: QObject | None = None):
         super().__init__(parent)
         self.capture = capture
-        self.queue: list[str] = []
-        self.sessions: dict[str, Path] = {}
+        self.runs: ModeRuns | None = None
+        self.step: ModeStep | None = None
         self.running = False
         capture.sigFinished.connect(self._on_finished)
 
     def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None) -> None:
-        self.script, self.folder, self.settings, self.python = script, folder, settings, python
-        self.queue, self.sessions, self.running = list(COMPARED_MODES), {}, True
+        self.script, self.python = script, python
+        self.runs, self.running = ModeRuns(folder, settings), True
         self._next()
 
     def _next(self) -> None:
-        if not self.queue:
+        self.step = self.runs.next_step()
+        if self.step is None:
             self.running = False
-            run_in_background(lambda: compare_modes(self.sessions), self.sigDone.emit, lambda *_: None, self)
+            sessions = self.runs.sessions
+            run_in_background(lambda: compare_modes(sessions), self.sigDone.emit,
+                              lambda message, _traceback: self.sigError.emit(message), self)
             return
-        mode = self.queue.pop(0)
-        self.sigStep.emit(mode)
-        self.capture.start(self.script, self.folder / mode, replace(self.settings, mode=mode), self.python)
+        self.sigStep.emit(self.step.mode)
+        self.capture.start(self.script, self.step.session, self.step.settings, self.python)
 
-    def _on_finished(self, session: str, _code: int, _error) -> None:
-        if not self.running:
+    def _on_finished(self, _session: str, code: int, error) -> None:
+        if not self.running or self.step is None:
             return
-        mode = Path(session).name
-        self.sessions[mode] = Path(session)
-        if self.capture.stopped_by:  # cancelled: compare what finished
-            self.queue = []
+        self.runs.record(self.step, code, error, self.capture.stopped_by)
         self._next()
 
 
@@ -77,6 +78,7 @@ class QtModesView(QWidget):
         layout.addLayout(plots, 2)
         comparison.sigStep.connect(lambda mode: self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})"))
         comparison.sigDone.connect(self.show_rows)
+        comparison.sigError.connect(lambda message: self.status.setText(f"The comparison failed: {message}"))
 
     def _plot(self, title: str) -> pg.PlotWidget:
         plot = pg.PlotWidget(title=title, background=self.palette().base().color())

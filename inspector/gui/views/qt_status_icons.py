@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 COLOURS = {
     "ok": "#2e9d4f", "cache_hit": "#2b7bb9", "graph_break": "#d9822b", "restart": "#c9a227",
-    "failed": "#d64545", "empty_graph": "#8a8f98",
+    "failed": "#d64545", "empty_graph": "#8a8f98", "cut_mid_compile": "#a03c78",
     "error": "#d64545", "warning": "#d9822b", "info": "#2b7bb9",
 }
 
