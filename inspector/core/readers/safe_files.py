@@ -91,3 +91,32 @@ def read_json(path: str | os.PathLike, limit: int = MAX_JSON_BYTES, root: str | 
     not JSON."""
     return loads_json(read_text(path, limit, root))
 
+
+
+SOURCE_SUFFIXES = (".py", ".pyi")
+_SYSTEM_TREES = ("/proc", "/sys", "/dev")
+
+
+def read_source(file: str, folder: Path | None) -> str:
+    """The text of a source file a session names (its script, a frame of a break), for the Source
+    view. A session may come from anyone, so only a regular file is read, of at most
+    MAX_SOURCE_BYTES, and only when it lies inside the session's `folder` or is a Python file outside
+    the system's pseudo-file trees; otherwise the text says why it is not shown."""
+    if not file:
+        return ""
+    path = Path(file)
+    if not path.is_absolute():
+        if folder is None:
+            return f"{file}\n\nNot shown: a relative path outside a session folder."
+        path = folder / path
+    real = os.path.realpath(path)
+    inside = folder is not None and is_inside(real, folder)
+    if not inside and (real.startswith(tuple(tree + os.sep for tree in _SYSTEM_TREES))
+                       or Path(real).suffix not in SOURCE_SUFFIXES):
+        return f"{file}\n\nNot shown: the session names this file, but it is neither inside the session folder nor a Python source file."
+    try:
+        return read_text(real, MAX_SOURCE_BYTES)
+    except FileNotFoundError:
+        return f"{file}\n\nThis file is not on this machine (the session was captured elsewhere)."
+    except OSError as error:
+        return f"{file}\n\nNot shown: {error.strerror or error}"

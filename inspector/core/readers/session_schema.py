@@ -41,6 +41,7 @@ class Nullable:
     inner: Any
 
 
+MAX_DEPTH = 32  # fields this version does not know are kept, but not nested deeper than this
 NUMBER = "number"  # a finite int or float, not a bool
 ANY = "any"
 
@@ -95,6 +96,8 @@ def _clean(value: Any, shape: Any, where: str, problems: ReadProblems) -> Any:
     if isinstance(shape, Nullable):
         return None if value is None else _clean(value, shape.inner, where, problems)
     if shape is ANY:
+        if _deeper_than(value, MAX_DEPTH):
+            raise _Invalid(f"nested more than {MAX_DEPTH} levels")
         return value
     if shape is NUMBER:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -140,6 +143,17 @@ def _keep(item: Any, shape: Any, where: str, problems: ReadProblems) -> Any:
     except _Invalid as invalid:
         problems.add("bad_field", f"{where}: {invalid.why}")
         return _DROPPED
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            pending.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 _TYPE_WORDS = {str: "text", bool: "true or false", int: "a whole number", float: "a number"}
