@@ -88,12 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _say(text: str = "", file=None) -> None:
+def _say(text: object = "", file=None) -> None:
     """Print text that may quote a log: control and bidi characters are shown as escapes, so a log
     cannot retitle, clear or reorder the terminal."""
     from inspector.core.outputs.plain_text import show_controls
 
-    print(show_controls(text), file=file or sys.stdout)
+    print(show_controls(str(text)), file=file or sys.stdout)
 
 
 def _dump_json(document) -> None:

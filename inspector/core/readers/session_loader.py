@@ -80,8 +80,8 @@ def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:
         return False
     if not head:
         return path.name.startswith("dedicated_log_torch_trace")  # an empty log still opens, empty
-    lines = head.split(b"\n")[:HEAD_LINES]
-    return any(_GLOG_LINE.match(line.lstrip(b"\xef\xbb\xbf\x00\r\n\t ")) for line in lines)
+    lines = [line for line in head.split(b"\n") if not line.startswith(b"\t")][:HEAD_LINES]  # not payload lines
+    return any(_GLOG_LINE.match(line.lstrip(b"\xef\xbb\xbf\x00\r ")) for line in lines)
 
 
 def find_trace_logs(folder: Path, depth: int = 3, root: Path | None = None,

@@ -45,7 +45,8 @@ MAX_DEPTH = 32  # fields this version does not know are kept, but not nested dee
 NUMBER = "number"  # a finite int or float, not a bool
 ANY = "any"
 
-_TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")} | {"n": int})
+_TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")} | {"n": int},
+             required=("median_s",))  # a run without its median was not measured
 _PROFILE = Obj({"trace": str, "runs": int, "wall_s": NUMBER, "time_key": str, "compiled_region_s": NUMBER,
                 "ops": ListOf(Obj({"name": str}, required=("name",), extra=NUMBER))})
 
