@@ -116,10 +116,26 @@ def _prepare_folder(folder, overwrite: bool, clear) -> bool:
     """False (after saying why) when `folder` holds something and --overwrite was not given."""
     if folder.exists() and any(folder.iterdir()):
         if not overwrite:
-            print(f"compile-inspector: {folder} is not empty; choose a new folder or pass --overwrite", file=sys.stderr)
+            _say(f"compile-inspector: {folder} is not empty; choose a new folder or pass --overwrite", file=sys.stderr)
             return False
         clear(folder)
     return True
+
+
+def _say(text: object = "", file=None) -> None:
+    """Print text that may quote a log: control and bidi characters are shown as escapes, so a log
+    cannot retitle, clear or reorder the terminal."""
+    from inspector.core.outputs.plain_text import show_controls
+
+    print(show_controls(str(text)), file=file or sys.stdout)
+
+
+def _dump_json(document) -> None:
+    """Strict JSON on stdout: non-finite numbers a log may carry become null (JSON has no Infinity)."""
+    from inspector.core.outputs.summary import finite
+
+    json.dump(finite(document), sys.stdout, indent=1, allow_nan=False)
+    print()
 
 
 def _capture(args) -> int:
@@ -137,13 +153,13 @@ def _capture(args) -> int:
     else:
         script = Path(args.target[0])
         if not script.is_file():
-            print(f"compile-inspector: {script} is not a file", file=sys.stderr)
+            _say(f"compile-inspector: {script} is not a file", file=sys.stderr)
             return 2
         plan = plan_script(script, args.target[1:], session, settings, args.python)
     try:
         process = CaptureProcess(plan)
     except OSError as error:
-        print(f"compile-inspector: cannot start {plan.command[0]}: {error}", file=sys.stderr)
+        _say(f"compile-inspector: cannot start {plan.command[0]}: {error}", file=sys.stderr)
         return 2
     printer = ProgressPrinter(plan.session, sys.stderr, quiet=args.quiet)
     try:
@@ -185,7 +201,7 @@ def _modes(args) -> int:
         error = outcome.error
         state = "complete" if outcome.complete else \
             f"FAILED ({error.get('kind')}): {error.get('message')}" if error else f"exit status {outcome.exit_status}"
-        print(f"{outcome.mode}: {state}", file=sys.stderr, flush=True)
+        _say(f"{outcome.mode}: {state}", file=sys.stderr)
 
     settings = _capture_settings(args)
     runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
@@ -194,13 +210,12 @@ def _modes(args) -> int:
     if args.json:
         document = {"best": best, "modes": [{**asdict(row), "session": str(row.session)} for row in rows],
                     "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
-        json.dump(document, sys.stdout, indent=1)
-        print()
+        _dump_json(document)
     else:
         print(f"{'mode':<28} {'compile s':>10} {'µs/call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
         for row in rows:
             note = row.error or ("fastest" if row.mode == best else "")
-            print(f"{row.mode:<28} {_num(row.compile_s, '{:.2f}'):>10} "
+            _say(f"{row.mode:<28} {_num(row.compile_s, '{:.2f}'):>10} "
                   f"{_num(row.steady_s and row.steady_s * 1e6, '{:.1f}'):>10} {_num(row.speedup, '{:.2f}×'):>9} "
                   f"{row.breaks:>7} {row.kernels:>8}  {note}")
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
@@ -217,7 +232,7 @@ def _open(path: str):
     try:
         return open_session(path)
     except (FileNotFoundError, ValueError) as error:  # not compile output, or an unsafe bundle
-        print(f"compile-inspector: {error}", file=sys.stderr)
+        _say(f"compile-inspector: {error}", file=sys.stderr)
         return None
 
 
@@ -228,14 +243,22 @@ def _bundle(args) -> int:
 
     folder = Path(args.path)
     if not folder.is_dir():
-        print(f"compile-inspector: {folder} is not a folder", file=sys.stderr)
+        _say(f"compile-inspector: {folder} is not a folder", file=sys.stderr)
+        return 2
+    target = Path(args.output)
+    if not target.parent.is_dir():
+        _say(f"compile-inspector: cannot write {target}: the folder {target.parent} does not exist", file=sys.stderr)
         return 2
     if _open(args.path) is None:
         return 2
-    out, skipped = save_bundle(folder, args.output)
+    try:
+        out, skipped = save_bundle(folder, target)
+    except OSError as error:
+        _say(f"compile-inspector: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        return 2
     for name in skipped:
-        print(f"left out (a symbolic link): {name}", file=sys.stderr)
-    print(out)
+        _say(f"left out (a link, FIFO or device, not a regular file): {name}", file=sys.stderr)
+    _say(out)
     return 0
 
 
@@ -247,8 +270,12 @@ def _report(args) -> int:
     session = _open(args.path)
     if session is None:
         return 2
-    Path(args.output).write_text(render_report(session), encoding="utf-8")
-    print(args.output)
+    try:
+        Path(args.output).write_text(render_report(session), encoding="utf-8")
+    except OSError as error:
+        _say(f"compile-inspector: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    _say(args.output)
     return 0
 
 
@@ -260,40 +287,40 @@ def _diff(args) -> int:
         return 2
     result = diff_runs(a, b, args.stage)
     if args.json:
-        json.dump(result, sys.stdout, indent=1)
-        print()
+        _dump_json(result)
         return 0
-    print(f"A: {result['runs']['a']}\nB: {result['runs']['b']}")
+    _say(f"A: {result['runs']['a']}\nB: {result['runs']['b']}")
     if "note" in result["runs"]:
-        print(f"note: {result['runs']['note']}")
+        _say(f"note: {result['runs']['note']}")
     breaks = result["breaks"]
-    print(f"\nGraph breaks: {breaks['count_a']} → {breaks['count_b']}")
+    _say(f"\nGraph breaks: {breaks['count_a']} → {breaks['count_b']}")
     for label, key in (("new", "new"), ("fixed", "fixed")):
         for site in breaks[key]:
-            print(f"  {label}: {site['location']}  {site['reason']}")
+            _say(f"  {label}: {site['location']}  {site['reason']}")
     for site in breaks["moved"]:
-        print(f"  moved: {site['from']} → {site['to']}  {site['reason']}")
-    print(f"Recompiles: {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
-    print("\nCompile units (graph similarity, added/removed/changed nodes):")
+        _say(f"  moved: {site['from']} → {site['to']}  {site['reason']}")
+    _say(f"Recompiles: {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
+    _say("\nCompile units (graph similarity, added/removed/changed nodes):")
     for row in result["units"]:
         graph = row.get("graph")
         detail = (f"{row['stage']}: similarity {graph['similarity']:.2f} (structure {graph['structural_similarity']:.2f}), "
                   f"+{len(graph['added'])} "
                   f"-{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
-        print(f"  {row['compile_id']:<8} {row['status']:<10} {detail}")
+        rank = f"rank {row['rank']} " if row.get("rank") is not None else ""
+        _say(f"  {rank}{row['compile_id']:<8} {row['status']:<10} {detail}")
     timing = result["compile_time"]
-    print(f"\nCompile time: {_s(timing['total_a'])} → {_s(timing['total_b'])}")
+    _say(f"\nCompile time: {_s(timing['total_a'])} → {_s(timing['total_b'])}")
     for row in timing["per_stage"][:6]:
-        print(f"  {row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s")
+        _say(f"  {row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s")
     kernels = result["kernels"]
-    print(f"\nKernels: +{len(kernels['added'])} -{len(kernels['removed'])} renamed {len(kernels['renamed'])}, "
+    _say(f"\nKernels: +{len(kernels['added'])} -{len(kernels['removed'])} renamed {len(kernels['renamed'])}, "
           f"{len(kernels['code_diffs'])} with changed code")
     for name in kernels["added"][:10]:
-        print(f"  added: {name}")
+        _say(f"  added: {name}")
     for name in kernels["removed"][:10]:
-        print(f"  removed: {name}")
+        _say(f"  removed: {name}")
     steady = result["steady_state"]
-    print(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call; speedup "
+    _say(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call; speedup "
           f"{_x(steady['speedup_a'])} → {_x(steady['speedup_b'])}")
     return 0
 
@@ -313,9 +340,13 @@ def _check(args) -> int:
     baseline = _open(args.baseline) if args.baseline else None
     if session is None or (args.baseline and baseline is None):
         return 2
+    if args.tolerance < 0:
+        _say(f"compile-inspector: --tolerance {args.tolerance} is negative; it is the allowed speedup drop "
+             f"(0.1 = 10%)", file=sys.stderr)
+        return 2
     checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
     for check in checks:
-        print(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
+        _say(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
     return 0 if all(check.passed for check in checks) else 1
 
 
@@ -327,12 +358,11 @@ def _summary(args) -> int:
         return 2
     summary = summarize(session)
     if args.json:
-        json.dump(summary, sys.stdout, indent=1)
-        print()
+        _dump_json(summary)
     else:
-        print(render_text(summary))
+        _say(render_text(summary))
     if args.strict and session.problems:
-        print(f"compile-inspector: --strict: {session.problems.total} unreadable item(s) in the input",
+        _say(f"compile-inspector: --strict: {session.problems.total} unreadable item(s) in the input",
               file=sys.stderr)
         return 3
     return 0

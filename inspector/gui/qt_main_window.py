@@ -70,6 +70,7 @@ class QtMainWindow(QMainWindow):
         self.resizeDocks([self.findChild(QDockWidget, "Session")], [430], Qt.Orientation.Horizontal)
         self.resizeDocks([self.findChild(QDockWidget, "Compile stages")], [ROW_HEIGHT * (MAX_ROWS + 1) + 12], Qt.Orientation.Vertical)
         self.status = QLabel("Ready")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(220)
         self.progress_bar.hide()

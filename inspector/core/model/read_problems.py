@@ -20,6 +20,8 @@ CATEGORIES = {
     "unmatched_span_end": "compile-stage ends without a matching start",
     "unreadable_graph_lines": "graph lines the FX parser could not read",
     "unreadable_file": "files that could not be read",
+    "unsafe_file": "files left out: not regular files (FIFOs, devices) or links leading outside the opened folder",
+    "bad_field": "fields of manifest.json or results.json with an unexpected type (left out)",
 }
 
 MAX_EXAMPLES = 5

@@ -3,6 +3,8 @@ compile-stage spans and metrics. Plain objects, built once by `session_builder`,
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -184,7 +186,8 @@ class CompileUnit:
 
     def metric(self, name: str):
         value = self.metrics.get(name)
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return value if usable else None  # a log may say "Infinity" or a string where a figure goes
 
 
 class LazySpans:

@@ -8,6 +8,7 @@ from html import escape
 
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
+from inspector.core.outputs.plain_text import show_controls
 from inspector.core.outputs.summary import summarize
 
 CSS = """
@@ -24,7 +25,7 @@ PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#d9822b", "#8e5bb6", "#5c6f82")
 
 
 def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    return escape(show_controls("" if value is None else str(value)), quote=True)
 
 
 def _table(headers: list[str], rows: list[list]) -> str:

@@ -3,6 +3,8 @@ scripts and CI, and its human rendering. The CLI prints it; the GUI's verdict re
 
 from __future__ import annotations
 
+import math
+
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
@@ -107,6 +109,18 @@ def _kernel_kinds(session: Session) -> dict[str, int]:
     return kinds
 
 
+def finite(document):
+    """`document` with every non-finite number (a log may carry Infinity or NaN) replaced by None,
+    so it can be written as strict JSON."""
+    if isinstance(document, float):
+        return document if math.isfinite(document) else None
+    if isinstance(document, dict):
+        return {key: finite(value) for key, value in document.items()}
+    if isinstance(document, (list, tuple)):
+        return [finite(value) for value in document]
+    return document
+
+
 def render_text(summary: dict) -> str:
     """The summary as a person reads it in a terminal."""
     lines: list[str] = []
@@ -144,7 +158,8 @@ def render_text(summary: dict) -> str:
     if traced:
         add("  where it went (own time of each stage, nested stages excluded):")
     for stage, seconds in list(timing["self_s"].items())[:8]:
-        add(f"  {stage:<45} {seconds:8.3f} s  {seconds / traced:6.1%}")
+        share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
+        add(f"  {stage:<45} {seconds:8.3f} s  {share}")
     if timing["open_stages"]:
         add(f"  stages that never ended (run died inside them): {', '.join(timing['open_stages'])}")
     kernels = summary["kernels"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inspector.core.readers.safe_files import loads_json
+
 _BREAK_AT = re.compile(r"Graph break(?: \([^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
 _EXPLANATION = re.compile(r"^\s*Explanation:\s*(?P<text>.*)$", re.M)
@@ -84,11 +86,9 @@ def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
     """(against compile id, guard text) pairs from a ``recompile_reasons`` artifact.
 
     Older torch writes a JSON list of strings; 2.13 writes plain text despite ``encoding: json``."""
-    import json
-
     entries: list[str]
     try:
-        decoded = json.loads(payload)
+        decoded = loads_json(payload)
         entries = [str(item) for item in decoded] if isinstance(decoded, list) else [str(decoded)]
     except ValueError:
         entries = [payload]

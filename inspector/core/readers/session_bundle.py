@@ -4,18 +4,23 @@ no symbolic links, no zip bomb. Nothing in a bundle is ever executed."""
 
 from __future__ import annotations
 
-import hashlib
+import atexit
 import os
+import shutil
 import stat
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 BUNDLE_SUFFIX = ".tcinspect"
 MAX_ENTRIES = 100_000
 MAX_TOTAL_BYTES = 4 << 30  # uncompressed, all entries together
-MAX_RATIO = 200  # uncompressed / compressed, for entries over RATIO_FLOOR bytes
+MAX_ENTRY_BYTES = 2 << 30  # one file (a trace log of a long run)
+MAX_RATIO = 200  # uncompressed / compressed, per entry over RATIO_FLOOR bytes and for the whole bundle
 RATIO_FLOOR = 1 << 20
+MAX_NAME_BYTES = 255  # one path component, as most file systems allow
+MAX_PATH_CHARS = 1024
 
 
 class UnsafeBundle(ValueError):
@@ -23,7 +28,8 @@ class UnsafeBundle(ValueError):
 
 
 def save_bundle(session_dir: str | Path, out_file: str | Path) -> tuple[Path, list[str]]:
-    """Zip `session_dir` into `out_file`; returns the file and what was left out (links)."""
+    """Zip `session_dir` into `out_file`; returns the file and what was left out (links, FIFOs,
+    devices: anything but a regular file)."""
     session_dir, out_file = Path(session_dir).resolve(), Path(out_file)
     if out_file.suffix != BUNDLE_SUFFIX:
         out_file = out_file.with_name(out_file.name + BUNDLE_SUFFIX)
@@ -38,7 +44,7 @@ def save_bundle(session_dir: str | Path, out_file: str | Path) -> tuple[Path, li
             for name in sorted(files):
                 path = root_path / name
                 relative = path.relative_to(session_dir).as_posix()
-                if path.is_symlink():  # could point anywhere: never follow it into the bundle
+                if not stat.S_ISREG(path.lstat().st_mode):  # a link could point anywhere, a FIFO never ends
                     skipped.append(relative)
                     continue
                 if path.resolve() != out_file.resolve():
@@ -46,12 +52,15 @@ def save_bundle(session_dir: str | Path, out_file: str | Path) -> tuple[Path, li
     return out_file, skipped
 
 
-def check_bundle(archive: zipfile.ZipFile) -> None:
-    """Raise UnsafeBundle with the reason if extracting `archive` could harm the machine."""
+def check_bundle(archive: zipfile.ZipFile, archive_bytes: int | None = None) -> None:
+    """Raise UnsafeBundle with the reason if extracting `archive` could harm the machine or cannot
+    give a well-formed folder. `archive_bytes` (the bundle's size on disk) bounds the overall ratio."""
     entries = archive.infolist()
     if len(entries) > MAX_ENTRIES:
         raise UnsafeBundle(f"refused: {len(entries)} entries (more than {MAX_ENTRIES})")
     total = 0
+    files: set[str] = set()
+    folders: set[str] = set()
     for entry in entries:
         name = entry.filename
         posix = PurePosixPath(name)
@@ -59,47 +68,93 @@ def check_bundle(archive: zipfile.ZipFile) -> None:
             raise UnsafeBundle(f"refused: {name!r} is an absolute path")
         if ".." in posix.parts or "\\" in name:
             raise UnsafeBundle(f"refused: {name!r} points outside the bundle")
+        if "\0" in name or not posix.parts or any(len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES
+                                                    for part in posix.parts) or len(name) > MAX_PATH_CHARS:
+            raise UnsafeBundle(f"refused: {name[:80]!r}… is not a usable file name (too long or empty)")
         mode = entry.external_attr >> 16
         if stat.S_ISLNK(mode):
             raise UnsafeBundle(f"refused: {name!r} is a symbolic link")
+        key = posix.as_posix()
+        parents = {parent.as_posix() for parent in posix.parents if parent.as_posix() != "."}
+        if entry.is_dir():
+            parents.add(key)
+        elif key in files:
+            raise UnsafeBundle(f"refused: {name!r} appears twice")
+        else:
+            files.add(key)
+        folders |= parents
+        if entry.file_size > MAX_ENTRY_BYTES:
+            raise UnsafeBundle(f"refused: {name!r} holds {entry.file_size >> 20} MiB (more than {MAX_ENTRY_BYTES >> 20} "
+                               f"MiB in one file)")
         total += entry.file_size
         if total > MAX_TOTAL_BYTES:
             raise UnsafeBundle(f"refused: more than {MAX_TOTAL_BYTES >> 30} GiB once extracted (a zip bomb?)")
         if entry.file_size > RATIO_FLOOR and entry.file_size > MAX_RATIO * max(1, entry.compress_size):
             raise UnsafeBundle(f"refused: {name!r} expands {entry.file_size // max(1, entry.compress_size)}× "
                                f"(a zip bomb?)")
+    both = files & folders
+    if both:
+        raise UnsafeBundle(f"refused: {sorted(both)[0]!r} is both a file and a folder (or holds entries under a file)")
+    if archive_bytes is not None and total > RATIO_FLOOR and total > MAX_RATIO * max(1, archive_bytes):
+        raise UnsafeBundle(f"refused: {archive_bytes} bytes would expand to {total >> 20} MiB, "
+                           f"{total // max(1, archive_bytes)}× (a zip bomb?)")
 
 
-def extract_bundle(bundle: str | Path, cache_dir: str | Path | None = None) -> Path:
-    """Check and extract `bundle` into a folder named by its content hash; reuse it if already there."""
+_extracted: list[Path] = []
+
+
+def extract_bundle(bundle: str | Path, parent: str | Path | None = None) -> Path:
+    """Check `bundle` and extract it into a fresh folder of its own (private, with an unguessable name,
+    so nothing planted beforehand can redirect the writes). The folder is removed when extraction
+    fails, by `remove_extracted` when the session is closed, and at the latest when the process exits."""
     bundle = Path(bundle)
-    digest = hashlib.sha256()
-    with open(bundle, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    cache = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "torch-compile-inspector" / "bundles"
-    target = cache / f"{bundle.stem}-{digest.hexdigest()[:16]}"
-    if (target / ".complete").is_file():
-        return target
     try:
         archive = zipfile.ZipFile(bundle)
-    except zipfile.BadZipFile as error:
+    except (zipfile.BadZipFile, ValueError, EOFError) as error:
         raise UnsafeBundle(f"{bundle} is not a session bundle (not a zip file: {error})") from None
-    with archive:
-        check_bundle(archive)
-        target.mkdir(parents=True, exist_ok=True)
-        written = 0
-        for entry in archive.infolist():
-            destination = target / entry.filename
-            if entry.is_dir():
-                destination.mkdir(parents=True, exist_ok=True)
-                continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(entry) as source, open(destination, "wb") as out:
-                while block := source.read(1 << 20):
-                    written += len(block)
-                    if written > MAX_TOTAL_BYTES:  # the header lied about sizes
-                        raise UnsafeBundle("refused: extraction exceeded the size limit (a zip bomb?)")
-                    out.write(block)
-    (target / ".complete").write_text("ok")
+    if parent is not None:
+        Path(parent).mkdir(parents=True, exist_ok=True)
+    target = Path(tempfile.mkdtemp(prefix=f"tcinspect-{bundle.stem[:40]}-", dir=parent))
+    _extracted.append(target)
+    try:
+        with archive:
+            check_bundle(archive, bundle.stat().st_size)
+            _write_entries(archive, target)
+    except UnsafeBundle:
+        remove_extracted(target)
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError) as error:
+        remove_extracted(target)
+        raise UnsafeBundle(f"refused: {bundle.name} is damaged ({type(error).__name__}: {error})") from None
     return target
+
+
+def _write_entries(archive: zipfile.ZipFile, target: Path) -> None:
+    """Write every entry, counting the bytes actually written against each entry's declared size
+    and the total cap (a header may lie)."""
+    written = 0
+    for entry in archive.infolist():
+        destination = target.joinpath(*PurePosixPath(entry.filename).parts)
+        if entry.is_dir():
+            destination.mkdir(parents=True, exist_ok=True)
+            continue
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        entry_written = 0
+        with archive.open(entry) as source, open(destination, "xb") as out:  # x: never through a planted link
+            while block := source.read(1 << 20):
+                entry_written += len(block)
+                written += len(block)
+                if entry_written > entry.file_size or entry_written > MAX_ENTRY_BYTES or written > MAX_TOTAL_BYTES:
+                    raise UnsafeBundle(f"refused: {entry.filename!r} expands beyond its declared size (a zip bomb?)")
+                out.write(block)
+
+
+def remove_extracted(folder: Path | None = None) -> None:
+    """Delete one extracted bundle folder, or all of them (at exit)."""
+    for target in [folder] if folder is not None else list(_extracted):
+        shutil.rmtree(target, ignore_errors=True)
+        if target in _extracted:
+            _extracted.remove(target)
+
+
+atexit.register(remove_extracted)

@@ -4,7 +4,6 @@ path; a path that is none of these gets a message naming what was expected."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -12,10 +11,16 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, GraphArtifact, Rank, Session, TextArtifact
 from inspector.core.model.compile_id import CompileId
 from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.readers.safe_files import MAX_JSON_BYTES, UnsafeFile, check_regular, open_regular, read_json, read_text
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
 from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
+from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
+# How far into a file the first record is looked for: a BOM, leading NULs or a damaged first line
+# (counted by the reader) must not hide a log; a file with no record this early is not a log.
+HEAD_BYTES = 64 << 10
+HEAD_LINES = 8
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
 EXPECTED = ("a session bundle (.tcinspect), a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder holding such logs, "
             "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/), "
@@ -33,6 +38,11 @@ def open_session(path: str | Path) -> Session:
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist. Expected {EXPECTED}.")
+    if not path.is_dir():
+        try:
+            check_regular(path)
+        except OSError as error:
+            raise NotCompileOutput(f"{error}. Expected {EXPECTED}.") from None
     if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
         path = path.parent
     if path.is_file() and path.suffix == BUNDLE_SUFFIX:
@@ -49,35 +59,59 @@ def open_session(path: str | Path) -> Session:
     debug_runs = _debug_runs(path)
     if debug_runs:
         return _open_compile_debug(path, debug_runs)
-    logs = find_trace_logs(path)
+    skipped = ReadProblems()
+    logs = find_trace_logs(path, root=path, problems=skipped)
     if logs:
-        return build_trace_session(logs, path)
-    raise NotCompileOutput(f"{path} holds no torch.compile output. Expected {EXPECTED}.")
+        session = build_trace_session(logs, path)
+        session.load_problems.merge(skipped)
+        return session
+    refused = "; ".join(skipped.examples.get("unsafe_file", []))
+    raise NotCompileOutput(f"{path} holds no torch.compile output{f' (left out: {refused})' if refused else ''}. "
+                           f"Expected {EXPECTED}.")
 
 
-def looks_like_trace_log(path: Path) -> bool:
+def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:
+    """Whether one of the first lines of `path` is a TORCH_TRACE record. A BOM, NULs or a damaged
+    line before it are let through (the reader counts them); prose, code or binary data are not."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
+        with open_regular(path, root) as handle:
+            head = handle.read(HEAD_BYTES)
     except OSError:
         return False
     if not head:
         return path.name.startswith("dedicated_log_torch_trace")  # an empty log still opens, empty
-    first = head.lstrip(b"\r\n").split(b"\n", 1)[0]
-    return bool(_GLOG_LINE.match(first))
+    lines = [line for line in head.split(b"\n") if not line.startswith(b"\t")][:HEAD_LINES]  # not payload lines
+    return any(_GLOG_LINE.match(line.lstrip(b"\xef\xbb\xbf\x00\r ")) for line in lines)
 
 
-def find_trace_logs(folder: Path, depth: int = 3) -> list[Path]:
-    """Trace logs in `folder` and up to `depth` levels below, one per rank, oldest first."""
+def find_trace_logs(folder: Path, depth: int = 3, root: Path | None = None,
+                    problems: ReadProblems | None = None) -> list[Path]:
+    """Trace logs in `folder` and up to `depth` levels below, one per rank, oldest first. Names that
+    are not regular files inside `root` (FIFOs, devices, links out of the opened folder) are left out
+    and counted in `problems`."""
+    root = folder if root is None else root
+    problems = ReadProblems() if problems is None else problems
     found: list[Path] = []
     for level in range(depth + 1):
         pattern = "/".join(["*"] * level + ["dedicated_log_torch_trace*.log"])
-        found.extend(sorted(folder.glob(pattern)))
+        found.extend(path for path in sorted(folder.glob(pattern)) if _may_read(path, root, problems))
         if found:
             break
     if not found:
-        found = [p for p in sorted(folder.glob("*.log")) + sorted(folder.glob("*.txt")) if looks_like_trace_log(p)]
+        found = [p for p in sorted(folder.glob("*.log")) + sorted(folder.glob("*.txt"))
+                 if _may_read(p, root, problems) and looks_like_trace_log(p, root)]
     return found
+
+
+def _may_read(path: Path, root: Path, problems: ReadProblems) -> bool:
+    try:
+        check_regular(path, root)
+    except OSError as error:
+        if path.is_dir() and not path.is_symlink():
+            return False
+        problems.add("unsafe_file", str(error))
+        return False
+    return True
 
 
 def _debug_runs(path: Path) -> list[Path]:
@@ -89,11 +123,14 @@ def _debug_runs(path: Path) -> list[Path]:
 def _open_compile_debug(path: Path, runs: list[Path]) -> Session:
     """TORCH_COMPILE_DEBUG output: the structured log it keeps under tlparse/ is the spine; the
     per-graph folders add readable graphs, IR before and after fusion, and the output code."""
+    root = path.parent if path.name.startswith("run_") else path  # tlparse/ sits beside the run folders
+    skipped = ReadProblems()
     logs: list[Path] = []
     for run in runs:
         for folder in (run / "tlparse", run.parent / "tlparse"):
-            logs += [log for log in find_trace_logs(folder, depth=0) if log not in logs]
+            logs += [log for log in find_trace_logs(folder, depth=0, root=root, problems=skipped) if log not in logs]
     session = build_trace_session(logs, path, kind="compile_debug") if logs else Session(path, "compile_debug")
+    session.load_problems.merge(skipped)
     by_aot_id = {}
     for unit in session.units:
         for artifact in unit.output_code:
@@ -112,7 +149,7 @@ def _open_compile_debug(path: Path, runs: list[Path]) -> Session:
                 unit = CompileUnit(CompileId(int(match["graph"]), 0), function=match["model"])
                 unit.warnings.append("compile id unknown: read from a debug folder without a structured log")
                 orphans.append(unit)
-            _attach_debug_folder(unit, folder, session.load_problems, with_code=unit in orphans)
+            _attach_debug_folder(unit, folder, root, session.load_problems, with_code=unit in orphans)
     if orphans:
         if not session.ranks:
             session.ranks.append(Rank(rank=None))
@@ -121,41 +158,46 @@ def _open_compile_debug(path: Path, runs: list[Path]) -> Session:
     return session
 
 
-def _attach_debug_folder(unit: CompileUnit, folder: Path, problems: ReadProblems, with_code: bool) -> None:
-    def reader(file: Path):
-        def read() -> str:
-            try:
-                return file.read_text(encoding="utf-8", errors="replace")
-            except OSError as error:
-                problems.add("unreadable_file", f"{file}: {error}")
-                return ""
-        return read
+def _reader(file: Path, root: Path, problems: ReadProblems):
+    """A deferred read of a text file of the opened folder ('' and counted when it may not be read)."""
+    def read() -> str:
+        try:
+            return read_text(file, root=root)
+        except OSError as error:
+            problems.add("unsafe_file" if isinstance(error, UnsafeFile) else "unreadable_file", str(error))
+            return ""
+    return read
 
+
+def _attach_debug_folder(unit: CompileUnit, folder: Path, root: Path, problems: ReadProblems, with_code: bool) -> None:
     for name, stage in DEBUG_GRAPH_FILES.items():
         if (folder / name).is_file():
-            unit.graphs.setdefault(stage, GraphArtifact(stage, reader(folder / name)))
+            unit.graphs.setdefault(stage, GraphArtifact(stage, _reader(folder / name, root, problems)))
     for name in DEBUG_TEXT_FILES:
         if (folder / name).is_file():
-            unit.artifacts.append(TextArtifact(name, reader(folder / name)))
+            unit.artifacts.append(TextArtifact(name, _reader(folder / name, root, problems)))
     provenance_file = folder / "inductor_provenance_tracking_node_mappings.json"
     if unit.provenance is None and provenance_file.is_file():
-        try:
-            unit.provenance = json.loads(provenance_file.read_text(encoding="utf-8", errors="replace"))
-        except ValueError:
-            problems.add("bad_json", str(provenance_file))
+        provenance = _read_json(provenance_file, root, problems)
+        unit.provenance = provenance if isinstance(provenance, dict) else None
     if with_code and (folder / "output_code.py").is_file():
-        unit.output_code.append(CodeArtifact(str(folder / "output_code.py"), reader(folder / "output_code.py"),
+        unit.output_code.append(CodeArtifact(str(folder / "output_code.py"), _reader(folder / "output_code.py", root, problems),
                                              lambda: unit.provenance))
 
 
 def _open_capture(path: Path) -> Session:
     """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
-    structured graphs. Read as data only: nothing in it is imported or executed."""
+    structured graphs. Read as data only: nothing in it is imported or executed; a field of the
+    wrong type is counted and left out; a newer format is refused."""
     problems = ReadProblems()
     results_file = path / RESULTS
-    manifest, results = upgrade(_read_json(path / MANIFEST, problems) or {},  # a newer format is refused here
-                                _read_json(results_file, problems) if results_file.is_file() else None)
-    logs = find_trace_logs(path / TRACE_DIR, depth=1) if (path / TRACE_DIR).is_dir() else []
+    manifest = _read_json(path / MANIFEST, path, problems)
+    results = _read_json(results_file, path, problems) if results_file.is_file() else None
+    manifest = validated(manifest or {}, MANIFEST_SHAPE, MANIFEST, problems) or {}
+    results = validated(results, RESULTS_SHAPE, RESULTS, problems) if results is not None else None
+    manifest, results = upgrade(manifest, results)
+    trace = path / TRACE_DIR
+    logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
     session = build_trace_session(logs, path, kind="capture") if logs else Session(path, "capture")
     session.manifest, session.results = manifest, results
     session.load_problems.merge(problems)
@@ -164,16 +206,15 @@ def _open_capture(path: Path) -> Session:
     for unit in session.units:
         name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
         if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
-            graph_file = path / GRAPHS_DIR / name
-            unit.artifacts.append(TextArtifact("structured_graph", lambda f=graph_file: f.read_text(encoding="utf-8", errors="replace"), "json"))
+            unit.artifacts.append(TextArtifact("structured_graph", _reader(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
     return session
 
 
-def _read_json(file: Path, problems: ReadProblems):
+def _read_json(file: Path, root: Path, problems: ReadProblems):
     try:
-        return json.loads(file.read_text(encoding="utf-8", errors="replace"))
+        return read_json(file, MAX_JSON_BYTES, root)
     except OSError as error:
-        problems.add("unreadable_file", f"{file}: {error}")
-    except ValueError:
-        problems.add("bad_json", str(file))
+        problems.add("unsafe_file" if isinstance(error, UnsafeFile) else "unreadable_file", str(error))
+    except ValueError as error:
+        problems.add("bad_json", f"{file}: {error}")
     return None

@@ -9,7 +9,6 @@ memory: payloads are read back by offset when a view asks for them. Damage is co
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.readers.safe_files import loads_json, open_regular
 
 # Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
 # index leaves on disk; `TraceLog.full_meta` reads it back when a view wants it.
@@ -77,7 +77,7 @@ class TraceLog:
         if not record.has_payload:
             return ""
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path) as handle:
                 handle.seek(record.payload_start)
                 raw = _strip_tabs(handle.read(record.payload_end - record.payload_start))
         except OSError as error:
@@ -90,10 +90,10 @@ class TraceLog:
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path) as handle:
                 handle.seek(record.line_start)
                 line = handle.read(record.line_end - record.line_start).decode("utf-8", errors="replace")
-            envelope = json.loads(line[_PREFIX.match(line).end():])
+            envelope = loads_json(line[_PREFIX.match(line).end():])
             meta = envelope.get(record.kind)
             return meta if isinstance(meta, dict) else {}
         except (OSError, ValueError, AttributeError):
@@ -105,7 +105,7 @@ class TraceLog:
         if not pending:
             return
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path) as handle:
                 for record in pending:
                     handle.seek(record.payload_start)
                     self._check(record, _strip_tabs(handle.read(record.payload_end - record.payload_start)))
@@ -121,7 +121,7 @@ class TraceLog:
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
         try:
-            return json.loads(self.payload(record))
+            return loads_json(self.payload(record))
         except ValueError:
             return None
 
@@ -158,7 +158,7 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog
     strings: dict[int, str] = {}
     file_rank = rank_from_filename(path)
     try:
-        handle = open(path, "rb")
+        handle = open_regular(path)
     except OSError as error:
         problems.add("unreadable_file", f"{path}: {error.strerror or error}")
         return TraceLog(path, records, strings, problems, file_rank)
@@ -270,7 +270,7 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
         problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
         return None
     try:
-        envelope = json.loads(line[prefix.end():])
+        envelope = loads_json(line[prefix.end():])
     except ValueError:
         problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
         return None

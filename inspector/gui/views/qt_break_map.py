@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.core.analysis.break_map import Gap, Region, break_map
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.qt_plain_text import plain_tip
 
 ROW_H, GAP_W, LABEL_W = 22, 14, 78
 
@@ -73,12 +74,12 @@ class QtBreakMap(QWidget):
         part = self._part_at(event.position())
         if isinstance(part, Gap):
             brk = part.brk
-            QToolTip.showText(event.globalPosition().toPoint(), f"graph break at {brk.site}\n{brk.reason}"
+            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"graph break at {brk.site}\n{brk.reason}")
                               + (f"\nHint: {brk.hints[0]}" if brk.hints else ""), self)
         elif isinstance(part, Region):
             what = "run time per call" if part.measured else "compile time (run time not measured)"
             seconds = f"{part.seconds:.4g} s" if part.seconds is not None else "n/a"
-            QToolTip.showText(event.globalPosition().toPoint(), f"{part.unit.title}\n{what}: {seconds}", self)
+            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"{part.unit.title}\n{what}: {seconds}"), self)
         else:
             QToolTip.hideText()
 

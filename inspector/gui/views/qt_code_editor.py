@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.views.qt_status_icons import COLOURS
+from inspector.gui.qt_plain_text import plain_tip
 
 CHUNK_LINES = 8000
 LIGHT = {"keyword": "#a626a4", "string": "#50a14f", "comment": "#8a8f98", "number": "#986801", "type": "#c18401",
@@ -31,7 +32,7 @@ class _Gutter(QWidget):
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
             tip = self.editor.marker_tooltip(event.pos().y())
-            QToolTip.showText(event.globalPos(), tip, self) if tip else QToolTip.hideText()
+            QToolTip.showText(event.globalPos(), plain_tip(tip), self) if tip else QToolTip.hideText()
             return True
         return super().event(event)
 

@@ -19,6 +19,7 @@ from inspector.core.model.session import CompileUnit
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
+from inspector.gui.qt_plain_text import plain_tip
 
 ORIGIN_WORDS = {"provenance": "exact (provenance)", "comment": "from comments (over-includes)", None: "unknown"}
 KERNEL_ROLE = Qt.ItemDataRole.UserRole
@@ -147,8 +148,8 @@ class QtCodeView(QWidget):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
                 if time and time.shared_by_units:
-                    item.setToolTip(f"profiled as {time.matched_by}; the same name runs in several compile units "
-                                    "(times added)")
+                    item.setToolTip(plain_tip(f"profiled as {time.matched_by}; the same name runs in several "
+                                              "compile units (times added)"))
                 elif not time:
                     item.setToolTip("no profiler event with this kernel's name (not measured, or CPU kernel "
                                     "profiling off)")
@@ -185,7 +186,7 @@ class QtCodeView(QWidget):
             where = f"{origin.file.rsplit('/', 1)[-1]}:{origin.line}" if origin.file else "—"
             item = QTreeWidgetItem(self.nodes, [origin.name, origin.target, where, origin.code or ""])
             item.setData(0, KERNEL_ROLE, origin)
-            item.setToolTip(2, f"{origin.file}:{origin.line}" if origin.file else "no source recorded")
+            item.setToolTip(2, plain_tip(f"{origin.file}:{origin.line}" if origin.file else "no source recorded"))
 
     def _on_node_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         origin = item.data(0, KERNEL_ROLE)

@@ -3,10 +3,12 @@ from; a figure without data says so instead of showing 0."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.verdict import Figure
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.qt_plain_text import plain_tip
 
 
 def format_value(figure: Figure) -> str:
@@ -34,6 +36,7 @@ class QtDashboard(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.source = QLabel("")
+        self.source.setTextFormat(Qt.TextFormat.PlainText)  # paths and stage names from the log
         self.source.setWordWrap(True)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Figure", "Value", "Formula", "Where it comes from"])
@@ -66,5 +69,5 @@ class QtDashboard(QWidget):
         for row, figure in enumerate(figures):
             for column, text in enumerate((figure.label, format_value(figure), figure.formula, figure.source)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(plain_tip(text))
                 self.table.setItem(row, column, item)

@@ -19,6 +19,7 @@ from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+from inspector.gui.qt_plain_text import html_text as _e
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole
@@ -44,6 +45,7 @@ class QtDiffView(QWidget):
         self.stage = QComboBox()
         self.stage.currentTextChanged.connect(lambda _: self._compare())
         self.summary = QLabel("File ▸ Compare With… opens a second run to diff against the open one.")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         previous, following = QPushButton("◀ previous difference"), QPushButton("next difference ▶")
         previous.clicked.connect(lambda: self.step(-1))
@@ -67,6 +69,7 @@ class QtDiffView(QWidget):
         self.differences = QListWidget()
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
         self.run = QTextBrowser()
+        self.run.setOpenLinks(False)  # log text is escaped, but never follow a link out of this pane
         panes = QSplitter(Qt.Orientation.Horizontal)
         for view in self.views:
             panes.addWidget(view)
@@ -98,17 +101,17 @@ class QtDiffView(QWidget):
 
     def _show_run(self, result: dict) -> None:
         breaks, kernels, steady = result["breaks"], result["kernels"], result["steady_state"]
-        lines = [f"<b>A</b> {result['runs']['a']}<br><b>B</b> {result['runs']['b']}"]
+        lines = [f"<b>A</b> {_e(result['runs']['a'])}<br><b>B</b> {_e(result['runs']['b'])}"]
         if "note" in result["runs"]:
-            lines.append(f"<i>{result['runs']['note']}</i>")
+            lines.append(f"<i>{_e(result['runs']['note'])}</i>")
         lines.append(f"<b>Graph breaks</b> {breaks['count_a']} → {breaks['count_b']}")
-        lines += [f"new: {s['location']} — {s['reason']}" for s in breaks["new"]]
-        lines += [f"fixed: {s['location']} — {s['reason']}" for s in breaks["fixed"]]
-        lines += [f"moved: {s['from']} → {s['to']}" for s in breaks["moved"]]
+        lines += [f"new: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["new"]]
+        lines += [f"fixed: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["fixed"]]
+        lines += [f"moved: {_e(s['from'])} → {_e(s['to'])}" for s in breaks["moved"]]
         lines.append(f"<b>Recompiles</b> {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
         lines.append(f"<b>Kernels</b> +{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
                      f"{len(kernels['code_diffs'])} with changed code")
-        lines += [f"{d['kernel']}: {d['us_a']:.1f} → {d['us_b']:.1f} µs" for d in kernels["time_deltas"][:8]]
+        lines += [f"{_e(d['kernel'])}: {d['us_a']:.1f} → {d['us_b']:.1f} µs" for d in kernels["time_deltas"][:8]]
         ta, tb = result["compile_time"]["total_a"], result["compile_time"]["total_b"]
         if ta is not None and tb is not None:
             lines.append(f"<b>Compile time</b> {ta:.2f} s → {tb:.2f} s")

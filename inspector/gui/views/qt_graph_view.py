@@ -26,6 +26,7 @@ from inspector.core.analysis.kernel_index import kernels_of_node
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap
+from inspector.gui.qt_plain_text import plain_tip
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
@@ -218,7 +219,7 @@ class FrameItem(QGraphicsItem):
         self.item_id, self.rect = f"open:{key}", rect
         self.label = key
         self.setZValue(-1)
-        self.setToolTip(f"{key} (double-click the frame to fold it)")
+        self.setToolTip(plain_tip(f"{key} (double-click the frame to fold it)"))
 
     def boundingRect(self) -> QRectF:
         return self.rect
@@ -363,6 +364,7 @@ class QtGraphView(QWidget):
         self.results = QListWidget()
         self.results.itemActivated.connect(lambda item: self.reveal(item.text().split("  ")[0]))
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
         self.status.setWordWrap(True)
         self.legend = QLabel("")
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long legends never widen the window
@@ -475,7 +477,7 @@ class QtGraphView(QWidget):
             return
         kernels = kernels_of_node(self.unit, node.name)
         times = self.model.loaded.kernel_times if self.model.loaded else {}
-        source = (f"<a href='file://{node.source.file}#{node.source.line}'>{Path(node.source.file).name}:{node.source.line}</a>"
+        source = (f"<a href='file://{_html(node.source.file)}#{node.source.line}'>{_html(Path(node.source.file).name)}:{node.source.line}</a>"
                   f"<br><code>{_html(node.source.code)}</code>" if node.source else "no source recorded")
         kernel_text = ", ".join(f"{k.name} ({times[k.name].us_per_call:.1f} µs/call)" if k.name in times else k.name
                                 for k in kernels) or "—"

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_status_icons import status_icon
+from inspector.gui.qt_plain_text import plain_tip
 
 UNIT_ROLE = Qt.ItemDataRole.UserRole
 
@@ -37,7 +38,7 @@ class QtNavigator(QTreeWidget):
                 parent.setExpanded(True)
             for frame in rank.frames:
                 frame_item = QTreeWidgetItem(parent, [f"frame {frame.frame_id}: {frame.function or '?'}"])
-                frame_item.setToolTip(0, str(frame.location or ""))
+                frame_item.setToolTip(0, plain_tip(str(frame.location or "")))
                 frame_item.setExpanded(True)
                 for unit in frame.units:
                     seconds = unit.metric("entire_frame_compile_time_s")
@@ -45,9 +46,9 @@ class QtNavigator(QTreeWidget):
                         unit.title, unit.status.value.replace("_", " "), str(len(unit.breaks)) if unit.breaks else "",
                         str(loaded.analysis.fusion_of(unit).n_kernels), f"{seconds:.2f}" if seconds is not None else "—"])
                     item.setIcon(0, status_icon(unit.status.value))
-                    item.setToolTip(0, f"{unit.location or ''}\nattempts: {unit.attempts}"
-                                       + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
-                                          if unit.recompile and unit.recompile.failed_guards else ""))
+                    item.setToolTip(0, plain_tip(f"{unit.location or ''}\nattempts: {unit.attempts}"
+                                                 + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
+                                                    if unit.recompile and unit.recompile.failed_guards else "")))
                     item.setData(0, UNIT_ROLE, unit)
                     self._items[id(unit)] = item
         if not self._items:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_status_icons import status_icon
+from inspector.gui.qt_plain_text import plain_tip
 
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole
 
@@ -32,8 +33,8 @@ class QtProblems(QTreeWidget):
             where = f"{Path(problem.file).name}:{problem.line}" if problem.file else ""
             item = QTreeWidgetItem(self, [problem.title, where, str(problem.compile_id or "")])
             item.setIcon(0, status_icon(problem.severity))
-            item.setToolTip(0, problem.detail)
-            item.setToolTip(1, f"{problem.file}:{problem.line}" if problem.file else "")
+            item.setToolTip(0, plain_tip(problem.detail))
+            item.setToolTip(1, plain_tip(f"{problem.file}:{problem.line}" if problem.file else ""))
             item.setData(0, PROBLEM_ROLE, problem)
             for line in problem.detail.split("\n")[:6]:
                 if line.strip():

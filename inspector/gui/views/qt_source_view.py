@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from inspector.core.readers.safe_files import is_readable_file, read_source
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
-
-MAX_SOURCE_BYTES = 4 << 20
 
 
 class QtSourceView(QtCodeEditor):
@@ -16,6 +15,7 @@ class QtSourceView(QtCodeEditor):
         super().__init__()
         self.model = model
         self.path: str | None = None
+        self.folder: Path | None = None  # the session folder: files inside it are always shown
         self.markers_by_file: dict[str, dict[int, tuple[str, str]]] = {}
         self.setPlaceholderText("The model's source appears here once a session is open.")
         model.sigLoaded.connect(self._on_loaded)
@@ -34,8 +34,10 @@ class QtSourceView(QtCodeEditor):
                 self.markers_by_file.setdefault(unit.location.file, {}).setdefault(
                     unit.location.line, ("restart", f"recompile: {guards[0].plain if guards else 'recompiled'}"))
         self.path = None
+        source = Path(loaded.session.source)
+        self.folder = source if source.is_dir() else None
         script = (loaded.session.manifest or {}).get("script")
-        first = next((f for f in self.markers_by_file if Path(f).is_file()), None)
+        first = next((f for f in self.markers_by_file if is_readable_file(f)), None)
         self.show_location(script or first or "", 0)
 
     def _on_unit_selected(self, unit) -> None:
@@ -45,20 +47,10 @@ class QtSourceView(QtCodeEditor):
     def show_location(self, file: str, line: int) -> None:
         if file != self.path:
             self.path = file
-            text = self._read(file)
+            text = read_source(file, self.folder)
             self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
         if line > 0:
             self.go_to_line(line)
-
-    @staticmethod
-    def _read(file: str) -> str:
-        path = Path(file)
-        try:
-            if path.stat().st_size > MAX_SOURCE_BYTES:
-                return f"{file} is too large to show here."
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return f"{file}\n\nThis file is not on this machine (the session was captured elsewhere)." if file else ""
 
     def marker_lines(self) -> dict[int, str]:
         """Line → marker kind for the file on show (what the gutter draws)."""

@@ -19,6 +19,7 @@ from inspector.core.model.compile_id import CompileId
 from inspector.core.model.pipeline import PIPELINE
 from inspector.core.analysis.timeline import Timeline, build_timeline, chrome_trace
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.qt_plain_text import plain_tip
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
                 "backend compile": "#d9822b", None: "#8a8f98"}
@@ -190,7 +191,7 @@ class QtTimeline(QWidget):
         bar = self.timeline.bars[index]
         text = (f"{bar.name}  [{bar.compile_id}]\n{bar.end_s - bar.start_s:.3f} s  ({bar.step or 'other'})"
                 + ("\nnever ended: the run stopped inside this stage" if bar.is_open else ""))
-        QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position).toPoint()), text, self.plot)
+        QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position).toPoint()), plain_tip(text), self.plot)
 
     def _on_click(self, event) -> None:
         if self.gantt is None:
