@@ -20,6 +20,9 @@ CATEGORIES = {
     "unmatched_span_end": "compile-stage ends without a matching start",
     "unreadable_graph_lines": "graph lines the FX parser could not read",
     "unreadable_file": "files that could not be read",
+    "unreadable_hlo_lines": "HLO lines the parser could not read",
+    "truncated_hlo": "HLO files cut off inside a computation (the dump was interrupted)",
+    "missing_hlo": "XLA modules with HLO before or after optimisation missing",
 }
 
 MAX_EXAMPLES = 5
