@@ -82,23 +82,33 @@ def compare_fusion(session: Session, module: XlaModule, xla_source: str = "") ->
     rows = []
     for family in FAMILIES:
         a, b = torch["families"].get(family), xla["families"].get(family)
-        if a is None and b is None:
-            continue
-        torch_fuses, xla_fuses = bool(a and a["fused"]), bool(b and b["fused"])
-        if torch_fuses and xla_fuses:
-            verdict = "both fuse"
-        elif torch_fuses:
-            verdict = "only torch.compile fuses" if b else "torch.compile only (XLA has none)"
-        elif xla_fuses:
-            verdict = "only XLA fuses" if a else "XLA only (torch.compile has none)"
-        else:
-            verdict = "neither fuses"
-        rows.append({"family": family, "torch": a, "xla": b, "verdict": verdict})
+        if a is not None or b is not None:
+            rows.append({"family": family, "torch": a, "xla": b,
+                         "torch_status": _status(a), "xla_status": _status(b), "verdict": _verdict(_status(a), _status(b))})
     return {
         "torch": torch, "xla": xla, "families": rows,
-        "only_torch_fuses": [row["family"] for row in rows if row["verdict"] == "only torch.compile fuses"],
-        "only_xla_fuses": [row["family"] for row in rows if row["verdict"] == "only XLA fuses"],
+        "only_torch_fuses": [row["family"] for row in rows if (row["torch_status"], row["xla_status"]) == ("fused", "alone")],
+        "only_xla_fuses": [row["family"] for row in rows if (row["torch_status"], row["xla_status"]) == ("alone", "fused")],
         "note": "ops before: torch post-grad graph vs HLO before optimisation; kernels: Inductor kernels "
                 "(generated and library calls) vs XLA fusions and unfused ops. An op is fused when its "
-                "kernel holds at least two ops.",
+                "kernel holds at least two ops. Per family, XLA counts ops before optimisation but fused/alone "
+                "after it (optimisation removes and duplicates ops); torch counts both in the post-grad graph.",
     }
+
+
+def _status(counts: dict | None) -> str:
+    """fused (some op shares a kernel), alone (in kernels of one op only), no kernel (all folded away,
+    like views), absent (no op of the family)."""
+    if counts is None:
+        return "absent"
+    return "fused" if counts["fused"] else "alone" if counts["alone"] else "no kernel"
+
+
+_VERDICTS = {("fused", "fused"): "both fuse", ("fused", "alone"): "only torch.compile fuses",
+             ("alone", "fused"): "only XLA fuses", ("alone", "alone"): "neither fuses: one kernel per op"}
+
+
+def _verdict(torch_status: str, xla_status: str) -> str:
+    if (torch_status, xla_status) in _VERDICTS:
+        return _VERDICTS[(torch_status, xla_status)]
+    return f"torch.compile: {torch_status}; XLA: {xla_status}"

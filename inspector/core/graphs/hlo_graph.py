@@ -32,11 +32,13 @@ def _add_computation(module: HloModule, instructions: list[HloInstruction], path
     parameters → the fusion's operands). Returns the node that stands for the computation's root."""
     root = None
     for instruction in instructions:
-        inputs = [wiring.get(name, name) for name in instruction.operands]
+        wired = [wiring.get(name, name) for name in instruction.operands]  # None: a constant left out
+        inputs = [name for name in wired if name is not None]
         if instruction.opcode == "fusion" and depth < _MAX_NESTING:
             inner = _fusion_instructions(module, instruction)
-            inner_wiring = {i.name: inputs[i.parameter_index] for i in inner
-                            if i.parameter_index is not None and i.parameter_index < len(inputs)}
+            inner_wiring = {i.name: None for i in inner if i.opcode == "constant"}  # left out: no edge
+            inner_wiring.update({i.name: wired[i.parameter_index] for i in inner
+                                 if i.parameter_index is not None and i.parameter_index < len(wired)})
             produced = _add_computation(module, [i for i in inner if i.opcode not in ("parameter", "constant")],
                                         path + (instruction.name,), inner_wiring, graph, paths, depth + 1)
             wiring[instruction.name] = produced or instruction.name

@@ -97,8 +97,8 @@ class HloModule:
 
     @property
     def entry(self) -> HloComputation | None:
-        named = next((c for c in self.computations.values() if c.is_entry), None)
-        return named or (list(self.computations.values())[-1] if self.computations else None)
+        """The ENTRY computation; None when the text holds none (a dump cut off before it)."""
+        return next((c for c in self.computations.values() if c.is_entry), None)
 
     @property
     def truncated(self) -> bool:

@@ -37,8 +37,8 @@ def render_dump_text(summary: dict) -> str:
              f"the largest: {summary['main_module'] or 'none'}", "",
              f"{'module':<44} {'ops':>6} {'kernels':>8} {'K':>6} {'fusions':>8}"]
     for module in summary["modules"]:
-        lines.append(f"{module['label'][:44]:<44} {_n(module['ops_before']):>6} {_n(module['kernels']):>8} "
-                     f"{_k(module['fusion_ratio']):>6} {module['fusions']:>8}" + ("  (truncated)" if module["truncated"] else ""))
+        lines.append(f"{module['label'][:44]:<44} {format_count(module['ops_before']):>6} {format_count(module['kernels']):>8} "
+                     f"{format_ratio(module['fusion_ratio']):>6} {module['fusions']:>8}" + ("  (truncated)" if module["truncated"] else ""))
     main = next((m for m in summary["modules"] if m["label"] == summary["main_module"]), None)
     if main and main["largest_fusions"]:
         lines += ["", f"Largest fusions in {main['label']}:"]
@@ -56,12 +56,12 @@ def render_comparison_text(result: dict) -> str:
     torch, xla = result["torch"], result["xla"]
     lines = [f"torch.compile: {torch['source']}", f"XLA:           {xla['source']} ({xla['module']})", "",
              f"{'':<16} {'torch.compile':>14} {'XLA':>10}",
-             f"{'ops before':<16} {_n(torch['ops_before']):>14} {_n(xla['ops_before']):>10}",
-             f"{'kernels after':<16} {_n(torch['kernels']):>14} {_n(xla['kernels']):>10}",
-             f"{'K':<16} {_k(torch['fusion_ratio']):>14} {_k(xla['fusion_ratio']):>10}", "",
-             "Op families (ops in a kernel with other ops / alone):"]
+             f"{'ops before':<16} {format_count(torch['ops_before']):>14} {format_count(xla['ops_before']):>10}",
+             f"{'kernels after':<16} {format_count(torch['kernels']):>14} {format_count(xla['kernels']):>10}",
+             f"{'K':<16} {format_ratio(torch['fusion_ratio']):>14} {format_ratio(xla['fusion_ratio']):>10}", "",
+             "Op families (ops in a kernel with other ops / in a kernel alone):"]
     for row in result["families"]:
-        lines.append(f"  {row['family']:<14} torch {_share(row['torch']):<12} XLA {_share(row['xla']):<12} {row['verdict']}")
+        lines.append(f"  {row['family']:<14} torch {format_share(row['torch']):<12} XLA {format_share(row['xla']):<12} {row['verdict']}")
     for label, side in (("torch.compile", torch), ("XLA", xla)):
         lines += ["", f"Largest kernels, {label}:"]
         for kernel in side["largest"]:
@@ -70,7 +70,8 @@ def render_comparison_text(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _share(counts: dict | None) -> str:
+def format_share(counts: dict | None) -> str:
+    """An op family's ops in a kernel with others / alone."""
     return f"{counts['fused']} / {counts['alone']}" if counts else "—"
 
 
@@ -79,9 +80,9 @@ def _ops(names: list[str], limit: int = 8) -> str:
     return shown + (f", … (+{len(names) - limit})" if len(names) > limit else "")
 
 
-def _n(value) -> str:
+def format_count(value) -> str:
     return "n/a" if value is None else str(value)
 
 
-def _k(value) -> str:
+def format_ratio(value) -> str:
     return "n/a" if value is None else f"{value:.2f}"

@@ -39,11 +39,11 @@ class XlaModule:
     @property
     def n_ops(self) -> int | None:
         """Ops before optimisation (see hlo_kernels for what counts)."""
-        return len(program_ops(self.before)) if self.before is not None else None
+        return len(program_ops(self.before)) if self.before is not None and self.before.entry is not None else None
 
     @property
     def n_kernels(self) -> int | None:
-        return len(self.kernels) if self.after is not None else None
+        return len(self.kernels) if self.after is not None and self.after.entry is not None else None
 
     @property
     def fusion_ratio(self) -> float | None:
