@@ -182,3 +182,51 @@ def test_bundled_example_torch_compile_beside_xla(tmp_path_factory, inductor_cac
     assert cli_main(["diff", str(folder / "dump"), str(run.trace_dir)]) == 0
     text = capsys.readouterr().out
     assert "K" in text and "matmul" in text and "Largest kernels, XLA" in text
+
+
+BUNDLED = EXAMPLES.parent / "sessions" / "mlp_breaks"
+
+
+def test_xla_view_shows_modules_kernels_graph_and_comparison(qtbot, window, jax_dump, tmp_path):
+    from conftest import open_and_wait
+
+    folder, _ = jax_dump
+    dump = open_xla_dump(folder)
+    open_and_wait(qtbot, window, BUNDLED)  # a torch.compile run is open: the dump is compared with it
+    view = window.views["XLA"]
+    window.open_path(folder)
+    assert window.tabs.currentWidget() is view
+    qtbot.waitUntil(lambda: view.layer is not None and view.comparison is not None, timeout=30_000)
+    assert view.modules.rowCount() == len(dump.modules)
+    main = dump.main_module
+    row = dump.modules.index(main)
+    assert view.modules.item(row, 4).text() == f"{main.fusion_ratio:.2f}"
+    assert view.kernels.rowCount() == main.n_kernels
+    assert {view.families.item(r, 0).text() for r in range(view.families.rowCount())} >= {"matmul", "elementwise"}
+    assert f"{main.fusion_ratio:.2f}" in view.compare_label.text()
+    fused = next(index for index, kernel in enumerate(main.kernels) if kernel.fused)
+    name = main.kernels[fused].name
+    # the graph opens with every fusion folded into one box; a kernel's row opens its fusion, the frame folds it
+    assert f"group:{name}" in view.layer.ids and not view.expanded
+    view.kernels.cellDoubleClicked.emit(fused, 0)
+    qtbot.waitUntil(lambda: view.layer is not None and name in view.expanded
+                    and f"group:{name}" not in view.layer.ids, timeout=30_000)
+    assert {op.name for op in main.kernels[fused].ops} <= set(view.layer.ids)
+    view.view.sigActivated.emit(f"open:{name}")
+    qtbot.waitUntil(lambda: view.layer is not None and f"group:{name}" in view.layer.ids, timeout=30_000)
+    view.stage.setCurrentText("before optimisation")
+    qtbot.waitUntil(lambda: view.layer is not None and "instructions" in view.graph_status.text(), timeout=30_000)
+    for other in range(view.modules.rowCount()):  # every module shows without error
+        view.modules.setCurrentCell(other, 0)
+        qtbot.waitUntil(lambda: view.layer is not None or "No HLO" in view.graph_status.text(), timeout=30_000)
+    window.grab().save(str(tmp_path / "xla_view.png"))
+
+
+def test_reading_a_dump_imports_neither_jax_nor_torch(jax_dump):
+    folder, _ = jax_dump
+    probe = ("import sys; from inspector.cli import main; code = main(['summary', sys.argv[1], '--json']); "
+             "assert code == 0; assert not {'jax', 'jaxlib', 'torch'} & set(sys.modules), sorted(sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe, str(folder)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["modules"]

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 from PySide6.QtCore import Qt
 
 from inspector.core.analysis.fusion_compare import compare_fusion
-from inspector.core.graphs.graph_hierarchy import build_groups, initially_expanded, visible_graph
+from inspector.core.graphs.graph_hierarchy import build_groups, visible_graph
 from inspector.core.graphs.graph_layout import layout
 from inspector.core.graphs.hlo_graph import hlo_graph
 from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
@@ -49,14 +49,19 @@ class QtXlaView(QWidget):
         self.stage.addItems(STAGES)
         self.stage.currentTextChanged.connect(lambda _: self._show_graph())
         self.graph_status = QLabel("")
+        self.graph_status.setWordWrap(True)
         self.scene = QGraphicsScene(self)
         self.view = QtZoomView(self.scene)
         self.view.sigActivated.connect(self._on_graph_activated)
-        left = QVBoxLayout()
-        for widget in (self.modules, self.kernels, self.compare_label, self.families):
-            left.addWidget(widget)
-        left_widget = QWidget()
-        left_widget.setLayout(left)
+        comparison = QWidget()
+        compare_layout = QVBoxLayout(comparison)
+        compare_layout.setContentsMargins(0, 0, 0, 0)
+        compare_layout.addWidget(self.compare_label)
+        compare_layout.addWidget(self.families, 1)
+        left_widget = QSplitter(Qt.Orientation.Vertical)
+        for widget in (self.modules, self.kernels, comparison):
+            left_widget.addWidget(widget)
+        left_widget.setSizes([150, 300, 300])
         bar = QHBoxLayout()
         bar.addWidget(self.stage)
         bar.addWidget(self.graph_status, 1)
@@ -68,7 +73,7 @@ class QtXlaView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left_widget)
         split.addWidget(right_widget)
-        split.setSizes([620, 780])
+        split.setSizes([600, 700])
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.header)
@@ -92,7 +97,7 @@ class QtXlaView(QWidget):
             summary = summarize_module(module)
             for column, value in enumerate((module.label, module.platform or "", format_count(summary["ops_before"]),
                                             format_count(summary["kernels"]), format_ratio(summary["fusion_ratio"]), str(summary["fusions"]))):
-                self.modules.setItem(row, column, QTableWidgetItem(value))
+                self.modules.setItem(row, column, _item(value))
         main = dump.main_module
         self.modules.setCurrentCell(dump.modules.index(main) if main else -1, 0)
         self._compare()
@@ -106,7 +111,7 @@ class QtXlaView(QWidget):
         for index, kernel in enumerate(kernels):
             names = ", ".join(op.opcode for op in kernel.ops)
             for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)), names)):
-                self.kernels.setItem(index, column, QTableWidgetItem(value))
+                self.kernels.setItem(index, column, _item(value))
         self.expanded = set()
         self._show_graph()
         self._compare()
@@ -134,7 +139,7 @@ class QtXlaView(QWidget):
         for row, family in enumerate(result["families"]):
             for column, value in enumerate((family["family"], format_share(family["torch"]), format_share(family["xla"]),
                                             family["verdict"])):
-                self.families.setItem(row, column, QTableWidgetItem(value))
+                self.families.setItem(row, column, _item(value))
 
     # --- graph ----------------------------------------------------------------------------------
     def _show_graph(self) -> None:
@@ -152,9 +157,8 @@ class QtXlaView(QWidget):
         def prepare():
             graph, paths = hlo_graph(hlo)
             root = build_groups(graph, paths)
-            opened = expanded or initially_expanded(root, len(graph.nodes))
-            visible = visible_graph(graph, root, opened)
-            return graph, root, opened, visible, layout(graph, root, opened, visible)
+            visible = visible_graph(graph, root, expanded)
+            return graph, root, expanded, visible, layout(graph, root, expanded, visible)
 
         run_in_background(prepare, lambda result: self._draw(result) if request == self._request else None,
                           lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"), self)
@@ -163,8 +167,8 @@ class QtXlaView(QWidget):
         self.graph, self.root, self.expanded, visible, placed = prepared
         self.layer = fill_scene(self.scene, visible, placed, self.palette().placeholderText().color())
         folded = sum(1 for kind in visible.items.values() if kind == "group")
-        self.graph_status.setText(f"{len(self.graph.nodes)} instructions, {folded} folded groups (fusions and "
-                                  f"called computations: double-click to open, double-click the frame to fold)")
+        self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
+                                  f"computations (double-click one to open it, its frame to fold it)")
         self.view.fit()
 
     def _on_graph_activated(self, item_id: str) -> None:
@@ -188,13 +192,22 @@ class QtXlaView(QWidget):
             self._show_graph()
 
 
+def _item(text: str) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(text)  # columns cut long op lists and verdicts short
+    return item
+
+
 def _table(headers: tuple[str, ...]) -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(list(headers))
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    for column in range(len(headers) - 1):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)  # long op lists never widen the pane
+    table.setWordWrap(False)
     table.verticalHeader().hide()
     return table
 
