@@ -17,14 +17,17 @@ _INSTRUCTION_HEAD = re.compile(r"^(?P<root>ROOT\s+)?%?(?P<name>[\w.\-]+)\s*=\s*"
 _OPCODE = re.compile(r"\s*(?P<opcode>[a-z][\w\-]*)\(")
 _OPERAND_NAME = re.compile(r"%([\w.\-]+)")
 _BARE_NAME = re.compile(r"([A-Za-z_][\w.\-]*)\s*$")
-_SINGLE_CALL = re.compile(r"\b(?P<role>calls|to_apply|body|condition|true_computation|false_computation)=%?(?P<name>[\w.\-]+)")
-_MULTI_CALL = re.compile(r"\b(?P<role>calls|branch_computations|called_computations)=\{(?P<names>[^}]*)\}")
-_CUSTOM_CALL_TARGET = re.compile(r'\bcustom_call_target="(?P<target>[^"]*)"')
-_FUSION_KIND = re.compile(r"\bkind=(?P<kind>k\w+)")
-_OP_NAME = re.compile(r'\bop_name="(?P<op_name>(?:[^"\\]|\\.)*)"')
-_STACK_FRAME = re.compile(r"\bstack_frame_id=(?P<id>\d+)")
-_SOURCE_FILE = re.compile(r'\bsource_file="(?P<file>(?:[^"\\]|\\.)*)"')
-_SOURCE_LINE = re.compile(r"\bsource_line=(?P<line>\d+)")
+# Every attribute the reader keeps, in one pattern so each instruction's attributes are scanned once.
+_ATTRIBUTE = re.compile(
+    r"\b(?:(?P<multi>calls|branch_computations|called_computations)=\{(?P<names>[^}]*)\}"
+    r"|(?P<role>calls|to_apply|body|condition|true_computation|false_computation)=%?(?P<name>[\w.\-]+)"
+    r"|kind=(?P<kind>k\w+)"
+    r'|custom_call_target="(?P<target>[^"]*)"'
+    r'|op_name="(?P<op_name>(?:[^"\\]|\\.)*)"'
+    r"|stack_frame_id=(?P<frame>\d+)"
+    r'|source_file="(?P<file>(?:[^"\\]|\\.)*)"'
+    r"|source_line=(?P<line>\d+))")
+_BRACKET = re.compile(r'[()\[\]{}"]')
 _TABLE_ROW = re.compile(r'^(?P<id>\d+)\s+(?P<value>".*"|\{.*\})\s*$')
 _FIELD = re.compile(r"(\w+)=(-?\d+)")
 _SHAPE = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<dims>[^\]]*)\]")
@@ -165,23 +168,30 @@ def _parse_instruction(line: str, line_no: int) -> HloInstruction | None:
         instruction.literal = inside.strip()
     else:
         instruction.operands = _operand_names(inside)
-    for match in _MULTI_CALL.finditer(attributes):
-        names = [name.strip().lstrip("%") for name in match["names"].split(",") if name.strip()]
-        instruction.called.setdefault(match["role"], []).extend(names)
-    for match in _SINGLE_CALL.finditer(attributes):
-        instruction.called.setdefault(match["role"], []).append(match["name"])
-    kind = _FUSION_KIND.search(attributes)
-    instruction.fusion_kind = kind["kind"] if kind and instruction.opcode == "fusion" else None
-    target = _CUSTOM_CALL_TARGET.search(attributes)
-    instruction.custom_call_target = target["target"] if target else None
-    op_name = _OP_NAME.search(attributes)
-    instruction.op_name = op_name["op_name"] if op_name else None
-    frame = _STACK_FRAME.search(attributes)
-    file, source_line = _SOURCE_FILE.search(attributes), _SOURCE_LINE.search(attributes)
-    if frame:
-        instruction.source = HloSource("", -int(frame["id"]))  # resolved once the tables are read
-    elif file and source_line:
-        instruction.source = HloSource(file["file"], int(source_line["line"]))
+    file = line = frame = None
+    for match in _ATTRIBUTE.finditer(attributes):
+        group = match.lastgroup
+        if group == "names":
+            names = [name.strip().lstrip("%") for name in match["names"].split(",") if name.strip()]
+            instruction.called.setdefault(match["multi"], []).extend(names)
+        elif group == "name":
+            instruction.called.setdefault(match["role"], []).append(match["name"])
+        elif group == "kind" and instruction.opcode == "fusion":
+            instruction.fusion_kind = match["kind"]
+        elif group == "target":
+            instruction.custom_call_target = match["target"]
+        elif group == "op_name" and instruction.op_name is None:
+            instruction.op_name = match["op_name"]
+        elif group == "frame":
+            frame = int(match["frame"])
+        elif group == "file":
+            file = match["file"]
+        elif group == "line":
+            line = int(match["line"])
+    if frame is not None:
+        instruction.source = HloSource("", -frame)  # resolved once the tables are read
+    elif file and line is not None:
+        instruction.source = HloSource(file, line)
     return instruction
 
 
@@ -199,14 +209,15 @@ def _take_parenthesised(text: str) -> tuple[str | None, str]:
     """Split `(…)rest` at the bracket that closes the first one; None when it never closes."""
     depth = 0
     quoted = False
-    for index, char in enumerate(text):
+    for match in _BRACKET.finditer(text):
+        char, index = match.group(), match.start()
         if char == '"' and (index == 0 or text[index - 1] != "\\"):
             quoted = not quoted
         elif quoted:
             continue
         elif char in "({[":
             depth += 1
-        elif char in ")}]":
+        else:
             depth -= 1
             if depth == 0:
                 return text[1:index], text[index + 1:]
