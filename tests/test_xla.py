@@ -108,6 +108,8 @@ def test_cli_summary_of_a_dump(jax_dump, capsys):
     assert cli_main(["summary", str(folder)]) == 0
     text = capsys.readouterr().out
     assert "jit_mlp" in text and "Largest fusions" in text
+    assert cli_main(["report", str(folder), "-o", str(folder.parent / "report.html")]) == 2  # not a torch run
+    assert "is an XLA dump" in capsys.readouterr().err
 
 
 def test_damaged_dump_opens_with_what_is_readable(jax_dump, tmp_path, capsys):

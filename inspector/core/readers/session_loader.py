@@ -13,6 +13,7 @@ from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, Graph
 from inspector.core.model.compile_id import CompileId
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
+from inspector.core.readers.xla_dump import looks_like_xla_dump
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
@@ -52,6 +53,9 @@ def open_session(path: str | Path) -> Session:
     logs = find_trace_logs(path)
     if logs:
         return build_trace_session(logs, path)
+    if looks_like_xla_dump(path):
+        raise NotCompileOutput(f"{path} is an XLA dump, not torch.compile output: `compile-inspector summary` and "
+                               f"`diff` read it, and the app opens it in the XLA tab.")
     raise NotCompileOutput(f"{path} holds no torch.compile output. Expected {EXPECTED}.")
 
 
