@@ -88,9 +88,6 @@ class HloComputation:
     line_no: int = 0
     closed: bool = False  # False when the file ended inside it
 
-    def instruction(self, name: str) -> HloInstruction | None:
-        return next((i for i in self.instructions if i.name == name), None)
-
 
 @dataclass
 class HloModule:

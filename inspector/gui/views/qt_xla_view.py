@@ -34,7 +34,7 @@ class QtXlaView(QWidget):
         self.comparison: dict | None = None
         self.graph = self.root = self.layer = None
         self.expanded: set[str] = set()
-        self._request = 0
+        self._request = self._compare_request = 0  # only the latest layout and comparison are shown
         self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
                              "(File ▸ Open Folder or Log…).")
         self.header.setWordWrap(True)
@@ -124,8 +124,10 @@ class QtXlaView(QWidget):
                                        if module is not None else "")
             self.families.setRowCount(0)
             return
-        run_in_background(lambda: compare_fusion(loaded.session, module, str(self.dump.source)),
-                          self.set_comparison,
+        self._compare_request += 1
+        request, source = self._compare_request, str(self.dump.source)
+        run_in_background(lambda: compare_fusion(loaded.session, module, source),
+                          lambda result: self.set_comparison(result) if request == self._compare_request else None,
                           lambda message, _tb: self.compare_label.setText(f"Could not compare: {message}"), self)
 
     def set_comparison(self, result: dict) -> None:
