@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("b")
     diff.add_argument("--stage", help="graph stage to diff (default: the first of dynamo, post_grad, aot_*)")
     diff.add_argument("--json", action="store_true")
+    diff.add_argument("--xla-module", help="with an XLA dump: the module to compare (default: the largest)")
     diff.set_defaults(run=_diff)
     check = commands.add_parser("check", help="CI gate: exit 1 with a reason per failed check")
     check.add_argument("path")
@@ -281,7 +282,10 @@ def _report(args) -> int:
 
 def _diff(args) -> int:
     from inspector.core.analysis.run_diff import diff_runs
+    from inspector.core.readers.xla_dump import looks_like_xla_dump
 
+    if looks_like_xla_dump(args.a) or looks_like_xla_dump(args.b):
+        return _diff_xla(args)
     a, b = _open(args.a), _open(args.b)
     if a is None or b is None:
         return 2
@@ -352,7 +356,10 @@ def _check(args) -> int:
 
 def _summary(args) -> int:
     from inspector.core.outputs.summary import render_text, summarize
+    from inspector.core.readers.xla_dump import looks_like_xla_dump
 
+    if looks_like_xla_dump(args.path):
+        return _summary_xla(args)
     session = _open(args.path)
     if session is None:
         return 2
@@ -365,4 +372,49 @@ def _summary(args) -> int:
         _say(f"compile-inspector: --strict: {session.problems.total} unreadable item(s) in the input",
               file=sys.stderr)
         return 3
+    return 0
+
+
+def _summary_xla(args) -> int:
+    """`summary` of an XLA dump folder: modules, ops, kernels, K, the largest fusions."""
+    from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
+    from inspector.core.readers.xla_dump import open_xla_dump
+
+    dump = open_xla_dump(args.path)
+    summary = summarize_dump(dump)
+    if args.json:
+        _dump_json(summary)
+    else:
+        _say(render_dump_text(summary))
+    if args.strict and dump.problems:
+        print(f"compile-inspector: --strict: {dump.problems.total} unreadable item(s) in the dump", file=sys.stderr)
+        return 3
+    return 0
+
+
+def _diff_xla(args) -> int:
+    """`diff` of a torch.compile run against an XLA dump (either order): the fusion comparison."""
+    from inspector.core.analysis.fusion_compare import compare_fusion
+    from inspector.core.outputs.xla_summary import render_comparison_text
+    from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
+
+    torch_path, xla_path = (args.b, args.a) if looks_like_xla_dump(args.a) else (args.a, args.b)
+    if looks_like_xla_dump(torch_path):
+        print("compile-inspector: diff compares a torch.compile run with an XLA dump; both are XLA dumps",
+              file=sys.stderr)
+        return 2
+    session = _open(torch_path)
+    if session is None:
+        return 2
+    dump = open_xla_dump(xla_path)
+    module = dump.module(args.xla_module) if args.xla_module else dump.main_module
+    if module is None:
+        names = ", ".join(m.label for m in dump.modules) or "none"
+        _say(f"compile-inspector: no such module in {xla_path} (modules: {names})", file=sys.stderr)
+        return 2
+    result = compare_fusion(session, module, str(dump.source))
+    if args.json:
+        _dump_json(result)
+    else:
+        _say(render_comparison_text(result))
     return 0

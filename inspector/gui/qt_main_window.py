@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.outputs.html_report import render_report
 from inspector.core.readers.session_bundle import save_bundle
+from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
@@ -32,6 +33,7 @@ from inspector.gui.views.qt_graph_view import QtGraphView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
+from inspector.gui.views.qt_xla_view import QtXlaView
 from inspector.gui.views.qt_stage_strip import MAX_ROWS, ROW_HEIGHT, QtStageStrip
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
@@ -58,6 +60,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
         self.add_tab("Diff", QtDiffView())
+        self.add_tab("XLA", QtXlaView(self.model))
         self.modes = QtModeComparison(self.capture, self)
         self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
@@ -145,6 +148,9 @@ class QtMainWindow(QMainWindow):
     def open_path(self, path: Path) -> None:
         """A .py script is set up for a run; anything else is opened as saved compile output."""
         self.settings.add_recent(str(path))
+        if looks_like_xla_dump(path):  # compared with the open torch.compile run, if any
+            self._open_xla_dump(path)
+            return
         if path.suffix == ".py" and path.is_file():
             self.script = path
             self.setWindowTitle(f"{path.name} — torch.compile Inspector")
@@ -166,6 +172,9 @@ class QtMainWindow(QMainWindow):
 
     def compare_with(self, path: Path) -> None:
         """Diff the open session (A) against the one at `path` (B) in the Diff tab."""
+        if looks_like_xla_dump(path):
+            self._open_xla_dump(path)
+            return
         if self.model.loaded is None:
             self.show_message("Nothing to compare", "Open a session first; then compare it with another.")
             return
@@ -173,6 +182,10 @@ class QtMainWindow(QMainWindow):
         self.status.setText(f"Opening {path} to compare…")
         run_in_background(lambda: load_session(path), lambda b: self._show_diff(a, b.session),
                           lambda message, _tb: self.show_message("Cannot compare", message), self)
+
+    def _open_xla_dump(self, path: Path) -> None:
+        self.views["XLA"].open(path)
+        self.tabs.setCurrentWidget(self.views["XLA"])
 
     def _show_diff(self, a, b) -> None:
         self.views["Diff"].set_sessions(a, b)

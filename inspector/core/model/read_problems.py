@@ -22,6 +22,9 @@ CATEGORIES = {
     "unreadable_file": "files that could not be read",
     "unsafe_file": "files left out: not regular files (FIFOs, devices) or links leading outside the opened folder",
     "bad_field": "fields of manifest.json or results.json with an unexpected type (left out)",
+    "unreadable_hlo_lines": "HLO lines the parser could not read",
+    "truncated_hlo": "HLO files cut off inside a computation (the dump was interrupted)",
+    "missing_hlo": "XLA modules with HLO before or after optimisation missing",
 }
 
 MAX_EXAMPLES = 5

@@ -15,6 +15,7 @@ from inspector.core.readers.safe_files import MAX_JSON_BYTES, UnsafeFile, check_
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
 from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
+from inspector.core.readers.xla_dump import looks_like_xla_dump
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
 # How far into a file the first record is looked for: a BOM, leading NULs or a damaged first line
@@ -65,6 +66,9 @@ def open_session(path: str | Path) -> Session:
         session = build_trace_session(logs, path)
         session.load_problems.merge(skipped)
         return session
+    if looks_like_xla_dump(path):
+        raise NotCompileOutput(f"{path} is an XLA dump, not torch.compile output: `compile-inspector summary` and "
+                               f"`diff` read it, and the app opens it in the XLA tab.")
     refused = "; ".join(skipped.examples.get("unsafe_file", []))
     raise NotCompileOutput(f"{path} holds no torch.compile output{f' (left out: {refused})' if refused else ''}. "
                            f"Expected {EXPECTED}.")

@@ -1,0 +1,215 @@
+"""XLA view: an XLA dump folder's modules (ops before optimisation, kernels after, K, fusions), the
+kernels of the chosen module, its HLO as a graph with every fusion a group that opens on a
+double-click, and — when a torch.compile run is open too — the fusion comparison of the two."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QComboBox, QGraphicsScene, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+    QVBoxLayout, QWidget,
+)
+from PySide6.QtCore import Qt
+
+from inspector.core.analysis.fusion_compare import compare_fusion
+from inspector.core.graphs.graph_hierarchy import build_groups, visible_graph
+from inspector.core.graphs.graph_layout import layout
+from inspector.core.graphs.hlo_graph import hlo_graph
+from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
+from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_session_model import QtSessionModel
+from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+
+STAGES = ("after optimisation", "before optimisation")
+
+
+class QtXlaView(QWidget):
+    def __init__(self, model: QtSessionModel):
+        super().__init__()
+        self.model = model
+        self.dump: XlaDump | None = None
+        self.module = None
+        self.comparison: dict | None = None
+        self.graph = self.root = self.layer = None
+        self.expanded: set[str] = set()
+        self._request = self._compare_request = 0  # only the latest layout and comparison are shown
+        self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
+                             "(File ▸ Open Folder or Log…).")
+        self.header.setWordWrap(True)
+        self.modules = _table(("module", "platform", "ops before", "kernels after", "K", "fusions"))
+        self.modules.currentCellChanged.connect(lambda row, *_: self._on_module_chosen(row))
+        self.kernels = _table(("kernel", "kind", "ops", "ops inside"))
+        self.kernels.cellDoubleClicked.connect(self._on_kernel_activated)
+        self.families = _table(("op family", "torch.compile fused / alone", "XLA fused / alone", "verdict"))
+        self.compare_label = QLabel("")
+        self.compare_label.setWordWrap(True)
+        self.stage = QComboBox()
+        self.stage.addItems(STAGES)
+        self.stage.currentTextChanged.connect(lambda _: self._show_graph())
+        self.graph_status = QLabel("")
+        self.graph_status.setWordWrap(True)
+        self.scene = QGraphicsScene(self)
+        self.view = QtZoomView(self.scene)
+        self.view.sigActivated.connect(self._on_graph_activated)
+        comparison = QWidget()
+        compare_layout = QVBoxLayout(comparison)
+        compare_layout.setContentsMargins(0, 0, 0, 0)
+        compare_layout.addWidget(self.compare_label)
+        compare_layout.addWidget(self.families, 1)
+        left_widget = QSplitter(Qt.Orientation.Vertical)
+        for widget in (self.modules, self.kernels, comparison):
+            left_widget.addWidget(widget)
+        left_widget.setSizes([150, 300, 300])
+        bar = QHBoxLayout()
+        bar.addWidget(self.stage)
+        bar.addWidget(self.graph_status, 1)
+        right = QVBoxLayout()
+        right.addLayout(bar)
+        right.addWidget(self.view, 1)
+        right_widget = QWidget()
+        right_widget.setLayout(right)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left_widget)
+        split.addWidget(right_widget)
+        split.setSizes([600, 700])
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.header)
+        outer.addWidget(split, 1)
+        model.sigLoaded.connect(lambda _loaded: self._compare())
+
+    # --- what to show ---------------------------------------------------------------------------
+    def open(self, path: Path) -> None:
+        """Read the dump off the UI thread; compare it with the open torch.compile run, if any."""
+        self.header.setText(f"Opening {path}…")
+        run_in_background(lambda: open_xla_dump(path), self.set_dump,
+                          lambda message, _tb: self.header.setText(f"Could not open {path}: {message}"), self)
+
+    def set_dump(self, dump: XlaDump) -> None:
+        self.dump = dump
+        problems = "; ".join(dump.problems.describe())
+        self.header.setText(f"XLA dump {dump.source}: {len(dump.modules)} module(s)"
+                            + (f" — could not read everything: {problems}" if problems else ""))
+        self.modules.setRowCount(len(dump.modules))
+        for row, module in enumerate(dump.modules):
+            summary = summarize_module(module)
+            for column, value in enumerate((module.label, module.platform or "", format_count(summary["ops_before"]),
+                                            format_count(summary["kernels"]), format_ratio(summary["fusion_ratio"]), str(summary["fusions"]))):
+                self.modules.setItem(row, column, _item(value))
+        main = dump.main_module
+        self.modules.setCurrentCell(dump.modules.index(main) if main else -1, 0)
+        self._compare()
+
+    def _on_module_chosen(self, row: int) -> None:
+        if self.dump is None or not 0 <= row < len(self.dump.modules):
+            return
+        self.module = self.dump.modules[row]
+        kernels = self.module.kernels
+        self.kernels.setRowCount(len(kernels))
+        for index, kernel in enumerate(kernels):
+            names = ", ".join(op.opcode for op in kernel.ops)
+            for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)), names)):
+                self.kernels.setItem(index, column, _item(value))
+        self.expanded = set()
+        self._show_graph()
+        self._compare()
+
+    def _compare(self) -> None:
+        loaded = self.model.loaded
+        module = self.module
+        if loaded is None or module is None:
+            self.compare_label.setText("Open a torch.compile run of the same model to compare fusion."
+                                       if module is not None else "")
+            self.families.setRowCount(0)
+            return
+        self._compare_request += 1
+        request, source = self._compare_request, str(self.dump.source)
+        run_in_background(lambda: compare_fusion(loaded.session, module, source),
+                          lambda result: self.set_comparison(result) if request == self._compare_request else None,
+                          lambda message, _tb: self.compare_label.setText(f"Could not compare: {message}"), self)
+
+    def set_comparison(self, result: dict) -> None:
+        self.comparison = result
+        torch, xla = result["torch"], result["xla"]
+        self.compare_label.setText(
+            f"torch.compile ({Path(torch['source']).name}): {format_count(torch['ops_before'])} ops → {format_count(torch['kernels'])} "
+            f"kernels, K = {format_ratio(torch['fusion_ratio'])}.   XLA ({xla['module']}): {format_count(xla['ops_before'])} ops → "
+            f"{format_count(xla['kernels'])} kernels, K = {format_ratio(xla['fusion_ratio'])}.")
+        self.families.setRowCount(len(result["families"]))
+        for row, family in enumerate(result["families"]):
+            for column, value in enumerate((family["family"], format_share(family["torch"]), format_share(family["xla"]),
+                                            family["verdict"])):
+                self.families.setItem(row, column, _item(value))
+
+    # --- graph ----------------------------------------------------------------------------------
+    def _show_graph(self) -> None:
+        module = self.module
+        hlo = None if module is None else module.after if self.stage.currentText() == STAGES[0] else module.before
+        self.scene.clear()
+        self.layer = None
+        if hlo is None or hlo.entry is None:
+            self.graph_status.setText("No HLO for this stage in the dump.")
+            return
+        self.graph_status.setText("Laying out…")
+        self._request += 1
+        request, expanded = self._request, set(self.expanded)
+
+        def prepare():
+            graph, paths = hlo_graph(hlo)
+            root = build_groups(graph, paths)
+            visible = visible_graph(graph, root, expanded)
+            return graph, root, expanded, visible, layout(graph, root, expanded, visible)
+
+        run_in_background(prepare, lambda result: self._draw(result) if request == self._request else None,
+                          lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"), self)
+
+    def _draw(self, prepared) -> None:
+        self.graph, self.root, self.expanded, visible, placed = prepared
+        self.layer = fill_scene(self.scene, visible, placed, self.palette().placeholderText().color())
+        folded = sum(1 for kind in visible.items.values() if kind == "group")
+        self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
+                                  f"computations (double-click one to open it, its frame to fold it)")
+        self.view.fit()
+
+    def _on_graph_activated(self, item_id: str) -> None:
+        if item_id.startswith("open:"):
+            key = item_id[len("open:"):]
+            self.expanded = {k for k in self.expanded if k != key and not k.startswith(key + "/")}
+        elif item_id.startswith("group:"):
+            self.expanded = self.expanded | {item_id[len("group:"):]}
+        else:
+            return
+        self._show_graph()
+
+    def _on_kernel_activated(self, row: int, _column: int) -> None:
+        """Open the kernel's fusion in the graph (after optimisation)."""
+        if self.module is None or not 0 <= row < len(self.module.kernels):
+            return
+        self.expanded = self.expanded | {self.module.kernels[row].name}
+        if self.stage.currentText() != STAGES[0]:
+            self.stage.setCurrentText(STAGES[0])  # redraws
+        else:
+            self._show_graph()
+
+
+def _item(text: str) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(text)  # columns cut long op lists and verdicts short
+    return item
+
+
+def _table(headers: tuple[str, ...]) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    header = table.horizontalHeader()
+    for column in range(len(headers) - 1):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)  # long op lists never widen the pane
+    table.setWordWrap(False)
+    table.verticalHeader().hide()
+    return table
+
