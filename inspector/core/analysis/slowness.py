@@ -105,20 +105,20 @@ def _launches(profile: dict, runs: int) -> tuple[float | None, str]:
                       "kernels when kernel profiling is on, and eager ops between graphs)")
 
 
-def render_slowness(slow: Slowness) -> list[str]:
-    """Text lines for the terminal summary and the report."""
+def render_slowness(data: dict) -> list[str]:
+    """Text lines for the terminal summary and the report, from the JSON form the summary keeps."""
     lines = ["", "Where a compiled call's time goes (profile):"]
-    if slow.call_us is None:
-        lines.append(f"  {slow.note}")
+    if data["call_us"] is None:
+        lines.append(f"  {data['note']}")
     else:
-        lines.append(f"  one call: {slow.call_us:.1f} µs ({slow.note})")
-        for cost in slow.costs:
-            lines.append(f"  {cost.us_per_call:9.1f} µs {cost.share:6.1%}  {cost.label}  [{cost.detail}]")
-        if slow.graphs_per_call is not None:
-            lines.append(f"  compiled graphs entered per call: {slow.graphs_per_call:g}")
-        if slow.launches_per_call is not None:
-            lines.append(f"  launches: {slow.launch_detail}")
-    if slow.cudagraph_skips or slow.cudagraph_skip_count:
-        lines.append(f"  CUDA graphs skipped: {slow.cudagraph_skip_count or len(slow.cudagraph_skips)}")
-        lines += [f"    {skip['compile_id']}: {skip['reason']}" for skip in slow.cudagraph_skips]
+        lines.append(f"  one call: {data['call_us']:.1f} µs ({data['note']})")
+        for cost in data["costs"]:
+            lines.append(f"  {cost['us_per_call']:9.1f} µs {cost['share']:6.1%}  {cost['label']}  [{cost['detail']}]")
+        if data["graphs_per_call"] is not None:
+            lines.append(f"  compiled graphs entered per call: {data['graphs_per_call']:g}")
+        if data["launches_per_call"] is not None:
+            lines.append(f"  launches: {data['launch_detail']}")
+    if data["cudagraph_skips"] or data["cudagraph_skip_count"]:
+        lines.append(f"  CUDA graphs skipped: {data['cudagraph_skip_count'] or len(data['cudagraph_skips'])}")
+        lines += [f"    {skip['compile_id']}: {skip['reason']}" for skip in data["cudagraph_skips"]]
     return lines

@@ -6,6 +6,7 @@ from __future__ import annotations
 from inspector import __version__
 from inspector.core.analysis.figures import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
 from inspector.core.model.session import Session
+from inspector.core.outputs.explanations import explanations, render_explanations
 from inspector.core.analysis.verdict import top_kernels, verdict
 
 SCHEMA = "torch-compile-inspector/summary"
@@ -52,6 +53,7 @@ def summarize(session: Session) -> dict:
         "verdict": [figure.to_json() for figure in verdict(session)],
         "run": _run(session),
         "measurements": session.results,
+        **explanations(session),
     }
 
 
@@ -159,6 +161,7 @@ def render_text(summary: dict) -> str:
         rate = f"{entry['hit_rate']:.0%}" if entry["hit_rate"] is not None else "n/a"
         add(f"Cache {cache}: {entry['hit']} hit, {entry['miss']} miss, {entry['bypass']} bypass (hit rate {rate})")
     lines.extend(render_verdict(summary))
+    lines.extend(render_explanations(summary))
     if summary["warnings"]:
         add("")
         add("Warnings:")
