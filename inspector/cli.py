@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("path")
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
+    summary.add_argument("--markdown", action="store_true", help="print a Markdown summary for a pull-request comment")
     summary.set_defaults(run=_summary)
     capture = commands.add_parser(
         "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
@@ -69,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--min-speedup", type=float)
     check.add_argument("--max-compile-time", type=float, help="seconds")
     check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
+    check.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (one testcase per check)")
+    check.add_argument("--sarif", metavar="FILE",
+                       help="also write graph breaks and recompiles as SARIF 2.1.0 at your source lines (code scanning)")
+    check.add_argument("--source-root", metavar="DIR",
+                       help="repository root that SARIF paths are relative to (default: the current folder)")
     check.set_defaults(run=_check)
     command: list[str] = []
     if "--" in argv:
@@ -235,7 +241,22 @@ def _check(args) -> int:
     checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
     for check in checks:
         print(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
+    _write_ci_reports(args, session, checks)
     return 0 if all(check.passed for check in checks) else 1
+
+
+def _write_ci_reports(args, session, checks) -> None:
+    """`check --junit/--sarif`: the same checks and findings in the formats CI systems read."""
+    from pathlib import Path
+
+    from inspector.core.outputs.ci_reports import junit_xml, sarif_log
+    from inspector.core.outputs.summary import summarize
+
+    if args.junit:
+        Path(args.junit).write_text(junit_xml(checks, str(session.source)), encoding="utf-8")
+    if args.sarif:
+        root = Path(args.source_root) if args.source_root else None
+        Path(args.sarif).write_text(json.dumps(sarif_log(summarize(session), root), indent=1), encoding="utf-8")
 
 
 def _summary(args) -> int:
@@ -245,7 +266,12 @@ def _summary(args) -> int:
     if session is None:
         return 2
     summary = summarize(session)
-    if args.json:
+    if args.markdown:
+        from inspector.core.analysis.verdict import headline
+        from inspector.core.outputs.ci_reports import markdown
+
+        print(markdown(summary, headline(summary)), end="")
+    elif args.json:
         json.dump(summary, sys.stdout, indent=1)
         print()
     else:

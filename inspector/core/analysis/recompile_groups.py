@@ -18,7 +18,7 @@ _VALUE = re.compile(r"^(?P<name>[LG]\[.*?\](?:\S*?)?) == (?P<expected>.+?)(?:\s+
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
 _LIMIT_HIT = re.compile(r"recompile limit exceeded|hit config\.(?:recompile_limit|cache_size_limit)|"
                         r"cache_size_limit reached|recompile_limit reached", re.I)
-_STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stance(\"eager_on_recompile\")` after "
+STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stance(\"eager_on_recompile\")` after "
            "warm-up runs them eagerly instead of recompiling; in a test, `torch.compiler.set_stance("
            "\"fail_on_recompile\")` turns any recompile into an error.")
 
@@ -52,7 +52,7 @@ class RecompileGroup:
         return {"rank": self.rank, "frame": self.frame, "function": self.function, "location": self.location,
                 "file": self.file, "line": self.line, "subject": self.subject, "aspect": self.aspect,
                 "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
-                "history": self.history, "guard": self.guard, "diagnosis": self.diagnosis, "fix": self.fix}
+                "history": self.history, "guard": self.guard, "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
 
 
 @dataclass
@@ -169,28 +169,28 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
             diagnosis += " The dim did not become dynamic, so each new size compiled a new graph."
         fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
                f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
-               f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works. {_STANCE}")
+               f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
     elif group.aspect.startswith("stride dim"):
         diagnosis = f"`{name}` arrived with a different memory layout (stride); Dynamo recompiled {times}."
-        fix = f"Make the layout the same on every call, e.g. `{name}.contiguous()` before the compiled call. {_STANCE}"
+        fix = f"Make the layout the same on every call, e.g. `{name}.contiguous()` before the compiled call."
     elif group.aspect in ("dtype", "device", "rank", "dispatch key set"):
         diagnosis = f"`{name}` changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
         fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
-               f"graph per {group.aspect}. {_STANCE}")
+               f"graph per {group.aspect}.")
     elif group.aspect == "requires_grad":
         diagnosis = f"`{name}` switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
-        fix = f"Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference). {_STANCE}"
+        fix = f"Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
     elif group.aspect == "value":
         diagnosis = (f"The graph was specialised on the Python value of `{name}` (was {group.history[0] if group.history else '?'}); "
                      f"a new value recompiled {times}.")
         fix = (f"Pass `{name}` as a tensor if it changes per call, or keep it constant; for Python ints Dynamo "
                f"specialises on, `torch._dynamo.config.automatic_dynamic_shapes` (on by default) treats them as "
-               f"dynamic after the first change. {_STANCE}")
+               f"dynamic after the first change.")
     elif group.aspect in ("object identity", "type"):
         diagnosis = f"`{name}` is a different {'object' if group.aspect == 'object identity' else 'type'} than the graph was compiled for ({times})."
         fix = (f"Create `{name}` once outside the loop (a new module, function or closure per call forces a "
-               f"recompile each time). {_STANCE}")
+               f"recompile each time).")
     else:
         diagnosis = f"A guard failed {times}: {group.guard}"
-        fix = _STANCE
+        fix = "Find what changes between calls in the guard above and keep it fixed."
     return diagnosis, fix

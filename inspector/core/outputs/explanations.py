@@ -52,6 +52,8 @@ def render_explanations(summary: dict) -> list[str]:
                      f"  ×{group['count']}" + (f"  ({history})" if history else ""))
         lines.append(f"    why: {group['diagnosis']}")
         lines.append(f"    fix: {group['fix']}")
+    if groups:
+        lines.append(f"  also: {groups[0]['stance']}")
     lines.append(f"  limit: {summary['recompile_limit']['text']}")
     return lines + render_slowness(summary["slowness"])
 
