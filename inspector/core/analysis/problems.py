@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspector.core.analysis.break_types import site_types
 from inspector.core.analysis.figures import break_sites
+from inspector.core.analysis.recompile_groups import STANCE, recompile_groups, recompile_limit
+from inspector.core.analysis.slowness import slowness
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.session import Session
 
@@ -24,29 +27,36 @@ class Problem:
     file: str | None = None
     line: int | None = None
     count: int = 1
+    reference: str = ""  # torch's registry entry for a break type: GB id, explanation, hints, link
+    units: tuple[tuple[str, CompileId], ...] = ()  # a recompile group's recompiles: (what changed, unit)
 
 
 def find_problems(session: Session) -> list[Problem]:
     problems: list[Problem] = []
-    for site in break_sites(session):
+    for site, match in site_types(session):
         first = site.breaks[0]
         location = first.location
         hint = f"\nHint: {site.hints[0]}" if site.hints else ""
         code = f"\n{site.code}" if site.code else ""
+        gb = f"{match.gb_id} " if match else ""
         problems.append(Problem(
-            "graph_break", "warning", f"Graph break ×{site.count}: {site.reason[:120]}",
+            "graph_break", "warning", f"Graph break ×{site.count}: {gb}{site.reason}",
             f"{site.location}{code}\n{first.explanation}{hint}".strip(),
             first.compile_id.without_attempt(), _rank(session, first.compile_id), location.file if location else None,
-            location.line if location else None, site.count))
+            location.line if location else None, site.count, match.text if match else ""))
+    limit = recompile_limit(session)
+    for group in recompile_groups(session):
+        first = group.units[0]
+        values = f" ({' → '.join(group.history)})" if group.history else ""
+        problems.append(Problem(
+            "recompile", "warning", f"Recompile ×{group.count} {group.function or '?'}: {group.subject} {group.aspect}{values}",
+            f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
+            f"Guard (torch's words): {group.guard}",
+            first.compile_id, group.rank, group.file, group.line, group.count,
+            units=tuple((_changed(unit), unit.compile_id) for unit in group.units)))
+    for frame in limit.frames_at_limit:
+        problems.append(Problem("fallback", "error", f"Recompile limit reached: {frame} now runs eagerly", limit.text))
     for unit in session.units:
-        if unit.recompile:
-            guards = unit.recompile.failed_guards
-            plain = guards[0].plain if guards else "reason not recorded"
-            location = unit.location
-            problems.append(Problem(
-                "recompile", "warning", f"Recompile {unit.compile_id} {unit.function or ''}: {plain}",
-                "\n".join(f"{g.against}: {g.guard}" for g in guards) or unit.recompile.raw,
-                unit.compile_id, unit.rank, location.file if location else None, location.line if location else None))
         if unit.fail_type:
             problems.append(Problem(
                 "failed", "error", f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
@@ -60,6 +70,11 @@ def find_problems(session: Session) -> list[Problem]:
         problems.append(Problem("unreadable", "info", f"{session.problems.total} unreadable item(s) in the input",
                                 "\n".join(session.problems.describe())))
     return sorted(problems, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind != "graph_break"))
+
+
+def _changed(unit) -> str:
+    guards = unit.recompile.failed_guards if unit.recompile else []
+    return f"{unit.compile_id}: {guards[0].plain if guards else 'reason not recorded'}"
 
 
 def _rank(session: Session, compile_id: CompileId) -> int | None:
@@ -88,6 +103,10 @@ def _run_problems(session: Session) -> list[Problem]:
             causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
         if session.recompiles:
             causes.append(f"{len(session.recompiles)} recompile(s): guards are checked against several graphs")
+        measured = slowness(session)
+        if measured.call_us is not None:
+            causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
+                f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         problems.append(Problem(
             "slower", "warning", f"Compiled is {compiled / eager:.1f}× slower than eager",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
