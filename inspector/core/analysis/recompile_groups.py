@@ -104,6 +104,9 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
             group.history.append(actual)
     for group in groups.values():
         group.diagnosis, group.fix = _explain(group)
+        if any(_LIMIT_HIT.search(unit.fail_reason or "") for unit in group.units):
+            group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
+                                "with only a log warning.")
     return sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))
 
 
