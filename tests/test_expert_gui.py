@@ -68,7 +68,7 @@ def test_recompiles_are_one_row_per_cause_that_expands_to_each_recompile(qtbot, 
     recompiles = [item for item in top_items(problems) if item.text(0).startswith("Recompile ×")]
     assert sorted(item.text(1) for item in recompiles) == ["14", "6"]
     group = next(item for item in recompiles if item.text(1) == "14")
-    assert group.text(0).startswith("Recompile ×14 kernel: x size dim 0 (2 → 3 → 4")
+    assert group.text(0).startswith("Recompile ×14 rank 1 kernel: x size dim 0 (2 → 3 → 4")
     assert "torch._dynamo.mark_dynamic(x, 0)" in group.toolTip(0)
     units = [group.child(i) for i in range(group.childCount()) if group.child(i).data(0, UNIT_ROLE) is not None]
     assert len(units) == 14

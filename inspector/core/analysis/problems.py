@@ -48,8 +48,9 @@ def find_problems(session: Session) -> list[Problem]:
     for group in recompile_groups(session):
         first = group.units[0]
         values = f" ({' → '.join(group.history)})" if group.history else ""
+        rank = f"rank {group.rank} " if group.rank is not None else ""
         problems.append(Problem(
-            "recompile", "warning", f"Recompile ×{group.count} {group.function or '?'}: {group.subject} {group.aspect}{values}",
+            "recompile", "warning", f"Recompile ×{group.count} {rank}{group.function or '?'}: {group.subject} {group.aspect}{values}",
             f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
             f"Guard (torch's words): {group.guard}",
             first.compile_id, group.rank, group.file, group.line, group.count,

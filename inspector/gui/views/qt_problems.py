@@ -93,6 +93,7 @@ class QtProblems(QTreeWidget):
             if line.strip():
                 child = QTreeWidgetItem(item, [line.strip()])
                 child.setToolTip(0, _plain(line.strip()))
+                child.setFirstColumnSpanned(True)  # a detail line reads across the whole pane
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         unit = item.data(0, UNIT_ROLE)
