@@ -112,6 +112,18 @@ def test_without_the_link_the_type_name_finds_the_same_id():
         assert by_name.matched_by == "break type name" and with_link.matched_by == "link in the message"
 
 
+def test_older_torch_wording_is_typed_by_the_break_kind():
+    """torch 2.5 said 'generic_jump TensorVariable()' for a data-dependent branch: no link, another name."""
+    from inspector.core.model.session import GraphBreak
+    from inspector.core.readers.break_reasons import parse_break_reason
+
+    text = "Graph break in user code at /m.py:19\nGraph Break Reason: generic_jump TensorVariable()\n"
+    parsed = parse_break_reason(text)
+    brk = GraphBreak(None, parsed.reason, None, parsed.explanation, parsed.hints, kind=parsed.kind, text=text)
+    match = break_type(brk, session_registry(open_session(BUNDLED_SESSION)))
+    assert (match.gb_id, match.matched_by) == ("GB0170", "break kind")
+
+
 # --- recompile groups -----------------------------------------------------------------------------
 
 def test_corpus_recompiles_group_into_one_cause_per_rank(corpus):

@@ -13,6 +13,9 @@ from inspector.core.model.session import GraphBreak, Session
 from inspector.core.readers.graph_break_registry import BreakRegistry, find_registry
 
 _LINK = re.compile(r"(https?://\S*?/gb/gb(\d{4})\.html)", re.I)
+# Older torch words these two commonest breaks differently ("generic_jump TensorVariable()", "call_function
+# graph_break"); the reader's break kind still names their registry type.
+KIND_TYPES = {"data_dependent": "Data-dependent branching", "explicit": "Call to `torch._dynamo.graph_break()`"}
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class BreakTypeMatch:
     explanation: str  # the registry's general explanation of this break type
     hints: tuple[str, ...]
     url: str
-    matched_by: str  # "link in the message" | "break type name"
+    matched_by: str  # "link in the message" | "break type name" | "break kind"
 
     def to_json(self) -> dict:
         return {"gb_id": self.gb_id, "gb_type": self.gb_type, "explanation": self.explanation,
@@ -61,11 +64,10 @@ def break_type(brk: GraphBreak, registry: BreakRegistry | None) -> BreakTypeMatc
         return BreakTypeMatch(gb_id, entry.gb_type, entry.explanation, entry.hints, link[1], "link in the message")
     if registry is None:
         return None
-    for name in (brk.reason, *brk.explanation.split(". ")[:1]):
+    for name, matched_by in ((brk.reason, "break type name"), (KIND_TYPES.get(brk.kind), "break kind")):
         entry = registry.by_type(name) if name else None
         if entry is not None:
-            return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, entry.url,
-                                  "break type name")
+            return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, entry.url, matched_by)
     return None
 
 
