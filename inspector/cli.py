@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("path")
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
+    summary.add_argument("--markdown", action="store_true", help="print a Markdown summary for a pull-request comment")
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--min-speedup", type=float)
     check.add_argument("--max-compile-time", type=float, help="seconds")
     check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
+    check.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (one testcase per check)")
+    check.add_argument("--sarif", metavar="FILE",
+                       help="also write graph breaks and recompiles as SARIF 2.1.0 at your source lines (code scanning)")
+    check.add_argument("--source-root", metavar="DIR",
+                       help="repository root that SARIF paths are relative to (default: the current folder)")
     check.set_defaults(run=_check)
     command: list[str] = []
     if "--" in argv:
@@ -339,6 +345,7 @@ def _x(value) -> str:
 
 def _check(args) -> int:
     from inspector.core.analysis.run_diff import check_run
+    from inspector.core.analysis.session_analysis import SessionAnalysis
 
     session = _open(args.path)
     baseline = _open(args.baseline) if args.baseline else None
@@ -348,13 +355,30 @@ def _check(args) -> int:
         _say(f"compile-inspector: --tolerance {args.tolerance} is negative; it is the allowed speedup drop "
              f"(0.1 = 10%)", file=sys.stderr)
         return 2
-    checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
+    analysis = SessionAnalysis(session)
+    checks = check_run(analysis, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
     for check in checks:
         _say(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
+    _write_ci_reports(args, analysis, checks)
     return 0 if all(check.passed for check in checks) else 1
 
 
+def _write_ci_reports(args, analysis, checks) -> None:
+    """`check --junit/--sarif`: the same checks and findings in the formats CI systems read."""
+    from pathlib import Path
+
+    from inspector.core.outputs.ci_reports import junit_xml, sarif_log
+    from inspector.core.outputs.summary import summarize
+
+    if args.junit:
+        Path(args.junit).write_text(junit_xml(checks, str(analysis.session.source)), encoding="utf-8")
+    if args.sarif:
+        root = Path(args.source_root) if args.source_root else None
+        Path(args.sarif).write_text(json.dumps(sarif_log(summarize(analysis), root), indent=1), encoding="utf-8")
+
+
 def _summary(args) -> int:
+    from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.summary import render_text, summarize
     from inspector.core.readers.xla_dump import looks_like_xla_dump
 
@@ -363,8 +387,13 @@ def _summary(args) -> int:
     session = _open(args.path)
     if session is None:
         return 2
-    summary = summarize(session)
-    if args.json:
+    analysis = SessionAnalysis(session)
+    summary = summarize(analysis)
+    if args.markdown:
+        from inspector.core.outputs.ci_reports import markdown
+
+        _say(markdown(summary, analysis.headline()).rstrip("\n"))
+    elif args.json:
         _dump_json(summary)
     else:
         _say(render_text(summary))

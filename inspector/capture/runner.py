@@ -373,6 +373,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def copy_break_registry(torch, session: Path) -> None:
+    """Keep this torch's graph-break registry (GB ids, explanations, hints) with the session: the app
+    that opens it later may have another torch, or none."""
+    registry = Path(torch.__file__).parent / "_dynamo" / "graph_break_registry.json"
+    try:
+        (session / registry.name).write_bytes(registry.read_bytes())
+    except OSError:
+        pass  # torch < 2.7 has no registry: the app falls back to its own copy
+
+
 def main(argv: list[str]) -> int:
     try:  # lead a process group, so the app can stop this run and every compile worker it starts
         os.setpgid(0, 0)
@@ -397,6 +407,7 @@ def main(argv: list[str]) -> int:
                    "device_name": torch.cuda.get_device_name() if args.device == "cuda" and torch.cuda.is_available()
                    else platform.processor() or platform.machine()}
     results.update(environment=environment, entry_point=defines_entry_point(args.script))
+    copy_break_registry(torch, session)
     progress.emit("environment", **environment)
     if version < MIN_TORCH:
         progress.emit("error", kind="torch_too_old",

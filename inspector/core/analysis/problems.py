@@ -5,10 +5,14 @@ problem names where to jump: a compile unit and a source location."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspector.core.analysis.figures import BreakSite, break_sites
+from inspector.core.analysis.recompile_groups import STANCE
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.session import Session
+
+if TYPE_CHECKING:
+    from inspector.core.analysis.session_analysis import SessionAnalysis
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -24,31 +28,40 @@ class Problem:
     file: str | None = None
     line: int | None = None
     count: int = 1
+    reference: str = ""  # torch's registry entry for a break type: GB id, explanation, hints, link
+    units: tuple[tuple[str, CompileId], ...] = ()  # a recompile group's recompiles: (what changed, unit)
 
 
-def find_problems(session: Session, sites: list[BreakSite] | None = None) -> list[Problem]:
-    """Every problem, worst first; `sites` are the break sites if already computed."""
-    sites = sites if sites is not None else break_sites(session)
+def find_problems(analysis: SessionAnalysis) -> list[Problem]:
+    """Every problem, worst first, from the session's analysis (break types, recompile groups, the
+    recompile limit and the measured slowness are facts of it)."""
+    session = analysis.session
     problems: list[Problem] = []
-    for site in sites:
+    for site, match in analysis.site_types:
         first = site.breaks[0]
         location = first.location
         hint = f"\nHint: {site.hints[0]}" if site.hints else ""
         code = f"\n{site.code}" if site.code else ""
+        gb = f"{match.gb_id} " if match else ""
         problems.append(Problem(
-            "graph_break", "warning", f"Graph break ×{site.count}: {site.reason[:120]}",
+            "graph_break", "warning", f"Graph break ×{site.count}: {gb}{site.reason}",
             f"{site.location}{code}\n{first.explanation}{hint}".strip(),
             first.compile_id.without_attempt(), _rank(session, first.compile_id), location.file if location else None,
-            location.line if location else None, site.count))
+            location.line if location else None, site.count, match.text if match else ""))
+    limit = analysis.recompile_limit
+    for group in analysis.recompile_groups:
+        first = group.units[0]
+        values = f" ({' → '.join(group.history)})" if group.history else ""
+        rank = f"rank {group.rank} " if group.rank is not None else ""
+        problems.append(Problem(
+            "recompile", "warning", f"Recompile ×{group.count} {rank}{group.function or '?'}: {group.subject} {group.aspect}{values}",
+            f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
+            f"Guard (torch's words): {group.guard}",
+            first.compile_id, group.rank, group.file, group.line, group.count,
+            units=tuple((_changed(unit), unit.compile_id) for unit in group.units)))
+    for frame in limit.frames_at_limit:
+        problems.append(Problem("fallback", "error", f"Recompile limit reached: {frame} now runs eagerly", limit.text))
     for unit in session.units:
-        if unit.recompile:
-            guards = unit.recompile.failed_guards
-            plain = guards[0].plain if guards else "reason not recorded"
-            location = unit.location
-            problems.append(Problem(
-                "recompile", "warning", f"Recompile {unit.compile_id} {unit.function or ''}: {plain}",
-                "\n".join(f"{g.against}: {g.guard}" for g in guards) or unit.recompile.raw,
-                unit.compile_id, unit.rank, location.file if location else None, location.line if location else None))
         if unit.fail_type:
             problems.append(Problem(
                 "failed", "error", f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
@@ -57,11 +70,16 @@ def find_problems(session: Session, sites: list[BreakSite] | None = None) -> lis
         for warning in unit.warnings:
             problems.append(Problem("fallback", "warning", f"Silent fallback {unit.compile_id}: {warning}", warning,
                                     unit.compile_id, unit.rank))
-    problems += _run_problems(session, len(sites))
+    problems += _run_problems(analysis)
     if session.problems:
         problems.append(Problem("unreadable", "info", f"{session.problems.total} unreadable item(s) in the input",
                                 "\n".join(session.problems.describe())))
     return sorted(problems, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind != "graph_break"))
+
+
+def _changed(unit) -> str:
+    guards = unit.recompile.failed_guards if unit.recompile else []
+    return f"{unit.compile_id}: {guards[0].plain if guards else 'reason not recorded'}"
 
 
 def _rank(session: Session, compile_id: CompileId) -> int | None:
@@ -71,7 +89,8 @@ def _rank(session: Session, compile_id: CompileId) -> int | None:
     return None
 
 
-def _run_problems(session: Session, n_sites: int) -> list[Problem]:
+def _run_problems(analysis: SessionAnalysis) -> list[Problem]:
+    session = analysis.session
     results = session.results or {}
     problems = []
     for check in results.get("correctness") or []:
@@ -85,11 +104,15 @@ def _run_problems(session: Session, n_sites: int) -> list[Problem]:
     if eager and compiled and compiled > eager:
         causes = []
         if session.breaks:
-            causes.append(f"{n_sites} graph break site(s): each call leaves and re-enters compiled code")
+            causes.append(f"{len(analysis.break_sites)} graph break site(s): each call leaves and re-enters compiled code")
         if eager < 1e-3:
             causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
         if session.recompiles:
             causes.append(f"{len(session.recompiles)} recompile(s): guards are checked against several graphs")
+        measured = analysis.slowness
+        if measured.call_us is not None:
+            causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
+                f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         problems.append(Problem(
             "slower", "warning", f"Compiled is {compiled / eager:.1f}× slower than eager",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))

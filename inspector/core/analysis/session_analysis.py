@@ -8,13 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
 )
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
+from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.session import CompileUnit, Session
+from inspector.core.readers.graph_break_registry import BreakRegistry
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,30 @@ class SessionAnalysis:
         return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache)))
 
     @cached_property
+    def break_registry(self) -> BreakRegistry | None:
+        """torch's graph-break registry: the session's copy, the installed torch's, or the bundled one."""
+        return session_registry(self.session)
+
+    @cached_property
+    def site_types(self) -> list[tuple[BreakSite, BreakTypeMatch | None]]:
+        """Each break site with its registry entry (None when unidentified)."""
+        return site_types(self.session, self.break_registry, self.break_sites)
+
+    @cached_property
+    def recompile_groups(self) -> list[RecompileGroup]:
+        return recompile_groups(self.session)
+
+    @cached_property
+    def recompile_limit(self) -> RecompileLimit:
+        return recompile_limit(self.session)
+
+    @cached_property
+    def slowness(self) -> Slowness:
+        return slowness(self.session)
+
+    @cached_property
     def problems(self) -> list[Problem]:
-        return find_problems(self.session, self.break_sites)
+        return find_problems(self)
 
     @cached_property
     def kernel_times(self) -> dict[str, KernelTime]:

@@ -59,6 +59,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     parts.append(_table(["Unit", "Function", "Failed guard", "In torch's words"],
                         [[r["compile_id"], r["function"], g["plain"], f"{g['against']}: {g['guard']}"]
                          for r in summary["recompiles"] for g in r["failed_guards"][:3]]))
+    parts += _explained_sections(summary)
     parts.append("<h2>Compile units</h2>")
     parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "Kernels", "Where"],
                         [[u["rank"], u["compile_id"], u["function"], u["status"],
@@ -121,3 +122,37 @@ def timeline_svg(session: Session) -> str:
     shapes.append(f"<text x='120' y='{height - 4}' class='muted'>0 s</text>"
                   f"<text x='{TIMELINE_WIDTH - 60}' y='{height - 4}'>{(end - start) / 1e6:.2f} s</text></svg>")
     return "".join(shapes)
+
+
+def _explained_sections(summary: dict) -> list[str]:
+    """Break types (torch's registry), recompiles by cause with the fix, where a compiled call's time goes."""
+    registry = summary["break_types"]["registry"]
+    parts = ["<h2>Break types</h2>",
+             f"<p class='muted'>Registry: {_e(registry['described'] if registry else 'none found')}</p>"]
+    for site in summary["break_types"]["sites"]:
+        kind = site["type"]
+        if kind is None:
+            parts.append(f"<p><b>{_e(site['location'])}</b>: type not identified</p>")
+            continue
+        parts.append(f"<p><b>{_e(site['location'])}</b> ×{site['count']}: <a href='{_e(kind['url'])}'>{_e(kind['gb_id'])}</a> "
+                     f"{_e(kind['gb_type'])}<br>{_e(kind['explanation'])}</p>")
+        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in kind["hints"][:3]]
+    groups = summary["recompile_groups"]
+    parts.append(f"<h2>Recompiles by cause: {sum(g['count'] for g in groups)} in {len(groups)} group(s)</h2>")
+    parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Why", "Fix"],
+                        [[g["function"], f"{g['subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
+                          g["diagnosis"], g["fix"]] for g in groups]))
+    parts.append(f"<p class='muted'>{_e(groups[0]['stance'] if groups else '')} {_e(summary['recompile_limit']['text'])}</p>")
+    slow = summary["slowness"]
+    parts.append("<h2>Where a compiled call's time goes</h2>")
+    if slow["call_us"] is None:
+        parts.append(f"<p class='muted'>{_e(slow['note'])}</p>")
+    else:
+        parts.append(f"<p class='muted'>{slow['call_us']:.1f} µs per profiled call; {_e(slow['note'])}</p>")
+        parts.append(_table(["Part", "µs per call", "Share", "Measured as"],
+                            [[c["label"], f"{c['us_per_call']:.1f}", f"{c['share']:.1%}", c["detail"]] for c in slow["costs"]]))
+        if slow["launches_per_call"] is not None:
+            parts.append(f"<p>{_e(slow['launch_detail'])}</p>")
+    if slow["cudagraph_skips"]:
+        parts.append(_table(["Unit", "CUDA graphs skipped because"], [[s["compile_id"], s["reason"]] for s in slow["cudagraph_skips"]]))
+    return parts

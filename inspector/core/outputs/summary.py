@@ -8,6 +8,7 @@ import math
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
+from inspector.core.outputs.explanations import explanations, render_explanations
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 1
@@ -52,6 +53,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "verdict": [figure.to_json() for figure in analysis.verdict],
         "run": _run(analysis),
         "measurements": session.results,
+        **explanations(analysis),
     }
 
 
@@ -172,6 +174,7 @@ def render_text(summary: dict) -> str:
         rate = f"{entry['hit_rate']:.0%}" if entry["hit_rate"] is not None else "n/a"
         add(f"Cache {cache}: {entry['hit']} hit, {entry['miss']} miss, {entry['bypass']} bypass (hit rate {rate})")
     lines.extend(render_verdict(summary))
+    lines.extend(render_explanations(summary))
     if summary["warnings"]:
         add("")
         add("Warnings:")

@@ -65,7 +65,8 @@ def parse_break_reason(text: str) -> BreakText:
 
 def classify_break(text: str) -> str:
     lowered = text.lower()
-    if "data-dependent" in lowered or "data dependent" in lowered or "jump with tensorvariable" in lowered:
+    if "data-dependent" in lowered or "data dependent" in lowered or "jump with tensorvariable" in lowered \
+            or "generic_jump tensorvariable" in lowered:  # torch < 2.7 wording
         return "data_dependent"
     if "graph_break()" in lowered or "user-inserted graph break" in lowered:
         return "explicit"

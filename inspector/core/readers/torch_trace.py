@@ -28,6 +28,7 @@ SLIM_KINDS = frozenset({"compilation_metrics", "bwd_compilation_metrics", "compi
 SLIM_STRING_CHARS = 1024
 SLIM_LIST_ITEMS = 32
 _PREFIX = re.compile(r"^([VIWEC])(\d{4}) (\d{2}:\d{2}:\d{2}\.\d+)\s+(\d+) ([^\]]*)\] ")
+_LIMIT_SETTING = re.compile(r'"(recompile_limit|cache_size_limit)": (\d+)')
 _PAYLOAD_END = re.compile(rb"\n(?!\t)")
 # Envelope keys that say where a record comes from rather than what it is.
 CONTEXT_KEYS = frozenset({"frame_id", "frame_compile_id", "attempt", "rank", "compiled_autograd_id",
@@ -285,7 +286,7 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
     if not isinstance(meta, dict):
         meta = {"value": meta}
     elif kind in SLIM_KINDS:
-        meta = {key: value for key, value in meta.items() if is_small_value(value)}
+        meta = {**{key: value for key, value in meta.items() if is_small_value(value)}, **_recompile_limits(meta)}
     kind = sys.intern(kind)  # tens of thousands of records share a handful of kinds and names
     name = kind
     if kind == "artifact":
@@ -298,6 +299,14 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
         rank=rank if isinstance(rank, int) else file_rank,
         timestamp=f"{prefix.group(2)} {prefix.group(3)}", pid=int(prefix.group(4)),
         line_no=line_no, payload_md5=md5 if isinstance(md5, str) else None)
+
+
+def _recompile_limits(meta: dict) -> dict:
+    """The recompile limit settings from the bulky ``dynamo_config`` string the index drops."""
+    config = meta.get("dynamo_config")
+    if not isinstance(config, str):
+        return {}
+    return {match[1]: int(match[2]) for match in _LIMIT_SETTING.finditer(config)}
 
 
 def is_small_value(value) -> bool:

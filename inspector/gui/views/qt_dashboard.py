@@ -50,6 +50,10 @@ class QtDashboard(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.source)
         layout.addWidget(self.table)
+        self.slowness = QLabel("")  # where a compiled call's time goes, from the profile
+        self.slowness.setWordWrap(True)
+        self.slowness.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.slowness)
         model.sigLoaded.connect(self._on_loaded)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
@@ -71,3 +75,19 @@ class QtDashboard(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tip(text))
                 self.table.setItem(row, column, item)
+        self.slowness.setText(slowness_line(analysis.slowness.to_json()))
+
+
+def slowness_line(data: dict) -> str:
+    """One paragraph: each part of a compiled call with its share, launches, CUDA-graph skips."""
+    if data["call_us"] is None:
+        return f"Where a compiled call's time goes: {data['note']}."
+    parts = ", ".join(f"{cost['label']} {cost['share']:.0%}" for cost in data["costs"])
+    text = f"Where a compiled call's time goes ({data['call_us']:.0f} µs per profiled call): {parts}."
+    if data["graphs_per_call"] is not None:
+        text += f" {data['graphs_per_call']:g} compiled graph(s) entered per call."
+    if data["launches_per_call"] is not None:
+        text += f" {data['launch_detail']}."
+    if data["cudagraph_skips"]:
+        text += " CUDA graphs skipped: " + "; ".join(f"{s['compile_id']} {s['reason']}" for s in data["cudagraph_skips"])
+    return text

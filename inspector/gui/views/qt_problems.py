@@ -1,28 +1,71 @@
-"""Problems pane: breaks (one row per site, with count), recompiles, silent fallbacks, wrong results,
-slow compiled code. Activating a row selects its compile unit and shows its source line."""
+"""Problems pane: breaks (one row per site, with torch's GB id and count), recompiles (one row per
+cause, expandable to each recompile), silent fallbacks, wrong results, slow compiled code. Each kind
+has its own icon; long reasons are elided with the full text, GB explanation and link in the tooltip.
+Activating a row selects its compile unit and shows its source line."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap, Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
+from inspector.core.analysis.problems import Problem
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
-from inspector.gui.views.qt_status_icons import status_icon
 from inspector.gui.qt_plain_text import plain_tip
+from inspector.gui.views.qt_status_icons import COLOURS
 
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole
+UNIT_ROLE = Qt.ItemDataRole.UserRole + 1
+# One letter per kind, on the severity's colour: a break and a recompile never look alike.
+KIND_LETTERS = {"graph_break": "B", "recompile": "R", "fallback": "E", "failed": "!", "mismatch": "≠",
+                "slower": "S", "unreadable": "?"}
+DETAIL_LINES = 12
+
+
+@lru_cache(maxsize=None)
+def kind_icon(kind: str, severity: str) -> QIcon:
+    pixmap = QPixmap(16, 16)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor(COLOURS.get(severity, "#8a8f98")))
+    painter.setPen(Qt.PenStyle.NoPen)
+    if kind == "recompile":
+        painter.drawEllipse(QRectF(1, 1, 14, 14))
+    else:
+        painter.drawRoundedRect(QRectF(1, 1, 14, 14), 3, 3)
+    font = QFont()
+    font.setPixelSize(11)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(QColor("white"))
+    painter.drawText(QRectF(0, 0, 16, 16), Qt.AlignmentFlag.AlignCenter, KIND_LETTERS.get(kind, "•"))
+    painter.end()
+    return QIcon(pixmap)
+
+
+def tooltip_text(problem: Problem) -> str:
+    """Plain text: the full title, the details, and torch's registry entry for a break type."""
+    parts = [problem.title, problem.detail]
+    if problem.reference:
+        parts.append(problem.reference)
+    return "\n\n".join(part for part in parts if part)
 
 
 class QtProblems(QTreeWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
-        self.setHeaderLabels(["Problem", "Where", "Unit"])
-        self.setColumnWidth(0, 520)
-        self.setColumnWidth(1, 300)
-        self.setWordWrap(True)
+        self.setHeaderLabels(["Problem", "Count", "Where", "Unit"])
+        self.setColumnWidth(0, 560)
+        self.setColumnWidth(1, 50)
+        self.setColumnWidth(2, 260)
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setUniformRowHeights(True)
         model.sigLoaded.connect(self._on_loaded)
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)
@@ -30,23 +73,36 @@ class QtProblems(QTreeWidget):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.clear()
         for problem in loaded.problems:
-            where = f"{Path(problem.file).name}:{problem.line}" if problem.file else ""
-            item = QTreeWidgetItem(self, [problem.title, where, str(problem.compile_id or "")])
-            item.setIcon(0, status_icon(problem.severity))
-            item.setToolTip(0, plain_tip(problem.detail))
-            item.setToolTip(1, plain_tip(f"{problem.file}:{problem.line}" if problem.file else ""))
-            item.setData(0, PROBLEM_ROLE, problem)
-            for line in problem.detail.split("\n")[:6]:
-                if line.strip():
-                    QTreeWidgetItem(item, [line.strip()])
+            self._add(problem)
         if not loaded.problems:
             QTreeWidgetItem(self, ["No problems: one graph per frame, no recompiles, nothing fell back."])
 
+    def _add(self, problem: Problem) -> None:
+        where = f"{Path(problem.file).name}:{problem.line}" if problem.file else ""
+        count = str(problem.count) if problem.kind in ("graph_break", "recompile") else ""
+        item = QTreeWidgetItem(self, [problem.title, count, where, str(problem.compile_id or "")])
+        item.setIcon(0, kind_icon(problem.kind, problem.severity))
+        tip = tooltip_text(problem)
+        item.setToolTip(0, plain_tip(tip))
+        item.setToolTip(2, plain_tip(f"{problem.file}:{problem.line}" if problem.file else ""))
+        item.setData(0, PROBLEM_ROLE, problem)
+        for label, compile_id in problem.units:  # one child per recompile of a group: activating selects it
+            child = QTreeWidgetItem(item, [label, "", where, str(compile_id)])
+            child.setData(0, UNIT_ROLE, compile_id)
+            child.setToolTip(0, plain_tip(label))
+        for line in [*problem.detail.split("\n"), *problem.reference.split("\n")][:DETAIL_LINES]:
+            if line.strip():
+                child = QTreeWidgetItem(item, [line.strip()])
+                child.setToolTip(0, plain_tip(line.strip()))
+                child.setFirstColumnSpanned(True)  # a detail line reads across the whole pane
+
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        unit = item.data(0, UNIT_ROLE)
         while item.parent() is not None:
             item = item.parent()
         problem = item.data(0, PROBLEM_ROLE)
         if problem is None:
             return
-        self.model.select_compile_id(problem.compile_id, problem.rank)
+        self.model.select_compile_id(unit or problem.compile_id, problem.rank)
         self.model.show_location(problem.file, problem.line)
+

@@ -1,0 +1,83 @@
+"""Each graph break's type in torch's own registry (GB id, explanation, hints, documentation page):
+taken from the link torch ≥ 2.9 puts in the message, else matched by the break type's name, so logs
+without links (older torch, hand-edited messages) still get the registry's words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.analysis.figures import BreakSite, break_sites
+from inspector.core.model.session import GraphBreak, Session
+from inspector.core.readers.graph_break_registry import BreakRegistry, find_registry
+
+_LINK = re.compile(r"(https?://\S*?/gb/gb(\d{4})\.html)", re.I)
+# Older torch words these two commonest breaks differently ("generic_jump TensorVariable()", "call_function
+# graph_break"); the reader's break kind still names their registry type.
+KIND_TYPES = {"data_dependent": "Data-dependent branching", "explicit": "Call to `torch._dynamo.graph_break()`"}
+
+
+@dataclass(frozen=True)
+class BreakTypeMatch:
+    gb_id: str
+    gb_type: str
+    explanation: str  # the registry's general explanation of this break type
+    hints: tuple[str, ...]
+    url: str
+    matched_by: str  # "link in the message" | "break type name" | "break kind"
+
+    def to_json(self) -> dict:
+        return {"gb_id": self.gb_id, "gb_type": self.gb_type, "explanation": self.explanation,
+                "hints": list(self.hints), "url": self.url, "matched_by": self.matched_by}
+
+    @property
+    def text(self) -> str:
+        """Plain text for tooltips and reports."""
+        lines = [f"{self.gb_id}: {self.gb_type}"]
+        if self.explanation:
+            lines.append(self.explanation)
+        lines += [f"Hint: {hint}" for hint in self.hints]
+        lines.append(f"Documentation: {self.url}")
+        return "\n".join(lines)
+
+
+def session_registry(session: Session) -> BreakRegistry | None:
+    """The registry that fits this session best (its own copy first); None when none can be found."""
+    folders: list[Path] = []
+    if session.source.is_dir():
+        folders.append(session.source)
+    for rank in session.ranks:
+        if rank.log_path is not None:
+            folders += [rank.log_path.parent.parent, rank.log_path.parent]
+    return find_registry(list(dict.fromkeys(folders)), session.torch_version)
+
+
+def break_type(brk: GraphBreak, registry: BreakRegistry | None) -> BreakTypeMatch | None:
+    """The registry entry of one break, or None when neither the link nor the name identifies it."""
+    link = _LINK.search(brk.text or "")
+    if link:
+        gb_id = f"GB{link[2]}"
+        entry = registry.types.get(gb_id) if registry else None
+        if entry is None:  # a newer torch than the registry: the id and link still stand
+            return BreakTypeMatch(gb_id, brk.reason, "", tuple(brk.hints), link[1], "link in the message")
+        return BreakTypeMatch(gb_id, entry.gb_type, entry.explanation, entry.hints, link[1], "link in the message")
+    if registry is None:
+        return None
+    for name, matched_by in ((brk.reason, "break type name"), (KIND_TYPES.get(brk.kind), "break kind")):
+        entry = registry.by_type(name) if name else None
+        if entry is not None:
+            return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, entry.url, matched_by)
+    return None
+
+
+def site_types(session: Session, registry: BreakRegistry | None = None,
+               sites: list[BreakSite] | None = None) -> list[tuple[BreakSite, BreakTypeMatch | None]]:
+    """Each break site with its type (taken from the site's first break that has one); `registry`
+    and `sites` are reused when already at hand."""
+    registry = registry if registry is not None else session_registry(session)
+    typed = []
+    for site in sites if sites is not None else break_sites(session):
+        match = next((m for m in (break_type(brk, registry) for brk in site.breaks) if m), None)
+        typed.append((site, match))
+    return typed

@@ -1,0 +1,199 @@
+"""Recompiles grouped by cause: one group per frame and guarded value (e.g. "input_ids, size dim 1"),
+with how often it recompiled, the values it took (8 → 1 → 9), a diagnosis in plain words, the fix with
+its exact API, and the recompile limit past which Dynamo silently runs the frame eagerly."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from inspector.core.model.session import CompileUnit, Session
+
+DEFAULT_RECOMPILE_LIMIT = 8
+_TENSOR = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>size|stride) mismatch at index (?P<dim>\d+)\. "
+                     r"expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_TENSOR_PROPERTY = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>dtype|rank|device|requires_grad|dispatch key set)"
+                              r" mismatch\. expected (?P<expected>[^,]+?)(?:, actual (?P<actual>.+?))?$")
+_VALUE = re.compile(r"^(?P<name>[LG]\[.*?\](?:\S*?)?) == (?P<expected>.+?)(?:\s+#.*)?$")
+_SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
+_LIMIT_HIT = re.compile(r"recompile limit exceeded|hit config\.(?:recompile_limit|cache_size_limit)|"
+                        r"cache_size_limit reached|recompile_limit reached", re.I)
+STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stance(\"eager_on_recompile\")` after "
+           "warm-up runs them eagerly instead of recompiling; in a test, `torch.compiler.set_stance("
+           "\"fail_on_recompile\")` turns any recompile into an error.")
+
+
+@dataclass
+class RecompileGroup:
+    rank: int | None
+    frame: int
+    function: str | None
+    location: str | None
+    file: str | None
+    line: int | None
+    subject: str  # the guarded value: "x", "L['self'].training"
+    aspect: str  # "size dim 0", "dtype", "value", "guard"
+    units: list[CompileUnit] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)  # the values it took, first compile first
+    diagnosis: str = ""
+    fix: str = ""
+    guard: str = ""  # torch's words for the first failure
+
+    @property
+    def count(self) -> int:
+        return len(self.units)
+
+    @property
+    def title(self) -> str:
+        values = " → ".join(self.history) if self.history else ""
+        return f"{self.subject} {self.aspect}" + (f": {values}" if values else "")
+
+    def to_json(self) -> dict:
+        return {"rank": self.rank, "frame": self.frame, "function": self.function, "location": self.location,
+                "file": self.file, "line": self.line, "subject": self.subject, "aspect": self.aspect,
+                "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
+                "history": self.history, "guard": self.guard, "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
+
+
+@dataclass
+class RecompileLimit:
+    """The limit of compiles per frame, and the frames that reached it (they then ran eagerly)."""
+
+    value: int
+    setting: str  # "recompile_limit" (torch ≥ 2.6) or "cache_size_limit"
+    from_log: bool
+    frames_at_limit: list[str]
+    values: list[int] = field(default_factory=list)  # every value the log records, when they differ
+
+    @property
+    def text(self) -> str:
+        where = "from the log's dynamo config" if self.from_log else "torch's default; the log does not record it"
+        if len(self.values) > 1:
+            where += f"; it differs between units: {', '.join(map(str, self.values))}"
+        hit = (f" Reached by: {', '.join(self.frames_at_limit)}." if self.frames_at_limit
+               else " No frame reached it in this run.")
+        return (f"torch._dynamo.config.{self.setting} = {self.value} ({where}). A frame that needs more compiles "
+                f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "setting": self.setting, "from_log": self.from_log,
+                "frames_at_limit": self.frames_at_limit, "values": self.values, "text": self.text}
+
+
+def recompile_groups(session: Session) -> list[RecompileGroup]:
+    """Recompiles grouped by frame and the guard that failed against the newest graph, most frequent first."""
+    groups: dict[tuple, RecompileGroup] = {}
+    for unit in session.units:
+        if not unit.recompile:
+            continue
+        guards = unit.recompile.failed_guards
+        guard = guards[0].guard if guards else unit.recompile.raw.strip() or "reason not recorded"
+        subject, aspect, expected, actual = guarded_value(guard)
+        key = (unit.rank, unit.compile_id.autograd, unit.compile_id.frame, subject, aspect)
+        group = groups.get(key)
+        if group is None:
+            location = unit.location
+            group = groups[key] = RecompileGroup(
+                unit.rank, unit.compile_id.frame, unit.function, str(location) if location else None,
+                location.file if location else None, location.line if location else None, subject, aspect,
+                guard=guard)
+            if expected is not None:
+                group.history.append(expected)
+        group.units.append(unit)
+        if actual is not None:
+            group.history.append(actual)
+    for group in groups.values():
+        group.diagnosis, group.fix = _explain(group)
+        if any(_LIMIT_HIT.search(unit.fail_reason or "") for unit in group.units):
+            group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
+                                "with only a log warning.")
+    return sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))
+
+
+def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
+    """(subject, aspect, expected, actual) of one failed guard in torch's words."""
+    match = _TENSOR.search(guard)
+    if match:
+        return match["name"], f"{match['what']} dim {match['dim']}", match["expected"], match["actual"]
+    match = _TENSOR_PROPERTY.search(guard)
+    if match:
+        return match["name"], match["what"], match["expected"].strip(), (match["actual"] or "").strip() or None
+    match = _VALUE.match(guard.strip())
+    if match:
+        return match["name"], "value", match["expected"].strip(), None
+    source = _SOURCE.search(guard)
+    if "___check_obj_id" in guard or "ID_MATCH" in guard:
+        return (source[0] if source else guard), "object identity", None, None
+    if "___check_type_id" in guard or "TYPE_MATCH" in guard:
+        return (source[0] if source else guard), "type", None, None
+    return (source[0] if source else guard.strip()[:120]), "guard", None, None
+
+
+def recompile_limit(session: Session) -> RecompileLimit:
+    """The limit as the log records it (per compile unit: ranks may differ), and the frames that hit it."""
+    frames: dict[tuple, list[CompileUnit]] = {}
+    for unit in session.units:
+        frames.setdefault((unit.rank, unit.compile_id.autograd, unit.compile_id.frame), []).append(unit)
+    values: dict[int, str] = {}
+    at_limit = []
+    for units in frames.values():
+        setting = next(((name, int(unit.metric(name))) for unit in units
+                        for name in ("recompile_limit", "cache_size_limit") if unit.metric(name) is not None), None)
+        if setting:  # the reader keeps these two settings of the log's dynamo config
+            values.setdefault(setting[1], setting[0])
+        limit = setting[1] if setting else DEFAULT_RECOMPILE_LIMIT
+        texts = " ".join([u.fail_reason or "" for u in units] + [b.text or b.reason for u in units for b in u.breaks]
+                         + [w for u in units for w in u.warnings])
+        if _LIMIT_HIT.search(texts) or len({u.compile_id.compile for u in units}) > limit:
+            first = units[0]
+            at_limit.append(f"frame {first.compile_id.frame} {first.function or '?'}"
+                            + (f" (rank {first.rank})" if first.rank is not None else ""))
+    if not values:
+        return RecompileLimit(DEFAULT_RECOMPILE_LIMIT, "recompile_limit", False, at_limit)
+    value = min(values)
+    return RecompileLimit(value, values[value], True, at_limit, sorted(values))
+
+
+def _explain(group: RecompileGroup) -> tuple[str, str]:
+    """The diagnosis and the fix for one group, with the exact API to call."""
+    name, n = group.subject, group.count
+    times = "once" if n == 1 else f"{n} times"
+    if group.aspect.startswith("size dim"):
+        dim = group.aspect.rsplit(" ", 1)[1]
+        values = " → ".join(group.history)
+        diagnosis = f"`{name}` arrived with a new size in dim {dim} ({values}); Dynamo recompiled {times}."
+        if n == 1:
+            diagnosis += (" After the first change Dynamo usually makes the dim symbolic (automatic dynamic), so one "
+                          "recompile per dim is expected and later sizes reuse the new graph.")
+        elif any(value in ("0", "1") for value in group.history):
+            diagnosis += (" Sizes 0 and 1 are always specialised, even on a dynamic dim: every switch between 1 and "
+                          "another size compiles again.")
+        else:
+            diagnosis += " The dim did not become dynamic, so each new size compiled a new graph."
+        fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
+               f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
+               f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
+    elif group.aspect.startswith("stride dim"):
+        diagnosis = f"`{name}` arrived with a different memory layout (stride); Dynamo recompiled {times}."
+        fix = f"Make the layout the same on every call, e.g. `{name}.contiguous()` before the compiled call."
+    elif group.aspect in ("dtype", "device", "rank", "dispatch key set"):
+        diagnosis = f"`{name}` changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
+        fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
+               f"graph per {group.aspect}.")
+    elif group.aspect == "requires_grad":
+        diagnosis = f"`{name}` switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
+        fix = f"Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
+    elif group.aspect == "value":
+        diagnosis = (f"The graph was specialised on the Python value of `{name}` (was {group.history[0] if group.history else '?'}); "
+                     f"a new value recompiled {times}.")
+        fix = (f"Pass `{name}` as a tensor if it changes per call, or keep it constant; for Python ints Dynamo "
+               f"specialises on, `torch._dynamo.config.automatic_dynamic_shapes` (on by default) treats them as "
+               f"dynamic after the first change.")
+    elif group.aspect in ("object identity", "type"):
+        diagnosis = f"`{name}` is a different {'object' if group.aspect == 'object identity' else 'type'} than the graph was compiled for ({times})."
+        fix = (f"Create `{name}` once outside the loop (a new module, function or closure per call forces a "
+               f"recompile each time).")
+    else:
+        diagnosis = f"A guard failed {times}: {group.guard}"
+        fix = "Find what changes between calls in the guard above and keep it fixed."
+    return diagnosis, fix

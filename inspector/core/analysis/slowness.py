@@ -1,0 +1,124 @@
+"""Where a compiled call's time goes, measured from the capture's profile of the compiled run: guard
+checks (Dynamo's cache lookup), torch's runtime wrappers, the compiled graphs themselves, and the eager
+Python and ops between them; plus kernel launches per call and CUDA-graph skips from the log. Each
+figure is a share of the profiled call, so "compiled is slower" names its cause with a number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.analysis.profile_ops import WRAPPERS
+from inspector.core.model.session import Session
+
+GUARD_EVENT = "TorchDynamo Cache Lookup"
+GRAPH_EVENT = "## Call CompiledFxGraph"
+RUNTIME_WRAPPERS = ("Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
+
+
+@dataclass(frozen=True)
+class Cost:
+    key: str
+    label: str
+    us_per_call: float | None
+    share: float | None  # of the profiled call's wall time
+    detail: str  # what was measured and how
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "label": self.label, "us_per_call": self.us_per_call, "share": self.share,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Slowness:
+    call_us: float | None  # wall time of one profiled compiled call
+    costs: list[Cost]
+    graphs_per_call: float | None
+    launches_per_call: float | None
+    launch_detail: str
+    cudagraph_skips: list[dict]  # {"compile_id", "reason"}
+    cudagraph_skip_count: int | None  # torch's counter, when the capture recorded it
+    note: str
+
+    def to_json(self) -> dict:
+        return {"call_us": self.call_us, "costs": [cost.to_json() for cost in self.costs],
+                "graphs_per_call": self.graphs_per_call, "launches_per_call": self.launches_per_call,
+                "launch_detail": self.launch_detail, "cudagraph_skips": self.cudagraph_skips,
+                "cudagraph_skip_count": self.cudagraph_skip_count, "note": self.note}
+
+
+def slowness(session: Session) -> Slowness:
+    results = session.results or {}
+    skips = [{"compile_id": str(unit.compile_id), "reason": unit.metrics["cudagraph_skip_reason"]}
+             for unit in session.units if unit.metrics.get("cudagraph_skip_reason")]
+    counted = ((results.get("counters") or {}).get("inductor") or {}).get("cudagraph_skips")
+    profile = (results.get("profile") or {}).get("compiled")
+    if not profile or not profile.get("wall_s") or not profile.get("ops"):
+        return Slowness(None, [], None, None, "", skips, counted,
+                        "no profile of the compiled run: capture an entry-point script with profiling on")
+    runs = profile.get("runs") or 1
+    call_us = profile["wall_s"] * 1e6 / runs
+    ops = profile["ops"]
+
+    def per_call(rows, field="self_cpu_us") -> float:
+        return sum(row.get(field, 0) for row in rows) / runs
+
+    guard_rows = [row for row in ops if row["name"].startswith(GUARD_EVENT)]
+    graph_rows = [row for row in ops if row["name"].startswith(GRAPH_EVENT)]
+    wrapper_rows = [row for row in ops if row["name"].startswith(RUNTIME_WRAPPERS)]
+    guards = per_call(guard_rows)
+    graphs = per_call(graph_rows, "cpu_total_us")
+    wrappers = per_call(wrapper_rows)
+    between = max(0.0, call_us - guards - graphs - wrappers)
+
+    def cost(key, label, us, detail) -> Cost:
+        return Cost(key, label, us, us / call_us if call_us else None, detail)
+
+    guard_calls = sum(row.get("count", 0) for row in guard_rows) / runs
+    costs = [
+        cost("guards", "guard checks (Dynamo cache lookup)", guards,
+             f"'{GUARD_EVENT}' self time, {guard_calls:g} lookup(s) per call"),
+        cost("runtime_wrappers", "torch runtime wrappers", wrappers,
+             "self time of 'Pregraph bytecode', 'AOTDispatcher …' and 'CompiledFunction' events"),
+        cost("compiled_graphs", "inside compiled graphs", graphs,
+             f"total time of the {len(graph_rows)} compiled graph(s) called ('{GRAPH_EVENT} …' events)"),
+        cost("eager_between", "eager Python and ops between compiled regions", between,
+             "the rest of the call: bytecode and eager ops around and between graphs (breaks, resume functions)"),
+    ]
+    launches, launch_detail = _launches(profile, runs)
+    return Slowness(call_us, costs, sum(row.get("count", 0) for row in graph_rows) / runs if graph_rows else None,
+                    launches, launch_detail, skips, counted,
+                    f"profile of {runs} compiled call(s); the profiler slows every part it watches, so read shares, "
+                    "not absolute times")
+
+
+def _launches(profile: dict, runs: int) -> tuple[float | None, str]:
+    """Kernels launched per call: device kernels on CUDA; on CPU the profiled ops and kernels."""
+    rows = [row for row in profile["ops"] if not row["name"].startswith(WRAPPERS)]
+    if profile.get("time_key") == "self_device_us":
+        kernels = [row for row in rows if row.get("self_device_us")]
+        launches = sum(row.get("count", 0) for row in kernels) / runs
+        device_us = sum(row["self_device_us"] for row in kernels) / runs
+        return launches, (f"{launches:g} device kernel launch(es) per call, {device_us:.1f} µs of device time; "
+                          "many short kernels point at launch overhead (CUDA graphs: mode=\"reduce-overhead\")")
+    launches = sum(row.get("count", 0) for row in rows) / runs
+    return launches, (f"{launches:g} op/kernel call(s) per call seen by the profiler (extern ATen calls, generated "
+                      "kernels when kernel profiling is on, and eager ops between graphs)")
+
+
+def render_slowness(data: dict) -> list[str]:
+    """Text lines for the terminal summary and the report, from the JSON form the summary keeps."""
+    lines = ["", "Where a compiled call's time goes (profile):"]
+    if data["call_us"] is None:
+        lines.append(f"  {data['note']}")
+    else:
+        lines.append(f"  one call: {data['call_us']:.1f} µs ({data['note']})")
+        for cost in data["costs"]:
+            lines.append(f"  {cost['us_per_call']:9.1f} µs {cost['share']:6.1%}  {cost['label']}  [{cost['detail']}]")
+        if data["graphs_per_call"] is not None:
+            lines.append(f"  compiled graphs entered per call: {data['graphs_per_call']:g}")
+        if data["launches_per_call"] is not None:
+            lines.append(f"  launches: {data['launch_detail']}")
+    if data["cudagraph_skips"] or data["cudagraph_skip_count"]:
+        lines.append(f"  CUDA graphs skipped: {data['cudagraph_skip_count'] or len(data['cudagraph_skips'])}")
+        lines += [f"    {skip['compile_id']}: {skip['reason']}" for skip in data["cudagraph_skips"]]
+    return lines
