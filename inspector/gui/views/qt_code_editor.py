@@ -158,6 +158,8 @@ class QtCodeEditor(QPlainTextEdit):
     def paint_gutter(self, event) -> None:
         painter = QPainter(self.gutter)
         painter.fillRect(event.rect(), self.palette().alternateBase())
+        if self.document().isEmpty():
+            return  # no "1" beside a placeholder
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         height = self.fontMetrics().height()

@@ -7,7 +7,7 @@ recompile reasons."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
@@ -51,12 +51,11 @@ class QtCodeView(QWidget):
         self.texts = QComboBox()
         self.texts.currentIndexChanged.connect(self._on_text_chosen)
         self.find = QLineEdit()
-        self.find.setPlaceholderText("Find (Ctrl+F, Enter for next)")
+        self.find.setPlaceholderText("Find (Ctrl+F, Enter for next)")  # Ctrl+F: the window's Find in View
         self.find.returnPressed.connect(lambda: self.find_next(backward=False))
         previous, following = QPushButton("◀"), QPushButton("▶")
         previous.clicked.connect(lambda: self.find_next(backward=True))
         following.clicked.connect(lambda: self.find_next(backward=False))
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.find.setFocus)
         self.origin = QLabel("")
         bar = QHBoxLayout()
         for widget in (self.texts, self.find, previous, following, self.origin):

@@ -9,6 +9,7 @@ from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 
 MAX_SOURCE_BYTES = 4 << 20
+PLACEHOLDER = "The model's source appears here once a session is open."
 
 
 class QtSourceView(QtCodeEditor):
@@ -17,7 +18,7 @@ class QtSourceView(QtCodeEditor):
         self.model = model
         self.path: str | None = None
         self.markers_by_file: dict[str, dict[int, tuple[str, str]]] = {}
-        self.setPlaceholderText("The model's source appears here once a session is open.")
+        self.setPlaceholderText(PLACEHOLDER)
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigLocationRequested.connect(self.show_location)
@@ -46,19 +47,27 @@ class QtSourceView(QtCodeEditor):
         if file != self.path:
             self.path = file
             text = self._read(file)
+            if text is None:  # a message, not code: shown as the empty editor's placeholder
+                self.setPlaceholderText(f"{file}\n\nThis file is not on this machine: the session was captured "
+                                        "elsewhere. Its breaks and recompiles are listed under Problems." if file
+                                        else PLACEHOLDER)
+                self.show_text("", None)
+                return
+            self.setPlaceholderText(PLACEHOLDER)
             self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
         if line > 0:
             self.go_to_line(line)
 
     @staticmethod
-    def _read(file: str) -> str:
+    def _read(file: str) -> str | None:
+        """The file's text (or a line saying it is too large); None when it cannot be read here."""
         path = Path(file)
         try:
             if path.stat().st_size > MAX_SOURCE_BYTES:
                 return f"{file} is too large to show here."
             return path.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            return f"{file}\n\nThis file is not on this machine (the session was captured elsewhere)." if file else ""
+            return None
 
     def marker_lines(self) -> dict[int, str]:
         """Line → marker kind for the file on show (what the gutter draws)."""
