@@ -108,7 +108,8 @@ class QtCodeEditor(QPlainTextEdit):
         self.setTextCursor(cursor)
         self.centerCursor()
         selection = QTextEdit.ExtraSelection()
-        selection.format.setBackground(QColor(colour).lighter(170))
+        dark = self.palette().base().color().lightness() < 128
+        selection.format.setBackground(QColor(colour).darker(260) if dark else QColor(colour).lighter(170))
         selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         selection.cursor = cursor
         self.setExtraSelections([selection])

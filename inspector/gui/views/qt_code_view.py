@@ -151,6 +151,8 @@ class QtCodeView(QWidget):
                 elif not time:
                     item.setToolTip("no profiler event with this kernel's name (not measured, or CPU kernel "
                                     "profiling off)")
+                else:
+                    item.setToolTip(text)
                 self.outline.setItem(row, column, item)
 
     # --- kernels and nodes ----------------------------------------------------------------------

@@ -80,6 +80,7 @@ class QtDiffView(QWidget):
                     lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
         self.labels = [_pane_label("A"), _pane_label("B")]
         self.differences = QListWidget()
+        self.differences.setWordWrap(True)
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
         self.run = QTextBrowser()
         panes = QSplitter(Qt.Orientation.Horizontal)
@@ -198,7 +199,8 @@ class QtDiffView(QWidget):
             self._add_difference(f"changed  {change.a} → {change.b}  ({', '.join(change.fields)})", ("both", change.a))
         if not self.differences.count():
             empty = QListWidgetItem("No differences: the two graphs match node for node at this stage.")
-            empty.setFlags(Qt.ItemFlag.NoItemFlags)
+            empty.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not selected
+            empty.setToolTip(empty.text())
             self.differences.addItem(empty)
         self.summary.setText(f"{count(len(graph_a.nodes), 'node')} in A, {len(graph_b.nodes):,} in B: {len(self.diff.matched)} matched, "
                              f"{len(self.diff.changed)} changed, {len(self.diff.added)} added, {len(self.diff.removed)} "

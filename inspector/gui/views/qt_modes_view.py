@@ -120,7 +120,9 @@ class QtModesView(QWidget):
                      _fmt(row.speedup, "{:.2f}×"), str(row.breaks), str(row.recompiles), str(row.kernels),
                      row.error or ("fastest" if row.mode == best else "")]
             for column, text in enumerate(cells):
-                self.table.setItem(index, column, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(index, column, item)
         positions = list(range(len(rows)))
         for plot, values, colour in ((self.steady, [(r.steady_s or 0) * 1e6 for r in rows], "#2e9d4f"),
                                      (self.compile, [r.compile_s or 0 for r in rows], "#2b7bb9")):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.core.model.pipeline import PIPELINE
 from inspector.core.outputs.numbers import count, seconds
@@ -73,6 +73,31 @@ class QtStageStrip(QWidget):
                                   else "done" if state.started is not None else "waiting"
                                   for step, state in steps.items()}
         return states
+
+    def cell_at(self, x: float, y: float) -> tuple[str, str] | None:
+        """(compile id, pipeline step) of the cell at widget point (x, y), if any."""
+        row, width = int((y - 4) // ROW_HEIGHT) - 1, (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+        column = int((x - LABEL_WIDTH) // width) if width > 0 and x >= LABEL_WIDTH else -1
+        ids = list(self.progress.units)
+        if 0 <= row < len(ids) and 0 <= column < len(PIPELINE):
+            return ids[row], PIPELINE[column]
+        return None
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            cell = self.cell_at(event.pos().x(), event.pos().y())
+            if cell is None:
+                QToolTip.hideText()
+            else:
+                compile_id, step = cell
+                state = self.cell_states()[compile_id][step]
+                now = time.time()
+                elapsed = (self.progress.benchmark_elapsed(now) if step == "benchmark"
+                           else self.progress.units[compile_id][step].elapsed(now))
+                QToolTip.showText(event.globalPos(), f"[{compile_id}] {step}: {state}"
+                                  + (f", {seconds(elapsed)} own time" if elapsed is not None else ""), self)
+            return True
+        return super().event(event)
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
