@@ -60,6 +60,8 @@ class QtMainWindow(QMainWindow):
         self.setWindowTitle("torch.compile Inspector")
         self.resize(1400, 900)
         self.setAcceptDrops(True)
+        # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
+        self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
         self.capture = QtCaptureController(self)
@@ -159,7 +161,7 @@ class QtMainWindow(QMainWindow):
         """The tabs first: a Session column a fifth of the width (names elide, with tooltips), the
         bottom panel a fifth of the height."""
         width, height = max(self.width(), 1000), max(self.height(), 600)
-        self.resizeDocks([self.dock("Session")], [max(280, min(440, width // 4))], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.dock("Session")], [max(240, min(420, width // 5))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.dock("Problems")], [max(120, height // 5)], Qt.Orientation.Vertical)
 
     def toggle_bottom_panel(self) -> None:
@@ -362,10 +364,20 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.show()
         self.status.setText(f"Compiling {self.script.name} in the background…")
         self.dock("Compile stages").show()
+        self._fit_stage_strip()
         self.dock("Log").show()
         self.dock("Log").raise_()
 
+    def _fit_stage_strip(self) -> None:
+        """The strip's dock as tall as its rows, up to VISIBLE_ROWS; beyond that it scrolls."""
+        area = self.dock("Compile stages").widget()
+        height = min(self.stage_strip.rows_height(), area.maximumHeight())
+        if area.minimumHeight() != height:
+            area.setMinimumHeight(height)
+            self.resizeDocks([self.dock("Compile stages")], [height], Qt.Orientation.Vertical)
+
     def _on_capture_progress(self, progress) -> None:
+        self._fit_stage_strip()
         units = len(progress.units)
         phase = progress.phase or ("compiling" if units else "starting")
         self.status.setText(f"{self.script.name}: {phase}; {count(units, 'compile unit')} so far")

@@ -21,7 +21,8 @@ class QtNavigator(QTreeWidget):
     def __init__(self, model: QtSessionModel, capture=None):
         super().__init__()
         self.model = model
-        self.setHeaderLabels(["Compile unit", "Breaks", "Kernels", "Compile"])
+        self.setHeaderLabels(["Compile unit", "Brk", "Krn", "Time"])  # short: the names get the width
+        self.setIndentation(12)
         for column, tip in enumerate(COLUMN_TIPS):
             self.headerItem().setToolTip(column, tip)
         header = self.header()
@@ -54,7 +55,9 @@ class QtNavigator(QTreeWidget):
         self.clear()
         self._items.clear()
         self._live = {}
-        QTreeWidgetItem(self, ["capturing: compile units appear as they start"]).setFlags(Qt.ItemFlag.NoItemFlags)
+        note = QTreeWidgetItem(self, ["capturing…"])
+        note.setToolTip(0, "compile units appear here as they start; the full tree when the session opens")
+        note.setFlags(Qt.ItemFlag.NoItemFlags)
 
     def _on_capture_progress(self, progress) -> None:
         for compile_id, steps in progress.units.items():
