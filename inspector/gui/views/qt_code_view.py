@@ -86,7 +86,7 @@ class QtCodeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the bar keeps its height; the code takes the rest
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
 

@@ -40,6 +40,23 @@ def _elide(label: str) -> str:
     return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
 
 
+def _empty(plot: pg.PlotWidget) -> None:
+    """An empty plot says so in its middle rather than showing bare 0–1 axes."""
+    text = pg.TextItem("nothing recorded for this plot\n(see the note below)", anchor=(0.5, 0.5),
+                       color=plot.getAxis("bottom").textPen().color())
+    plot.addItem(text)
+    text.setPos(0.5, 0.5)
+    plot.setXRange(0, 1, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    for side in ("left", "bottom"):
+        plot.showAxis(side, False)
+
+
+def _axes(plot: pg.PlotWidget) -> None:
+    for side in ("left", "bottom"):
+        plot.showAxis(side, True)
+
+
 class QtKernelPlots(QWidget):
     sigKernelActivated = Signal(str)  # a kernel's bar was clicked and that kernel selected: show its code
 
@@ -97,7 +114,9 @@ class QtKernelPlots(QWidget):
               selected: int | None = None) -> None:
         plot.clear()
         if not values:
+            _empty(plot)
             return
+        _axes(plot)
         brushes = [SELECTED_COLOUR if index == selected else colour for index in range(len(values))]
         plot.addItem(pg.BarGraphItem(x0=0, y=list(range(len(values))), height=0.7, width=values, brushes=brushes))
         plot.getAxis("left").setTicks([[(i, _elide(label)) for i, label in enumerate(labels)]])
@@ -108,7 +127,9 @@ class QtKernelPlots(QWidget):
     def _paired(plot: pg.PlotWidget, rows: list[tuple[str, float | None, float | None]]) -> None:
         plot.clear()
         if not rows:
+            _empty(plot)
             return
+        _axes(plot)
         plot.addLegend(offset=(-10, 10))
         eager = [row[1] or 0 for row in rows]
         compiled = [row[2] or 0 for row in rows]
