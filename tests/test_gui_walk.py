@@ -191,10 +191,11 @@ def test_stage_strip_hides_when_idle_and_shows_every_unit_while_running(qtbot, w
     window.script = Path("model.py")
     window.capture.sigStarted.emit("session")
     assert dock.isVisible()
-    progress = StageProgress()
+    progress = StageProgress()  # the controller hands the same object on, updated, each time
     for unit in range(6):
         progress.apply({"event": "stage", "name": "dynamo", "ph": "B", "compile_id": f"{unit}/0", "t": 1.0})
         progress.apply({"event": "stage", "name": "dynamo", "ph": "E", "compile_id": f"{unit}/0", "t": 2.0})
+        window.capture.sigProgress.emit(progress)
     progress.apply({"event": "phase", "phase": "benchmark", "state": "start", "t": 2.0})
     progress.apply({"event": "phase", "phase": "benchmark", "state": "end", "t": 2.5})
     window.capture.sigProgress.emit(progress)

@@ -52,9 +52,8 @@ class QtStageStrip(QWidget):
         self.update()
 
     def _on_progress(self, progress: StageProgress) -> None:
-        grew = len(progress.units) != len(self.progress.units)
-        self.progress = progress
-        if grew:
+        self.progress = progress  # the controller may hand the same object, updated: compare heights
+        if self.minimumHeight() != self.rows_height():
             self.setMinimumHeight(self.rows_height())
             self.updateGeometry()
         self.update()
