@@ -13,7 +13,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QAbstractScrollArea, QDockWidget, QToolTip  # noqa: E402
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QDockWidget, QToolTip  # noqa: E402
 
 from conftest import CUDA_LOG, MULTI_RANK, open_and_wait  # noqa: E402
 
@@ -156,7 +156,7 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
     _click_items(qtbot, window.views["Code"].outline)
     # Ctrl+F puts the cursor in the Code pane's find box
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.focusWidget() is window.views["Code"].find or not window.isActiveWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.views["Code"].find, timeout=3000)
     assert len(loaded.session.units) > 0
 
 
