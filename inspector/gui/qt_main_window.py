@@ -143,6 +143,7 @@ class QtMainWindow(QMainWindow):
         area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)
         bar = area.verticalScrollBar()
         bar.rangeChanged.connect(lambda _low, high: bar.setValue(high))
+        bar.valueChanged.connect(lambda _value: strip.update())  # repaint the sticky header where it now is
         return area
 
     def _build_view_menu(self) -> None:

@@ -105,11 +105,7 @@ class QtStageStrip(QWidget):
         width = (self.width() - label_width - 8) / len(PIPELINE)
         now = time.time()
         text = self.palette().text().color()
-        painter.setPen(text)
-        for column, step in enumerate(PIPELINE):
-            painter.drawText(QRectF(label_width + column * width, 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
         rows = list(self.progress.units.items())
-        painter.drawText(QRectF(0, 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, count(len(rows), "unit"))
         if not rows:
             painter.drawText(QRectF(0, ROW_HEIGHT + 4, self.width(), ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter,
                              "Run a script (Run ▸ Run, F5) to watch it compile, stage by stage."
@@ -123,6 +119,13 @@ class QtStageStrip(QWidget):
                 state = states[compile_id][step]
                 elapsed = self.progress.benchmark_elapsed(now) if step == "benchmark" else steps[step].elapsed(now)
                 self._cell(painter, QRectF(label_width + column * width + 2, y + 1, width - 4, ROW_HEIGHT - 2), state, elapsed)
+        # the header last, at the top of what is on screen: it stays put while the rows scroll under it
+        top = self.visibleRegion().boundingRect().top() if not self.visibleRegion().isEmpty() else 0
+        painter.fillRect(QRectF(0, top, self.width(), ROW_HEIGHT + 4), self.palette().window())
+        painter.setPen(text)
+        for column, step in enumerate(PIPELINE):
+            painter.drawText(QRectF(label_width + column * width, top + 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
+        painter.drawText(QRectF(0, top + 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, count(len(rows), "unit"))
         painter.end()
 
     def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None) -> None:

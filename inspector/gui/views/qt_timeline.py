@@ -12,7 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QVBoxLayout, QWidget,
 )
 
 from inspector.core.model.pipeline import PIPELINE
@@ -137,9 +138,11 @@ class QtTimeline(QWidget):
         self.totals.setHorizontalHeaderLabels(["Stage (own time)", "Time", "Share"])
         self.totals.verticalHeader().setVisible(False)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.totals.setColumnWidth(0, 170)
-        self.totals.setColumnWidth(1, 60)
-        self.totals.setColumnWidth(2, 60)
+        header = self.totals.horizontalHeader()  # the stage name takes what the figures leave
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         export = QPushButton("Export Perfetto / Chrome trace…")
         export.clicked.connect(self.ask_export)
         legend = QHBoxLayout()
