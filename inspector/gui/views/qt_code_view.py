@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.core.analysis.kernel_index import kernel_nodes
 from inspector.core.model.session import CompileUnit
+from inspector.core.outputs.numbers import number
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
@@ -140,7 +141,7 @@ class QtCodeView(QWidget):
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             time = times.get(kernel.name)
-            cells = [kernel.name, kernel.kind, f"{time.us_per_call:.1f}" if time else "—",
+            cells = [kernel.name, kernel.kind, number(time.us_per_call) if time else "—",
                      f"{time.share:.1%}" if time else "—", ORIGIN_WORDS[kernel.source_origin]]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -186,6 +187,8 @@ class QtCodeView(QWidget):
             where = f"{origin.file.rsplit('/', 1)[-1]}:{origin.line}" if origin.file else "—"
             item = QTreeWidgetItem(self.nodes, [origin.name, origin.target, where, origin.code or ""])
             item.setData(0, KERNEL_ROLE, origin)
+            for column in (0, 1, 3):
+                item.setToolTip(column, item.text(column))
             item.setToolTip(2, f"{origin.file}:{origin.line}" if origin.file else "no source recorded")
 
     def _on_node_activated(self, item: QTreeWidgetItem, _column: int) -> None:
