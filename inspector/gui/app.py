@@ -16,6 +16,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", action="store_true", help="with a script as PATH: start compiling it right away")
     parser.add_argument("--compare", type=Path, help="once PATH is open, diff it against this other run")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the window once PATH is open, then quit")
+    parser.add_argument("--size", type=int, nargs=2, default=(1400, 900), metavar=("W", "H"),
+                        help="window size for --screenshot")
+    parser.add_argument("--tab", help="with --screenshot: the tab to show (Summary, Graph, Source, Code, …)")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), default="system",
+                        help="colours: follow the desktop (default), or force light or dark")
     parser.add_argument("--selftest", action="store_true", help="render every view offscreen on the bundled session")
     args = parser.parse_args(argv)
     if args.selftest:
@@ -28,12 +33,16 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from inspector.gui.qt_main_window import QtMainWindow
+    from inspector.gui.qt_palette import apply_theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("torch.compile Inspector")
     app.setOrganizationName("torch-compile-inspector")
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
+    apply_theme(app, args.theme)
     window = QtMainWindow()
+    if args.screenshot:
+        window.resize(*args.size)
     window.show()
     path = Path(args.path) if args.path else (DEFAULT_SESSION if DEFAULT_SESSION.exists() else None)
     if path is not None:
@@ -47,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         window.model.sigLoaded.connect(compare_once)
     if args.screenshot:
         def grab_when_ready(*_):
-            QTimer.singleShot(300, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
+            if args.tab in window.views:
+                window.tabs.setCurrentWidget(window.views[args.tab])
+            QTimer.singleShot(1500, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
         window.model.sigLoaded.connect(grab_when_ready)
         if path is None or (path.suffix == ".py" and not args.run):
             grab_when_ready()

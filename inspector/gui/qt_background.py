@@ -16,6 +16,17 @@ class _Signals(QObject):
     failed = Signal(str, str)  # one-line message, traceback
 
 
+def plain_words(error: Exception) -> str:
+    """What went wrong, for a person: a file-system error as its reason and path, our own errors
+    (ValueError and kin, whose texts are written for users) as they are; only an unexpected error
+    keeps its Python name, since that is all there is to report."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
+    if isinstance(error, (OSError, ValueError)) and str(error):
+        return str(error)
+    return f"Unexpected internal error ({type(error).__name__}: {error}). Please report it with the file you opened."
+
+
 class _Task(QRunnable):
     def __init__(self, work: Callable[[], object], signals: _Signals):
         super().__init__()
@@ -25,7 +36,7 @@ class _Task(QRunnable):
         try:
             result = self.work()
         except Exception as error:  # reported to the UI, not swallowed
-            self.signals.failed.emit(f"{type(error).__name__}: {error}", traceback.format_exc())
+            self.signals.failed.emit(plain_words(error), traceback.format_exc())
         else:
             self.signals.done.emit(result)
 

@@ -1,6 +1,10 @@
 """The main window: menus, shortcuts, recent files, drag-and-drop, status and progress. It wires
 views to the model and controllers and holds no logic of its own; views plug in through
-`add_tab` and `add_dock`, so adding a view touches no other view."""
+`add_tab` and `add_dock`, so adding a view touches no other view.
+
+Layout: the tabs get the room; the Session tree on the left; Problems and Log share one tabbed,
+collapsible bottom panel (Ctrl+J); the compile-stage strip shows only while a capture runs (and
+after, until closed). Dock sizes and places are remembered (saveState) across starts."""
 
 from __future__ import annotations
 
@@ -8,17 +12,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget, QWidget,
+    QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
+    QWidget,
 )
 
 from inspector.core.outputs.html_report import render_report
+from inspector.core.outputs.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
+from inspector.gui.qt_open_dialog import QtOpenDialog
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
@@ -33,10 +40,20 @@ from inspector.gui.views.qt_graph_view import QtGraphView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
+from inspector.gui.views.qt_stage_strip import ROW_HEIGHT, VISIBLE_ROWS, QtStageStrip
 from inspector.gui.views.qt_xla_view import QtXlaView
-from inspector.gui.views.qt_stage_strip import MAX_ROWS, ROW_HEIGHT, QtStageStrip
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
+MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
+LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
+TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
+            "Graph": "The selected unit's FX graph at any stage, folded into modules",
+            "Source": "Your script with graph breaks and recompiles marked",
+            "Code": "What Inductor generated for the selected unit, kernel by kernel",
+            "Timeline": "Where compile time went: stages per compile unit",
+            "Kernels": "Kernel times, eager against compiled, compile time and memory",
+            "Diff": "Two runs side by side (File ▸ Compare With…)",
+            "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)"}
 
 
 class QtMainWindow(QMainWindow):
@@ -45,12 +62,18 @@ class QtMainWindow(QMainWindow):
         self.setWindowTitle("torch.compile Inspector")
         self.resize(1400, 900)
         self.setAcceptDrops(True)
+        # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
+        self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
         self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(True)
         self.setCentralWidget(self.tabs)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+        self.setTabPosition(Qt.DockWidgetArea.BottomDockWidgetArea, QTabWidget.TabPosition.North)
         self.views: dict[str, QWidget] = {}
         self._build_menus()
         self.add_tab("Summary", QtDashboard(self.model))
@@ -64,14 +87,20 @@ class QtMainWindow(QMainWindow):
         self.modes = QtModeComparison(self.capture, self)
         self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
-        self.add_dock("Session", QtNavigator(self.model), Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.add_dock("Compile stages", QtStageStrip(self.capture), Qt.DockWidgetArea.TopDockWidgetArea)
+        self.views["Kernels"].sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.views["Code"]))
+        self.add_dock("Session", QtNavigator(self.model, self.capture), Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.stage_strip = QtStageStrip(self.capture)
+        self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea, self._scrolling(self.stage_strip))
         self.add_dock("Problems", QtProblems(self.model), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.add_dock("Log", QtLogPane(self.capture), Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.findChild(QDockWidget, "Problems"), self.findChild(QDockWidget, "Log"))
-        self.findChild(QDockWidget, "Problems").raise_()
-        self.resizeDocks([self.findChild(QDockWidget, "Session")], [430], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.findChild(QDockWidget, "Compile stages")], [ROW_HEIGHT * (MAX_ROWS + 1) + 12], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.dock("Problems"), self.dock("Log"))
+        for name in ("Problems", "Log"):  # their tabs name them: no title bar above as well
+            self.dock(name).setTitleBarWidget(QWidget())
+        self.dock("Problems").raise_()
+        self._build_view_menu()
+        self._default_sizes()
+        self.dock("Compile stages").hide()  # shown when a capture starts
+        self._restore_layout()
         self.status = QLabel("Ready")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
         self.progress_bar = QProgressBar()
@@ -87,22 +116,107 @@ class QtMainWindow(QMainWindow):
 
     # --- layout --------------------------------------------------------------------------------
     def add_tab(self, name: str, view: QWidget) -> None:
+        """A page's own minimum (say, a wide toolbar) must not squeeze the docks away: it is capped,
+        and a toolbar wider than the page is cut at the right instead."""
         self.views[name] = view
-        self.tabs.addTab(view, name)
+        hint = view.minimumSizeHint()
+        view.setMinimumSize(min(hint.width(), MIN_PAGE_WIDTH), min(hint.height(), MIN_PAGE_HEIGHT))
+        index = self.tabs.addTab(view, name)
+        self.tabs.setTabToolTip(index, f"{TAB_TIPS.get(name, name)} (Ctrl+{index + 1})")
 
-    def add_dock(self, name: str, view: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def add_dock(self, name: str, view: QWidget, area: Qt.DockWidgetArea, holder: QWidget | None = None) -> QDockWidget:
+        """Dock `view` (inside `holder`, e.g. a scroll area, when given) as `name`."""
         self.views[name] = view
         dock = QDockWidget(name, self)
         dock.setObjectName(name)
-        dock.setWidget(view)
+        dock.setWidget(holder or view)
         self.addDockWidget(area, dock)
-        self.view_menu.addAction(dock.toggleViewAction())
         return dock
+
+    def dock(self, name: str) -> QDockWidget:
+        return self.findChild(QDockWidget, name)
+
+    @staticmethod
+    def _scrolling(strip: QtStageStrip) -> QScrollArea:
+        """The stage strip in a scroll area a few rows high that follows the newest unit."""
+        area = QScrollArea()
+        area.setWidget(strip)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)
+        bar = area.verticalScrollBar()
+        bar.rangeChanged.connect(lambda _low, high: bar.setValue(high))
+        bar.valueChanged.connect(lambda _value: strip.update())  # repaint the sticky header where it now is
+        return area
+
+    def _build_view_menu(self) -> None:
+        for name in ("Session", "Problems", "Log", "Compile stages"):
+            self.view_menu.addAction(self.dock(name).toggleViewAction())
+        self._action(self.view_menu, "Show/Hide &Bottom Panel", "Ctrl+J", self.toggle_bottom_panel)
+        self.view_menu.addSeparator()
+        for index in range(self.tabs.count()):
+            self._action(self.view_menu, f"&{index + 1} {self.tabs.tabText(index)}", f"Ctrl+{index + 1}",
+                         lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+        self.view_menu.addSeparator()
+        self._action(self.view_menu, "&Find in View", QKeySequence.StandardKey.Find, self.find_in_view)
+        self._action(self.view_menu, "&Reset Layout", "", self.reset_layout)
+
+    def _default_sizes(self) -> None:
+        """The tabs first: a Session column a fifth of the width (names elide, with tooltips), the
+        bottom panel a fifth of the height."""
+        width, height = max(self.width(), 1000), max(self.height(), 600)
+        self.resizeDocks([self.dock("Session")], [max(240, min(420, width // 5))], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.dock("Problems")], [max(120, height // 5)], Qt.Orientation.Vertical)
+
+    def toggle_bottom_panel(self) -> None:
+        """Hide Problems and Log together (the tabs take the height), or bring them back."""
+        docks = [self.dock("Problems"), self.dock("Log")]
+        visible = any(d.isVisible() for d in docks)
+        for d in docks:
+            d.setVisible(not visible)
+        if not visible:
+            docks[0].raise_()
+
+    def find_in_view(self) -> None:
+        """Ctrl+F: focus the find box of the view on show (Graph search, Code find, Log filter)."""
+        view = self.tabs.currentWidget()
+        for name in ("search", "find", "filter"):
+            box = getattr(view, name, None)
+            if hasattr(box, "setFocus") and hasattr(box, "selectAll"):
+                box.setFocus()
+                box.selectAll()
+                return
+        self.status.setText(f"{self.tabs.tabText(self.tabs.currentIndex())} has no find; Graph, Code and Log do")
+
+    def reset_layout(self) -> None:
+        for name in ("Session", "Problems", "Log"):
+            self.dock(name).show()
+        self.dock("Compile stages").setVisible(self.capture.running)
+        self._default_sizes()
+
+    def _restore_layout(self) -> None:
+        store = self.settings.store
+        geometry, state = store.value("window/geometry"), store.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        self.restored = isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
+        self.dock("Compile stages").hide()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self.restored and not getattr(self, "_sized", False):
+            self._sized = True  # docks size against the real window once it is on screen
+            QTimer.singleShot(0, self._default_sizes)
+
+    def save_layout(self) -> None:
+        self.settings.store.setValue("window/geometry", self.saveGeometry())
+        self.settings.store.setValue("window/state", self.saveState(LAYOUT_VERSION))
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "Open &Script…", QKeySequence.StandardKey.Open, self.ask_open_script)
-        self._action(file_menu, "Open &Folder or Log…", "Ctrl+Shift+O", self.ask_open_session)
+        self._action(file_menu, "Open &Log, Bundle or Folder…", "Ctrl+Shift+O", self.ask_open_session)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
@@ -122,7 +236,8 @@ class QtMainWindow(QMainWindow):
 
     def _action(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)
-        action.setShortcut(QKeySequence(shortcut))
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(slot)
         menu.addAction(action)
         return action
@@ -141,9 +256,9 @@ class QtMainWindow(QMainWindow):
             self.open_path(Path(path))
 
     def ask_open_session(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open session, TORCH_TRACE or TORCH_COMPILE_DEBUG folder")
+        path = QtOpenDialog.ask(self, "Open a TORCH_TRACE log, a .tcinspect bundle, or a session or debug folder")
         if path:
-            self.open_path(Path(path))
+            self.open_path(path)
 
     def open_path(self, path: Path) -> None:
         """A .py script is set up for a run; anything else is opened as saved compile output."""
@@ -166,9 +281,9 @@ class QtMainWindow(QMainWindow):
                           lambda message, _tb: self._on_load_failed(path, message), self)
 
     def ask_compare(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Compare with which run (session, TORCH_TRACE or debug folder)?")
+        path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")
         if path:
-            self.compare_with(Path(path))
+            self.compare_with(path)
 
     def compare_with(self, path: Path) -> None:
         """Diff the open session (A) against the one at `path` (B) in the Diff tab."""
@@ -219,7 +334,7 @@ class QtMainWindow(QMainWindow):
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()
         self.model.set_loaded(loaded)
-        self.status.setText(f"Opened {loaded.session.source} in {time.perf_counter() - started:.2f} s")
+        self.status.setText(f"Opened {loaded.session.source} in {seconds(time.perf_counter() - started)}")
 
     def _on_load_failed(self, path: Path, message: str) -> None:
         self.progress_bar.hide()
@@ -262,12 +377,24 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
         self.status.setText(f"Compiling {self.script.name} in the background…")
-        self.findChild(QDockWidget, "Log").raise_()
+        self.dock("Compile stages").show()
+        self._fit_stage_strip()
+        self.dock("Log").show()
+        self.dock("Log").raise_()
+
+    def _fit_stage_strip(self) -> None:
+        """The strip's dock as tall as its rows, up to VISIBLE_ROWS; beyond that it scrolls."""
+        area = self.dock("Compile stages").widget()
+        height = min(self.stage_strip.rows_height(), area.maximumHeight())
+        if area.minimumHeight() != height:
+            area.setMinimumHeight(height)
+            self.resizeDocks([self.dock("Compile stages")], [height], Qt.Orientation.Vertical)
 
     def _on_capture_progress(self, progress) -> None:
+        self._fit_stage_strip()
         units = len(progress.units)
         phase = progress.phase or ("compiling" if units else "starting")
-        self.status.setText(f"{self.script.name}: {phase}; {units} compile unit(s) so far")
+        self.status.setText(f"{self.script.name}: {phase}; {count(units, 'compile unit')} so far")
 
     def _on_capture_finished(self, session: str, code: int, error) -> None:
         self.run_action.setEnabled(True)
@@ -282,6 +409,7 @@ class QtMainWindow(QMainWindow):
         QtSettingsDialog(self.settings, self).open()
 
     def closeEvent(self, event) -> None:
+        self.save_layout()
         self.capture.shutdown()
         super().closeEvent(event)
 

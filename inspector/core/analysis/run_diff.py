@@ -6,6 +6,7 @@ the CI gate over one run, optionally against a baseline."""
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite
@@ -21,13 +22,37 @@ def _site_key(site: BreakSite) -> tuple[str, str]:
     return (site.reason, (site.code or "").strip())
 
 
+def script_folder(session: Session) -> str | None:
+    """The folder paths in `session` are best read against: its script's folder when the capture
+    recorded one, else the folder all its break sites share (a checkout's root, near enough)."""
+    script = (session.manifest or {}).get("script")
+    if script:
+        return os.path.dirname(str(script))
+    files = [brk.location.file for brk in session.breaks if brk.location and brk.location.file]
+    try:
+        return os.path.commonpath([os.path.dirname(f) for f in files]) if files else None
+    except ValueError:  # absolute and relative paths mixed
+        return None
+
+
+def _relative(location: str | None, base: str | None) -> str | None:
+    """`location` ("file:line …") with `base` taken off its path, so two checkouts compare equal."""
+    if not location or not base:
+        return location
+    prefix = base.rstrip("/\\") + os.sep
+    return location[len(prefix):] if location.startswith(prefix) else location
+
+
 def diff_breaks(a: SessionAnalysis, b: SessionAnalysis) -> dict:
-    """Break sites of two runs: a site is the same when reason and code line match; moved when
-    they match but the line number changed."""
+    """Break sites of two runs: a site is the same when reason and code line match; moved when they
+    match but the place changed — paths read relative to each run's script folder, so the same file
+    and line in another checkout is not a move."""
     sites_a = {_site_key(s): s for s in a.break_sites}
     sites_b = {_site_key(s): s for s in b.break_sites}
+    base_a, base_b = script_folder(a.session), script_folder(b.session)
     moved = [{"reason": sites_a[k].reason, "from": sites_a[k].location, "to": sites_b[k].location}
-             for k in sites_a.keys() & sites_b.keys() if sites_a[k].location != sites_b[k].location]
+             for k in sites_a.keys() & sites_b.keys()
+             if _relative(sites_a[k].location, base_a) != _relative(sites_b[k].location, base_b)]
     return {"new": [sites_b[k].to_json() for k in sites_b.keys() - sites_a.keys()],
             "fixed": [sites_a[k].to_json() for k in sites_a.keys() - sites_b.keys()],
             "moved": moved,

@@ -9,6 +9,7 @@ from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
+from inspector.core.outputs.numbers import count, quantity
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 1
@@ -131,7 +132,7 @@ def render_text(summary: dict) -> str:
     add(f"{summary['source']}  ({summary['kind']}, torch {summary['torch_version'] or 'version unknown'}, {state})")
     ranks = [r for r in summary["ranks"] if r is not None]
     units = summary["units"]
-    add(f"{len(units)} compile units" + (f" on {len(ranks)} ranks" if ranks else ""))
+    add(count(len(units), "compile unit") + (f" on {count(len(ranks), 'rank')}" if ranks else ""))
     for unit in units:
         rank = f"rank {unit['rank']} " if unit["rank"] is not None else ""
         seconds = f"{unit['compile_time_s']:.2f}s" if unit["compile_time_s"] is not None else "time n/a"
@@ -155,7 +156,7 @@ def render_text(summary: dict) -> str:
     timing = summary["compile_time"]
     add("")
     total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
-    add(f"Compile time: {total} over {timing['units_measured']} measured unit(s)")
+    add(f"Compile time: {total} over {count(timing['units_measured'], 'measured unit')}")
     traced = sum(timing["self_s"].values())
     if traced:
         add("  where it went (own time of each stage, nested stages excluded):")
@@ -195,8 +196,7 @@ def render_verdict(summary: dict) -> list[str]:
     """The verdict figures with their formulas, and what the capture saw of the run."""
     lines = ["", "Was it worth it?"]
     for figure in summary["verdict"]:
-        value = figure["value"]
-        shown = f"{value:.4g} {figure['unit']}".rstrip() if value is not None else "—"
+        shown = quantity(figure["value"], figure["unit"])
         lines.append(f"  {figure['label']:<18} {shown:<18} {figure['formula']}  [{figure['source']}]")
     run = summary.get("run")
     if not run:

@@ -97,26 +97,28 @@ SOURCE_SUFFIXES = (".py", ".pyi")
 _SYSTEM_TREES = ("/proc", "/sys", "/dev")
 
 
-def read_source(file: str, folder: Path | None) -> str:
+def read_source(file: str, folder: Path | None) -> tuple[str | None, str | None]:
     """The text of a source file a session names (its script, a frame of a break), for the Source
-    view. A session may come from anyone, so only a regular file is read, of at most
-    MAX_SOURCE_BYTES, and only when it lies inside the session's `folder` or is a Python file outside
-    the system's pseudo-file trees; otherwise the text says why it is not shown."""
+    view, or None and why it is not shown. A session may come from anyone, so only a regular file is
+    read, of at most MAX_SOURCE_BYTES, and only when it lies inside the session's `folder` or is a
+    Python file outside the system's pseudo-file trees."""
     if not file:
-        return ""
+        return None, None
     path = Path(file)
     if not path.is_absolute():
         if folder is None:
-            return f"{file}\n\nNot shown: a relative path outside a session folder."
+            return None, f"{file}\n\nNot shown: a relative path outside a session folder."
         path = folder / path
     real = os.path.realpath(path)
     inside = folder is not None and is_inside(real, folder)
     if not inside and (real.startswith(tuple(tree + os.sep for tree in _SYSTEM_TREES))
                        or Path(real).suffix not in SOURCE_SUFFIXES):
-        return f"{file}\n\nNot shown: the session names this file, but it is neither inside the session folder nor a Python source file."
+        return None, (f"{file}\n\nNot shown: the session names this file, but it is neither inside the session "
+                      "folder nor a Python source file.")
     try:
-        return read_text(real, MAX_SOURCE_BYTES)
+        return read_text(real, MAX_SOURCE_BYTES), None
     except FileNotFoundError:
-        return f"{file}\n\nThis file is not on this machine (the session was captured elsewhere)."
+        return None, (f"{file}\n\nThis file is not on this machine: the session was captured elsewhere. "
+                      "Its breaks and recompiles are listed under Problems.")
     except OSError as error:
-        return f"{file}\n\nNot shown: {error.strerror or error}"
+        return None, f"{file}\n\nNot shown: {error.strerror or error}"

@@ -51,6 +51,8 @@ def open_session(path: str | Path) -> Session:
         session.source = path
         return session
     if path.is_file():
+        if path.stat().st_size == 0:
+            raise NotCompileOutput(f"{path} is empty. Expected {EXPECTED}.")
         if not looks_like_trace_log(path):
             raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "
                                    f"'V1202 11:01:22.649000 12469 file.py:123] {{...}}'. Expected {EXPECTED}.")

@@ -39,6 +39,8 @@ class StageProgress:
     phases_done: list[str] = field(default_factory=list)
     finished: bool = False
     error: str | None = None
+    benchmark_s: float = 0.0  # time spent in the runner's measuring phases so far (ended ones)
+    benchmark_since: float | None = None  # when the measuring phase now running started
 
     def apply(self, event: dict) -> None:
         kind, now = event.get("event"), float(event.get("t", 0.0))
@@ -69,13 +71,23 @@ class StageProgress:
         elif kind == "phase":
             if event.get("state") == "start":
                 self.phase = event.get("phase")
+                self.benchmark_since = now if self.phase in BENCHMARK_PHASES else None
             else:
+                if self.benchmark_since is not None:
+                    self.benchmark_s += now - self.benchmark_since
+                    self.benchmark_since = None
                 self.phases_done.append(str(event.get("phase")))
                 self.phase = None
         elif kind == "error":
             self.error = event.get("message")
         elif kind == "done":
             self.finished = True
+
+    def benchmark_elapsed(self, now: float) -> float | None:
+        """Time measuring so far (None before the first measuring phase)."""
+        if self.benchmark_since is not None:
+            return self.benchmark_s + now - self.benchmark_since
+        return self.benchmark_s if self.benchmark_state == "done" else None
 
     @property
     def benchmark_state(self) -> str:

@@ -109,7 +109,8 @@ class QtCodeEditor(QPlainTextEdit):
         self.setTextCursor(cursor)
         self.centerCursor()
         selection = QTextEdit.ExtraSelection()
-        selection.format.setBackground(QColor(colour).lighter(170))
+        dark = self.palette().base().color().lightness() < 128
+        selection.format.setBackground(QColor(colour).darker(260) if dark else QColor(colour).lighter(170))
         selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         selection.cursor = cursor
         self.setExtraSelections([selection])
@@ -159,6 +160,8 @@ class QtCodeEditor(QPlainTextEdit):
     def paint_gutter(self, event) -> None:
         painter = QPainter(self.gutter)
         painter.fillRect(event.rect(), self.palette().alternateBase())
+        if self.document().isEmpty():
+            return  # no "1" beside a placeholder
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         height = self.fontMetrics().height()

@@ -7,7 +7,7 @@ recompile reasons."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.core.analysis.kernel_index import kernel_nodes
 from inspector.core.model.session import CompileUnit
+from inspector.core.outputs.numbers import number
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
@@ -52,12 +53,11 @@ class QtCodeView(QWidget):
         self.texts = QComboBox()
         self.texts.currentIndexChanged.connect(self._on_text_chosen)
         self.find = QLineEdit()
-        self.find.setPlaceholderText("Find (Ctrl+F, Enter for next)")
+        self.find.setPlaceholderText("Find (Ctrl+F, Enter for next)")  # Ctrl+F: the window's Find in View
         self.find.returnPressed.connect(lambda: self.find_next(backward=False))
         previous, following = QPushButton("◀"), QPushButton("▶")
         previous.clicked.connect(lambda: self.find_next(backward=True))
         following.clicked.connect(lambda: self.find_next(backward=False))
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.find.setFocus)
         self.origin = QLabel("")
         bar = QHBoxLayout()
         for widget in (self.texts, self.find, previous, following, self.origin):
@@ -88,7 +88,7 @@ class QtCodeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the bar keeps its height; the code takes the rest
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
@@ -142,7 +142,7 @@ class QtCodeView(QWidget):
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             time = times.get(kernel.name)
-            cells = [kernel.name, kernel.kind, f"{time.us_per_call:.1f}" if time else "—",
+            cells = [kernel.name, kernel.kind, number(time.us_per_call) if time else "—",
                      f"{time.share:.1%}" if time else "—", ORIGIN_WORDS[kernel.source_origin]]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -153,6 +153,8 @@ class QtCodeView(QWidget):
                 elif not time:
                     item.setToolTip("no profiler event with this kernel's name (not measured, or CPU kernel "
                                     "profiling off)")
+                else:
+                    item.setToolTip(text)
                 self.outline.setItem(row, column, item)
 
     # --- kernels and nodes ----------------------------------------------------------------------
@@ -186,6 +188,8 @@ class QtCodeView(QWidget):
             where = f"{origin.file.rsplit('/', 1)[-1]}:{origin.line}" if origin.file else "—"
             item = QTreeWidgetItem(self.nodes, [origin.name, origin.target, where, origin.code or ""])
             item.setData(0, KERNEL_ROLE, origin)
+            for column in (0, 1, 3):
+                item.setToolTip(column, plain_tip(item.text(column)))
             item.setToolTip(2, plain_tip(f"{origin.file}:{origin.line}" if origin.file else "no source recorded"))
 
     def _on_node_activated(self, item: QTreeWidgetItem, _column: int) -> None:

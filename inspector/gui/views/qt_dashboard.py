@@ -7,23 +7,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.verdict import Figure
+from inspector.core.outputs.numbers import quantity, seconds as fmt_seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
 
 def format_value(figure: Figure) -> str:
-    value = figure.value
-    if value is None:
-        return "—"
-    unit = figure.unit
-    if unit.startswith("s"):
-        if abs(value) < 1e-3:
-            return f"{value * 1e6:.1f} µ{unit}"
-        if abs(value) < 1:
-            return f"{value * 1e3:.2f} m{unit}"
-    if unit == "calls":
-        return f"{value:,.0f} calls"
-    return f"{value:.3g} {unit}".strip()
+    return quantity(figure.value, figure.unit)
 
 
 class QtDashboard(QWidget):
@@ -65,7 +55,7 @@ class QtDashboard(QWidget):
             where += f", {environment.get('device')} ({environment.get('device_name')}), {environment.get('threads')} thread(s)"
         timing = analysis.compile_time
         traced = sum(timing["self_s"].values())
-        stages = ", ".join(f"{name} {seconds:.2f} s ({seconds / traced:.0%})"
+        stages = ", ".join(f"{name} {fmt_seconds(seconds)} ({seconds / traced:.0%})"
                            for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
         self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
         figures = analysis.verdict

@@ -8,8 +8,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTextBrowser,
-    QVBoxLayout, QWidget,
+    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
+    QStackedWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -18,11 +18,25 @@ from inspector.core.graphs.graph_layout import layout
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import run_in_background
+from inspector.core.outputs.numbers import count, number, seconds
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 from inspector.gui.qt_plain_text import html_text as _e
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole
+GUIDANCE = ("<h3>Compare two runs</h3><p>Open a run, then <b>File ▸ Compare With…</b> (Ctrl+D) and pick a second "
+            "one: a session folder, a TORCH_TRACE log or folder, a debug folder or a .tcinspect bundle.</p>"
+            "<p>The open run is <b>A</b>, the other <b>B</b>. Here you then see each compile unit's graph from both "
+            "side by side (removed nodes red, added green, changed amber), a list of every difference "
+            "(F3 / Shift+F3), and what changed in the run: breaks, recompiles, kernels, times.</p>"
+            "<p>From a terminal: <code>compile-inspector A --compare B</code>.</p>")
+
+
+def _pane_label(side: str) -> QLabel:
+    label = QLabel(side)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setMinimumWidth(40)
+    return label
 
 
 def _prepare(graph):
@@ -66,13 +80,20 @@ class QtDiffView(QWidget):
             for bar_of in (lambda v: v.horizontalScrollBar(), lambda v: v.verticalScrollBar()):
                 bar_of(self.views[source]).valueChanged.connect(
                     lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
+        self.labels = [_pane_label("A"), _pane_label("B")]
         self.differences = QListWidget()
+        self.differences.setWordWrap(True)
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
         self.run = QTextBrowser()
         self.run.setOpenLinks(False)  # log text is escaped, but never follow a link out of this pane
         panes = QSplitter(Qt.Orientation.Horizontal)
-        for view in self.views:
-            panes.addWidget(view)
+        for label, view in zip(self.labels, self.views):
+            pane = QWidget()
+            column = QVBoxLayout(pane)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.addWidget(label)
+            column.addWidget(view, 1)
+            panes.addWidget(pane)
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.differences)
         side.addWidget(self.run)
@@ -80,15 +101,30 @@ class QtDiffView(QWidget):
         main.addWidget(panes)
         main.addWidget(side)
         main.setSizes([1000, 380])
-        outer = QVBoxLayout(self)
+        content = QWidget()
+        outer = QVBoxLayout(content)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(bar)
         outer.addWidget(self.summary)
         outer.addWidget(main, 1)
+        self.guidance = QLabel(GUIDANCE)
+        self.guidance.setWordWrap(True)
+        self.guidance.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.guidance.setMargin(40)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.guidance)
+        self.pages.addWidget(content)
+        QVBoxLayout(self).addWidget(self.pages)
+        self.layout().setContentsMargins(0, 0, 0, 0)
 
     # --- sessions -------------------------------------------------------------------------------
     def set_sessions(self, a: Session, b: Session) -> None:
         self.a, self.b = a, b
+        self.pages.setCurrentIndex(1)
+        for side, label, session in (("A", self.labels[0], a), ("B", self.labels[1], b)):
+            text = f"{side}: {session.source}"
+            label.setToolTip(text)
+            label.setText(label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, max(200, label.width())))
         keys_b = {(u.rank, str(u.compile_id)) for u in b.units}
         self.pairs = [(ua, next(ub for ub in b.units if (ub.rank, str(ub.compile_id)) == (ua.rank, str(ua.compile_id))))
                       for ua in a.units if (ua.rank, str(ua.compile_id)) in keys_b]
@@ -111,10 +147,10 @@ class QtDiffView(QWidget):
         lines.append(f"<b>Recompiles</b> {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
         lines.append(f"<b>Kernels</b> +{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
                      f"{len(kernels['code_diffs'])} with changed code")
-        lines += [f"{_e(d['kernel'])}: {d['us_a']:.1f} → {d['us_b']:.1f} µs" for d in kernels["time_deltas"][:8]]
+        lines += [f"{_e(d['kernel'])}: {number(d['us_a'])} → {number(d['us_b'])} µs" for d in kernels["time_deltas"][:8]]
         ta, tb = result["compile_time"]["total_a"], result["compile_time"]["total_b"]
         if ta is not None and tb is not None:
-            lines.append(f"<b>Compile time</b> {ta:.2f} s → {tb:.2f} s")
+            lines.append(f"<b>Compile time</b> {seconds(ta)} → {seconds(tb)}")
         if steady["speedup_a"] is not None and steady["speedup_b"] is not None:
             lines.append(f"<b>Speedup</b> {steady['speedup_a']:.2f}× → {steady['speedup_b']:.2f}×")
         self.run.setHtml("<br>".join(lines))
@@ -164,7 +200,12 @@ class QtDiffView(QWidget):
             self._add_difference(f"added  {name}", ("b", name))
         for change in self.diff.changed:
             self._add_difference(f"changed  {change.a} → {change.b}  ({', '.join(change.fields)})", ("both", change.a))
-        self.summary.setText(f"{len(graph_a.nodes)} → {len(graph_b.nodes)} nodes: {len(self.diff.matched)} matched, "
+        if not self.differences.count():
+            empty = QListWidgetItem("No differences: the two graphs match node for node at this stage.")
+            empty.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not selected
+            empty.setToolTip(empty.text())
+            self.differences.addItem(empty)
+        self.summary.setText(f"{count(len(graph_a.nodes), 'node')} in A, {len(graph_b.nodes):,} in B: {len(self.diff.matched)} matched, "
                              f"{len(self.diff.changed)} changed, {len(self.diff.added)} added, {len(self.diff.removed)} "
                              f"removed; similarity {self.diff.similarity:.2f} (structure {self.diff.structural_similarity:.2f})")
         for view in self.views:
@@ -172,16 +213,17 @@ class QtDiffView(QWidget):
 
     def _add_difference(self, text: str, where: tuple[str, str]) -> None:
         item = QListWidgetItem(text)
+        item.setToolTip(text)
         item.setData(DIFF_ROLE, where)
         self.differences.addItem(item)
 
     def step(self, direction: int) -> None:
-        count = self.differences.count()
-        if count:
-            self.differences.setCurrentRow((self.differences.currentRow() + direction) % count)
+        rows = self.differences.count()
+        if rows and self.differences.item(0).data(DIFF_ROLE) is not None:
+            self.differences.setCurrentRow((self.differences.currentRow() + direction) % rows)
 
     def _on_difference(self, item: QListWidgetItem | None) -> None:
-        if item is None:
+        if item is None or item.data(DIFF_ROLE) is None:
             return
         side, name = item.data(DIFF_ROLE)
         self.select(name, 0 if side in ("a", "both") else 1)

@@ -8,13 +8,21 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
 from inspector.core.analysis.mode_comparison import ModeRow, best_mode, compare_modes
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
+
+GUIDANCE = ("<h3>Which mode pays off?</h3><p>Open a model script (File ▸ Open Script…), then <b>Run ▸ Compare "
+            "Modes</b> (Ctrl+M). The script is captured three times, in <i>default</i>, <i>reduce-overhead</i> and "
+            "<i>max-autotune</i>, one after another.</p><p>Here you then see, per mode, compile time, steady-state "
+            "time per call, speedup over eager, graph breaks, recompiles and kernels, and which mode ran fastest.</p>"
+            "<p>A script that defines <code>inspector_model()</code> is measured; any other script is only traced, "
+            "so only compile time and counts are compared.</p>")
 
 
 class QtModeComparison(QObject):
@@ -72,11 +80,22 @@ class QtModesView(QWidget):
         plots = QHBoxLayout()
         plots.addWidget(self.steady)
         plots.addWidget(self.compile)
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
         layout.addLayout(plots, 2)
-        comparison.sigStep.connect(lambda mode: self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})"))
+        self.guidance = QLabel(GUIDANCE)
+        self.guidance.setWordWrap(True)
+        self.guidance.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.guidance.setMargin(40)
+        self.pages = QStackedWidget()  # the guidance until a comparison starts
+        self.pages.addWidget(self.guidance)
+        self.pages.addWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.pages)
+        comparison.sigStep.connect(self._on_step)
         comparison.sigDone.connect(self.show_rows)
         comparison.sigError.connect(lambda message: self.status.setText(f"The comparison failed: {message}"))
 
@@ -88,7 +107,12 @@ class QtModesView(QWidget):
             plot.getAxis(side).setTextPen(self.palette().text().color())
         return plot
 
+    def _on_step(self, mode: str) -> None:
+        self.pages.setCurrentIndex(1)
+        self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})")
+
     def show_rows(self, rows: list[ModeRow]) -> None:
+        self.pages.setCurrentIndex(1)
         self.rows = rows
         best = best_mode(rows)
         self.status.setText(f"Fastest steady state here: {best}" if best else "No mode finished a measured run.")
@@ -98,7 +122,9 @@ class QtModesView(QWidget):
                      _fmt(row.speedup, "{:.2f}×"), str(row.breaks), str(row.recompiles), str(row.kernels),
                      row.error or ("fastest" if row.mode == best else "")]
             for column, text in enumerate(cells):
-                self.table.setItem(index, column, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(index, column, item)
         positions = list(range(len(rows)))
         for plot, values, colour in ((self.steady, [(r.steady_s or 0) * 1e6 for r in rows], "#2e9d4f"),
                                      (self.compile, [r.compile_s or 0 for r in rows], "#2b7bb9")):

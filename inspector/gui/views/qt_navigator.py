@@ -1,55 +1,101 @@
 """Session navigator: ranks → frames → compile units with status icons; selecting a unit selects it
-for every other view."""
+for every other view. While a capture runs it lists the compile units seen so far and the step each
+is in; the session replaces them when it opens. Names elide in the middle; every cell's tooltip
+holds its full text."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
+from inspector.core.outputs.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_status_icons import status_icon
 from inspector.gui.qt_plain_text import plain_tip
 
 UNIT_ROLE = Qt.ItemDataRole.UserRole
+COLUMN_TIPS = ("compile id and function; the icon says how the compile ended", "graph breaks in this unit",
+               "kernels Inductor generated", "compile time (entire_frame_compile_time_s)")
 
 
 class QtNavigator(QTreeWidget):
-    def __init__(self, model: QtSessionModel):
+    def __init__(self, model: QtSessionModel, capture=None):
         super().__init__()
         self.model = model
-        self.setHeaderLabels(["Compile unit", "Status", "Breaks", "Kernels", "Compile s"])
-        self.setColumnWidth(0, 250)
-        for column, width in ((1, 80), (2, 50), (3, 55), (4, 70)):
-            self.setColumnWidth(column, width)
+        self.setHeaderLabels(["Compile unit", "Brk", "Krn", "Time"])  # short: the names get the width
+        self.setIndentation(12)
+        for column, tip in enumerate(COLUMN_TIPS):
+            self.headerItem().setToolTip(column, tip)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(28)
+        self.setMinimumWidth(200)
+        for column in range(1, 4):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setUniformRowHeights(True)
         self._items: dict[int, QTreeWidgetItem] = {}
+        self._live: dict[str, QTreeWidgetItem] = {}
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         self.currentItemChanged.connect(self._on_current_changed)
+        if capture is not None:
+            capture.sigStarted.connect(self._on_capture_started)
+            capture.sigProgress.connect(self._on_capture_progress)
+
+    @staticmethod
+    def _tip_all(item: QTreeWidgetItem) -> QTreeWidgetItem:
+        for column in range(item.columnCount()):
+            if not item.toolTip(column):
+                item.setToolTip(column, plain_tip(item.text(column)))
+        return item
+
+    # --- live, during a capture ---------------------------------------------------------------
+    def _on_capture_started(self, _session: str) -> None:
+        self.clear()
+        self._items.clear()
+        self._live = {}
+        note = QTreeWidgetItem(self, ["capturing…"])
+        note.setToolTip(0, "compile units appear here as they start; the full tree when the session opens")
+        note.setFlags(Qt.ItemFlag.NoItemFlags)
+
+    def _on_capture_progress(self, progress) -> None:
+        for compile_id, steps in progress.units.items():
+            item = self._live.get(compile_id)
+            if item is None:
+                item = self._live[compile_id] = QTreeWidgetItem(self, [f"[{compile_id}]"])
+            running = next((step for step, state in steps.items() if state.running), None)
+            item.setText(0, f"[{compile_id}] {running or 'compiled'}")
+            item.setToolTip(0, plain_tip(f"[{compile_id}]: " + (f"now in {running}" if running else "no stage running")
+                                         + "; the full entry appears when the session opens"))
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.clear()
         self._items.clear()
+        self._live = {}
         many_ranks = len(loaded.session.ranks) > 1
         for rank in loaded.session.ranks:
             parent = self.invisibleRootItem()
             if many_ranks:
-                parent = QTreeWidgetItem(self, [f"{rank.label}  ({len(rank.units)} units)"])
+                parent = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
                 parent.setExpanded(True)
             for frame in rank.frames:
                 frame_item = QTreeWidgetItem(parent, [f"frame {frame.frame_id}: {frame.function or '?'}"])
-                frame_item.setToolTip(0, plain_tip(str(frame.location or "")))
+                frame_item.setToolTip(0, plain_tip(f"frame {frame.frame_id}: {frame.function or '?'}\n{frame.location or ''}"))
                 frame_item.setExpanded(True)
                 for unit in frame.units:
-                    seconds = unit.metric("entire_frame_compile_time_s")
+                    compile_s = unit.metric("entire_frame_compile_time_s")
                     item = QTreeWidgetItem(frame_item, [
-                        unit.title, unit.status.value.replace("_", " "), str(len(unit.breaks)) if unit.breaks else "",
-                        str(loaded.analysis.fusion_of(unit).n_kernels), f"{seconds:.2f}" if seconds is not None else "—"])
+                        unit.title, str(len(unit.breaks)) if unit.breaks else "",
+                        str(loaded.analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
                     item.setIcon(0, status_icon(unit.status.value))
-                    item.setToolTip(0, plain_tip(f"{unit.location or ''}\nattempts: {unit.attempts}"
+                    item.setToolTip(0, plain_tip(f"{unit.title}\nstatus: {unit.status.value.replace('_', ' ')}"
+                                                 f"\n{unit.location or ''}\nattempts: {unit.attempts}"
                                                  + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
                                                     if unit.recompile and unit.recompile.failed_guards else "")))
                     item.setData(0, UNIT_ROLE, unit)
+                    self._tip_all(item)
                     self._items[id(unit)] = item
         if not self._items:
             QTreeWidgetItem(self, ["no compile units in this session"])

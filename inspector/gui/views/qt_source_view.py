@@ -9,6 +9,8 @@ from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 
+PLACEHOLDER = "The model's source appears here once a session is open."
+
 
 class QtSourceView(QtCodeEditor):
     def __init__(self, model: QtSessionModel):
@@ -17,7 +19,7 @@ class QtSourceView(QtCodeEditor):
         self.path: str | None = None
         self.folder: Path | None = None  # the session folder: files inside it are always shown
         self.markers_by_file: dict[str, dict[int, tuple[str, str]]] = {}
-        self.setPlaceholderText("The model's source appears here once a session is open.")
+        self.setPlaceholderText(PLACEHOLDER)
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigLocationRequested.connect(self.show_location)
@@ -47,7 +49,12 @@ class QtSourceView(QtCodeEditor):
     def show_location(self, file: str, line: int) -> None:
         if file != self.path:
             self.path = file
-            text = read_source(file, self.folder)
+            text, why_not = read_source(file, self.folder)
+            if text is None:  # a message, not code: shown as the empty editor's placeholder
+                self.setPlaceholderText(why_not or PLACEHOLDER)
+                self.show_text("", None)
+                return
+            self.setPlaceholderText(PLACEHOLDER)
             self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
         if line > 0:
             self.go_to_line(line)

@@ -1,20 +1,23 @@
 """The live stage strip: graph capture → graph optimisation → code generation → backend compile →
-benchmark, one row per compile unit, each cell lit as its events arrive, with elapsed time."""
+benchmark, one row per compile unit (every unit: the window puts the strip in a scroll area that
+follows the newest), each cell lit as its events arrive, with its own time. Idle it is one line."""
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.core.model.pipeline import PIPELINE
+from inspector.core.outputs.numbers import count, seconds
 from inspector.core.readers.stage_progress import StageProgress
 from inspector.gui.qt_capture_controller import QtCaptureController
 
 ROW_HEIGHT = 20
-MAX_ROWS = 3
+VISIBLE_ROWS = 4  # rows the window gives the strip before it scrolls
+LABEL_WIDTH = 70
 STATE_COLOURS = {"waiting": "#408a8f98", "running": "#e0a526", "done": "#2e9d4f", "failed": "#d64545"}
 
 
@@ -24,7 +27,6 @@ class QtStageStrip(QWidget):
         self.progress = StageProgress()
         self.started_at: float | None = None
         self.stopped = False  # the run ended while a stage was still open
-        self.setMinimumHeight(ROW_HEIGHT * (MAX_ROWS + 1) + 8)
         controller.sigStarted.connect(self._on_started)
         controller.sigProgress.connect(self._on_progress)
         controller.sigFinished.connect(self._on_finished)
@@ -32,18 +34,28 @@ class QtStageStrip(QWidget):
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self.update)
 
+    def rows_height(self) -> int:
+        """The height every row needs (header plus one per unit; one line while nothing ran)."""
+        return ROW_HEIGHT * (1 + max(1, len(self.progress.units))) + 8
+
     def sizeHint(self) -> QSize:
-        return QSize(800, ROW_HEIGHT * (2 + min(MAX_ROWS, max(1, len(self.progress.units)))) + 8)
+        return QSize(800, self.rows_height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(200, self.rows_height())
 
     def _on_started(self, _session: str) -> None:
         self.progress, self.started_at, self.stopped = StageProgress(), time.time(), False
+        self.setMinimumHeight(self.rows_height())
         self._ticker.start()
         self.updateGeometry()
         self.update()
 
     def _on_progress(self, progress: StageProgress) -> None:
-        self.progress = progress
-        self.updateGeometry()
+        self.progress = progress  # the controller may hand the same object, updated: compare heights
+        if self.minimumHeight() != self.rows_height():
+            self.setMinimumHeight(self.rows_height())
+            self.updateGeometry()
         self.update()
 
     def _on_finished(self, _session: str, code: int, _error) -> None:
@@ -61,21 +73,39 @@ class QtStageStrip(QWidget):
                                   for step, state in steps.items()}
         return states
 
+    def cell_at(self, x: float, y: float) -> tuple[str, str] | None:
+        """(compile id, pipeline step) of the cell at widget point (x, y), if any."""
+        row, width = int((y - 4) // ROW_HEIGHT) - 1, (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+        column = int((x - LABEL_WIDTH) // width) if width > 0 and x >= LABEL_WIDTH else -1
+        ids = list(self.progress.units)
+        if 0 <= row < len(ids) and 0 <= column < len(PIPELINE):
+            return ids[row], PIPELINE[column]
+        return None
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            cell = self.cell_at(event.pos().x(), event.pos().y())
+            if cell is None:
+                QToolTip.hideText()
+            else:
+                compile_id, step = cell
+                state = self.cell_states()[compile_id][step]
+                now = time.time()
+                elapsed = (self.progress.benchmark_elapsed(now) if step == "benchmark"
+                           else self.progress.units[compile_id][step].elapsed(now))
+                QToolTip.showText(event.globalPos(), f"[{compile_id}] {step}: {state}"
+                                  + (f", {seconds(elapsed)} own time" if elapsed is not None else ""), self)
+            return True
+        return super().event(event)
+
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        label_width = 70
+        label_width = LABEL_WIDTH
         width = (self.width() - label_width - 8) / len(PIPELINE)
         now = time.time()
         text = self.palette().text().color()
-        painter.setPen(text)
-        for column, step in enumerate(PIPELINE):
-            painter.drawText(QRectF(label_width + column * width, 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
-        all_rows = list(self.progress.units.items())
-        rows = all_rows[-MAX_ROWS:]
-        if len(all_rows) > len(rows):
-            painter.drawText(QRectF(0, 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
-                             f"+{len(all_rows) - len(rows)} more")
+        rows = list(self.progress.units.items())
         if not rows:
             painter.drawText(QRectF(0, ROW_HEIGHT + 4, self.width(), ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter,
                              "Run a script (Run ▸ Run, F5) to watch it compile, stage by stage."
@@ -87,8 +117,15 @@ class QtStageStrip(QWidget):
             painter.drawText(QRectF(0, y, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, f"[{compile_id}]")
             for column, step in enumerate(PIPELINE):
                 state = states[compile_id][step]
-                elapsed = None if step == "benchmark" else steps[step].elapsed(now)
+                elapsed = self.progress.benchmark_elapsed(now) if step == "benchmark" else steps[step].elapsed(now)
                 self._cell(painter, QRectF(label_width + column * width + 2, y + 1, width - 4, ROW_HEIGHT - 2), state, elapsed)
+        # the header last, at the top of what is on screen: it stays put while the rows scroll under it
+        top = self.visibleRegion().boundingRect().top() if not self.visibleRegion().isEmpty() else 0
+        painter.fillRect(QRectF(0, top, self.width(), ROW_HEIGHT + 4), self.palette().window())
+        painter.setPen(text)
+        for column, step in enumerate(PIPELINE):
+            painter.drawText(QRectF(label_width + column * width, top + 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
+        painter.drawText(QRectF(0, top + 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, count(len(rows), "unit"))
         painter.end()
 
     def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None) -> None:
@@ -97,4 +134,4 @@ class QtStageStrip(QWidget):
         painter.drawRoundedRect(rect, 4, 4)
         if elapsed is not None:
             painter.setPen(QColor("white") if state != "waiting" else self.palette().text().color())
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, f"{elapsed:.1f} s")
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, seconds(elapsed, 2))

@@ -12,12 +12,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QVBoxLayout, QWidget,
 )
 
-from inspector.core.model.compile_id import CompileId
 from inspector.core.model.pipeline import PIPELINE
 from inspector.core.analysis.timeline import Timeline, build_timeline, chrome_trace
+from inspector.core.outputs.numbers import seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
@@ -118,6 +119,11 @@ class QtTimeline(QWidget):
         self.model = model
         self.timeline: Timeline | None = None
         self.gantt: GanttItem | None = None
+        self.lane_units: list = []  # the compile unit drawn in each lane (units with spans, in order)
+        self.hover_text = ""  # the last tooltip shown (what a test or a screen reader can read back)
+        self.selection = pg.LinearRegionItem(orientation="horizontal", movable=False,
+                                             brush=pg.mkBrush(255, 200, 0, 60), pen=pg.mkPen(None))
+        self.selection.setZValue(-10)
         self.plot = pg.PlotWidget(background=self.palette().base().color())
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.invertY(True)
@@ -130,12 +136,14 @@ class QtTimeline(QWidget):
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
-        self.totals.setHorizontalHeaderLabels(["Stage (own time)", "s", "Share"])
+        self.totals.setHorizontalHeaderLabels(["Stage (own time)", "Time", "Share"])
         self.totals.verticalHeader().setVisible(False)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.totals.setColumnWidth(0, 170)
-        self.totals.setColumnWidth(1, 60)
-        self.totals.setColumnWidth(2, 60)
+        header = self.totals.horizontalHeader()  # the stage name takes what the figures leave
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         export = QPushButton("Export Perfetto / Chrome trace…")
         export.clicked.connect(self.ask_export)
         legend = QHBoxLayout()
@@ -155,16 +163,21 @@ class QtTimeline(QWidget):
         layout.addLayout(legend)
         layout.addWidget(split)
         model.sigLoaded.connect(self._on_loaded)
+        model.sigUnitSelected.connect(self._on_unit_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
+        self.lane_units = [unit for unit in loaded.session.units if unit.spans]
         self.show_timeline(build_timeline(loaded.session))
+        self._on_unit_selected(self.model.unit)
         self_s = loaded.analysis.compile_time["self_s"]
         total = sum(self_s.values()) or 1.0
         rows = list(self_s.items())[:40]
         self.totals.setRowCount(len(rows))
-        for row, (name, seconds) in enumerate(rows):
-            for column, text in enumerate((name, f"{seconds:.3f}", f"{seconds / total:.1%}")):
-                self.totals.setItem(row, column, QTableWidgetItem(text))
+        for row, (name, own) in enumerate(rows):
+            for column, text in enumerate((name, seconds(own), f"{own / total:.1%}")):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{name}: {seconds(own)} own time ({own / total:.1%} of traced compile time)")
+                self.totals.setItem(row, column, item)
 
     def show_timeline(self, timeline: Timeline) -> None:
         self.timeline = timeline
@@ -174,6 +187,8 @@ class QtTimeline(QWidget):
         spots = [{"pos": (t, lane * timeline.depth + 0.5), "data": name} for lane, t, name in timeline.markers]
         self.markers.setData(spots)
         self.plot.addItem(self.markers)
+        self.plot.addItem(self.selection)
+        self.selection.hide()
         axis = self.plot.getAxis("left")
         axis.setTicks([[(lane * timeline.depth + 0.5, label) for lane, label in enumerate(timeline.lanes)]])
         self.plot.setYRange(0, max(1, len(timeline.lanes) * timeline.depth), padding=0.02)
@@ -189,17 +204,36 @@ class QtTimeline(QWidget):
             QToolTip.hideText()
             return
         bar = self.timeline.bars[index]
-        text = (f"{bar.name}  [{bar.compile_id}]\n{bar.end_s - bar.start_s:.3f} s  ({bar.step or 'other'})"
-                + ("\nnever ended: the run stopped inside this stage" if bar.is_open else ""))
-        QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position).toPoint()), plain_tip(text), self.plot)
+        text = (f"{bar.name}  [{bar.compile_id}]\n{seconds(bar.end_s - bar.start_s)}  ({bar.step or 'other'}), "
+                f"from {seconds(bar.start_s)}"
+                + ("\nnever ended: the run stopped inside this stage" if bar.is_open else "")
+                + "\nclick: select this compile unit")
+        # the scene is the plot widget's own (a QGraphicsView): scene → widget → screen
+        QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position)), plain_tip(text), self.plot)
+        self.hover_text = text
 
     def _on_click(self, event) -> None:
         if self.gantt is None:
             return
         point = self.plot.getViewBox().mapSceneToView(QPointF(event.scenePos()))
         index = self.gantt.bar_at(point.x(), point.y())
-        if index is not None:
-            self.model.select_compile_id(CompileId.parse(self.timeline.bars[index].compile_id))
+        if index is not None and self.timeline.bars[index].lane < len(self.lane_units):
+            self.model.select_unit(self.lane_units[self.timeline.bars[index].lane])
+
+    def _on_unit_selected(self, unit) -> None:
+        """The selected unit's lane is shaded, whichever view selected it."""
+        lane = next((i for i, candidate in enumerate(self.lane_units) if candidate is unit), None)
+        if lane is None or self.timeline is None:
+            self.selection.hide()
+            return
+        self.selection.setRegion((lane * self.timeline.depth, (lane + 1) * self.timeline.depth))
+        self.selection.show()
+
+    def selected_lane(self) -> int | None:
+        """The lane shaded as selected (None when none is)."""
+        if not self.selection.isVisible() or self.timeline is None or not self.timeline.depth:
+            return None
+        return round(self.selection.getRegion()[0] / self.timeline.depth)
 
     def ask_export(self) -> None:
         loaded = self.model.loaded
