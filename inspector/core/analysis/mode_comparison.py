@@ -10,7 +10,6 @@ from inspector.core.readers.session_loader import open_session
 from inspector.core.outputs.summary import summarize
 
 
-
 @dataclass(frozen=True)
 class ModeRow:
     mode: str
