@@ -9,7 +9,6 @@ from pathlib import Path
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
 
-
 @dataclass(frozen=True)
 class ModeRow:
     mode: str

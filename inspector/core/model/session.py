@@ -165,7 +165,7 @@ class CompileUnit:
 
     @property
     def status(self) -> UnitStatus:
-        if self.started and not self.finished and not self.fail_type:
+        if self.started and not self.finished:
             return UnitStatus.CUT
         if self.fail_type:
             return UnitStatus.FAILED
