@@ -4,3 +4,4 @@ interpreter), the CLI and the settings dialog all read them. Standard library on
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 DYNAMIC = ("auto", "true", "false")
 DEVICES = ("cpu", "cuda")
+ROUND_TIME_S = 0.05  # seconds of calls per timing round: eager and compiled alternate, one round each

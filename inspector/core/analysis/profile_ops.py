@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 COMPILED_REGION = "Torch-Compiled Region"
-WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
+WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction", "ProfilerStep")
 _CPU_KERNEL = re.compile(r"^graph_\d+_")
 
 
