@@ -11,6 +11,7 @@ from inspector.capture.options import DYNAMIC, MODES
 
 
 COMMANDS = ("summary", "capture", "bundle", "report", "diff", "check")
+EXIT_INCONCLUSIVE = 4  # `check`: nothing failed, but a speedup check could not tell
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--stage", help="graph stage to diff (default: the first of dynamo, post_grad, aot_*)")
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(run=_diff)
-    check = commands.add_parser("check", help="CI gate: exit 1 with a reason per failed check")
+    check = commands.add_parser("check", help="CI gate: exit 1 with a reason per failed check, 4 when a speedup "
+                                              "check is inconclusive (noisy timing) and nothing failed")
     check.add_argument("path")
     check.add_argument("--baseline", help="a run this one must not regress from (breaks, speedup)")
     check.add_argument("--max-breaks", type=int)
@@ -212,17 +214,14 @@ def _diff(args) -> int:
     for name in kernels["removed"][:10]:
         print(f"  removed: {name}")
     steady = result["steady_state"]
-    print(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call; speedup "
-          f"{_x(steady['speedup_a'])} → {_x(steady['speedup_b'])}")
+    print(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call")
+    for label in ("a", "b"):
+        print(f"  {label.upper()}: {steady[f'verdict_{label}']['text']}")
     return 0
 
 
 def _s(value) -> str:
     return f"{value:.6g} s" if value is not None else "n/a"
-
-
-def _x(value) -> str:
-    return f"{value:.3f}×" if value is not None else "n/a"
 
 
 def _check(args) -> int:
@@ -232,10 +231,16 @@ def _check(args) -> int:
     baseline = _open(args.baseline) if args.baseline else None
     if session is None or (args.baseline and baseline is None):
         return 2
-    checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
+    try:
+        checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
+    except ValueError as error:  # a negative minimum or tolerance: nonsense, not a gate
+        print(f"compile-inspector: check: {error}", file=sys.stderr)
+        return 2
     for check in checks:
-        print(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
-    return 0 if all(check.passed for check in checks) else 1
+        print(f"{check.word} {check.name}: {check.reason}")
+    if any(check.passed is False for check in checks):
+        return 1
+    return EXIT_INCONCLUSIVE if any(check.passed is None for check in checks) else 0
 
 
 def _summary(args) -> int:

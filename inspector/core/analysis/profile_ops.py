@@ -41,3 +41,48 @@ def profile_ops(results: dict | None, label: str = "compiled") -> ProfileOps | N
 def kernel_name(event: str) -> str:
     """A generated CPU kernel is profiled as `graph_N_<kernel>`: the kernel's name in the code."""
     return _CPU_KERNEL.sub("", event)
+
+
+INCONSISTENT_FACTOR = 2.0  # kernel time per call this many times the measured call: the profile is off
+MIN_PROFILED_CALLS = 10
+
+
+@dataclass(frozen=True)
+class ProfileCheck:
+    """Σ per-call kernel time of the compiled profile against the measured compiled call (T_execute).
+    Kernels cannot take longer than the call they run in; when they seem to, the profile saw a
+    different machine (load, the profiler's start-up, too few calls) and its times are not to be read
+    as the call's. Kernels covering much less than the call is normal: the rest is overhead."""
+
+    consistent: bool | None  # None: nothing to compare
+    kernel_us_per_call: float | None
+    call_us: float | None
+    note: str
+
+    def to_json(self) -> dict:
+        return {"consistent": self.consistent, "kernel_us_per_call": self.kernel_us_per_call,
+                "call_us": self.call_us, "note": self.note}
+
+
+def profile_check(results: dict | None) -> ProfileCheck:
+    ops = profile_ops(results)
+    call_s = ((results or {}).get("compiled") or {}).get("median_s")
+    if ops is None or not call_s or call_s <= 0:
+        return ProfileCheck(None, None, None, "no compiled profile and measured call to compare")
+    profile = results["profile"]["compiled"]
+    kernels = sum(ops.per_call_us(row) for row in ops.rows)
+    call = call_s * 1e6
+    caveats = []
+    if "warmup_excluded" not in profile:
+        caveats.append("older capture: the profile includes its first call (no warm-up excluded)")
+    if ops.runs < MIN_PROFILED_CALLS:
+        caveats.append(f"only {ops.runs} profiled call(s)")
+    figures = f"kernels {kernels:.1f} µs per call against a measured call of {call:.1f} µs, {ops.runs} profiled calls"
+    if kernels > INCONSISTENT_FACTOR * call:
+        note = (f"PROFILE INCONSISTENT: {figures} ({kernels / call:.1f}×); the profile saw a different machine "
+                "than the timing (load, profiler start-up, too few calls): read kernel times as shares only")
+        return ProfileCheck(False, kernels, call, "; ".join([note, *caveats]))
+    note = f"kernel times agree with the measured call: {figures}"
+    if kernels < call / INCONSISTENT_FACTOR:
+        note += f"; kernels cover {kernels / call:.0%} of the call, the rest is overhead outside kernels"
+    return ProfileCheck(True, kernels, call, "; ".join([note, *caveats]))

@@ -13,7 +13,7 @@ FASTER, SLOWER, INCONCLUSIVE, UNMEASURED = "faster", "slower", "inconclusive", "
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 MIN_ROUNDS = 4
-MAX_SPREAD = 2.0  # interval high / low beyond this: the estimate is too unsteady to state a direction
+MAX_SPREAD = 3.0  # interval high / low beyond this: the rounds disagree too much to state a direction
 BUSY_MARGIN = 1.25  # on a busy machine a direction needs the whole interval this far from 1
 BUSY_SHARE = 0.25  # others' use of the machine's cores that makes it busy
 OLDER_CAPTURE = "no interval: older capture (timed in separate blocks, not interleaved rounds)"
@@ -52,7 +52,7 @@ class Speedup:
         if self.value is None:
             return "not measured"
         if not self.has_interval:
-            return f"{self.value:.3g}× ({OLDER_CAPTURE})"
+            return f"{self.value:.3g}× (no interval)"
         return f"{self.value:.3g}× [{self.low:.3g}–{self.high:.3g}, {CONFIDENCE:.0%}, {self.rounds} rounds]"
 
     def sentence(self) -> str:
@@ -61,9 +61,11 @@ class Speedup:
             return f"Speedup not measured: {self.reason}."
         text = {FASTER: f"Compiled is faster: S = {self.interval_text()}",
                 SLOWER: f"Compiled is SLOWER: S = {self.interval_text()}",
-                INCONCLUSIVE: f"Speedup INCONCLUSIVE: S = {self.interval_text()} — {self.reason}"}[self.state]
+                INCONCLUSIVE: f"Speedup INCONCLUSIVE: S = {self.interval_text()}"}[self.state]
+        if self.state == INCONCLUSIVE or not self.has_interval:
+            text += f" — {self.reason}"
         if self.machine is not None and self.machine.busy:
-            text += f". {self.machine.note}"
+            text += f". {self.machine.note[0].upper()}{self.machine.note[1:]}"
         return text + "."
 
     def to_json(self) -> dict:

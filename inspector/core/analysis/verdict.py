@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import break_sites, cache_rates, session_fusion
-from inspector.core.analysis.profile_ops import profile_ops
+from inspector.core.analysis.profile_ops import profile_check, profile_ops
+from inspector.core.analysis.speedup import break_even_calls, estimate
 from inspector.core.model.session import Session
 
 AMORTISE_CALLS = 1000
@@ -35,8 +36,8 @@ def verdict(session: Session) -> list[Figure]:
     t_compile = sum(compile_times) if compile_times else None
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
-    speedup = t_eager / t_exec if measured and t_exec else None
-    saved = t_eager - t_exec if measured else None
+    speedup = estimate(results)
+    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
     inside, runs = _compiled_region_share(results)
     n_sites = len(break_sites(session))
     gap = t_exec * (1 - inside) if measured and inside is not None else None
@@ -49,15 +50,15 @@ def verdict(session: Session) -> list[Figure]:
     figures = [
         Figure("t_compile", "T_compile", t_compile, "s", "Σ entire_frame_compile_time_s over compile units",
                f"compilation_metrics of {len(compile_times)} unit(s)" if compile_times else "no compilation_metrics in the log"),
-        Figure("t_eager", "T_eager", t_eager, "s/call", "median of eager calls", need(t_eager, _runs_note(results, "eager"))),
-        Figure("t_execute", "T_execute", t_exec, "s/call", "median of compiled calls after warm-up",
+        Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
+        Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
         Figure("t_total", "T_total", t_compile + t_exec if t_compile is not None and t_exec is not None else None, "s",
                "T_compile + T_execute (one call)", need(t_exec, "compilation_metrics + measured run")),
-        Figure("speedup", "S", speedup, "×", "T_eager / T_compiled", need(speedup, "measured run")),
-        Figure("break_even", "break-even calls", t_compile / saved if t_compile is not None and saved and saved > 0 else None,
-               "calls", "T_compile / (T_eager − T_compiled)",
-               "compiled is not faster: never pays off" if saved is not None and saved <= 0 else need(saved, "measured run")),
+        Figure("speedup", "S", speedup.value, "×", "median eager round / median compiled round",
+               _speedup_source(speedup)),
+        Figure("break_even", "break-even calls", break_even, "calls", "T_compile / (T_eager − T_compiled)",
+               break_even_source),
         Figure("amortised", f"B (m = {AMORTISE_CALLS})", t_compile / AMORTISE_CALLS if t_compile is not None else None,
                "s/call", "T_compile / m", "compilation_metrics" if t_compile is not None else "no compile time"),
         Figure("fusion", "K", fusion.fusion_ratio, "ops/kernel", "N_ops / N_kernels",
@@ -90,10 +91,30 @@ def _amdahl_source(gap: float | None, t_eager: float | None) -> str:
     return "eager gaps between compiled regions, from the profile"
 
 
+def _speedup_source(speedup) -> str:
+    if speedup.value is None:
+        return f"not measured: {speedup.reason}"
+    words = f"{speedup.state.upper()}: {speedup.interval_text()}; {speedup.reason}"
+    if speedup.machine is not None and speedup.machine.busy:
+        words += f"; {speedup.machine.note}"
+    return words
+
+
+def _median_of(results: dict, key: str) -> str:
+    if (results.get("timing") or {}).get("rounds"):
+        return f"median over interleaved rounds of {key} calls (seconds per call)"
+    return f"median of {key} calls" + (" after warm-up" if key == "compiled" else "")
+
+
 def _runs_note(results: dict, key: str) -> str:
     entry = results.get(key) or {}
     threads = results.get("threads")
     spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry else ""
+    timing = results.get("timing") or {}
+    if timing.get("rounds"):
+        calls = sum(row.get(f"{key}_calls") or 0 for row in timing["rounds"])
+        return (f"{len(timing['rounds'])} rounds of ~{timing.get('round_budget_s', 0):.3g} s ({calls} calls), "
+                f"interleaved with the other{spread}, {threads} thread(s)")
     return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
 
 
@@ -112,24 +133,35 @@ def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list
     if ops is None:
         return []
     total = ops.total
-    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row)}
-            for row in ops.rows[:limit]]
+    consistent = profile_check(results).consistent is not False
+    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row),
+             "time_consistent": consistent} for row in ops.rows[:limit]]
 
 
 def headline(summary: dict) -> str:
     """One sentence that answers 'was it worth it?'."""
     figures = {figure["key"]: figure for figure in summary["verdict"]}
-    speedup = figures["speedup"]["value"]
+    speedup = summary.get("speedup") or {}
+    value, state = speedup.get("value"), speedup.get("state")
     sites = len(summary["break_sites"])
+    interval = (f" (S = {value:.2f}×, interval {speedup['low']:.2f}–{speedup['high']:.2f})"
+                if value is not None and speedup.get("low") is not None else "")
     parts = []
-    if speedup is None:
+    if value is None:
         parts.append("Run time not measured (capture an entry-point script to measure it).")
-    elif speedup >= 1:
+    elif state == "inconclusive":
+        parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup['reason']}.")
+    elif state == "faster":
         calls = figures["break_even"]["value"]
-        parts.append(f"Compiled is {speedup:.2f}× faster than eager"
+        parts.append(f"Compiled is {value:.2f}× faster than eager{interval}"
                      + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
     else:
-        parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
+        parts.append(f"Compiled is {1 / value:.2f}× SLOWER than eager{interval}: compiling does not pay off here.")
+    if speedup.get("low") is None and value is not None:
+        parts.append("(No interval: older capture.)")
+    machine = speedup.get("machine") or {}
+    if machine.get("busy"):
+        parts.append(machine["note"][0].upper() + machine["note"][1:] + ".")
     parts.append(f"{sites} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
                  f"{summary['kernels']['total']} kernels.")
     if not summary["complete"]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 from inspector import __version__
 from inspector.core.analysis.figures import break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion
 from inspector.core.model.session import Session
+from inspector.core.analysis.profile_ops import profile_check
+from inspector.core.analysis.speedup import estimate
 from inspector.core.analysis.verdict import top_kernels, verdict
 
 SCHEMA = "torch-compile-inspector/summary"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `speedup` (interval, three-state verdict, machine), `run.profile_check`
 TOP_KERNELS = 10
 
 
@@ -50,6 +52,7 @@ def summarize(session: Session) -> dict:
         "unknown_record_kinds": dict(session.unknown_kinds),
         "unreadable": session.problems.to_json(),
         "verdict": [figure.to_json() for figure in verdict(session)],
+        "speedup": estimate(session.results).to_json(),
         "run": _run(session),
         "measurements": session.results,
     }
@@ -75,6 +78,7 @@ def _run(session: Session) -> dict | None:
         "memory": {"eager": results.get("memory_eager"), "compiled": results.get("memory_compiled")},
         "t_first_call_s": results.get("t_first_call_s"),
         "top_kernels": top_kernels(results),
+        "profile_check": profile_check(results).to_json(),
         "torch_counted_breaks": torch_breaks,
         "breaks_agree_with_torch": torch_breaks == len(session.breaks) if torch_breaks is not None else None,
     }
@@ -178,6 +182,9 @@ def render_text(summary: dict) -> str:
 def render_verdict(summary: dict) -> list[str]:
     """The verdict figures with their formulas, and what the capture saw of the run."""
     lines = ["", "Was it worth it?"]
+    speedup = summary.get("speedup")
+    if speedup and speedup["value"] is not None:
+        lines.append(f"  {speedup['text']}")
     for figure in summary["verdict"]:
         value = figure["value"]
         shown = f"{value:.4g} {figure['unit']}".rstrip() if value is not None else "—"
@@ -196,8 +203,12 @@ def render_verdict(summary: dict) -> list[str]:
         lines.append("  memory high-water: " + ", ".join(
             f"{key.replace('_mb', '')} {memory['eager'][key]:.0f} → {memory['compiled'][key]:.0f} MB"
             for key in memory["compiled"] if key in memory["eager"]))
+    check = run.get("profile_check") or {}
+    if check.get("consistent") is not None:
+        lines.append(f"  {check['note']}")
     if run["top_kernels"]:
-        lines.append("  top kernels (compiled, profiler):")
+        lines.append("  top kernels (compiled, profiler)" + (":" if check.get("consistent") is not False
+                                                             else " — NOT CONSISTENT with the measured call, shares only:"))
         for row in run["top_kernels"][:8]:
             lines.append(f"    {row['time_us_per_call']:10.1f} µs/call {row['share']:6.1%}  {row['name'][:90]}")
     if run["breaks_agree_with_torch"] is False:

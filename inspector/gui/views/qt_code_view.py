@@ -141,12 +141,15 @@ class QtCodeView(QWidget):
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             time = times.get(kernel.name)
-            cells = [kernel.name, kernel.kind, f"{time.us_per_call:.1f}" if time else "—",
+            flag = " ⚠" if time and time.suspect else ""
+            cells = [kernel.name, kernel.kind, f"{time.us_per_call:.1f}{flag}" if time else "—",
                      f"{time.share:.1%}" if time else "—", ORIGIN_WORDS[kernel.source_origin]]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
-                if time and time.shared_by_units:
+                if time and time.suspect:
+                    item.setToolTip(time.suspect)
+                elif time and time.shared_by_units:
                     item.setToolTip(f"profiled as {time.matched_by}; the same name runs in several compile units "
                                     "(times added)")
                 elif not time:

@@ -3,6 +3,7 @@ from; a figure without data says so instead of showing 0."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.verdict import headline
@@ -35,6 +36,9 @@ class QtDashboard(QWidget):
         self.title.setFont(font)
         self.source = QLabel("")
         self.source.setWordWrap(True)
+        self.timing = QLabel("")  # the speedup verdict with its interval, the machine and the profile check
+        self.timing.setWordWrap(True)
+        self.timing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Figure", "Value", "Formula", "Where it comes from"])
         self.table.verticalHeader().setVisible(False)
@@ -46,6 +50,7 @@ class QtDashboard(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.source)
+        layout.addWidget(self.timing)
         layout.addWidget(self.table)
         model.sigLoaded.connect(self._on_loaded)
 
@@ -62,6 +67,7 @@ class QtDashboard(QWidget):
         stages = ", ".join(f"{name} {seconds:.2f} s ({seconds / traced:.0%})"
                            for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
         self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
+        self._show_timing(summary)
         figures = summary["verdict"]
         self.table.setRowCount(len(figures))
         for row, figure in enumerate(figures):
@@ -69,3 +75,17 @@ class QtDashboard(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)
+
+    def _show_timing(self, summary: dict) -> None:
+        """Red when the speedup is inconclusive, the machine was busy or the profile disagrees with
+        the measured call: the numbers in the table are then not to be taken at face value."""
+        speedup = summary.get("speedup") or {}
+        check = (summary.get("run") or {}).get("profile_check") or {}
+        lines = [speedup["text"]] if speedup.get("value") is not None else []
+        if check.get("consistent") is False:
+            lines.append(check["note"])
+        doubtful = (speedup.get("state") == "inconclusive" or (speedup.get("machine") or {}).get("busy")
+                    or check.get("consistent") is False)
+        self.timing.setText("\n".join(lines))
+        self.timing.setStyleSheet("color: #b42318;" if doubtful else "")
+        self.timing.setVisible(bool(lines))
