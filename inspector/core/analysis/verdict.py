@@ -160,8 +160,8 @@ def headline(summary: dict) -> str:
     if speedup.get("low") is None and value is not None:
         parts.append("(No interval: older capture.)")
     machine = speedup.get("machine") or {}
-    if machine.get("busy"):
-        parts.append(machine["note"][0].upper() + machine["note"][1:] + ".")
+    if machine.get("busy"):  # the figures are in speedup.text, shown beside the headline
+        parts.append("Machine busy: timing unreliable.")
     parts.append(f"{sites} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
                  f"{summary['kernels']['total']} kernels.")
     if not summary["complete"]:
