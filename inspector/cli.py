@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     capture.add_argument("--fullgraph", action="store_true")
     capture.add_argument("--backend", default="inductor")
     capture.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    capture.add_argument("--runs", type=int, default=20, help="timed calls per measurement (default 20)")
+    capture.add_argument("--runs", type=int, default=20, help="timing rounds, eager and compiled alternating (default 20)")
     capture.add_argument("--warmup", type=int, default=3)
     capture.add_argument("--threads", type=int, help="OMP_NUM_THREADS for the run (recorded either way)")
     capture.add_argument("--no-profile", dest="profile", action="store_false")
