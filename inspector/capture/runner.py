@@ -227,7 +227,7 @@ class Measurer:
         """Eager and compiled in alternating rounds (the order swapped every round: eager, compiled,
         compiled, eager, …) so both see the same machine; a burst of other work hits both."""
         rounds = []
-        for index in range(self.args.runs):
+        for index in range(max(1, self.args.runs)):
             order = (("eager", eager), ("compiled", compiled))
             row = {"order": "eager first" if index % 2 == 0 else "compiled first"}
             for label, fn in order if index % 2 == 0 else reversed(order):
