@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inspector.core.analysis.figures import break_sites, cache_rates, session_fusion
 from inspector.core.analysis.profile_ops import profile_check, profile_ops
-from inspector.core.analysis.speedup import break_even_calls, estimate
+from inspector.core.analysis.speedup import OLDER_CAPTURE, break_even_calls, estimate
 from inspector.core.model.session import Session
 
 AMORTISE_CALLS = 1000
@@ -157,7 +157,7 @@ def headline(summary: dict) -> str:
                      + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
     else:
         parts.append(f"Compiled is {1 / value:.2f}× SLOWER than eager{interval}: compiling does not pay off here.")
-    if speedup.get("low") is None and value is not None:
+    if speedup.get("reason") == OLDER_CAPTURE:
         parts.append("(No interval: older capture.)")
     machine = speedup.get("machine") or {}
     if machine.get("busy"):  # the figures are in speedup.text, shown beside the headline
