@@ -156,6 +156,7 @@ def machine_state(environment: dict | None) -> Machine | None:
         figures.append(f"load average {load_before:.2f} before, {load_during:.2f} after, on {cores} cores")
     if threads is not None:
         figures.append(f"{threads} torch thread(s)")
+    figures += [f"{key}={value}" for key, value in (environment.get("thread_variables") or {}).items()]
     reasons = []
     if cores and others is not None and others >= BUSY_SHARE * cores:
         reasons.append("other processes competed for the cores")
