@@ -35,7 +35,7 @@ def capture(code: Path, example: str, folder: Path, threads: int | None, runs: i
     if threads:
         command += ["--threads", str(threads)]
     env = dict(os.environ, PYTHONPATH=str(code))
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, env=env, cwd=code, capture_output=True, text=True, timeout=900)  # -m imports from cwd
     if done.returncode != 0:
         return {"error": done.stderr[-500:]}
     results = json.loads((folder / "results.json").read_text())
