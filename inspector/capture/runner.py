@@ -3,7 +3,8 @@ and, for entry-point scripts, measures eager against compiled. Standard library 
 started by file path, so it needs nothing else of ours to be importable.
 
     python runner.py --session DIR [--mode M] [--dynamic auto|true|false] [--fullgraph] [--backend B]
-                     [--device cpu|cuda] [--runs N] [--warmup N] [--no-profile] SCRIPT [ARGS...]
+                     [--device cpu|cuda] [--runs ROUNDS] [--warmup N] [--round-time S] [--no-profile]
+                     SCRIPT [ARGS...]
 
 It talks to the app through files in DIR: progress.jsonl (one JSON event per line, flushed as it
 happens), results.json (rewritten after every phase, so a crash keeps what was measured), profile/,
@@ -46,7 +47,9 @@ EXIT_SCRIPT_ERROR = 1
 EXIT_NO_TORCH = 3
 MIN_TORCH = (2, 1)
 RTOL, ATOL = 1e-4, 1e-5
-PROFILE_RUNS = 5
+PROFILE_WARMUP = 1
+PROFILE_CALLS = (10, 50)  # fewest and most profiled calls (the Chrome trace grows with each)
+PROFILE_BUDGET_S = 0.2  # profiled time aimed for, between those bounds
 TOP_KERNELS = 60
 
 
@@ -200,16 +203,38 @@ class Measurer:
             return {key: self.to_device(item) for key, item in value.items()}
         return value
 
-    def timed(self, fn, inputs, runs: int) -> tuple[object, dict]:
-        times = []
+    def warm(self, fn, inputs, calls: int):
         output = None
-        for _ in range(runs):
-            self.sync()
-            start = time.perf_counter()
+        for _ in range(calls):
             output = fn(*inputs)
-            self.sync()
-            times.append(time.perf_counter() - start)
-        return output, spread(times)
+        self.sync()
+        return output
+
+    def round_time(self, fn, inputs) -> tuple[float, int]:
+        """(seconds per call, calls) of one round: as many calls as fit the round's time budget.
+        On CPU torch.utils.benchmark's Timer picks the block size and runs with the torch threads the
+        user set (its default would be 1); on CUDA, CUDA events around the same calls, synchronised."""
+        budget = self.args.round_time
+        if self.cuda:
+            return cuda_round(self.torch, fn, inputs, budget)
+        from torch.utils.benchmark import Timer
+
+        timer = Timer("fn(*inputs)", globals={"fn": fn, "inputs": inputs}, num_threads=self.torch.get_num_threads())
+        measured = timer.blocked_autorange(min_run_time=budget)
+        return measured.median, len(measured.times) * measured.number_per_run
+
+    def interleaved(self, eager, compiled, inputs) -> list[dict]:
+        """Eager and compiled in alternating rounds (the order swapped every round: eager, compiled,
+        compiled, eager, …) so both see the same machine; a burst of other work hits both."""
+        rounds = []
+        for index in range(max(1, self.args.runs)):
+            order = (("eager", eager), ("compiled", compiled))
+            row = {"order": "eager first" if index % 2 == 0 else "compiled first"}
+            for label, fn in order if index % 2 == 0 else reversed(order):
+                row[f"{label}_s"], row[f"{label}_calls"] = self.round_time(fn, inputs)
+            rounds.append(row)
+            self.progress.emit("round", index=index, eager_s=row["eager_s"], compiled_s=row["compiled_s"])
+        return rounds
 
     def memory(self) -> dict:
         usage = {"cpu_rss_high_water_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -229,10 +254,9 @@ class Measurer:
                             tolerance={"rtol": RTOL, "atol": ATOL}, grad_mode="no_grad")
         with torch.no_grad():
             self.progress.phase("baseline", "start")
-            self.timed(model, example, args.warmup)
-            eager_out, eager = self.timed(model, example, args.runs)
-            self.results.update(eager=eager, memory_eager=self.memory())
-            self.progress.phase("baseline", "end", median_s=eager["median_s"])
+            eager_out = self.warm(model, example, max(1, args.warmup))
+            self.results.update(memory_eager=self.memory())
+            self.progress.phase("baseline", "end")
 
             if args.profile and not self.cuda:
                 torch._inductor.config.cpp.enable_kernel_profile = True  # C++ kernels show in the profile
@@ -256,29 +280,41 @@ class Measurer:
             self.progress.phase("inputs", "end")
 
             self.progress.phase("benchmark", "start")
-            self.timed(compiled, example, args.warmup)
-            _, steady = self.timed(compiled, example, args.runs)
-            self.results.update(compiled=steady, memory_compiled=self.memory())
-            self.results.update(**verdict(eager["median_s"], steady["median_s"], t_compile))
+            self.warm(compiled, example, args.warmup)
+            self.results.update(memory_compiled=self.memory())
+            watch = MachineWatch(torch)
+            rounds = self.interleaved(model, compiled, example)
+            eager = spread([row["eager_s"] for row in rounds])
+            steady = spread([row["compiled_s"] for row in rounds])
+            self.results.update(eager=eager, compiled=steady, timing={
+                "method": "interleaved rounds" + (", CUDA events" if self.cuda else ", torch.utils.benchmark.Timer.blocked_autorange"),
+                "round_budget_s": args.round_time, "rounds": rounds, "environment": watch.finish()})
             self.progress.phase("benchmark", "end", median_s=steady["median_s"])
 
             if args.profile:
                 self.progress.phase("profile", "start")
-                profiles = {label: self.profile(fn, example, label) for label, fn in (("eager", model), ("compiled", compiled))}
+                calls = profile_calls(steady["median_s"])
+                profiles = {label: self.profile(fn, example, label, calls)
+                            for label, fn in (("eager", model), ("compiled", compiled))}
                 self.results.update(profile=profiles)
                 self.progress.phase("profile", "end")
         self.results.update(counters={group: dict(values) for group, values in counters.items()})
 
-    def profile(self, fn, inputs, label: str) -> dict:
-        from torch.profiler import ProfilerActivity, profile
+    def profile(self, fn, inputs, label: str, calls: int) -> dict:
+        """`calls` profiled calls after one profiled warm-up call that the schedule discards (the
+        profiler's own start-up lands there), so per-call times divide by calls that were measured."""
+        from torch.profiler import ProfilerActivity, profile, schedule
 
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if self.cuda else [])
-        with profile(activities=activities) as prof:
-            start = time.perf_counter()
-            for _ in range(PROFILE_RUNS):
+        wall = 0.0
+        with profile(activities=activities, schedule=schedule(wait=0, warmup=PROFILE_WARMUP, active=calls, repeat=1)) as prof:
+            for step in range(PROFILE_WARMUP + calls):
+                start = time.perf_counter()
                 fn(*inputs)
                 self.sync()
-            wall = time.perf_counter() - start
+                if step >= PROFILE_WARMUP:
+                    wall += time.perf_counter() - start
+                prof.step()
         folder = self.session / "profile"
         folder.mkdir(exist_ok=True)
         prof.export_chrome_trace(str(folder / f"{label}.json"))
@@ -291,7 +327,7 @@ class Measurer:
                          "cpu_total_us": event.cpu_time_total, "self_device_us": device_us})
         key = "self_device_us" if self.cuda else "self_cpu_us"
         rows.sort(key=lambda row: -row[key])
-        return {"trace": f"profile/{label}.json", "runs": PROFILE_RUNS, "wall_s": wall, "time_key": key,
+        return {"trace": f"profile/{label}.json", "runs": calls, "warmup_excluded": PROFILE_WARMUP, "wall_s": wall, "time_key": key,
                 "compiled_region_s": compiled_region_seconds(prof), "ops": rows[:TOP_KERNELS]}
 
 
@@ -312,20 +348,108 @@ def compiled_region_seconds(prof) -> float:
     return covered / 1e6
 
 
+def cuda_round(torch, fn, inputs, budget: float) -> tuple[float, int]:
+    """One GPU round: blocks of calls between CUDA events, doubling the block until a block fills
+    a tenth of the budget, then blocks until the budget is spent; the median block's time per call.
+    (Written for CUDA machines; the CPU path above is the one tested here.)"""
+    block, times, spent = 1, [], 0.0
+    while spent < budget:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(block):
+            fn(*inputs)
+        end.record()
+        end.synchronize()
+        seconds = start.elapsed_time(end) / 1e3
+        spent += seconds
+        if seconds < budget / 10 and not times:
+            block *= 2
+            continue
+        times.append((seconds / block, block))
+    if not times:  # the budget ran out while sizing the block: the last block is the round
+        times.append((seconds / block, block))
+    per_call = statistics.median(t for t, _ in times)
+    return per_call, sum(calls for _, calls in times)
+
+
+def profile_calls(call_s: float) -> int:
+    """Enough calls for the profile to mean something, bounded so a slow model is not profiled for long."""
+    low, high = PROFILE_CALLS
+    return int(min(high, max(low, PROFILE_BUDGET_S / call_s))) if call_s > 0 else low
+
+
+class MachineWatch:
+    """What else the machine was doing while we timed: load average before and after, CPU time all
+    processes used (/proc/stat, Linux) less our own, torch threads against cores, the thread
+    variables, CPU model and frequency governor where readable."""
+
+    THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_PROC_BIND",
+                        "OMP_PLACES", "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "TORCHINDUCTOR_COMPILE_THREADS")
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.load_before = _load_average()
+        self.start = time.perf_counter(), _busy_cpu_seconds(), _own_cpu_seconds()
+
+    def finish(self) -> dict:
+        wall0, busy0, own0 = self.start
+        wall, busy, own = time.perf_counter() - wall0, _busy_cpu_seconds(), _own_cpu_seconds()
+        others = max(0.0, (busy - busy0) - (own - own0)) / wall if busy is not None and busy0 is not None and wall > 0 else None
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count()
+        return {"cores": cores, "cpu_count": os.cpu_count(), "torch_threads": self.torch.get_num_threads(),
+                "torch_interop_threads": self.torch.get_num_interop_threads(),
+                "load_before": self.load_before, "load_during": _load_average(), "benchmark_wall_s": wall,
+                "others_cpu_cores": others, "own_cpu_cores": (own - own0) / wall if wall > 0 else None,
+                "thread_variables": {key: os.environ[key] for key in self.THREAD_VARIABLES if key in os.environ},
+                "cpu_model": _cpu_model(), "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")}
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def _busy_cpu_seconds() -> float | None:
+    """Non-idle CPU seconds of all processes since boot (first line of /proc/stat), or None."""
+    line = (_read("/proc/stat") or "").split("\n")[0].split()
+    if not line or line[0] != "cpu":
+        return None
+    ticks = [int(value) for value in line[1:9]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def _cpu_model() -> str | None:
+    for line in (_read("/proc/cpuinfo") or "").split("\n"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or None
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
 def spread(times: list[float]) -> dict:
     ordered = sorted(times)
     quarter = max(0, len(ordered) // 4)
     return {"n": len(times), "median_s": statistics.median(times), "min_s": ordered[0], "max_s": ordered[-1],
             "mean_s": statistics.fmean(times), "stdev_s": statistics.stdev(times) if len(times) > 1 else 0.0,
             "p25_s": ordered[quarter], "p75_s": ordered[-1 - quarter]}
-
-
-def verdict(eager_s: float, compiled_s: float, compile_s: float | None) -> dict:
-    """S = T_eager / T_compiled, and how many calls pay the compile back."""
-    speedup = eager_s / compiled_s if compiled_s > 0 else None
-    saved = eager_s - compiled_s
-    return {"t_eager_s": eager_s, "t_execute_s": compiled_s, "speedup": speedup,
-            "break_even_calls": (compile_s / saved) if compile_s is not None and saved > 0 else None}
 
 
 def compare(torch, expected, actual, label: str) -> dict:

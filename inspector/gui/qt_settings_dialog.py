@@ -80,8 +80,8 @@ class QtSettingsDialog(QDialog):
             widget.setRange(int(option.minimum) - (option.default is None), 100_000)
         elif option.type is float:
             widget = QDoubleSpinBox()
-            widget.setDecimals(1)
-            widget.setRange(0.0, 1e6)
+            widget.setDecimals(3)  # seconds: a timing round of 0.05 s must not round to 0.1
+            widget.setRange(0.0 if option.default is None else option.minimum, 1e6)
         else:
             widget = QLineEdit(str(value))
         if isinstance(widget, (QSpinBox, QDoubleSpinBox)):

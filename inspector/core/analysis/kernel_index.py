@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
-from inspector.core.analysis.profile_ops import kernel_name, profile_ops
+from inspector.core.analysis.profile_ops import kernel_name, profile_check, profile_ops
 from inspector.core.model.session import CompileUnit, Session
 
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
@@ -22,6 +22,7 @@ class KernelTime:
     share: float  # of all profiled kernel and op time in the compiled run
     matched_by: str  # the profiler event name it was matched to
     shared_by_units: bool  # the same name occurs in several compile units: their time is summed
+    suspect: str = ""  # why this time is not to be trusted (the profile disagrees with the measured call)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ def kernel_times(session: Session) -> dict[str, KernelTime]:
     if ops is None:
         return {}
     total, runs = ops.total, ops.runs
+    check = profile_check(session.results)
+    suspect = check.note if check.consistent is False else ""
     by_name: dict[str, float] = {}
     event_of: dict[str, str] = {}
     for row in ops.rows:
@@ -51,7 +54,7 @@ def kernel_times(session: Session) -> dict[str, KernelTime]:
         profiled = name if name in by_name else _aten_name(name)
         if profiled in by_name:
             times[name] = KernelTime(by_name[profiled] / runs, by_name[profiled] / total, event_of[profiled],
-                                     names.count(name) > 1)
+                                     names.count(name) > 1, suspect)
     return times
 
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 COMPILED_REGION = "Torch-Compiled Region"
-WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
+WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction", "ProfilerStep")
 _CPU_KERNEL = re.compile(r"^graph_\d+_")
 
 
@@ -41,3 +41,55 @@ def profile_ops(results: dict | None, label: str = "compiled") -> ProfileOps | N
 def kernel_name(event: str) -> str:
     """A generated CPU kernel is profiled as `graph_N_<kernel>`: the kernel's name in the code."""
     return _CPU_KERNEL.sub("", event)
+
+
+INCONSISTENT_FACTOR = 2.0  # kernel time per call this many times the slowest measured call: the profile is off
+MIN_PROFILED_CALLS = 10
+
+
+@dataclass(frozen=True)
+class ProfileCheck:
+    """Σ per-call kernel time of the compiled profile against the measured compiled call (T_execute).
+    Kernels run inside the call, so they cannot take longer than the slowest measured call; when they
+    seem to, the profile saw a different machine (load, the profiler's start-up, too few calls) and
+    its times are not to be read as the call's. The slowest timing round is the bar, not the median,
+    because on a loaded machine the rounds themselves differ by a factor of 2 or more. Kernels that
+    cover much less than the call are normal: the rest is overhead between kernels."""
+
+    consistent: bool | None  # None: nothing to compare
+    kernel_us_per_call: float | None
+    call_us: float | None  # T_execute, the median
+    slowest_call_us: float | None  # the slowest round (older captures: the 75th percentile call)
+    note: str
+
+    def to_json(self) -> dict:
+        return {"consistent": self.consistent, "kernel_us_per_call": self.kernel_us_per_call,
+                "call_us": self.call_us, "slowest_call_us": self.slowest_call_us, "note": self.note}
+
+
+def profile_check(results: dict | None) -> ProfileCheck:
+    ops = profile_ops(results)
+    measured = (results or {}).get("compiled") or {}
+    call_s = measured.get("median_s")
+    if ops is None or not call_s or call_s <= 0:
+        return ProfileCheck(None, None, None, None, "no compiled profile and measured call to compare")
+    rounds = bool(((results or {}).get("timing") or {}).get("rounds"))
+    slowest = max(call_s, measured.get("max_s" if rounds else "p75_s") or call_s) * 1e6
+    profile = results["profile"]["compiled"]
+    kernels = sum(ops.per_call_us(row) for row in ops.rows)
+    call = call_s * 1e6
+    caveats = []
+    if "warmup_excluded" not in profile:
+        caveats.append("older capture: the profile includes its first call (no warm-up excluded)")
+    if ops.runs < MIN_PROFILED_CALLS:
+        caveats.append(f"only {ops.runs} profiled call(s)")
+    figures = (f"kernels {kernels:.1f} µs per call against a measured call of {call:.1f} µs "
+               f"(slowest {slowest:.1f} µs), {ops.runs} profiled calls")
+    if kernels > INCONSISTENT_FACTOR * slowest:
+        note = (f"PROFILE INCONSISTENT: {figures} ({kernels / call:.1f}× the call); the profile saw a different "
+                "machine than the timing (load, profiler start-up, too few calls): read kernel times as shares only")
+        return ProfileCheck(False, kernels, call, slowest, "; ".join([note, *caveats]))
+    note = f"kernel times agree with the measured call: {figures}"
+    if kernels < call / INCONSISTENT_FACTOR:
+        note += f"; kernels cover {kernels / call:.0%} of the call, the rest is overhead outside kernels"
+    return ProfileCheck(True, kernels, call, slowest, "; ".join([note, *caveats]))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import kernel_times
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.speedup import INCONCLUSIVE, OLDER_CAPTURE, Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.session import CompileUnit, Session
 
@@ -142,21 +143,35 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
                          "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
         "kernels": diff_kernels(a.session, b.session),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
-                         "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup")},
+                         "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup"),
+                         "verdict_a": a.speedup.to_json(), "verdict_b": b.speedup.to_json()},
     }
 
 
 @dataclass(frozen=True)
 class Check:
     name: str
-    passed: bool
+    passed: bool | None  # None: inconclusive, the measurement cannot tell
     reason: str
+
+    @property
+    def word(self) -> str:
+        return {True: "PASS", False: "FAIL", None: "INCONCLUSIVE"}[self.passed]
 
 
 def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAnalysis | None = None,
               max_breaks: int | None = None, min_speedup: float | None = None, max_compile_s: float | None = None,
               tolerance: float = 0.1) -> list[Check]:
-    """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'."""
+    """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'.
+    Speedup checks read the interval: a run whose speedup is inconclusive, or whose interval
+    straddles the threshold, is INCONCLUSIVE rather than passing or failing on noise."""
+    nonsense = [f"{name} {value} is not {meaning}" for name, value, bad, meaning in (
+        ("--max-breaks", max_breaks, max_breaks is not None and max_breaks < 0, "a count (≥ 0)"),
+        ("--min-speedup", min_speedup, min_speedup is not None and not min_speedup > 0, "a speedup (> 0)"),
+        ("--max-compile-time", max_compile_s, max_compile_s is not None and not max_compile_s >= 0, "a time (≥ 0 s)"),
+        ("--tolerance", tolerance, not 0 <= tolerance < 1, "a share (0 ≤ t < 1)")) if bad]
+    if nonsense:
+        raise ValueError("; ".join(nonsense))
     run = as_analysis(session)
     complete = run.complete
     breaks = len(run.session.breaks)
@@ -165,11 +180,9 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
                     "the run did not finish: an incomplete session cannot pass")]
     if max_breaks is not None:
         checks.append(Check("max-breaks", breaks <= max_breaks, f"{breaks} graph break(s), allowed {max_breaks}"))
-    speedup = run.verdict.value("speedup")
+    speedup = run.speedup
     if min_speedup is not None:
-        checks.append(Check("min-speedup", speedup is not None and speedup >= min_speedup,
-                            f"speedup {speedup:.3f}× (minimum {min_speedup}×)" if speedup is not None
-                            else "speedup not measured (capture an entry-point script)"))
+        checks.append(_min_speedup(speedup, min_speedup))
     compile_s = run.verdict.value("t_compile")
     if max_compile_s is not None:
         checks.append(Check("max-compile-time", compile_s is not None and compile_s <= max_compile_s,
@@ -177,14 +190,45 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
                             else "compile time not recorded"))
     if baseline is not None:
         base = as_analysis(baseline)
-        base_speedup = base.verdict.value("speedup")
         new_sites = diff_breaks(base, run)["new"]
         checks.append(Check("no-new-breaks", not new_sites,
                             "no new graph-break site" if not new_sites else
                             "new graph break(s): " + "; ".join(f"{s['location']}: {s['reason']}" for s in new_sites)))
-        if speedup is not None and base_speedup is not None:
-            floor = base_speedup * (1 - tolerance)
-            checks.append(Check("speedup-vs-baseline", speedup >= floor,
-                                f"speedup {speedup:.3f}× vs baseline {base_speedup:.3f}× "
-                                f"(allowed down to {floor:.3f}×)"))
+        if speedup.value is not None and base.speedup.value is not None:
+            checks.append(_against_baseline(speedup, base.speedup, tolerance))
     return checks
+
+
+def _busy(speedup: Speedup) -> str:
+    return f"; {speedup.machine.note}" if speedup.machine is not None and speedup.machine.busy else ""
+
+
+def _min_speedup(speedup: Speedup, floor: float) -> Check:
+    if speedup.value is None:
+        return Check("min-speedup", False, f"speedup not measured ({speedup.reason})")
+    shown = f"speedup {speedup.interval_text()} (minimum {floor}×)"
+    if not speedup.has_interval:
+        return Check("min-speedup", speedup.value >= floor, f"{shown}; {OLDER_CAPTURE}")
+    if speedup.state == INCONCLUSIVE:
+        return Check("min-speedup", None, f"{shown}: the speedup is inconclusive ({speedup.reason}){_busy(speedup)}")
+    if speedup.low >= floor:
+        return Check("min-speedup", True, shown)
+    if speedup.high < floor:
+        return Check("min-speedup", False, shown)
+    return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{_busy(speedup)}")
+
+
+def _against_baseline(speedup: Speedup, base: Speedup, tolerance: float) -> Check:
+    """Fails only when the run is slower than the baseline beyond both intervals; a point estimate
+    under the floor with overlapping intervals is inconclusive."""
+    floor = base.value * (1 - tolerance)
+    shown = (f"speedup {speedup.interval_text()} vs baseline {base.interval_text()} "
+             f"(allowed down to {floor:.3f}×)")
+    if not speedup.has_interval or not base.has_interval:
+        return Check("speedup-vs-baseline", speedup.value >= floor, f"{shown}; {OLDER_CAPTURE}")
+    if speedup.value >= floor:
+        return Check("speedup-vs-baseline", True, shown)
+    if speedup.high < base.low * (1 - tolerance):
+        return Check("speedup-vs-baseline", False, shown)
+    return Check("speedup-vs-baseline", None, f"{shown}: below the floor, but within the intervals' noise"
+                 f"{_busy(speedup) or _busy(base)}")

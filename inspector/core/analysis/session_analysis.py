@@ -14,8 +14,10 @@ from inspector.core.analysis.figures import (
 )
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.slowness import Slowness, slowness
+from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.graph_break_registry import BreakRegistry
@@ -79,8 +81,18 @@ class SessionAnalysis:
         return session_warnings(self.session)
 
     @cached_property
+    def speedup(self) -> Speedup:
+        """S with its interval and faster / slower / inconclusive, from the capture's timing rounds."""
+        return estimate(self.session.results)
+
+    @cached_property
+    def profile_check(self) -> ProfileCheck:
+        """Whether the profile's per-call kernel times agree with the measured call time."""
+        return profile_check(self.session.results or {})
+
+    @cached_property
     def verdict(self) -> Verdict:
-        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache)))
+        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup)))
 
     @cached_property
     def break_registry(self) -> BreakRegistry | None:
@@ -127,23 +139,30 @@ class SessionAnalysis:
         return error if isinstance(error, dict) else None
 
     def headline(self) -> str:
-        """One sentence that answers 'was it worth it?'."""
-        speedup = self.verdict.value("speedup")
+        """One sentence that answers 'was it worth it?' — a direction only when the timing supports one."""
+        speedup, value = self.speedup, self.speedup.value
+        interval = (f" (S = {value:.2f}×, interval {speedup.low:.2f}–{speedup.high:.2f})"
+                    if value is not None and speedup.has_interval else "")
         parts = []
-        if speedup is None:
+        if value is None:
             parts.append("Run time not measured (capture an entry-point script to measure it).")
-        elif speedup >= 1:
+        elif speedup.state == INCONCLUSIVE:
+            parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
+        elif speedup.state == FASTER:
             calls = self.verdict.value("break_even")
-            parts.append(f"Compiled is {speedup:.2f}× faster than eager"
+            parts.append(f"Compiled is {value:.2f}× faster than eager{interval}"
                          + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
         else:
-            parts.append(f"Compiled is {1 / speedup:.2f}× SLOWER than eager: compiling does not pay off here.")
+            parts.append(f"Compiled is {1 / value:.2f}× SLOWER than eager{interval}: compiling does not pay off here.")
+        if speedup.reason == OLDER_CAPTURE:
+            parts.append("(No interval: older capture.)")
+        if speedup.machine is not None and speedup.machine.busy:  # its figures are in speedup.sentence()
+            parts.append("Machine busy: timing unreliable.")
         parts.append(f"{len(self.break_sites)} graph-break site(s), {len(self.session.recompiles)} recompile(s), "
                      f"{self.fusion.n_kernels} kernels.")
         if not self.complete:
             parts.append("Incomplete session: the run did not finish.")
         return " ".join(parts)
-
 
 def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
     """Consumers take either; a bare session is analysed lazily."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite, FusionStats, break_sites, cache_rates, session_fusion
-from inspector.core.analysis.profile_ops import profile_ops
+from inspector.core.analysis.profile_ops import profile_check, profile_ops
+from inspector.core.analysis.speedup import Speedup, break_even_calls, estimate
 from inspector.core.model.session import Session
 
 AMORTISE_CALLS = 1000
@@ -27,9 +28,9 @@ class Figure:
 
 
 def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: FusionStats | None = None,
-            cache_rates_: dict | None = None) -> list[Figure]:
-    """The figures in display order. Break sites, fusion and cache rates already computed by the
-    session's analysis are passed in; alone, the function computes them."""
+            cache_rates_: dict | None = None, speedup: Speedup | None = None) -> list[Figure]:
+    """The figures in display order. Break sites, fusion, cache rates and the speedup estimate already
+    computed by the session's analysis are passed in; alone, the function computes them."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
     missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
@@ -38,8 +39,8 @@ def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: Fusi
     t_compile = sum(compile_times) if compile_times else None
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
-    speedup = t_eager / t_exec if measured and t_exec else None
-    saved = t_eager - t_exec if measured else None
+    speedup = speedup or estimate(results)
+    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
     inside, runs = _compiled_region_share(results)
     n_sites = len(sites if sites is not None else break_sites(session))
     gap = t_exec * (1 - inside) if measured and inside is not None else None
@@ -52,15 +53,15 @@ def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: Fusi
     figures = [
         Figure("t_compile", "T_compile", t_compile, "s", "Σ entire_frame_compile_time_s over compile units",
                f"compilation_metrics of {len(compile_times)} unit(s)" if compile_times else "no compilation_metrics in the log"),
-        Figure("t_eager", "T_eager", t_eager, "s/call", "median of eager calls", need(t_eager, _runs_note(results, "eager"))),
-        Figure("t_execute", "T_execute", t_exec, "s/call", "median of compiled calls after warm-up",
+        Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
+        Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
         Figure("t_total", "T_total", t_compile + t_exec if t_compile is not None and t_exec is not None else None, "s",
                "T_compile + T_execute (one call)", need(t_exec, "compilation_metrics + measured run")),
-        Figure("speedup", "S", speedup, "×", "T_eager / T_compiled", need(speedup, "measured run")),
-        Figure("break_even", "break-even calls", t_compile / saved if t_compile is not None and saved and saved > 0 else None,
-               "calls", "T_compile / (T_eager − T_compiled)",
-               "compiled is not faster: never pays off" if saved is not None and saved <= 0 else need(saved, "measured run")),
+        Figure("speedup", "S", speedup.value, "×", "median eager round / median compiled round",
+               _speedup_source(speedup)),
+        Figure("break_even", "break-even calls", break_even, "calls", "T_compile / (T_eager − T_compiled)",
+               break_even_source),
         Figure("amortised", f"B (m = {AMORTISE_CALLS})", t_compile / AMORTISE_CALLS if t_compile is not None else None,
                "s/call", "T_compile / m", "compilation_metrics" if t_compile is not None else "no compile time"),
         Figure("fusion", "K", fusion.fusion_ratio, "ops/kernel", "N_ops / N_kernels",
@@ -93,10 +94,30 @@ def _amdahl_source(gap: float | None, t_eager: float | None) -> str:
     return "eager gaps between compiled regions, from the profile"
 
 
+def _speedup_source(speedup) -> str:
+    if speedup.value is None:
+        return f"not measured: {speedup.reason}"
+    words = f"{speedup.state.upper()}: {speedup.interval_text()}; {speedup.reason}"
+    if speedup.machine is not None and speedup.machine.busy:
+        words += f"; {speedup.machine.note}"
+    return words
+
+
+def _median_of(results: dict, key: str) -> str:
+    if (results.get("timing") or {}).get("rounds"):
+        return f"median over interleaved rounds of {key} calls (seconds per call)"
+    return f"median of {key} calls" + (" after warm-up" if key == "compiled" else "")
+
+
 def _runs_note(results: dict, key: str) -> str:
     entry = results.get(key) or {}
     threads = results.get("threads")
     spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry else ""
+    timing = results.get("timing") or {}
+    if timing.get("rounds"):
+        calls = sum(row.get(f"{key}_calls") or 0 for row in timing["rounds"])
+        return (f"{len(timing['rounds'])} rounds of ~{timing.get('round_budget_s', 0):.3g} s ({calls} calls), "
+                f"interleaved with the other{spread}, {threads} thread(s)")
     return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
 
 
@@ -115,5 +136,7 @@ def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list
     if ops is None:
         return []
     total = ops.total
-    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row)}
-            for row in ops.rows[:limit]]
+    consistent = profile_check(results).consistent is not False
+    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row),
+             "time_consistent": consistent} for row in ops.rows[:limit]]
+

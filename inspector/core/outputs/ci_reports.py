@@ -14,16 +14,20 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 
 
 def junit_xml(checks, source: str) -> str:
-    """One `<testcase>` per check; a failed check carries its reason as the failure message."""
-    failures = sum(not check.passed for check in checks)
+    """One `<testcase>` per check; a failed check carries its reason as the failure message, an
+    inconclusive one (the timing cannot tell) is skipped with its reason, neither passed nor failed."""
+    failures = sum(check.passed is False for check in checks)
+    skipped = sum(check.passed is None for check in checks)
     suites = ET.Element("testsuites", name="compile-inspector check", tests=str(len(checks)), failures=str(failures))
     suite = ET.SubElement(suites, "testsuite", name="compile-inspector check", tests=str(len(checks)),
-                          failures=str(failures), errors="0", skipped="0")
+                          failures=str(failures), errors="0", skipped=str(skipped))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="session", value=source)
     for check in checks:
         case = ET.SubElement(suite, "testcase", classname="compile_inspector.check", name=check.name)
         if check.passed:
             ET.SubElement(case, "system-out").text = check.reason
+        elif check.passed is None:
+            ET.SubElement(case, "skipped", message=f"INCONCLUSIVE: {check.reason}")
         else:
             ET.SubElement(case, "failure", message=check.reason, type="CheckFailed").text = f"{check.name}: {check.reason}"
     ET.indent(suites)

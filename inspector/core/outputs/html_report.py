@@ -45,6 +45,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
              f"{_e(summary['torch_version'] or 'unknown')}, {'complete' if summary['complete'] else 'INCOMPLETE'}; "
              f"torch-compile-inspector {_e(summary['tool_version'])}</p>",
              "<h2>Was it worth it?</h2>",
+             _speedup_paragraph(summary),
              _table(["Figure", "Value", "Formula", "Where it comes from"],
                     [[f["label"], "—" if f["value"] is None else f"{f['value']:.4g} {f['unit']}", f["formula"], f["source"]]
                      for f in summary["verdict"]]),
@@ -72,6 +73,9 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     kernels = (summary.get("run") or {}).get("top_kernels") or []
     if kernels:
         parts.append("<h2>Top kernels (compiled run, profiler)</h2>")
+        check = summary["run"].get("profile_check") or {}
+        if check.get("note"):
+            parts.append(f"<p class='{'bad' if check.get('consistent') is False else 'muted'}'>{_e(check['note'])}</p>")
         parts.append(_table(["µs per call", "Share", "Kernel / op"],
                             [[f"{k['time_us_per_call']:.1f}", f"{k['share']:.1%}", k["name"]] for k in kernels]))
     kernel_names = [(u["compile_id"], name) for u in summary["units"] for name in u["kernel_names"]]
@@ -85,6 +89,15 @@ def render_report(subject: Session | SessionAnalysis) -> str:
                                                          for v in summary["unreadable"].values()]))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _speedup_paragraph(summary: dict) -> str:
+    """The speedup verdict with its interval; in red when it is not to be relied on."""
+    speedup = summary.get("speedup") or {}
+    if speedup.get("value") is None:
+        return ""
+    doubtful = speedup["state"] == "inconclusive" or (speedup.get("machine") or {}).get("busy")
+    return f"<p class='{'bad' if doubtful else 'muted'}'>{_e(speedup['text'])}</p>"
 
 
 def timeline_svg(session: Session) -> str:

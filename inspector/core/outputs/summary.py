@@ -12,7 +12,7 @@ from inspector.core.outputs.explanations import explanations, render_explanation
 from inspector.core.outputs.numbers import count, quantity
 
 SCHEMA = "torch-compile-inspector/summary"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `speedup` (interval, three-state verdict, machine), `run.profile_check`
 TOP_KERNELS = 10
 
 
@@ -52,6 +52,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "unknown_record_kinds": dict(session.unknown_kinds),
         "unreadable": session.problems.to_json(),
         "verdict": [figure.to_json() for figure in analysis.verdict],
+        "speedup": analysis.speedup.to_json(),
         "run": _run(analysis),
         "measurements": session.results,
         **explanations(analysis),
@@ -79,6 +80,7 @@ def _run(analysis: SessionAnalysis) -> dict | None:
         "memory": {"eager": results.get("memory_eager"), "compiled": results.get("memory_compiled")},
         "t_first_call_s": results.get("t_first_call_s"),
         "top_kernels": analysis.top_kernels,
+        "profile_check": analysis.profile_check.to_json(),
         "torch_counted_breaks": torch_breaks,
         "breaks_agree_with_torch": torch_breaks == len(session.breaks) if torch_breaks is not None else None,
     }
@@ -195,6 +197,9 @@ def render_text(summary: dict) -> str:
 def render_verdict(summary: dict) -> list[str]:
     """The verdict figures with their formulas, and what the capture saw of the run."""
     lines = ["", "Was it worth it?"]
+    speedup = summary.get("speedup")
+    if speedup and speedup["value"] is not None:
+        lines.append(f"  {speedup['text']}")
     for figure in summary["verdict"]:
         shown = quantity(figure["value"], figure["unit"])
         lines.append(f"  {figure['label']:<18} {shown:<18} {figure['formula']}  [{figure['source']}]")
@@ -212,8 +217,12 @@ def render_verdict(summary: dict) -> list[str]:
         lines.append("  memory high-water: " + ", ".join(
             f"{key.replace('_mb', '')} {memory['eager'][key]:.0f} → {memory['compiled'][key]:.0f} MB"
             for key in memory["compiled"] if key in memory["eager"]))
+    check = run.get("profile_check") or {}
+    if check.get("consistent") is not None:
+        lines.append(f"  {check['note']}")
     if run["top_kernels"]:
-        lines.append("  top kernels (compiled, profiler):")
+        lines.append("  top kernels (compiled, profiler)" + (":" if check.get("consistent") is not False
+                                                             else " — NOT CONSISTENT with the measured call, shares only:"))
         for row in run["top_kernels"][:8]:
             lines.append(f"    {row['time_us_per_call']:10.1f} µs/call {row['share']:6.1%}  {row['name'][:90]}")
     if run["breaks_agree_with_torch"] is False:

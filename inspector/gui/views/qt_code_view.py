@@ -142,12 +142,15 @@ class QtCodeView(QWidget):
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             time = times.get(kernel.name)
-            cells = [kernel.name, kernel.kind, number(time.us_per_call) if time else "—",
+            flag = " ⚠" if time and time.suspect else ""
+            cells = [kernel.name, kernel.kind, number(time.us_per_call) + flag if time else "—",
                      f"{time.share:.1%}" if time else "—", ORIGIN_WORDS[kernel.source_origin]]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
-                if time and time.shared_by_units:
+                if time and time.suspect:
+                    item.setToolTip(plain_tip(time.suspect))
+                elif time and time.shared_by_units:
                     item.setToolTip(plain_tip(f"profiled as {time.matched_by}; the same name runs in several "
                                               "compile units (times added)"))
                 elif not time:

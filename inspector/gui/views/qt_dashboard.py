@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.verdict import Figure
 from inspector.core.outputs.numbers import quantity, seconds as fmt_seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -28,6 +29,9 @@ class QtDashboard(QWidget):
         self.source = QLabel("")
         self.source.setTextFormat(Qt.TextFormat.PlainText)  # paths and stage names from the log
         self.source.setWordWrap(True)
+        self.timing = QLabel("")  # the speedup verdict with its interval, the machine and the profile check
+        self.timing.setWordWrap(True)
+        self.timing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Figure", "Value", "Formula", "Where it comes from"])
         self.table.verticalHeader().setVisible(False)
@@ -39,6 +43,7 @@ class QtDashboard(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.source)
+        layout.addWidget(self.timing)
         layout.addWidget(self.table)
         self.slowness = QLabel("")  # where a compiled call's time goes, from the profile
         self.slowness.setWordWrap(True)
@@ -58,6 +63,7 @@ class QtDashboard(QWidget):
         stages = ", ".join(f"{name} {fmt_seconds(seconds)} ({seconds / traced:.0%})"
                            for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
         self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
+        self._show_timing(analysis)
         figures = analysis.verdict
         self.table.setRowCount(len(figures))
         for row, figure in enumerate(figures):
@@ -66,6 +72,19 @@ class QtDashboard(QWidget):
                 item.setToolTip(plain_tip(text))
                 self.table.setItem(row, column, item)
         self.slowness.setText(slowness_line(analysis.slowness.to_json()))
+
+    def _show_timing(self, analysis: SessionAnalysis) -> None:
+        """Red when the speedup is inconclusive, the machine was busy or the profile disagrees with
+        the measured call: the numbers in the table are then not to be taken at face value."""
+        speedup, check = analysis.speedup, analysis.profile_check
+        lines = [speedup.sentence()] if speedup.value is not None else []
+        if check.consistent is False:
+            lines.append(check.note)
+        doubtful = (speedup.state == "inconclusive" or (speedup.machine is not None and speedup.machine.busy)
+                    or check.consistent is False)
+        self.timing.setText("\n".join(lines))
+        self.timing.setStyleSheet("color: #b42318;" if doubtful else "")
+        self.timing.setVisible(bool(lines))
 
 
 def slowness_line(data: dict) -> str:
@@ -81,3 +100,4 @@ def slowness_line(data: dict) -> str:
     if data["cudagraph_skips"]:
         text += " CUDA graphs skipped: " + "; ".join(f"{s['compile_id']} {s['reason']}" for s in data["cudagraph_skips"])
     return text
+

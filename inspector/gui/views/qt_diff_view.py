@@ -5,6 +5,8 @@ breaks, recompiles, kernels, times. File ▸ Compare With… picks the other run
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -151,8 +153,9 @@ class QtDiffView(QWidget):
         ta, tb = result["compile_time"]["total_a"], result["compile_time"]["total_b"]
         if ta is not None and tb is not None:
             lines.append(f"<b>Compile time</b> {seconds(ta)} → {seconds(tb)}")
-        if steady["speedup_a"] is not None and steady["speedup_b"] is not None:
-            lines.append(f"<b>Speedup</b> {steady['speedup_a']:.2f}× → {steady['speedup_b']:.2f}×")
+        if steady["speedup_a"] is not None or steady["speedup_b"] is not None:
+            lines.append("<b>Speedup</b>")
+            lines += [f"{label}: {_e(steady[f'verdict_{label.lower()}']['text'])}" for label in ("A", "B")]
         self.run.setHtml("<br>".join(lines))
 
     # --- graphs ---------------------------------------------------------------------------------

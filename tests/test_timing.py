@@ -1,0 +1,184 @@
+"""The speedup verdict and the profile check on saved sessions: the bundled capture (an older one,
+without timing rounds) and copies of it whose results.json is edited to what a capture records on a
+quiet machine, a busy one, or with a profile that disagrees with the measured call."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import open_and_wait
+
+from inspector.core.analysis.kernel_index import kernel_times
+from inspector.core.analysis.profile_ops import profile_check
+from inspector.core.analysis.run_diff import check_run, diff_runs
+from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval, estimate
+from inspector.core.outputs.html_report import render_report
+from inspector.core.outputs.summary import SCHEMA_VERSION, render_text, summarize
+from inspector.core.readers.session_loader import open_session
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+QUIET = {"cores": 2, "torch_threads": 1, "others_cpu_cores": 0.05, "load_before": 0.3, "load_during": 1.0}
+BUSY = {"cores": 2, "torch_threads": 1, "others_cpu_cores": 1.9, "load_before": 3.1, "load_during": 4.2}
+
+
+def rounds(pairs: list[tuple[float, float]]) -> list[dict]:
+    return [{"eager_s": e, "compiled_s": c, "eager_calls": 100, "compiled_calls": 100} for e, c in pairs]
+
+
+def timed(pairs, environment) -> dict:
+    """results.json fields of a capture that timed these (eager, compiled) rounds."""
+    eager, compiled = sorted(e for e, _ in pairs), sorted(c for _, c in pairs)
+    return {"eager": {"n": len(pairs), "median_s": eager[len(eager) // 2], "min_s": eager[0], "max_s": eager[-1]},
+            "compiled": {"n": len(pairs), "median_s": compiled[len(compiled) // 2], "min_s": compiled[0],
+                         "max_s": compiled[-1]},
+            "timing": {"method": "interleaved rounds", "round_budget_s": 0.05, "rounds": rounds(pairs),
+                       "environment": environment}}
+
+
+CLEARLY_FASTER = [(2e-3 * (1 + 0.03 * (i % 3)), 1e-3 * (1 + 0.02 * (i % 4))) for i in range(12)]
+NOISE_AROUND_1 = [(1e-3 * (1 + 0.2 * ((i * 7) % 5 - 2) / 2), 1e-3 * (1 + 0.2 * ((i * 3) % 5 - 2) / 2)) for i in range(12)]
+SLIGHTLY_FASTER = [(1.1e-3 * (1 + 0.01 * (i % 3)), 1e-3 * (1 + 0.01 * (i % 2))) for i in range(12)]
+
+
+def edited_copy(tmp_path: Path, **fields) -> Path:
+    folder = tmp_path / "session"
+    shutil.copytree(BUNDLED, folder)
+    results = json.loads((folder / "results.json").read_text())
+    results.update(fields)
+    (folder / "results.json").write_text(json.dumps(results))
+    return folder
+
+
+def test_interval_and_three_states():
+    faster = estimate(timed(CLEARLY_FASTER, QUIET))
+    assert faster.state == FASTER and faster.low > 1.5 and faster.high < 2.5 and faster.low <= faster.value <= faster.high
+    noisy = estimate(timed(NOISE_AROUND_1, QUIET))
+    assert noisy.state == INCONCLUSIVE and noisy.low < 1 < noisy.high and "spans 1" in noisy.reason
+    slower = estimate(timed([(c, e) for e, c in CLEARLY_FASTER], QUIET))
+    assert slower.state == SLOWER and slower.high < 1
+    assert bootstrap_interval(CLEARLY_FASTER) == bootstrap_interval(CLEARLY_FASTER)  # seeded: reproducible
+
+
+def test_a_busy_machine_makes_a_small_difference_inconclusive_and_says_so():
+    quiet = estimate(timed(SLIGHTLY_FASTER, QUIET))
+    busy = estimate(timed(SLIGHTLY_FASTER, BUSY))
+    assert quiet.state == FASTER and not quiet.machine.busy
+    assert busy.state == INCONCLUSIVE and busy.machine.busy
+    assert "machine busy: timing unreliable" in busy.machine.note and "1.9 of 2 cores" in busy.machine.note
+    assert "load average 3.10 before, 4.20 after" in busy.machine.note
+    assert "Machine busy: timing unreliable" in busy.sentence()
+    # a large difference is still stated on a busy machine, with the warning beside it
+    clear = estimate(timed(CLEARLY_FASTER, BUSY))
+    assert clear.state == FASTER and "Machine busy" in clear.sentence()
+
+
+def test_too_few_rounds_or_nonsense_times_state_no_direction():
+    assert estimate(timed(CLEARLY_FASTER[:3], QUIET)).state == INCONCLUSIVE
+    negative = timed(CLEARLY_FASTER, QUIET)
+    negative["timing"]["rounds"][2]["compiled_s"] = -1e-3
+    assert estimate(negative).state == UNMEASURED and estimate(negative).value is None
+
+
+def test_an_older_session_opens_with_no_interval(tmp_path):
+    summary = summarize(open_session(BUNDLED))
+    assert summary["schema_version"] == SCHEMA_VERSION == 2
+    speedup = summary["speedup"]
+    assert speedup["value"] == pytest.approx(summary["measurements"]["eager"]["median_s"]
+                                             / summary["measurements"]["compiled"]["median_s"])
+    assert speedup["low"] is None and "no interval: older capture" in speedup["reason"]
+    assert "no interval: older capture" in render_text(summary)
+    figures = {figure["key"]: figure for figure in summary["verdict"]}
+    assert "no interval: older capture" in figures["speedup"]["source"]
+    assert "No interval: older capture" in render_report(open_session(BUNDLED))
+
+
+def test_inconclusive_speedup_shows_no_break_even_anywhere(tmp_path):
+    folder = edited_copy(tmp_path, **timed(NOISE_AROUND_1, BUSY))
+    summary = summarize(open_session(folder))
+    figures = {figure["key"]: figure for figure in summary["verdict"]}
+    assert figures["break_even"]["value"] is None and "inconclusive" in figures["break_even"]["source"]
+    assert summary["speedup"]["state"] == "inconclusive"
+    text = render_text(summary)
+    assert "Speedup INCONCLUSIVE" in text and "pays for itself" not in text
+    html = render_report(open_session(folder))
+    assert "Speedup INCONCLUSIVE" in html and "Machine busy: timing unreliable" in html
+    diff = diff_runs(open_session(folder), open_session(BUNDLED))["steady_state"]
+    assert diff["verdict_a"]["state"] == "inconclusive" and diff["verdict_b"]["low"] is None
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+
+
+def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_path):
+    folder = edited_copy(tmp_path, **timed(NOISE_AROUND_1, QUIET))
+    (check,) = [c for c in check_run(open_session(folder), min_speedup=1.0) if c.name == "min-speedup"]
+    assert check.passed is None and "inconclusive" in check.reason
+    done = cli("check", str(folder), "--min-speedup", "1.0")
+    assert done.returncode == 4 and "INCONCLUSIVE min-speedup" in done.stdout
+    # a conclusive run passes or fails on its interval
+    fast = edited_copy(tmp_path / "fast", **timed(CLEARLY_FASTER, QUIET))
+    checks = {c.name: c for c in check_run(open_session(fast), min_speedup=1.2)}
+    assert checks["min-speedup"].passed is True
+    assert {c.name: c for c in check_run(open_session(fast), min_speedup=3.0)}["min-speedup"].passed is False
+    # the threshold inside the interval: the measurement cannot tell
+    assert {c.name: c for c in check_run(open_session(fast), min_speedup=2.0)}["min-speedup"].passed is None
+
+
+def test_check_refuses_nonsense_thresholds():
+    for args in (("--min-speedup", "-1"), ("--tolerance", "-0.1"), ("--max-compile-time", "-5"), ("--max-breaks", "-1")):
+        done = cli("check", str(BUNDLED), *args)
+        assert done.returncode == 2 and "is not" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(ValueError):
+        check_run(open_session(BUNDLED), tolerance=-0.5)
+
+
+def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsistent_profile(tmp_path):
+    normal = open_session(BUNDLED)
+    assert profile_check(normal.results).consistent is True
+    assert not any(time.suspect for time in kernel_times(normal).values())
+    results = json.loads((BUNDLED / "results.json").read_text())
+    for row in results["profile"]["compiled"]["ops"]:  # what a profile of a loaded machine looked like
+        row["self_cpu_us"] *= 60
+    folder = edited_copy(tmp_path, profile=results["profile"])
+    session = open_session(folder)
+    check = profile_check(session.results)
+    assert check.consistent is False and check.kernel_us_per_call > 2 * check.slowest_call_us
+    assert "PROFILE INCONSISTENT" in check.note
+    times = kernel_times(session)
+    assert times and all("PROFILE INCONSISTENT" in time.suspect for time in times.values())
+    summary = summarize(session)
+    assert summary["run"]["profile_check"]["consistent"] is False
+    assert not any(row["time_consistent"] for row in summary["run"]["top_kernels"])
+    assert "NOT CONSISTENT with the measured call" in render_text(summary)
+    assert "PROFILE INCONSISTENT" in render_report(session)
+
+
+def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_path):
+    results = json.loads((BUNDLED / "results.json").read_text())
+    for row in results["profile"]["compiled"]["ops"]:
+        row["self_cpu_us"] *= 60
+    folder = edited_copy(tmp_path, profile=results["profile"], **timed(NOISE_AROUND_1, BUSY))
+    loaded = open_and_wait(qtbot, window, folder)
+    dashboard = window.views["Summary"]
+    assert "INCONCLUSIVE" in dashboard.title.text()
+    assert "Machine busy: timing unreliable" in dashboard.timing.text()
+    assert "PROFILE INCONSISTENT" in dashboard.timing.text() and "b42318" in dashboard.timing.styleSheet()
+    values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text()
+              for r in range(dashboard.table.rowCount())}
+    assert values["break-even calls"] == "—"
+    assert "PROFILE INCONSISTENT" in window.views["Kernels"].note.text()
+    kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
+    window.model.select_kernel_named(kernel.name)
+    code = window.views["Code"]
+    qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=10_000)
+    cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]
+    flagged = [cell for cell in cells if cell.text() != "—"]
+    assert flagged and all(cell.text().endswith("⚠") and "PROFILE INCONSISTENT" in cell.toolTip() for cell in flagged)
