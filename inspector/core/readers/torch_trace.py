@@ -9,15 +9,16 @@ memory: payloads are read back by offset when a view asks for them. Damage is co
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.readers import json_codec
 
 # Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
 # index leaves on disk; `TraceLog.full_meta` reads it back when a view wants it.
@@ -28,6 +29,7 @@ SLIM_KINDS = frozenset({"compilation_metrics", "bwd_compilation_metrics", "compi
 SLIM_STRING_CHARS = 1024
 SLIM_LIST_ITEMS = 32
 _PREFIX = re.compile(r"^([VIWEC])(\d{4}) (\d{2}:\d{2}:\d{2}\.\d+)\s+(\d+) ([^\]]*)\] ")
+_PREFIX_BYTES = re.compile(_PREFIX.pattern.encode())
 _PAYLOAD_END = re.compile(rb"\n(?!\t)")
 # Envelope keys that say where a record comes from rather than what it is.
 CONTEXT_KEYS = frozenset({"frame_id", "frame_compile_id", "attempt", "rank", "compiled_autograd_id",
@@ -70,60 +72,82 @@ class TraceLog:
         self.rank = rank
         self.size = size
         self.ends_with_newline = ends_with_newline
+        self._handle = None
+        self._lock = threading.Lock()
 
     def payload(self, record: TraceRecord) -> str:
         """The payload text of `record` with the leading tabs removed ('' when it has none).
         A payload not verified at load is verified now, and damage is counted then."""
+        return self.payload_bytes(record).decode("utf-8", errors="replace")
+
+    def payload_bytes(self, record: TraceRecord) -> bytes:
+        """The payload of `record` as torch hashed it (tabs removed), verified on first read."""
         if not record.has_payload:
-            return ""
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(record.payload_start)
-                raw = _strip_tabs(handle.read(record.payload_end - record.payload_start))
-        except OSError as error:
-            self.problems.add("unreadable_file", f"{self.path}: {error}")
-            return ""
+            return b""
+        raw = self._read(record.payload_start, record.payload_end)
+        if raw is None:
+            return b""
+        raw = _strip_tabs(raw)
         if record.payload_intact is None:
             self._check(record, raw)
-        return raw.decode("utf-8", errors="replace")
+        return raw
+
+    def payload_json(self, record: TraceRecord):
+        """The payload decoded as JSON, or None when it is not JSON."""
+        raw = self.payload_bytes(record)
+        try:
+            return json_codec.loads(raw)
+        except ValueError:
+            pass
+        try:  # bytes that are not UTF-8 are replaced, as `payload` does, before giving up
+            return json_codec.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            return None
 
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
+        raw = self._read(record.line_start, record.line_end)
         try:
-            with open(self.path, "rb") as handle:
-                handle.seek(record.line_start)
-                line = handle.read(record.line_end - record.line_start).decode("utf-8", errors="replace")
-            envelope = json.loads(line[_PREFIX.match(line).end():])
+            line = raw.decode("utf-8", errors="replace")
+            envelope = json_codec.loads(line[_PREFIX.match(line).end():])
             meta = envelope.get(record.kind)
             return meta if isinstance(meta, dict) else {}
-        except (OSError, ValueError, AttributeError):
+        except (ValueError, AttributeError):
             return {}
+
+    def _read(self, start: int, end: int) -> bytes | None:
+        """Bytes [start, end) of the log through one handle kept open (views read thousands of
+        payloads; opening the file for each cost more than reading them). Safe across threads."""
+        with self._lock:
+            try:
+                if self._handle is None:
+                    self._handle = open(self.path, "rb")
+                self._handle.seek(start)
+                return self._handle.read(end - start)
+            except (OSError, ValueError) as error:
+                self.problems.add("unreadable_file", f"{self.path}: {error}")
+                return None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
 
     def verify_payloads(self) -> None:
         """Check the md5 of every payload not checked yet (an index-only load skips it)."""
-        pending = [record for record in self.records if record.has_payload and record.payload_intact is None]
-        if not pending:
-            return
-        try:
-            with open(self.path, "rb") as handle:
-                for record in pending:
-                    handle.seek(record.payload_start)
-                    self._check(record, _strip_tabs(handle.read(record.payload_end - record.payload_start)))
-        except OSError as error:
-            self.problems.add("unreadable_file", f"{self.path}: {error}")
+        for record in self.records:
+            if record.has_payload and record.payload_intact is None:
+                raw = self._read(record.payload_start, record.payload_end)
+                if raw is None:
+                    return
+                self._check(record, _strip_tabs(raw))
 
     def _check(self, record: TraceRecord, stripped: bytes) -> None:
         record.payload_intact = hashlib.md5(stripped).hexdigest() == record.payload_md5
         if not record.payload_intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
-
-    def payload_json(self, record: TraceRecord):
-        """The payload decoded as JSON, or None when it is not JSON."""
-        try:
-            return json.loads(self.payload(record))
-        except ValueError:
-            return None
 
 
 def _strip_tabs(raw: bytes) -> bytes:
@@ -260,23 +284,11 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
                     file_rank: int | None) -> TraceRecord | None:
     if not raw_line.strip():
         return None
-    try:
-        line = raw_line.decode("utf-8")
-    except UnicodeDecodeError:
-        problems.add("non_utf8", f"line {line_no}")
-        line = raw_line.decode("utf-8", errors="replace")
-    prefix = _PREFIX.match(line)
-    if not prefix:
-        problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
-        return None
-    try:
-        envelope = json.loads(line[prefix.end():])
-    except ValueError:
-        problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
-        return None
-    if not isinstance(envelope, dict):
-        problems.add("bad_json", f"line {line_no}: not an object")
-        return None
+    envelope, prefix = _decode_fast(raw_line)
+    if envelope is None:
+        envelope, prefix = _decode_checked(raw_line, line_no, at_eof, problems)
+        if envelope is None:
+            return None
     kind = next((key for key in envelope if key not in CONTEXT_KEYS), None)
     if kind is None:
         problems.add("bad_record", f"line {line_no}: no record kind")
@@ -296,8 +308,48 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
         kind=kind, name=name, meta=meta,
         compile_id=CompileId.from_envelope(envelope),
         rank=rank if isinstance(rank, int) else file_rank,
-        timestamp=f"{prefix.group(2)} {prefix.group(3)}", pid=int(prefix.group(4)),
+        timestamp=prefix[0], pid=prefix[1],
         line_no=line_no, payload_md5=md5 if isinstance(md5, str) else None)
+
+
+def _decode_fast(raw_line: bytes) -> tuple[dict | None, tuple[str, int] | None]:
+    """The envelope of a well-formed line, decoded straight from bytes ((None, None) for anything
+    unusual, which `_decode_checked` then reads and reports)."""
+    prefix = _PREFIX_BYTES.match(raw_line)
+    if prefix is None:
+        return None, None
+    try:
+        envelope = json_codec.loads(raw_line[prefix.end():])
+        stamp = f"{prefix.group(2).decode()} {prefix.group(3).decode()}"
+        prefix.group(5).decode("utf-8")  # a non-UTF-8 file name is reported by the checked path
+    except ValueError:
+        return None, None
+    if not isinstance(envelope, dict):
+        return None, None
+    return envelope, (stamp, int(prefix.group(4)))
+
+
+def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool,
+                    problems: ReadProblems) -> tuple[dict | None, tuple[str, int] | None]:
+    """The slow path: decode as text (replacing bad bytes), saying what is wrong with the line."""
+    try:
+        line = raw_line.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.add("non_utf8", f"line {line_no}")
+        line = raw_line.decode("utf-8", errors="replace")
+    prefix = _PREFIX.match(line)
+    if not prefix:
+        problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
+        return None, None
+    try:
+        envelope = json_codec.loads(line[prefix.end():])
+    except ValueError:
+        problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
+        return None, None
+    if not isinstance(envelope, dict):
+        problems.add("bad_json", f"line {line_no}: not an object")
+        return None, None
+    return envelope, (f"{prefix.group(2)} {prefix.group(3)}", int(prefix.group(4)))
 
 
 def is_small_value(value) -> bool:
