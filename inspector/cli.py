@@ -239,19 +239,21 @@ def _check(args) -> int:
 
 
 def _summary(args) -> int:
-    from inspector.core.outputs.summary import render_text, summarize
+    from inspector.core.outputs.cached_summary import session_summary
+    from inspector.core.outputs.summary import render_text
 
     session = _open(args.path)
     if session is None:
         return 2
-    summary = summarize(session)
+    summary = session_summary(session)
     if args.json:
         json.dump(summary, sys.stdout, indent=1)
         print()
     else:
         print(render_text(summary))
-    if args.strict and session.problems:
-        print(f"compile-inspector: --strict: {session.problems.total} unreadable item(s) in the input",
+    unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
+    if args.strict and unreadable:
+        print(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",
               file=sys.stderr)
         return 3
     return 0

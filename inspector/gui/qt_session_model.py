@@ -13,7 +13,7 @@ from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.session_loader import open_session
-from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.cached_summary import session_summary
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def load_session(path: Path) -> LoadedSession:
     gc.disable()
     try:
         session = open_session(path)
-        loaded = LoadedSession(session, summarize(session), find_problems(session), kernel_times(session))
+        loaded = LoadedSession(session, session_summary(session), find_problems(session), kernel_times(session))
     finally:
         if collecting:
             gc.freeze()

@@ -35,10 +35,6 @@ def loads(data: bytes | str):
 
 
 def dumps(value) -> bytes:
-    """Compact JSON of plain data (dicts, lists, strings, numbers), as UTF-8 bytes."""
-    if ACCELERATED:
-        try:
-            return orjson.dumps(value)
-        except (TypeError, orjson.JSONEncodeError):
-            pass  # lone surrogates, huge integers: json writes them as escapes and digits
+    """Compact JSON of plain data as ASCII bytes, by `json`: orjson would write NaN as null and
+    refuse integers beyond 64 bits, and `loads` must read back exactly what was written."""
     return json.dumps(value, separators=(",", ":")).encode("ascii")

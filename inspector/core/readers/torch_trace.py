@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,11 +172,13 @@ def rank_from_filename(path: Path) -> int | None:
 CHUNK_BYTES = 4 << 20
 
 
-def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog:
+def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
+                   progress: Callable[[int], None] | None = None) -> TraceLog:
     """Index every record of the log at `path`; never raises on damaged content.
 
     The file is read in chunks, so memory holds one chunk and the index, not the whole log. With
-    `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`."""
+    `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`.
+    `progress(bytes_read)` is called after each chunk."""
     path = Path(path)
     problems = ReadProblems()
     records: list[TraceRecord] = []
@@ -201,6 +204,8 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog
             if at_eof:
                 break
             buffer, base = buffer[consumed:], base + consumed
+            if progress is not None:
+                progress(base)
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
