@@ -117,7 +117,7 @@ def store_log(log: TraceLog, skip_kinds: frozenset = frozenset()) -> None:
     read would say about damage), without the records of `skip_kinds` (those no reader of the
     index looks at: thousands of tensor descriptions in a transformer's log)."""
     identity = _identity(log.path)
-    if identity is None or identity["size"] != log.size or not _settled(identity):
+    if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity):
         return
     if any(record.payload_intact is None and record.has_payload for record in log.records):
         return

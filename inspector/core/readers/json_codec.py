@@ -21,7 +21,7 @@ except ImportError:  # the core needs nothing beyond the standard library
 ACCELERATED = orjson is not None and not os.environ.get("TCI_PURE_JSON")
 
 
-def loads(data: bytes | str):
+def loads(data: bytes | memoryview | str):
     """Decode `data` like `json.loads` does (bytes as strict UTF-8); raises ValueError on text that
     is not JSON."""
     if ACCELERATED:
@@ -29,6 +29,8 @@ def loads(data: bytes | str):
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass  # NaN, Infinity, lone surrogates, bad UTF-8, or really not JSON: json decides
+    if isinstance(data, memoryview):
+        data = data.tobytes()
     if isinstance(data, bytes):  # strict UTF-8, as orjson reads it (json would guess UTF-16 from NULs)
         data = data.decode("utf-8")
     return json.loads(data)
