@@ -199,3 +199,24 @@ def test_the_light_graph_reader_finds_the_op_nodes_the_full_parser_finds(inputs)
             for artifact in unit.graphs.values():
                 text = artifact.text
                 assert op_node_names(text) == [node.name for node in parse_fx_graph(text).op_nodes]
+
+
+def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path, cache_dir):
+    """Opening a log of several chunks moves a determinate bar forward, then the session shows."""
+    import subprocess
+    import sys
+
+    from conftest import open_and_wait
+
+    big = tmp_path / "dedicated_log_torch_trace_big.log"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_log.py"), str(BUNDLED_LOG), str(big), "--mb", "14"],
+                   check=True, capture_output=True)
+    seen: list[tuple[int, int]] = []
+    bar = window.progress_bar
+    bar.valueChanged.connect(lambda value: seen.append((value, bar.maximum())))
+    loaded = open_and_wait(qtbot, window, big)
+    determinate = [value for value, maximum in seen if maximum == 1000 and 0 < value < 1000]
+    assert len(determinate) >= 2, seen
+    assert determinate == sorted(determinate)
+    assert len(loaded.session.units) > 6 * 5
+    assert not bar.isVisible()

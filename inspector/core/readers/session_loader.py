@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from inspector.core.model.read_problems import ReadProblems
@@ -29,29 +30,30 @@ class NotCompileOutput(ValueError):
     """The path exists but holds nothing torch.compile writes."""
 
 
-def open_session(path: str | Path) -> Session:
+def open_session(path: str | Path, progress: Callable[[int, int], None] | None = None) -> Session:
+    """The session at `path`; `progress(bytes_read, bytes_total)` follows the reading of its logs."""
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist. Expected {EXPECTED}.")
     if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
         path = path.parent
     if path.is_file() and path.suffix == BUNDLE_SUFFIX:
-        session = open_session(extract_bundle(path))
+        session = open_session(extract_bundle(path), progress)
         session.source = path
         return session
     if path.is_file():
         if not looks_like_trace_log(path):
             raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "
                                    f"'V1202 11:01:22.649000 12469 file.py:123] {{...}}'. Expected {EXPECTED}.")
-        return build_trace_session([path], path)
+        return build_trace_session([path], path, progress=progress)
     if (path / MANIFEST).is_file():
-        return _open_capture(path)
+        return _open_capture(path, progress)
     debug_runs = _debug_runs(path)
     if debug_runs:
         return _open_compile_debug(path, debug_runs)
     logs = find_trace_logs(path)
     if logs:
-        return build_trace_session(logs, path)
+        return build_trace_session(logs, path, progress=progress)
     raise NotCompileOutput(f"{path} holds no torch.compile output. Expected {EXPECTED}.")
 
 
@@ -148,11 +150,11 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, problems: ReadProblems
                                              lambda: unit.provenance))
 
 
-def _open_capture(path: Path) -> Session:
+def _open_capture(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
     """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
     structured graphs. Read as data only: nothing in it is imported or executed."""
     logs = find_trace_logs(path / "trace", depth=1) if (path / "trace").is_dir() else []
-    session = build_trace_session(logs, path, kind="capture") if logs else Session(path, "capture")
+    session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
     session.manifest = _read_json(path / MANIFEST, session.load_problems) or {}
     results_file = path / "results.json"
     session.results = _read_json(results_file, session.load_problems) if results_file.is_file() else None
