@@ -107,6 +107,8 @@ def _definition_end(lines: list[str], index: int) -> int:
 
 def _launched_kernel(line: str, line_no: int, by_name: dict[str, Kernel], kernels: list[Kernel],
                      pending_nodes: re.Match | None, handles: list[str]) -> Kernel | None:
+    if "(" not in line:  # every kind of launch is a call
+        return None
     extern = _EXTERN.search(line)
     if extern:
         kernel = Kernel(f"extern_kernels.{extern['op']}", "extern", line_no, line_no, [line_no])

@@ -374,13 +374,18 @@ def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool,
     return envelope, (f"{prefix.group(2)} {prefix.group(3)}", int(prefix.group(4)))
 
 
+_SCALARS = (int, float, bool, type(None))
+
+
 def is_small_value(value) -> bool:
     """Scalars, short strings and short lists of them: what an index keeps of a slimmed record."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return len(value) <= SLIM_STRING_CHARS
-    if isinstance(value, list):
-        return len(value) <= SLIM_LIST_ITEMS and all(is_small_value(item) and not isinstance(item, list) for item in value)
-    return value is None or isinstance(value, (int, float, bool))
+    if kind is list:
+        return len(value) <= SLIM_LIST_ITEMS and all(
+            type(item) in _SCALARS or (type(item) is str and len(item) <= SLIM_STRING_CHARS) for item in value)
+    return kind in _SCALARS or isinstance(value, (int, float))
 
 
 def _intern(record: TraceRecord, strings: dict[int, str], problems: ReadProblems) -> None:
