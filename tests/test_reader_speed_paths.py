@@ -220,3 +220,16 @@ def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path,
     assert determinate == sorted(determinate)
     assert len(loaded.session.units) > 6 * 5
     assert not bar.isVisible()
+
+
+def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setattr(index_cache, "KEEP_ENTRIES", 2)
+    logs = []
+    for number in range(3):
+        folder = tmp_path / f"run{number}"
+        folder.mkdir()
+        logs.append(_settled_copy(BUNDLED_LOG, folder))
+        open_session(logs[-1])
+        time.sleep(0.02)  # distinct write times
+    assert len(list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))) == 2
+    assert index_cache.load_log(logs[0]) is None and index_cache.load_log(logs[2]) is not None

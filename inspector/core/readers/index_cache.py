@@ -30,6 +30,7 @@ from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 FORMAT = 1  # bump when the reader changes what it keeps of a record
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
+KEEP_ENTRIES = 64  # per kind: the logs opened most recently
 
 
 def cache_root() -> Path | None:
@@ -87,11 +88,19 @@ def _write_entry(file: Path | None, identity, body) -> None:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(header + b"\n" + data)
         os.replace(temporary, file)
+        _prune(file.parent)
     except (OSError, TypeError, ValueError):
         try:
             os.unlink(temporary)
         except (OSError, UnboundLocalError):
             pass
+
+
+def _prune(folder: Path) -> None:
+    """Forget the least recently written entries beyond KEEP_ENTRIES, so the cache stays small."""
+    entries = sorted(folder.glob("*.json"), key=lambda entry: entry.stat().st_mtime)
+    for entry in entries[:-KEEP_ENTRIES]:
+        entry.unlink(missing_ok=True)
 
 
 def _settled(identity: dict | None) -> bool:
