@@ -14,7 +14,9 @@ and peak RSS are its own, median of --repeat runs:
 - reopen: the same log opened again with the index cache warm (index, summary and problems: what
   the app shows first);
 - `tlparse -p` on the same log, timed in the same run.
-The machine this runs on is shared and noisy: read the medians, and the spread next to them.
+Each figure is given as wall time and as CPU time (user + system): the machine this runs on is shared
+and often loaded far beyond its cores, where wall time says more about the neighbours than about
+the reader; the load average before and after each row is printed with it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,7 +45,7 @@ from pathlib import Path
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.analysis.problems import find_problems
 from inspector.core.outputs.cached_summary import session_summary
-start = time.perf_counter()  # modules are loaded already in the app: time the open itself
+start, cpu = time.perf_counter(), time.process_time()  # modules are loaded already in the app: time the open
 log = Path({log!r})
 what = {what!r}
 session = build_trace_session([log], log, verify_md5=what != "first_view")
@@ -56,9 +59,9 @@ else:
     problems = find_problems(session)
     facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
                  stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
-elapsed = time.perf_counter() - start
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps(dict(seconds=elapsed, rss=rss, **facts)))
+print(json.dumps(dict(seconds=elapsed, cpu=cpu, rss=rss, **facts)))
 """
 
 
@@ -76,15 +79,19 @@ def measure(log: Path, what: str, cache: Path | None) -> dict:
     return json.loads(done.stdout)
 
 
-def time_tlparse(log: Path) -> float | None:
+def time_tlparse(log: Path) -> tuple[float, float] | None:
+    """Wall and CPU seconds (user + system, all its threads) of `tlparse -p` on `log`."""
     tlparse = shutil.which("tlparse") or str(Path(sys.executable).parent / "tlparse")
     if not Path(tlparse).exists():
         return None
     with tempfile.TemporaryDirectory() as out:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run([tlparse, str(log), "-o", out, "--overwrite", "-p", "--no-browser"],
                        capture_output=True, check=False)
-        return time.perf_counter() - start
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def synthetic_log(mb: float) -> Path:
@@ -102,22 +109,31 @@ def spread(values: list[float]) -> str:
 
 def bench_row(name: str, log: Path, repeat: int) -> dict:
     size = log.stat().st_size
+    load = os.getloadavg()[0]
     first = [measure(log, "first_view", None) for _ in range(repeat)]
     full = [measure(log, "full", None) for _ in range(repeat)]
     with tempfile.TemporaryDirectory() as cache:
         measure(log, "full", Path(cache))  # fills the cache
         reopen = [measure(log, "full", Path(cache)) for _ in range(repeat)]
     tl = [time_tlparse(log) for _ in range(repeat)]
-    row = dict(name=name, log=str(log), mb=size / 1e6, first=[r["seconds"] for r in first],
-               full=[r["seconds"] for r in full], reopen=[r["seconds"] for r in reopen],
+    found = tl[0] is not None
+    row = dict(name=name, log=str(log), mb=size / 1e6, load_before=load, load_after=os.getloadavg()[0],
+               first=[r["seconds"] for r in first], first_cpu=[r["cpu"] for r in first],
+               full=[r["seconds"] for r in full], full_cpu=[r["cpu"] for r in full],
+               reopen=[r["seconds"] for r in reopen], reopen_cpu=[r["cpu"] for r in reopen],
                rss=statistics.median(r["rss"] for r in full) / size, facts=full[0],
-               tlparse=tl if tl[0] is not None else None)
-    full_s = statistics.median(row["full"])
-    ratio = f"{full_s / statistics.median(tl):.2f}× tlparse" if row["tlparse"] else "tlparse not found"
+               tlparse=[t[0] for t in tl] if found else None, tlparse_cpu=[t[1] for t in tl] if found else None)
+    median = statistics.median
+    ratio = (f"{median(row['full']) / median(row['tlparse']):.2f}× tlparse wall, "
+             f"{median(row['full_cpu']) / median(row['tlparse_cpu']):.2f}× its CPU") if found else "tlparse not found"
     print(f"{name:<10} {size / 1e6:6.1f} MB  units {full[0]['units']} kernels {full[0]['kernels']}  "
-          f"first view {spread(row['first'])}  full {spread(row['full'])} = {ratio}  "
-          f"reopen {spread(row['reopen'])}  peak RSS {row['rss']:.2f}× log"
-          + (f"  tlparse {spread(tl)}" if row["tlparse"] else ""), flush=True)
+          f"load {row['load_before']:.1f}→{row['load_after']:.1f}\n"
+          f"  first view {spread(row['first'])} wall, {median(row['first_cpu']):.2f} s CPU\n"
+          f"  full       {spread(row['full'])} wall, {median(row['full_cpu']):.2f} s CPU = {ratio}\n"
+          f"  reopen     {spread(row['reopen'])} wall, {median(row['reopen_cpu']):.2f} s CPU\n"
+          f"  peak RSS {row['rss']:.2f}× log"
+          + (f"; tlparse -p {spread(row['tlparse'])} wall, {median(row['tlparse_cpu']):.2f} s CPU" if found else ""),
+          flush=True)
     return row
 
 

@@ -160,7 +160,8 @@ class _GraphTextParser:
                 self._root().unreadable.append((index, stripped))
                 continue
             if stripped.startswith("#"):
-                source = self._source_comment(stripped, source)
+                if self.details:
+                    source = self._source_comment(stripped, source)
                 continue
             if stripped.startswith("return"):
                 text, index = self._collect_until_closed(stripped[len("return"):], index)

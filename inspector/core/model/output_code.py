@@ -100,7 +100,8 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
 def _definition_end(lines: list[str], index: int) -> int:
     """Line number that closes the kernel's source string (the definition's last line)."""
     for probe in range(index, len(lines)):
-        if _STRING_END.match(lines[probe]):
+        line = lines[probe]
+        if ("'''" in line or '"""' in line) and _STRING_END.match(line):
             return probe + 1
     return len(lines)
 
