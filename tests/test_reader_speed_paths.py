@@ -160,9 +160,9 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
     else:  # a well-formed entry with a valid checksum whose content is not what the reader wrote
         decoded = json.loads(body)
         if damage == "wrong shape":
-            decoded["records"] = [["dynamo_start"]]
+            decoded["columns"]["kind"] = ["dynamo_start"]
         else:
-            decoded["records"][0][8] = "not an offset"
+            decoded["columns"]["line_start"][0] = "not an offset"
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
     assert json.dumps(summarize(open_session(log)), indent=1) == expected

@@ -27,7 +27,7 @@ from inspector.core.model.session import Session
 from inspector.core.readers import json_codec
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 
-FORMAT = 1  # bump when the reader changes what it keeps of a record
+FORMAT = 2  # bump when the reader changes what it keeps of a record
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 64  # per kind: the logs opened most recently
@@ -133,24 +133,24 @@ def store_log(log: TraceLog, skip_kinds: frozenset = frozenset()) -> None:
     _write_entry(_entry_file("index", identity["path"]), identity, _encode_log(log, skip_kinds))
 
 
+# The record fields, each stored as one column (a list per field decodes faster than a list per record).
+COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "timestamp", "pid", "line_no", "line_start", "line_end",
+           "payload_start", "payload_end", "payload_md5", "payload_intact")
+
+
 def _encode_log(log: TraceLog, skip_kinds: frozenset) -> dict:
-    rows = []
-    for r in log.records:
-        if r.kind in skip_kinds:
-            continue
-        cid = r.compile_id
-        rows.append([r.kind, r.name, r.meta,
-                     None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd],
-                     r.rank, r.timestamp, r.pid, r.line_no, r.line_start, r.line_end,
-                     r.payload_start, r.payload_end, r.payload_md5, r.payload_intact])
-    return {"records": rows, "strings": [[key, value] for key, value in log.strings.items()],
+    kept = [record for record in log.records if record.kind not in skip_kinds]
+    columns = {name: [getattr(record, name) for record in kept] for name in COLUMNS}
+    columns["compile_id"] = [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd]
+                             for cid in columns["compile_id"]]
+    return {"columns": columns, "strings": [[key, value] for key, value in log.strings.items()],
             "problems": [[category, count, log.problems.examples.get(category, [])]
                          for category, count in log.problems.counts.items()],
             "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
 
 
-_INT = int
-_OPTIONAL_INT = (int, type(None))
+def _all(values: list, *types: type) -> bool:
+    return all(type(value) in types for value in values)
 
 
 def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
@@ -158,23 +158,31 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
     caller then reads the log itself."""
     if body["size"] != size:
         raise ValueError("size")
-    records = []
-    intern = sys.intern
-    for kind, name, meta, cid, rank, stamp, pid, line_no, line_start, line_end, p_start, p_end, md5, intact in body["records"]:
-        if not (isinstance(kind, str) and isinstance(name, str) and isinstance(meta, dict) and isinstance(stamp, str)
-                and isinstance(rank, _OPTIONAL_INT) and isinstance(pid, _INT) and isinstance(line_no, _INT)
-                and isinstance(md5, (str, type(None))) and intact in (None, True, False)
-                and type(line_start) is int and type(line_end) is int and type(p_start) is int and type(p_end) is int
-                and 0 <= line_start <= line_end <= size and -1 <= p_start <= p_end <= size):
-            raise ValueError("record")
-        if cid is not None:
+    columns = body["columns"]
+    values = [columns[name] for name in COLUMNS]
+    count = len(values[0])
+    none = type(None)
+    kinds, names, metas, cids, ranks, stamps, pids, line_nos, line_starts, line_ends, starts, ends, md5s, intact = values
+    if not (all(type(column) is list and len(column) == count for column in values)
+            and _all(kinds, str) and _all(names, str) and _all(metas, dict) and _all(stamps, str)
+            and _all(ranks, int, none) and _all(pids, int) and _all(line_nos, int) and _all(md5s, str, none)
+            and _all(intact, bool, none) and _all(line_starts, int) and _all(line_ends, int)
+            and _all(starts, int) and _all(ends, int)
+            and all(0 <= a <= b <= size for a, b in zip(line_starts, line_ends))
+            and all(-1 <= a <= b <= size for a, b in zip(starts, ends))):
+        raise ValueError("records")
+    compile_ids: dict[tuple, CompileId] = {}  # one object per distinct id, shared by its records
+    for cid in cids:
+        if cid is not None and tuple(cid) not in compile_ids:
             frame, compile_, attempt, autograd = cid
-            if not (isinstance(frame, _INT) and isinstance(compile_, _INT) and isinstance(attempt, _INT)
-                    and isinstance(autograd, _OPTIONAL_INT)):
+            if not (type(frame) is int and type(compile_) is int and type(attempt) is int
+                    and type(autograd) in (int, none)):
                 raise ValueError("compile id")
-            cid = CompileId(frame, compile_, attempt, autograd)
-        records.append(TraceRecord(intern(kind), intern(name), meta, cid, rank, stamp, pid, line_no,
-                                   line_start, line_end, p_start, p_end, md5, intact))
+            compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
+    cids = [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
+    intern = sys.intern
+    records = list(map(TraceRecord, map(intern, kinds), map(intern, names), metas, cids, ranks, stamps, pids,
+                       line_nos, line_starts, line_ends, starts, ends, md5s, intact))
     strings = {}
     for key, value in body["strings"]:
         if not isinstance(key, int) or not isinstance(value, str):
@@ -189,7 +197,7 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
         if examples:
             problems.examples[category] = examples
     rank = body["rank"]
-    if not isinstance(rank, _OPTIONAL_INT) or not isinstance(body["ends_with_newline"], bool):
+    if type(rank) not in (int, type(None)) or not isinstance(body["ends_with_newline"], bool):
         raise ValueError("log")
     return TraceLog(path, records, strings, problems, rank, size, body["ends_with_newline"])
 
