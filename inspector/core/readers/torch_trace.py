@@ -326,12 +326,30 @@ def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, pr
         name = sys.intern(str(meta.get("name", "artifact")))
     rank = envelope.get("rank")
     md5 = envelope.get("has_payload")
-    return TraceRecord(
-        kind=kind, name=name, meta=meta,
-        compile_id=CompileId.from_envelope(envelope),
-        rank=rank if isinstance(rank, int) else file_rank,
-        timestamp=prefix[0], pid=prefix[1],
-        line_no=line_no, payload_md5=md5 if isinstance(md5, str) else None)
+    # Positional: this runs once per record, tens of thousands of times per log.
+    return TraceRecord(kind, name, meta, _compile_id(envelope), rank if isinstance(rank, int) else file_rank,
+                       prefix[0], prefix[1], line_no, -1, -1, -1, -1, md5 if isinstance(md5, str) else None)
+
+
+_COMPILE_IDS: dict[tuple, CompileId] = {}
+_INT_OR_NONE = (int, type(None))
+
+
+def _compile_id(envelope: dict) -> CompileId | None:
+    """`CompileId.from_envelope`, with one shared object per distinct id (a log holds thousands of
+    records of each compilation)."""
+    frame, compile_ = envelope.get("frame_id"), envelope.get("frame_compile_id")
+    attempt, autograd = envelope.get("attempt"), envelope.get("compiled_autograd_id")
+    if not (type(frame) is int and type(compile_) is int and type(attempt) in _INT_OR_NONE
+            and type(autograd) in _INT_OR_NONE):  # odd ids (bools, floats) keep the model's reading
+        return CompileId.from_envelope(envelope)
+    key = (frame, compile_, attempt, autograd)
+    compile_id = _COMPILE_IDS.get(key)
+    if compile_id is None:
+        compile_id = CompileId.from_envelope(envelope)
+        if len(_COMPILE_IDS) < 100_000:
+            _COMPILE_IDS[key] = compile_id
+    return compile_id
 
 
 def _decode_fast(raw_line: bytes | memoryview) -> tuple[dict | None, tuple[str, int] | None]:
