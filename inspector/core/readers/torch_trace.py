@@ -244,8 +244,8 @@ class _Scanner:
                 if not at_eof:
                     return pos
                 eol = size if eol == -1 else eol
-            tab_start = eol + 1 if data[eol + 1:eol + 2] == b"\t" else -1
-            if data[pos:pos + 1] == b"\t":
+            tab_start = eol + 1 if data.startswith(b"\t", eol + 1) else -1
+            if data.startswith(b"\t", pos):
                 tab_start, eol = pos, pos - 1
             tab_end = -1
             if tab_start >= 0:
