@@ -146,6 +146,11 @@ class TraceLog:
                 self._handle.close()
                 self._handle = None
 
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
+
     def verify_payloads(self) -> None:
         """Check the md5 of every payload not checked yet (an index-only load skips it)."""
         for record in self.records:
