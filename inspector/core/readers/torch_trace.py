@@ -88,10 +88,9 @@ class TraceLog:
         raw = self._read(record.payload_start, record.payload_end)
         if raw is None:
             return b""
-        raw = _strip_tabs(raw)
         if record.payload_intact is None:
             self._check(record, raw)
-        return raw
+        return _strip_tabs(raw)
 
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
@@ -158,13 +157,22 @@ class TraceLog:
                 raw = self._read(record.payload_start, record.payload_end)
                 if raw is None:
                     return
-                self._check(record, _strip_tabs(raw))
+                self._check(record, raw)
 
-    def _check(self, record: TraceRecord, stripped: bytes) -> None:
-        record.payload_intact = hashlib.md5(stripped).hexdigest() == record.payload_md5
+    def _check(self, record: TraceRecord, raw: bytes) -> None:
+        record.payload_intact = _payload_digest(raw) == record.payload_md5
         if not record.payload_intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
+
+
+def _payload_digest(raw: bytes) -> str:
+    """md5 of `_strip_tabs(raw)` with one copy of the payload fewer (the leading tab is skipped
+    through a view), as this runs over every payload of a log."""
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
+    return hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest()
 
 
 def _strip_tabs(raw: bytes) -> bytes:
@@ -283,7 +291,7 @@ class _Scanner:
         elif tab_start >= 0:
             record.payload_start, record.payload_end = base + tab_start, base + tab_end
             if self.verify_md5:
-                record.payload_intact = hashlib.md5(_strip_tabs(data[tab_start:tab_end])).hexdigest() == record.payload_md5
+                record.payload_intact = _payload_digest(data[tab_start:tab_end]) == record.payload_md5
             if record.payload_intact is False:
                 cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
                 self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
