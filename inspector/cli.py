@@ -381,6 +381,7 @@ def _write_ci_reports(args, analysis, checks) -> None:
 
 def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
+    from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.summary import render_text, summarize
     from inspector.core.readers.xla_dump import looks_like_xla_dump
 
@@ -389,18 +390,21 @@ def _summary(args) -> int:
     session = _open(args.path)
     if session is None:
         return 2
-    analysis = SessionAnalysis(session)
-    summary = summarize(analysis)
     if args.markdown:
         from inspector.core.outputs.ci_reports import markdown
 
+        analysis = SessionAnalysis(session)
+        summary = summarize(analysis)
         _say(markdown(summary, analysis.headline()).rstrip("\n"))
-    elif args.json:
-        _dump_json(summary)
     else:
-        _say(render_text(summary))
-    if args.strict and session.problems:
-        _say(f"compile-inspector: --strict: {session.problems.total} unreadable item(s) in the input",
+        summary = session_summary(session)  # from the index cache when this log was summarised before
+        if args.json:
+            _dump_json(summary)
+        else:
+            _say(render_text(summary))
+    unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
+    if args.strict and unreadable:
+        _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",
               file=sys.stderr)
         return 3
     return 0

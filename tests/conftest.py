@@ -8,6 +8,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests run headless
 import subprocess
+import tempfile
+
+# The index cache of opened logs goes to a folder of this test run, not the user's ~/.cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tci-test-cache-")
 import sys
 from dataclasses import dataclass
 from pathlib import Path

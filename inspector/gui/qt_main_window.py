@@ -26,7 +26,7 @@ from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
-from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, load_session
+from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, ReadProgress, load_session
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
 from inspector.gui.views.qt_code_view import QtCodeView
@@ -276,9 +276,10 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
         started = time.perf_counter()
-        run_in_background(lambda: load_session(path),
-                          lambda loaded: self._on_session_ready(loaded, started),
-                          lambda message, _tb: self._on_load_failed(path, message), self)
+        reading = ReadProgress(self.progress_bar, self)
+        run_in_background(lambda: load_session(path, reading.report),
+                          lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
+                          lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)), self)
 
     def ask_compare(self) -> None:
         path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")

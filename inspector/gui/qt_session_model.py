@@ -4,10 +4,12 @@ follows. Built by a worker off the UI thread; views subscribe to its signals."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.kernel_index import KernelTime
 from inspector.core.analysis.problems import Problem
@@ -41,19 +43,42 @@ class LoadedSession:
         return summarize(self.analysis)
 
 
-def load_session(path: Path) -> LoadedSession:
+def load_session(path: Path, progress: Callable[[int, int], None] | None = None) -> LoadedSession:
     """Runs on a worker thread. The cyclic garbage collector is paused meanwhile: a full collection
     over the hundreds of thousands of objects a big log makes holds the GIL for 100+ ms, which the
     UI thread would feel as a freeze. The session's objects are then frozen out of later collections."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        loaded = LoadedSession(analyse(open_session(path)))
+        loaded = LoadedSession(analyse(open_session(path, progress)))
     finally:
         if collecting:
             gc.freeze()
             gc.enable()
     return loaded
+
+
+class ReadProgress(QObject):
+    """How much of a log the worker has read, shown on `bar`: a determinate bar (with megabytes)
+    while bytes are read, an indeterminate one while what was read is analysed."""
+
+    sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
+
+    def __init__(self, bar: QProgressBar, parent: QObject | None = None):
+        super().__init__(parent)
+        self.bar = bar
+        self.sigBytes.connect(self._show)  # queued: `report` runs on the worker
+
+    def report(self, done: int, total: int) -> None:
+        self.sigBytes.emit(done, total)
+
+    def _show(self, done: int, total: int) -> None:
+        if total <= 0 or done >= total:
+            self.bar.setRange(0, 0)
+            return
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(int(1000 * done / total))
+        self.bar.setFormat(f"%p% of {total / 1e6:.0f} MB")
 
 
 class QtSessionModel(QObject):

@@ -68,11 +68,11 @@ def unit_fusion(unit: CompileUnit) -> FusionStats:
     kernels = unit.kernels
     graphs = [artifact for stage, artifact in unit.graphs.items()
               if stage.split(" #")[0] == _kernel_stage(unit)]
-    n_ops = sum(len(artifact.graph.op_nodes) for artifact in graphs) if graphs else None
+    n_ops = sum(len(artifact.op_names) for artifact in graphs) if graphs else None
     n_eliminated = None
     if graphs and kernels and all(kernel.source_origin == "provenance" for kernel in kernels):
         covered = {node for kernel in kernels for node in kernel.source_nodes}
-        n_eliminated = sum(1 for artifact in graphs for node in artifact.graph.op_nodes if node.name not in covered)
+        n_eliminated = sum(1 for artifact in graphs for name in artifact.op_names if name not in covered)
     return FusionStats(n_ops, len(kernels), sum(1 for kernel in kernels if kernel.fused), n_eliminated,
                        _kernel_stage(unit) or "none")
 

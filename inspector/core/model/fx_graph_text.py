@@ -112,8 +112,17 @@ def parse_fx_graph(text: str) -> FxGraph:
     return parser.parse()
 
 
+def op_node_names(text: str) -> list[str]:
+    """The names of the root graph's op nodes, as `parse_fx_graph(text).op_nodes` has them, without
+    the edges, shapes and sources a view needs: a third of the cost, for the fusion figures, which
+    count every unit's graph."""
+    parser = _GraphTextParser(text.split("\n"), details=False)
+    return [node.name for node in parser.parse().op_nodes]
+
+
 class _GraphTextParser:
-    def __init__(self, lines: list[str]):
+    def __init__(self, lines: list[str], details: bool = True):
+        self.details = details
         self.lines = lines
         self.root: FxGraph | None = None
         self.classes: list[tuple[int, FxGraph]] = []
@@ -151,7 +160,8 @@ class _GraphTextParser:
                 self._root().unreadable.append((index, stripped))
                 continue
             if stripped.startswith("#"):
-                source = self._source_comment(stripped, source)
+                if self.details:
+                    source = self._source_comment(stripped, source)
                 continue
             if stripped.startswith("return"):
                 text, index = self._collect_until_closed(stripped[len("return"):], index)
@@ -232,6 +242,9 @@ class _GraphTextParser:
             graph.rename(placeholder, name)
             return
         op, target, args = _classify(expression)
+        if not self.details:
+            graph.add(FxNode(name=name, op=op, target=target, args=args, line_no=line_no))
+            return
         node = FxNode(name=name, op=op, target=target, args=args, source=source, line_no=line_no,
                       inputs=_inputs(args if op != "get_attr" else "", graph, aliases))
         _apply_annotation(node, annotation)

@@ -100,13 +100,16 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
 def _definition_end(lines: list[str], index: int) -> int:
     """Line number that closes the kernel's source string (the definition's last line)."""
     for probe in range(index, len(lines)):
-        if _STRING_END.match(lines[probe]):
+        line = lines[probe]
+        if ("'''" in line or '"""' in line) and _STRING_END.match(line):
             return probe + 1
     return len(lines)
 
 
 def _launched_kernel(line: str, line_no: int, by_name: dict[str, Kernel], kernels: list[Kernel],
                      pending_nodes: re.Match | None, handles: list[str]) -> Kernel | None:
+    if "(" not in line:  # every kind of launch is a call
+        return None
     extern = _EXTERN.search(line)
     if extern:
         kernel = Kernel(f"extern_kernels.{extern['op']}", "extern", line_no, line_no, [line_no])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.compile_spans import Marker, Span
-from inspector.core.model.fx_graph_text import FxGraph, parse_fx_graph
+from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_graph
 from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
 
@@ -80,6 +80,7 @@ class GraphArtifact:
     stage: str
     load_text: Callable[[], str]
     _graph: FxGraph | None = field(default=None, repr=False)
+    _op_names: list[str] | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -90,6 +91,14 @@ class GraphArtifact:
         if self._graph is None:
             self._graph = parse_fx_graph(self.text)
         return self._graph
+
+    @property
+    def op_names(self) -> list[str]:
+        """Names of the graph's op nodes (what fusion figures count), without parsing it in full."""
+        if self._op_names is None:
+            self._op_names = ([node.name for node in self._graph.op_nodes] if self._graph is not None
+                              else op_node_names(self.text))
+        return self._op_names
 
 
 @dataclass

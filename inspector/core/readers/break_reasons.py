@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from inspector.core.readers.safe_files import loads_json
+from inspector.core.readers import json_codec
 
 _BREAK_AT = re.compile(r"Graph break(?: \([^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
@@ -89,7 +89,7 @@ def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
     Older torch writes a JSON list of strings; 2.13 writes plain text despite ``encoding: json``."""
     entries: list[str]
     try:
-        decoded = loads_json(payload)
+        decoded = json_codec.loads(payload)
         entries = [str(item) for item in decoded] if isinstance(decoded, list) else [str(decoded)]
     except ValueError:
         entries = [payload]

@@ -7,11 +7,12 @@ it like any unreadable file instead of failing."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from inspector.core.readers import json_codec
 
 MAX_JSON_BYTES = 64 << 20  # manifest, results, profile summaries, structured graphs
 MAX_TEXT_BYTES = 64 << 20  # debug-folder texts (IR dumps, output code)
@@ -77,19 +78,10 @@ def read_text(path: str | os.PathLike, limit: int = MAX_TEXT_BYTES, root: str | 
     return read_bytes(path, limit, root).decode("utf-8", errors="replace")
 
 
-def loads_json(text: str | bytes) -> Any:
-    """`json.loads`, with nesting too deep to decode reported as the ValueError of any bad JSON
-    (the stdlib decoder recurses and would raise RecursionError on 100,000 nested brackets)."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-
-
 def read_json(path: str | os.PathLike, limit: int = MAX_JSON_BYTES, root: str | os.PathLike | None = None) -> Any:
     """A JSON file read through `read_text`; OSError when it may not be read, ValueError when it is
     not JSON."""
-    return loads_json(read_text(path, limit, root))
+    return json_codec.loads(read_text(path, limit, root))
 
 
 

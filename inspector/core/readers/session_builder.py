@@ -19,6 +19,7 @@ from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     Recompile, Session, SourceLocation, TextArtifact,
 )
+from inspector.core.readers import index_cache
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
 
 # Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
@@ -352,15 +353,32 @@ def _frames(units) -> list[Frame]:
 
 
 def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_trace",
-                        verify_md5: bool = True) -> Session:
+                        verify_md5: bool = True, progress: Callable[[int, int], None] | None = None) -> Session:
     """One session from one or more logs (one log per rank in a distributed run).
 
     With `verify_md5` False the session is an index: payload checksums, spans, graphs and kernels
-    are all read on first use."""
+    are all read on first use. A log opened before comes from the index cache (`index_cache`);
+    `progress(bytes_done, bytes_total)` follows the reading of the others."""
     session = Session(source=source, kind=kind)
+    total = sum(_size(path) for path in log_paths)
+    done = 0
     for path in log_paths:
-        log = read_trace_log(path, verify_md5=verify_md5)
+        log = index_cache.load_log(Path(path))
+        if log is None:
+            log = read_trace_log(path, verify_md5=verify_md5,
+                                 progress=(lambda read, base=done: progress(base + read, total)) if progress else None)
+            index_cache.store_log(log, skip_kinds=frozenset(DESCRIBE_KINDS))
+        done += log.size
+        if progress:
+            progress(done, total)
         rank = build_rank(log, session)
         session.ranks.append(rank)
     session.ranks.sort(key=lambda rank: (rank.rank is None, rank.rank or 0))
     return session
+
+
+def _size(path: Path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0

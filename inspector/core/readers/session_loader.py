@@ -5,6 +5,7 @@ path; a path that is none of these gets a message naming what was expected."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from inspector.core.model.read_problems import ReadProblems
@@ -23,6 +24,7 @@ _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \
 HEAD_BYTES = 64 << 10
 HEAD_LINES = 8
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
+TRACE_LOG_PREFIX = "dedicated_log_torch_trace"  # what torch names its per-rank logs
 EXPECTED = ("a session bundle (.tcinspect), a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder holding such logs, "
             "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/), "
             "or a session folder saved by compile-inspector capture (with manifest.json)")
@@ -35,7 +37,8 @@ class NotCompileOutput(ValueError):
     """The path exists but holds nothing torch.compile writes."""
 
 
-def open_session(path: str | Path) -> Session:
+def open_session(path: str | Path, progress: Callable[[int, int], None] | None = None) -> Session:
+    """The session at `path`; `progress(bytes_read, bytes_total)` follows the reading of its logs."""
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist. Expected {EXPECTED}.")
@@ -47,25 +50,25 @@ def open_session(path: str | Path) -> Session:
     if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
         path = path.parent
     if path.is_file() and path.suffix == BUNDLE_SUFFIX:
-        session = open_session(extract_bundle(path))
+        session = open_session(extract_bundle(path), progress)
         session.source = path
         return session
     if path.is_file():
-        if path.stat().st_size == 0:
-            raise NotCompileOutput(f"{path} is empty. Expected {EXPECTED}.")
+        if path.stat().st_size == 0 and not path.name.startswith(TRACE_LOG_PREFIX):
+            raise NotCompileOutput(f"{path} is empty. Expected {EXPECTED}.")  # a named log opens empty, counted
         if not looks_like_trace_log(path):
             raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "
                                    f"'V1202 11:01:22.649000 12469 file.py:123] {{...}}'. Expected {EXPECTED}.")
-        return build_trace_session([path], path)
+        return build_trace_session([path], path, progress=progress)
     if (path / MANIFEST).is_file():
-        return _open_capture(path)
+        return _open_capture(path, progress)
     debug_runs = _debug_runs(path)
     if debug_runs:
         return _open_compile_debug(path, debug_runs)
     skipped = ReadProblems()
     logs = find_trace_logs(path, root=path, problems=skipped)
     if logs:
-        session = build_trace_session(logs, path)
+        session = build_trace_session(logs, path, progress=progress)
         session.load_problems.merge(skipped)
         return session
     if looks_like_xla_dump(path):
@@ -85,7 +88,7 @@ def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:
     except OSError:
         return False
     if not head:
-        return path.name.startswith("dedicated_log_torch_trace")  # an empty log still opens, empty
+        return path.name.startswith(TRACE_LOG_PREFIX)  # an empty log still opens, empty
     lines = [line for line in head.split(b"\n") if not line.startswith(b"\t")][:HEAD_LINES]  # not payload lines
     return any(_GLOG_LINE.match(line.lstrip(b"\xef\xbb\xbf\x00\r ")) for line in lines)
 
@@ -99,7 +102,7 @@ def find_trace_logs(folder: Path, depth: int = 3, root: Path | None = None,
     problems = ReadProblems() if problems is None else problems
     found: list[Path] = []
     for level in range(depth + 1):
-        pattern = "/".join(["*"] * level + ["dedicated_log_torch_trace*.log"])
+        pattern = "/".join(["*"] * level + [f"{TRACE_LOG_PREFIX}*.log"])
         found.extend(path for path in sorted(folder.glob(pattern)) if _may_read(path, root, problems))
         if found:
             break
@@ -191,7 +194,7 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, root: Path, problems: 
                                              lambda: unit.provenance))
 
 
-def _open_capture(path: Path) -> Session:
+def _open_capture(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
     """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
     structured graphs. Read as data only: nothing in it is imported or executed; a field of the
     wrong type is counted and left out; a newer format is refused."""
@@ -204,7 +207,7 @@ def _open_capture(path: Path) -> Session:
     manifest, results = upgrade(manifest, results)
     trace = path / TRACE_DIR
     logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
-    session = build_trace_session(logs, path, kind="capture") if logs else Session(path, "capture")
+    session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
     session.manifest, session.results = manifest, results
     session.load_problems.merge(problems)
     if session.torch_version is None and session.results:

@@ -12,12 +12,15 @@ import hashlib
 import os
 import re
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
-from inspector.core.readers.safe_files import loads_json, open_regular
+from inspector.core.readers import json_codec
+from inspector.core.readers.safe_files import open_regular
 
 # Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
 # index leaves on disk; `TraceLog.full_meta` reads it back when a view wants it.
@@ -28,6 +31,7 @@ SLIM_KINDS = frozenset({"compilation_metrics", "bwd_compilation_metrics", "compi
 SLIM_STRING_CHARS = 1024
 SLIM_LIST_ITEMS = 32
 _PREFIX = re.compile(r"^([VIWEC])(\d{4}) (\d{2}:\d{2}:\d{2}\.\d+)\s+(\d+) ([^\]]*)\] ")
+_PREFIX_BYTES = re.compile(_PREFIX.pattern.encode())
 _LIMIT_SETTING = re.compile(r'"(recompile_limit|cache_size_limit)": (\d+)')
 _PAYLOAD_END = re.compile(rb"\n(?!\t)")
 # Envelope keys that say where a record comes from rather than what it is.
@@ -71,60 +75,106 @@ class TraceLog:
         self.rank = rank
         self.size = size
         self.ends_with_newline = ends_with_newline
+        self._handle = None
+        self._lock = threading.Lock()
 
     def payload(self, record: TraceRecord) -> str:
         """The payload text of `record` with the leading tabs removed ('' when it has none).
         A payload not verified at load is verified now, and damage is counted then."""
+        return self.payload_bytes(record).decode("utf-8", errors="replace")
+
+    def payload_bytes(self, record: TraceRecord) -> bytes:
+        """The payload of `record` as torch hashed it (tabs removed), verified on first read."""
         if not record.has_payload:
-            return ""
-        try:
-            with open_regular(self.path) as handle:
-                handle.seek(record.payload_start)
-                raw = _strip_tabs(handle.read(record.payload_end - record.payload_start))
-        except OSError as error:
-            self.problems.add("unreadable_file", f"{self.path}: {error}")
-            return ""
+            return b""
+        raw = self._read(record.payload_start, record.payload_end)
+        if raw is None:
+            return b""
         if record.payload_intact is None:
             self._check(record, raw)
-        return raw.decode("utf-8", errors="replace")
+        return _strip_tabs(raw)
+
+    def payload_json(self, record: TraceRecord):
+        """The payload decoded as JSON, or None when it is not JSON."""
+        if record.payload_intact is not None and record.has_payload:
+            # Checked already, so the tabs need not go: a tab before each line is JSON whitespace
+            # (a JSON string holds no raw newline), and stripping 100 MB of payloads costs seconds.
+            raw = self._read(record.payload_start, record.payload_end)
+            if raw is None:
+                return None
+            try:
+                return json_codec.loads(raw)
+            except ValueError:
+                raw = _strip_tabs(raw)
+        else:
+            raw = self.payload_bytes(record)
+        try:
+            return json_codec.loads(raw)
+        except ValueError:
+            pass
+        try:  # bytes that are not UTF-8 are replaced, as `payload` does, before giving up
+            return json_codec.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            return None
 
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
+        raw = self._read(record.line_start, record.line_end)
         try:
-            with open_regular(self.path) as handle:
-                handle.seek(record.line_start)
-                line = handle.read(record.line_end - record.line_start).decode("utf-8", errors="replace")
-            envelope = loads_json(line[_PREFIX.match(line).end():])
+            line = raw.decode("utf-8", errors="replace")
+            envelope = json_codec.loads(line[_PREFIX.match(line).end():])
             meta = envelope.get(record.kind)
             return meta if isinstance(meta, dict) else {}
-        except (OSError, ValueError, AttributeError):
+        except (ValueError, AttributeError):
             return {}
+
+    def _read(self, start: int, end: int) -> bytes | None:
+        """Bytes [start, end) of the log through one handle kept open (views read thousands of
+        payloads; opening the file for each cost more than reading them). Safe across threads."""
+        with self._lock:
+            try:
+                if self._handle is None:
+                    self._handle = open_regular(self.path)
+                self._handle.seek(start)
+                return self._handle.read(end - start)
+            except (OSError, ValueError) as error:
+                self.problems.add("unreadable_file", f"{self.path}: {error}")
+                return None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
 
     def verify_payloads(self) -> None:
         """Check the md5 of every payload not checked yet (an index-only load skips it)."""
-        pending = [record for record in self.records if record.has_payload and record.payload_intact is None]
-        if not pending:
-            return
-        try:
-            with open_regular(self.path) as handle:
-                for record in pending:
-                    handle.seek(record.payload_start)
-                    self._check(record, _strip_tabs(handle.read(record.payload_end - record.payload_start)))
-        except OSError as error:
-            self.problems.add("unreadable_file", f"{self.path}: {error}")
+        for record in self.records:
+            if record.has_payload and record.payload_intact is None:
+                raw = self._read(record.payload_start, record.payload_end)
+                if raw is None:
+                    return
+                self._check(record, raw)
 
-    def _check(self, record: TraceRecord, stripped: bytes) -> None:
-        record.payload_intact = hashlib.md5(stripped).hexdigest() == record.payload_md5
+    def _check(self, record: TraceRecord, raw: bytes) -> None:
+        record.payload_intact = _payload_digest(raw) == record.payload_md5
         if not record.payload_intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
 
-    def payload_json(self, record: TraceRecord):
-        """The payload decoded as JSON, or None when it is not JSON."""
-        try:
-            return loads_json(self.payload(record))
-        except ValueError:
-            return None
+
+def _payload_digest(raw: bytes) -> str:
+    """md5 of `_strip_tabs(raw)` with one copy of the payload fewer (the leading tab is skipped
+    through a view), as this runs over every payload of a log."""
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
+    return hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest()
 
 
 def _strip_tabs(raw: bytes) -> bytes:
@@ -148,11 +198,13 @@ def rank_from_filename(path: Path) -> int | None:
 CHUNK_BYTES = 4 << 20
 
 
-def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog:
+def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
+                   progress: Callable[[int], None] | None = None) -> TraceLog:
     """Index every record of the log at `path`; never raises on damaged content.
 
     The file is read in chunks, so memory holds one chunk and the index, not the whole log. With
-    `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`."""
+    `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`.
+    `progress(bytes_read)` is called after each chunk."""
     path = Path(path)
     problems = ReadProblems()
     records: list[TraceRecord] = []
@@ -178,6 +230,8 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True) -> TraceLog
             if at_eof:
                 break
             buffer, base = buffer[consumed:], base + consumed
+            if progress is not None:
+                progress(base)
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
@@ -198,14 +252,15 @@ class _Scanner:
         number of bytes consumed. A record cut by the chunk's end waits for the next chunk."""
         size = len(data)
         pos = 0
+        self.view = memoryview(data)  # envelope lines are sliced from it without copies
         while pos < size:
             eol = data.find(b"\n", pos)
             if eol == -1 or (eol == size - 1 and not at_eof):
                 if not at_eof:
                     return pos
                 eol = size if eol == -1 else eol
-            tab_start = eol + 1 if data[eol + 1:eol + 2] == b"\t" else -1
-            if data[pos:pos + 1] == b"\t":
+            tab_start = eol + 1 if data.startswith(b"\t", eol + 1) else -1
+            if data.startswith(b"\t", pos):
                 tab_start, eol = pos, pos - 1
             tab_end = -1
             if tab_start >= 0:
@@ -229,7 +284,7 @@ class _Scanner:
         record = None
         if eol >= pos:
             last_line = at_eof and eol >= len(data) - 1 and tab_start < 0
-            record = _parse_envelope(data[pos:eol], line_no, last_line, self.problems, self.file_rank)
+            record = _parse_envelope(self.view[pos:eol], line_no, last_line, self.problems, self.file_rank)
             if record is not None:
                 record.line_start, record.line_end = base + pos, base + eol
         if record is None or record.payload_md5 is None:
@@ -238,7 +293,7 @@ class _Scanner:
         elif tab_start >= 0:
             record.payload_start, record.payload_end = base + tab_start, base + tab_end
             if self.verify_md5:
-                record.payload_intact = hashlib.md5(_strip_tabs(data[tab_start:tab_end])).hexdigest() == record.payload_md5
+                record.payload_intact = _payload_digest(data[tab_start:tab_end]) == record.payload_md5
             if record.payload_intact is False:
                 cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
                 self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
@@ -257,28 +312,21 @@ class _Scanner:
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
 
-def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadProblems,
+def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, problems: ReadProblems,
                     file_rank: int | None) -> TraceRecord | None:
-    if not raw_line.strip():
-        return None
-    try:
-        line = raw_line.decode("utf-8")
-    except UnicodeDecodeError:
-        problems.add("non_utf8", f"line {line_no}")
-        line = raw_line.decode("utf-8", errors="replace")
-    prefix = _PREFIX.match(line)
-    if not prefix:
-        problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
-        return None
-    try:
-        envelope = loads_json(line[prefix.end():])
-    except ValueError:
-        problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
-        return None
-    if not isinstance(envelope, dict):
-        problems.add("bad_json", f"line {line_no}: not an object")
-        return None
-    kind = next((key for key in envelope if key not in CONTEXT_KEYS), None)
+    envelope, prefix = _decode_fast(raw_line)
+    if envelope is None:
+        raw_line = bytes(raw_line)
+        if not raw_line.strip():
+            return None
+        envelope, prefix = _decode_checked(raw_line, line_no, at_eof, problems)
+        if envelope is None:
+            return None
+    kind = None
+    for key in envelope:
+        if key not in CONTEXT_KEYS:
+            kind = key
+            break
     if kind is None:
         problems.add("bad_record", f"line {line_no}: no record kind")
         return None
@@ -293,12 +341,73 @@ def _parse_envelope(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadP
         name = sys.intern(str(meta.get("name", "artifact")))
     rank = envelope.get("rank")
     md5 = envelope.get("has_payload")
-    return TraceRecord(
-        kind=kind, name=name, meta=meta,
-        compile_id=CompileId.from_envelope(envelope),
-        rank=rank if isinstance(rank, int) else file_rank,
-        timestamp=f"{prefix.group(2)} {prefix.group(3)}", pid=int(prefix.group(4)),
-        line_no=line_no, payload_md5=md5 if isinstance(md5, str) else None)
+    # Positional: this runs once per record, tens of thousands of times per log.
+    return TraceRecord(kind, name, meta, _compile_id(envelope), rank if isinstance(rank, int) else file_rank,
+                       prefix[0], prefix[1], line_no, -1, -1, -1, -1, md5 if isinstance(md5, str) else None)
+
+
+_COMPILE_IDS: dict[tuple, CompileId] = {}
+_INT_OR_NONE = (int, type(None))
+
+
+def _compile_id(envelope: dict) -> CompileId | None:
+    """`CompileId.from_envelope`, with one shared object per distinct id (a log holds thousands of
+    records of each compilation)."""
+    frame, compile_ = envelope.get("frame_id"), envelope.get("frame_compile_id")
+    attempt, autograd = envelope.get("attempt"), envelope.get("compiled_autograd_id")
+    if not (type(frame) is int and type(compile_) is int and type(attempt) in _INT_OR_NONE
+            and type(autograd) in _INT_OR_NONE):  # odd ids (bools, floats) keep the model's reading
+        return CompileId.from_envelope(envelope)
+    key = (frame, compile_, attempt, autograd)
+    compile_id = _COMPILE_IDS.get(key)
+    if compile_id is None:
+        compile_id = CompileId.from_envelope(envelope)
+        if len(_COMPILE_IDS) < 100_000:
+            _COMPILE_IDS[key] = compile_id
+    return compile_id
+
+
+def _decode_fast(raw_line: bytes | memoryview) -> tuple[dict | None, tuple[str, int] | None]:
+    """The envelope of a well-formed line, decoded straight from bytes ((None, None) for anything
+    unusual, which `_decode_checked` then reads and reports)."""
+    prefix = _PREFIX_BYTES.match(raw_line)
+    if prefix is None:
+        return None, None
+    day, clock, pid, where = prefix.group(2, 3, 4, 5)
+    try:
+        envelope = json_codec.loads(raw_line[prefix.end():])
+        where.decode("utf-8")  # a non-UTF-8 file name is reported by the checked path
+    except ValueError:
+        return None, None
+    if not isinstance(envelope, dict):
+        return None, None
+    return envelope, (f"{day.decode()} {clock.decode()}", int(pid))
+
+
+def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool,
+                    problems: ReadProblems) -> tuple[dict | None, tuple[str, int] | None]:
+    """The slow path: decode as text (replacing bad bytes), saying what is wrong with the line."""
+    try:
+        line = raw_line.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.add("non_utf8", f"line {line_no}")
+        line = raw_line.decode("utf-8", errors="replace")
+    prefix = _PREFIX.match(line)
+    if not prefix:
+        problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
+        return None, None
+    try:
+        envelope = json_codec.loads(line[prefix.end():])
+    except ValueError:
+        problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
+        return None, None
+    if not isinstance(envelope, dict):
+        problems.add("bad_json", f"line {line_no}: not an object")
+        return None, None
+    return envelope, (f"{prefix.group(2)} {prefix.group(3)}", int(prefix.group(4)))
+
+
+_SCALARS = (int, float, bool, type(None))
 
 
 def _recompile_limits(meta: dict) -> dict:
@@ -311,11 +420,13 @@ def _recompile_limits(meta: dict) -> dict:
 
 def is_small_value(value) -> bool:
     """Scalars, short strings and short lists of them: what an index keeps of a slimmed record."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return len(value) <= SLIM_STRING_CHARS
-    if isinstance(value, list):
-        return len(value) <= SLIM_LIST_ITEMS and all(is_small_value(item) and not isinstance(item, list) for item in value)
-    return value is None or isinstance(value, (int, float, bool))
+    if kind is list:
+        return len(value) <= SLIM_LIST_ITEMS and all(
+            type(item) in _SCALARS or (type(item) is str and len(item) <= SLIM_STRING_CHARS) for item in value)
+    return kind in _SCALARS or isinstance(value, (int, float))
 
 
 def _intern(record: TraceRecord, strings: dict[int, str], problems: ReadProblems) -> None:

@@ -1,0 +1,31 @@
+"""The summary of a session, worked out once per version of its files: the second open of a big log
+takes its summary (verdict, kernels, compile time) from the index cache instead of parsing every
+graph, kernel and compile stage again."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.model.session import Session
+from inspector.core.outputs.summary import SCHEMA_VERSION, summarize
+from inspector.core.readers import index_cache
+
+
+def summary_identity(analysis: SessionAnalysis) -> list | None:
+    """What a cached summary must match: the session's files, the summary's schema, and the
+    graph-break registry its break types are explained with (None: do not cache)."""
+    identity = index_cache.session_identity(analysis.session)
+    if identity is None:
+        return None
+    registry = analysis.break_registry
+    return [*identity, SCHEMA_VERSION, [registry.source, str(registry.path), registry.torch_version] if registry else None]
+
+
+def session_summary(session: Session) -> dict:
+    """The summary document, from the cache when nothing it depends on changed."""
+    analysis = SessionAnalysis(session)
+    identity = summary_identity(analysis)
+    summary = index_cache.load_summary(identity)
+    if summary is None:
+        summary = summarize(analysis)
+        index_cache.store_summary(identity, summary)
+    return summary

@@ -1,0 +1,231 @@
+"""A persistent index of the logs opened before, so reopening a 100 MB log takes a fraction of a
+second: the records a read found (kinds, small metas, offsets, md5 checks), the string table and what
+could not be read, plus the summary of the session once it has been worked out.
+
+Entries live in the user's cache dir (``$XDG_CACHE_HOME`` or ``~/.cache``, then
+``torch-compile-inspector``) as plain JSON: loading one never executes anything. An entry is used only
+when it names the same file with the same size, modification time and inode, was written by this
+version of the reader, and its checksum matches its body; anything else — a changed log, a truncated
+or edited cache file, a different version — is ignored and the log is read again. A log modified in
+the last few seconds is not cached (it may still be being written, and a change within the file
+system's time resolution would go unnoticed). TCI_NO_CACHE=1 turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from inspector import __version__
+from inspector.core.model.compile_id import CompileId
+from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.session import Session
+from inspector.core.readers import json_codec
+from inspector.core.readers.torch_trace import TraceLog, TraceRecord
+
+FORMAT = 2  # bump when the reader changes what it keeps of a record
+SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
+APP_DIR = "torch-compile-inspector"
+KEEP_ENTRIES = 64  # per kind: the logs opened most recently
+
+
+def cache_root() -> Path | None:
+    if os.environ.get("TCI_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / APP_DIR
+
+
+def _identity(path: Path) -> dict | None:
+    """What must not change for an entry to stay valid (None if the file cannot be stat'ed)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino,
+            "format": FORMAT, "version": __version__}
+
+
+def _entry_file(kind: str, key: str) -> Path | None:
+    root = cache_root()
+    if root is None:
+        return None
+    return root / kind / (hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40] + ".json")
+
+
+def _read_entry(file: Path | None, identity) -> object | None:
+    """The body of the entry in `file` if its header matches `identity` and its checksum holds."""
+    if file is None or identity is None:
+        return None
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+        head, _, body = data.partition(b"\n")
+        header = json_codec.loads(head)
+        if not isinstance(header, dict) or header.get("identity") != identity:
+            return None
+        if header.get("md5") != hashlib.md5(body).hexdigest():
+            return None
+        return json_codec.loads(body)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _write_entry(file: Path | None, identity, body) -> None:
+    """Write atomically (a reader sees the old entry or the new one, never half of one); a cache
+    that cannot be written is no error, only a slower next open."""
+    if file is None or identity is None:
+        return
+    try:
+        data = json_codec.dumps(body)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        header = json_codec.dumps({"identity": identity, "md5": hashlib.md5(data).hexdigest()})
+        descriptor, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(header + b"\n" + data)
+        os.replace(temporary, file)
+        _prune(file.parent)
+    except (OSError, TypeError, ValueError):
+        try:
+            os.unlink(temporary)
+        except (OSError, UnboundLocalError):
+            pass
+
+
+def _prune(folder: Path) -> None:
+    """Forget the least recently written entries beyond KEEP_ENTRIES, so the cache stays small."""
+    entries = sorted(folder.glob("*.json"), key=lambda entry: entry.stat().st_mtime)
+    for entry in entries[:-KEEP_ENTRIES]:
+        entry.unlink(missing_ok=True)
+
+
+def _settled(identity: dict | None) -> bool:
+    return identity is not None and time.time() - identity["mtime_ns"] / 1e9 > SETTLE_SECONDS
+
+
+# --- the index of one log -------------------------------------------------------------------------
+
+def load_log(path: Path) -> TraceLog | None:
+    """The index of `path` as a previous read left it, or None when there is no valid entry."""
+    identity = _identity(path)
+    body = _read_entry(_entry_file("index", str(path.resolve()) if identity else ""), identity)
+    if not isinstance(body, dict):
+        return None
+    try:
+        return _decode_log(path, body, identity["size"])
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None  # well-formed JSON of the wrong shape: not ours, or not this version's
+
+
+def store_log(log: TraceLog, skip_kinds: frozenset = frozenset()) -> None:
+    """Keep the index of a log read in full (every payload's md5 checked, so the entry says all a
+    read would say about damage), without the records of `skip_kinds` (those no reader of the
+    index looks at: thousands of tensor descriptions in a transformer's log)."""
+    identity = _identity(log.path)
+    if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity):
+        return
+    if any(record.payload_intact is None and record.has_payload for record in log.records):
+        return
+    _write_entry(_entry_file("index", identity["path"]), identity, _encode_log(log, skip_kinds))
+
+
+# The record fields, each stored as one column (a list per field decodes faster than a list per record).
+COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "timestamp", "pid", "line_no", "line_start", "line_end",
+           "payload_start", "payload_end", "payload_md5", "payload_intact")
+
+
+def _encode_log(log: TraceLog, skip_kinds: frozenset) -> dict:
+    kept = [record for record in log.records if record.kind not in skip_kinds]
+    columns = {name: [getattr(record, name) for record in kept] for name in COLUMNS}
+    columns["compile_id"] = [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd]
+                             for cid in columns["compile_id"]]
+    return {"columns": columns, "strings": [[key, value] for key, value in log.strings.items()],
+            "problems": [[category, count, log.problems.examples.get(category, [])]
+                         for category, count in log.problems.counts.items()],
+            "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
+
+
+def _all(values: list, *types: type) -> bool:
+    return all(type(value) in types for value in values)
+
+
+def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
+    """Rebuild the index, checking every value's type and range: a wrong one raises, and the
+    caller then reads the log itself."""
+    if body["size"] != size:
+        raise ValueError("size")
+    columns = body["columns"]
+    values = [columns[name] for name in COLUMNS]
+    count = len(values[0])
+    none = type(None)
+    kinds, names, metas, cids, ranks, stamps, pids, line_nos, line_starts, line_ends, starts, ends, md5s, intact = values
+    if not (all(type(column) is list and len(column) == count for column in values)
+            and _all(kinds, str) and _all(names, str) and _all(metas, dict) and _all(stamps, str)
+            and _all(ranks, int, none) and _all(pids, int) and _all(line_nos, int) and _all(md5s, str, none)
+            and _all(intact, bool, none) and _all(line_starts, int) and _all(line_ends, int)
+            and _all(starts, int) and _all(ends, int)
+            and all(0 <= a <= b <= size for a, b in zip(line_starts, line_ends))
+            and all(-1 <= a <= b <= size for a, b in zip(starts, ends))):
+        raise ValueError("records")
+    compile_ids: dict[tuple, CompileId] = {}  # one object per distinct id, shared by its records
+    for cid in cids:
+        if cid is not None and tuple(cid) not in compile_ids:
+            frame, compile_, attempt, autograd = cid
+            if not (type(frame) is int and type(compile_) is int and type(attempt) is int
+                    and type(autograd) in (int, none)):
+                raise ValueError("compile id")
+            compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
+    cids = [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
+    intern = sys.intern
+    records = list(map(TraceRecord, map(intern, kinds), map(intern, names), metas, cids, ranks, stamps, pids,
+                       line_nos, line_starts, line_ends, starts, ends, md5s, intact))
+    strings = {}
+    for key, value in body["strings"]:
+        if not isinstance(key, int) or not isinstance(value, str):
+            raise ValueError("string table")
+        strings[key] = value
+    problems = ReadProblems()
+    for category, count, examples in body["problems"]:
+        if not (isinstance(category, str) and isinstance(count, int) and isinstance(examples, list)
+                and all(isinstance(example, str) for example in examples)):
+            raise ValueError("problems")
+        problems.counts[category] = count
+        if examples:
+            problems.examples[category] = examples
+    rank = body["rank"]
+    if type(rank) not in (int, type(None)) or not isinstance(body["ends_with_newline"], bool):
+        raise ValueError("log")
+    return TraceLog(path, records, strings, problems, rank, size, body["ends_with_newline"])
+
+
+# --- the summary of a session ---------------------------------------------------------------------
+
+def session_identity(session: Session) -> list | None:
+    """What a session's summary depends on: how it was opened and every file it was read from
+    (None, so nothing is cached, for kinds read from many loose files, and for files still changing)."""
+    if session.kind not in ("torch_trace", "capture"):
+        return None
+    files = [rank.log_path for rank in session.ranks if rank.log_path is not None]
+    if session.kind == "capture":
+        files += [Path(session.source) / name for name in ("manifest.json", "results.json")
+                  if (Path(session.source) / name).is_file()]
+    identities = [_identity(Path(file)) for file in files]
+    if not files or any(identity is None or not _settled(identity) for identity in identities):
+        return None
+    return [session.kind, str(Path(session.source).resolve()), identities]
+
+
+def load_summary(identity: list | None) -> dict | None:
+    if identity is None:
+        return None
+    summary = _read_entry(_entry_file("summary", json_codec.dumps(identity).decode()), identity)
+    return summary if isinstance(summary, dict) else None
+
+
+def store_summary(identity: list | None, summary: dict) -> None:
+    if identity is not None:
+        _write_entry(_entry_file("summary", json_codec.dumps(identity).decode()), identity, summary)

@@ -1,0 +1,236 @@
+"""The fast paths of the reader change nothing a user sees: the summary is the same with and without
+the orjson accelerator and with and without the index cache, on every real log we have; a log that
+changed is read again; a damaged or foreign cache entry is ignored, never trusted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from inspector.core.model.fx_graph_text import op_node_names, parse_fx_graph
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.outputs.cached_summary import session_summary, summary_identity
+from inspector.core.outputs.summary import summarize
+from inspector.core.readers import index_cache, json_codec
+from inspector.core.readers.session_loader import open_session
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+BUNDLED_LOG = BUNDLED / "trace" / "dedicated_log_torch_trace_example.log"
+CORPUS_LOGS = ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs",
+               "multi_rank_logs/dedicated_log_torch_trace_rank_0.log"]
+
+
+def _summary_text(path: Path) -> str:
+    return json.dumps(summarize(open_session(path)), indent=1)
+
+
+def _settled_copy(source: Path, folder: Path) -> Path:
+    """A copy of `source` whose modification time lies in the past (a log still being written is
+    not cached)."""
+    copy = folder / source.name
+    shutil.copyfile(source, copy)
+    _age(copy)
+    return copy
+
+
+def _age(path: Path, seconds: float = 60) -> None:
+    past = time.time() - seconds
+    os.utime(path, (past, past))
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.delenv("TCI_NO_CACHE", raising=False)
+    return folder
+
+
+@pytest.fixture(params=["corpus", "bundled"])
+def inputs(request) -> list[Path]:
+    if request.param == "bundled":
+        return [BUNDLED, BUNDLED_LOG]
+    corpus_dir = request.getfixturevalue("corpus")
+    return [corpus_dir / name for name in CORPUS_LOGS]
+
+
+def test_summary_is_the_same_with_and_without_the_accelerator(inputs, monkeypatch):
+    monkeypatch.setenv("TCI_NO_CACHE", "1")
+    if not json_codec.ACCELERATED:
+        pytest.skip("orjson is not installed: there is no accelerator to compare against")
+    for path in inputs:
+        fast = _summary_text(path)
+        monkeypatch.setattr(json_codec, "ACCELERATED", False)
+        pure = _summary_text(path)
+        monkeypatch.setattr(json_codec, "ACCELERATED", True)
+        assert fast == pure, path
+
+
+def test_summary_is_the_same_with_and_without_the_cache(inputs, cache_dir, monkeypatch):
+    for path in inputs:
+        monkeypatch.setenv("TCI_NO_CACHE", "1")
+        uncached = _summary_text(path)
+        monkeypatch.delenv("TCI_NO_CACHE")
+        first = open_session(path)  # reads the logs and stores their index
+        logs = [rank.log_path for rank in first.ranks]
+        assert all(index_cache.load_log(log) is not None for log in logs), f"{path}: index not cached"
+        assert json.dumps(summarize(open_session(path)), indent=1) == uncached, f"{path}: from the cached index"
+        assert json.dumps(session_summary(open_session(path)), indent=1) == uncached  # stores the summary
+        assert index_cache.load_summary(summary_identity(SessionAnalysis(open_session(path)))) is not None
+        assert json.dumps(session_summary(open_session(path)), indent=1) == uncached, f"{path}: cached summary"
+
+
+def test_damaged_log_reads_the_same_from_the_cache(tmp_path, cache_dir):
+    """Damage (a cut-off last record, an edited payload) is remembered as it was found."""
+    data = BUNDLED_LOG.read_bytes()
+    middle = data.index(b"\n\t", len(data) // 2) + 2
+    damaged = tmp_path / "dedicated_log_torch_trace_damaged.log"
+    damaged.write_bytes(data[:middle] + (b"X" if data[middle:middle + 1] != b"X" else b"Y") + data[middle + 1:-500])
+    _age(damaged)
+    fresh = _summary_text(damaged)
+    assert json.loads(fresh)["unreadable"], "the damage is reported"
+    assert index_cache.load_log(damaged) is not None
+    assert _summary_text(damaged) == fresh
+
+
+def test_a_changed_log_is_read_again(tmp_path, cache_dir):
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    before = summarize(open_session(log))
+    assert index_cache.load_log(log) is not None
+    data = log.read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1  # a run that stopped halfway: fewer units
+    log.write_bytes(data[:cut])
+    _age(log, 30)
+    assert index_cache.load_log(log) is None, "the entry names another size and time: not used"
+    after = summarize(open_session(log))
+    assert len(after["units"]) < len(before["units"])
+    assert after == json.loads(_summary_without_cache(log))
+
+
+def test_a_log_replaced_by_one_of_the_same_size_is_read_again(tmp_path, cache_dir):
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    open_session(log)
+    data = bytearray(log.read_bytes())
+    graph = data.index(b"dynamo_output_graph")
+    data[graph:graph + len(b"dynamo_output_graph")] = b"dynamo_outpux_graph"  # same size, other content
+    log.write_bytes(bytes(data))
+    _age(log, 30)
+    session = open_session(log)
+    assert session.unknown_kinds.get("dynamo_outpux_graph"), "read from the file, not from the stale entry"
+
+
+def _summary_without_cache(path: Path) -> str:
+    previous = os.environ.get("TCI_NO_CACHE")
+    os.environ["TCI_NO_CACHE"] = "1"
+    try:
+        return _summary_text(path)
+    finally:
+        if previous is None:
+            del os.environ["TCI_NO_CACHE"]
+
+
+def _entry(cache_dir: Path, kind: str) -> Path:
+    (entry,) = (cache_dir / index_cache.APP_DIR / kind).glob("*.json")
+    return entry
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "garbage", "empty", "wrong shape", "wrong types"])
+def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    expected = _summary_without_cache(log)
+    open_session(log)
+    entry = _entry(cache_dir, "index")
+    data = entry.read_bytes()
+    head, _, body = data.partition(b"\n")
+    if damage == "truncated":
+        entry.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped byte":
+        spot = len(head) + 1 + len(body) // 2
+        entry.write_bytes(data[:spot] + bytes([data[spot] ^ 0x20]) + data[spot + 1:])
+    elif damage == "garbage":
+        entry.write_bytes(os.urandom(4096))
+    elif damage == "empty":
+        entry.write_bytes(b"")
+    else:  # a well-formed entry with a valid checksum whose content is not what the reader wrote
+        decoded = json.loads(body)
+        if damage == "wrong shape":
+            decoded["columns"]["kind"] = ["dynamo_start"]
+        else:
+            decoded["columns"]["line_start"][0] = "not an offset"
+        _rewrite(entry, json.loads(head), decoded)
+    assert index_cache.load_log(log) is None
+    assert json.dumps(summarize(open_session(log)), indent=1) == expected
+
+
+def test_a_summary_entry_for_another_file_is_not_used(tmp_path, cache_dir):
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    session_summary(open_session(log))
+    entry = _entry(cache_dir, "summary")
+    head, _, body = entry.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    header["identity"][2][0]["size"] += 1  # an entry written for a log of another size
+    _rewrite(entry, header, json.loads(body))
+    assert index_cache.load_summary(index_cache.session_identity(open_session(log))) is None
+
+
+def _rewrite(entry: Path, header: dict, body) -> None:
+    data = json.dumps(body).encode()
+    header["md5"] = hashlib.md5(data).hexdigest()
+    entry.write_bytes(json.dumps(header).encode() + b"\n" + data)
+
+
+def test_a_fresh_log_is_not_cached(tmp_path, cache_dir):
+    """A log written seconds ago may still grow, or change again within the file system's clock."""
+    log = tmp_path / BUNDLED_LOG.name
+    shutil.copyfile(BUNDLED_LOG, log)
+    open_session(log)
+    assert index_cache.load_log(log) is None
+
+
+def test_the_light_graph_reader_finds_the_op_nodes_the_full_parser_finds(inputs):
+    for path in inputs:
+        for unit in open_session(path).units:
+            for artifact in unit.graphs.values():
+                text = artifact.text
+                assert op_node_names(text) == [node.name for node in parse_fx_graph(text).op_nodes]
+
+
+def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path, cache_dir):
+    """Opening a log of several chunks moves a determinate bar forward, then the session shows."""
+    import subprocess
+    import sys
+
+    from conftest import open_and_wait
+
+    big = tmp_path / "dedicated_log_torch_trace_big.log"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_log.py"), str(BUNDLED_LOG), str(big), "--mb", "14"],
+                   check=True, capture_output=True)
+    seen: list[tuple[int, int]] = []
+    bar = window.progress_bar
+    bar.valueChanged.connect(lambda value: seen.append((value, bar.maximum())))
+    loaded = open_and_wait(qtbot, window, big)
+    determinate = [value for value, maximum in seen if maximum == 1000 and 0 < value < 1000]
+    assert len(determinate) >= 2, seen
+    assert determinate == sorted(determinate)
+    assert len(loaded.session.units) > 6 * 5
+    assert not bar.isVisible()
+
+
+def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setattr(index_cache, "KEEP_ENTRIES", 2)
+    logs = []
+    for number in range(3):
+        folder = tmp_path / f"run{number}"
+        folder.mkdir()
+        logs.append(_settled_copy(BUNDLED_LOG, folder))
+        open_session(logs[-1])
+        time.sleep(0.02)  # distinct write times
+    assert len(list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))) == 2
+    assert index_cache.load_log(logs[0]) is None and index_cache.load_log(logs[2]) is not None
