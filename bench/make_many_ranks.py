@@ -23,6 +23,8 @@ import json
 import re
 from pathlib import Path
 
+from inspector.core.readers.torch_trace import _strip_tabs as payload_bytes_as_hashed
+
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "tlparse-fixtures" / "multi_rank_logs"
 TEMPLATE = CORPUS / "dedicated_log_torch_trace_rank_3.log"
 SCHEDULE = ["torch.ops._c10d_functional.all_reduce_.default", "torch.ops._c10d_functional.all_gather_into_tensor.default",
@@ -56,8 +58,7 @@ def compile_key(record: list[str]) -> tuple[int, int] | None:
 
 def with_payload(envelope: str, payload: list[str]) -> list[str]:
     """The record with its md5 recomputed as torch does (tabs stripped, lines joined by newlines)."""
-    stripped = "".join(line[1:] if line.startswith("\t") else line for line in payload).rstrip("\n")
-    digest = hashlib.md5(stripped.encode()).hexdigest()
+    digest = hashlib.md5(payload_bytes_as_hashed("".join(payload).encode())).hexdigest()
     return [_MD5.sub(f'"has_payload": "{digest}"', envelope), *payload]
 
 

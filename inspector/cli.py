@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--max-breaks", type=int)
     check.add_argument("--min-speedup", type=float)
     check.add_argument("--max-compile-time", type=float, help="seconds")
+    check.add_argument("--max-rank-divergence", type=int, metavar="N",
+                       help="fail when the ranks of a distributed run differ in more than N ways")
     check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
     check.set_defaults(run=_check)
     command: list[str] = []
@@ -347,7 +349,23 @@ def _check(args) -> int:
     checks = check_run(session, baseline, args.max_breaks, args.min_speedup, args.max_compile_time, args.tolerance)
     for check in checks:
         _say(f"{'PASS' if check.passed else 'FAIL'} {check.name}: {check.reason}")
-    return 0 if all(check.passed for check in checks) else 1
+    passed = all(check.passed for check in checks)
+    if args.max_rank_divergence is not None:
+        passed = _check_rank_divergence(session, args.max_rank_divergence) and passed
+    return 0 if passed else 1
+
+
+def _check_rank_divergence(session, limit: int) -> bool:
+    """The rank-divergence gate: each finding on its own line under the verdict."""
+    from inspector.core.analysis.session_analysis import as_analysis
+
+    findings = as_analysis(session).ranks.findings
+    passed = len(findings) <= limit
+    _say(f"{'PASS' if passed else 'FAIL'} rank_divergence: {len(findings)} finding(s) across "
+         f"{len(session.ranks)} rank(s), at most {limit} allowed")
+    for finding in findings:
+        _say(f"  {finding}  [{finding.kind}]")
+    return passed
 
 
 def _summary(args) -> int:

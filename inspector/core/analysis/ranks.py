@@ -208,8 +208,14 @@ def _first_collective(prints: tuple[UnitPrint, ...]) -> float | None:
 
 
 def _figures_of_log(path: Path) -> RankFigures:
-    """One task of the per-rank map: read one log and keep only its figures."""
-    return rank_figures(build_rank(read_trace_log(path), Session(source=path, kind="torch_trace")))
+    """One task of the per-rank map: read one log as an index and keep only its figures. Payload
+    checksums are left for when a rank is opened, except where the file ends mid-line (a run cut
+    off): then they are checked now, so the cut shows in the overview."""
+    log = read_trace_log(path, verify_md5=False)
+    rank = build_rank(log, Session(source=path, kind="torch_trace"))
+    if not log.ends_with_newline:
+        log.verify_payloads()
+    return rank_figures(rank)
 
 
 def index_ranks(paths: Iterable[Path], executor: Executor | None = None) -> list[RankFigures]:
@@ -309,14 +315,17 @@ def _compile_id_findings(figures: list[RankFigures]) -> list[Finding]:
     ids = {f.rank: tuple(unit.compile_id for unit in f.unit_prints) for f in figures}
     reference = set(_majority(ids))
     recompiles, frames = {}, {}
+    misses = {f.rank: {u.compile_id for u in f.unit_prints if any(c.endswith(" miss") for c in u.cache)} for f in figures}
     for rank, own in ids.items():
         extra = tuple(cid for cid in own if cid not in reference)
         missing = tuple(sorted(reference - set(own), key=_id_order))
         extra_recompiles = tuple(cid for cid in extra if _is_recompile(cid))
         other = tuple(cid for cid in extra if not _is_recompile(cid))
         if extra_recompiles:
+            missed = sum(cid in misses[rank] for cid in extra_recompiles)
             recompiles[rank] = (f"extra recompile{'s' if len(extra_recompiles) > 1 else ''} "
-                                f"{_id_list(extra_recompiles)}", extra_recompiles)
+                                f"{_id_list(extra_recompiles)}" + (f" ({missed} of them missed the cache)" if missed else ""),
+                                extra_recompiles)
         if other or missing:
             parts = ([f"extra compile ids {_id_list(other)}"] if other else []) + \
                     ([f"missing compile ids {_id_list(missing)}"] if missing else [])

@@ -13,6 +13,7 @@ from inspector.core.analysis.figures import (
 )
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.session import CompileUnit, Session
 
@@ -85,6 +86,11 @@ class SessionAnalysis:
     @cached_property
     def kernel_times(self) -> dict[str, KernelTime]:
         return kernel_times(self.session)
+
+    @cached_property
+    def ranks(self) -> RankReport:
+        """Per-rank figures and how the ranks diverge (one rank: its figures, no findings)."""
+        return session_rank_report(self.session)
 
     @cached_property
     def top_kernels(self) -> list[dict]:
