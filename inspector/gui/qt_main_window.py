@@ -26,6 +26,7 @@ from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
+from inspector.gui.views.qt_ranks_view import QtRanksView
 from inspector.gui.views.qt_source_view import QtSourceView
 from inspector.gui.views.qt_diff_view import QtDiffView
 from inspector.gui.views.qt_graph_view import QtGraphView
@@ -57,6 +58,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
+        self.add_tab("Ranks", QtRanksView(self.model))
         self.add_tab("Diff", QtDiffView())
         self.modes = QtModeComparison(self.capture, self)
         self.add_tab("Modes", QtModesView(self.modes))

@@ -135,4 +135,6 @@ def analyse(session: Session) -> SessionAnalysis:
     analysis = SessionAnalysis(session)
     for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times"):
         getattr(analysis, fact)
+    if len(session.ranks) > 1:  # the Ranks view's figures read every unit's graph: not on the UI thread
+        getattr(analysis, "ranks")
     return analysis
