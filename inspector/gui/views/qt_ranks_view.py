@@ -74,6 +74,7 @@ class QtRanksView(QWidget):
             straggler.setToolTip(plain_tip(f"A straggler's figure is {STRAGGLER_RULE}."))
             self.table.setItem(row, len(COLUMNS) - 1, straggler)
         self.table.setSortingEnabled(True)
+        self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
         self.findings.clear()
         for line, finding in zip(report.lines(), (None, *report.findings)):
