@@ -174,3 +174,13 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
     qtbot.mouseClick(findings.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     unit = window.model.unit
     assert (unit.rank, str(unit.compile_id)) == (RANKS // 4, "[0/3]")
+
+
+def test_logs_without_distinct_rank_numbers_are_listed_not_lined_up(planted_job, tmp_path):
+    folder, _ = planted_job
+    for name in ("a", "b"):
+        shutil.copy(folder / "dedicated_log_torch_trace_rank_1.log", tmp_path / f"dedicated_log_torch_trace_{name}.log")
+    report = SessionAnalysis(open_session(tmp_path)).ranks
+    assert len(report.figures) == 2
+    assert [(f.kind, f.ranks) for f in report.findings] == [("logs", (None,))]
+    assert "ranks not compared" in report.findings[0].message

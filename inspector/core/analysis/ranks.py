@@ -265,6 +265,10 @@ def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = Non
     figures = sorted(figures, key=lambda f: (f.rank is None, f.rank or 0))
     if len(figures) < 2:
         return RankReport(tuple(figures), (), ((figures[0].rank,),) if figures else ())
+    duplicated = sorted((rank for rank, count in Counter(f.rank for f in figures).items() if count > 1), key=str)
+    if duplicated:  # logs named without distinct rank numbers (several processes, say): nothing to line up
+        message = f"{len(figures)} logs, several with the same or no rank number: ranks not compared"
+        return RankReport(tuple(figures), (Finding("logs", tuple(duplicated), message),), ())
     findings: list[Finding] = []
     findings += _missing_and_damaged(figures, expected_ranks)
     findings += _compile_id_findings(figures)
