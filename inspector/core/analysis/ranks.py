@@ -16,7 +16,6 @@ floors keep a job of identical ranks, whose MAD is 0, from flagging ordinary jit
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import statistics
@@ -26,8 +25,10 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
+from inspector.core.readers.safe_files import loads_json
 from inspector.core.readers.session_builder import build_rank
 from inspector.core.readers.torch_trace import read_trace_log
 
@@ -191,7 +192,7 @@ def _collectives(unit: CompileUnit, graph_text: str) -> tuple[str, ...]:
     for artifact in unit.artifacts:
         if artifact.name == COLLECTIVE_SCHEDULE:
             try:
-                schedule = json.loads(artifact.text)
+                schedule = loads_json(artifact.text)
             except ValueError:
                 continue
             if isinstance(schedule, list):
@@ -238,8 +239,6 @@ def session_rank_report(session: Session) -> RankReport:
 
 
 def _explain_graph(reference: Rank | None, other: Rank | None, compile_id: str) -> str | None:
-    from inspector.core.graphs.graph_diff import diff_graphs
-
     def graph(rank):
         unit = next((u for u in rank.units if str(u.compile_id) == compile_id), None) if rank else None
         artifact = (unit.graphs.get("dynamo") or next(iter(unit.graphs.values()), None)) if unit else None
