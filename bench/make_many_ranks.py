@@ -9,6 +9,8 @@ Planted on chosen ranks, in the log text, with every changed payload's md5 fixed
 - cache: an FX-graph cache miss where the others hit ([0/2])
 - straggler: a slow compile (30 s added to [0/5], after the first collective)
 - collectives: the collective schedule in another order
+- late_collective: a slow first compile (30 s added to [0/0], which holds the first collective): the
+  rank is both a compile-time straggler and late to its first collective
 
 Writes `planted.json` beside the logs: the findings the divergence report must contain, and no others.
 
@@ -39,7 +41,7 @@ _MD5 = re.compile(r'"has_payload": "([0-9a-f]{32})"')
 def planted_ranks(n: int) -> dict[str, list[int]]:
     """Which ranks carry which difference (the cache miss on two ranks, to show grouping)."""
     return {"recompiles": [n // 2], "graphs": [n // 4], "cache": [3, n - 3], "straggler": [n - 1],
-            "collectives": [n // 8 + 1]}
+            "collectives": [n // 8 + 1], "late_collective": [n // 2 + 3]}
 
 
 def split_records(text: str) -> list[list[str]]:
@@ -88,6 +90,8 @@ def clone(records: list[list[str]], plants: set[str]) -> str:
             record = [envelope.replace('"fx_graph_cache_hit"', '"fx_graph_cache_miss"'), *payload]
         if key == (0, 5) and "straggler" in plants and '{"compilation_metrics"' in envelope:
             record = [_slower(envelope, 30.0), *payload]
+        if key == (0, 0) and "late_collective" in plants and '{"compilation_metrics"' in envelope:
+            record = [_slower(envelope, 30.0), *payload]
         out.append(record)
         if key == (0, 0) and '"dynamo_output_graph"' in envelope:
             order = [SCHEDULE[1], SCHEDULE[0], SCHEDULE[2]] if "collectives" in plants else SCHEDULE
@@ -115,8 +119,14 @@ def _renumbered(record: list[str], old: tuple[int, int], new: tuple[int, int]) -
     return with_payload(envelope, payload) if payload else [envelope]
 
 
+# The findings each plant must produce, by kind of the report.
+FINDINGS = {"recompiles": ["recompiles"], "graphs": ["graphs"], "cache": ["cache"], "straggler": ["straggler"],
+            "collectives": ["collectives"], "late_collective": ["straggler", "straggler"]}
+
+
 def expected_findings(n: int) -> list[dict]:
-    return [{"kind": kind, "ranks": ranks} for kind, ranks in planted_ranks(n).items()]
+    return [{"kind": kind, "ranks": ranks, "planted": plant} for plant, ranks in planted_ranks(n).items()
+            for kind in FINDINGS[plant]]
 
 
 def make_job(out: Path, n: int = 256, template: Path = TEMPLATE) -> list[dict]:
