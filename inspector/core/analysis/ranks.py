@@ -350,7 +350,7 @@ def _id_list(ids: tuple[str, ...]) -> str:
 
 ASPECTS = {  # kind: (what is compared, how it reads)
     "outcome": (lambda u: u.outcome, "compile {value} (others: {reference})"),
-    "graphs": (lambda u: u.graph, "graph differs structurally ({ops} ops vs {reference_ops})"),
+    "graphs": (lambda u: u.graph, "graph differs structurally ({ops} ops; others {reference_ops})"),
     "guards": (lambda u: u.guards, "recompiled on other guards: {value}"),
     "cache": (lambda u: u.cache, "cache {value} (others: {reference})"),
     "collectives": (lambda u: u.collectives, "collective order {value} (others: {reference})"),
