@@ -34,6 +34,7 @@ from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
+from inspector.gui.views.qt_ranks_view import QtRanksView
 from inspector.gui.views.qt_source_view import QtSourceView
 from inspector.gui.views.qt_diff_view import QtDiffView
 from inspector.gui.views.qt_graph_view import QtGraphView
@@ -82,6 +83,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
+        self.add_tab("Ranks", QtRanksView(self.model))
         self.add_tab("Diff", QtDiffView())
         self.add_tab("XLA", QtXlaView(self.model))
         self.modes = QtModeComparison(self.capture, self)
@@ -122,7 +124,7 @@ class QtMainWindow(QMainWindow):
         hint = view.minimumSizeHint()
         view.setMinimumSize(min(hint.width(), MIN_PAGE_WIDTH), min(hint.height(), MIN_PAGE_HEIGHT))
         index = self.tabs.addTab(view, name)
-        self.tabs.setTabToolTip(index, f"{TAB_TIPS.get(name, name)} (Ctrl+{index + 1})")
+        self.tabs.setTabToolTip(index, f"{TAB_TIPS.get(name, name)}" + (f" (Ctrl+{index + 1})" if index < 9 else ""))
 
     def add_dock(self, name: str, view: QWidget, area: Qt.DockWidgetArea, holder: QWidget | None = None) -> QDockWidget:
         """Dock `view` (inside `holder`, e.g. a scroll area, when given) as `name`."""
@@ -156,7 +158,7 @@ class QtMainWindow(QMainWindow):
         self._action(self.view_menu, "Show/Hide &Bottom Panel", "Ctrl+J", self.toggle_bottom_panel)
         self.view_menu.addSeparator()
         for index in range(self.tabs.count()):
-            self._action(self.view_menu, f"&{index + 1} {self.tabs.tabText(index)}", f"Ctrl+{index + 1}",
+            self._action(self.view_menu, f"&{index + 1} {self.tabs.tabText(index)}", f"Ctrl+{index + 1}" if index < 9 else "",
                          lambda _=False, i=index: self.tabs.setCurrentIndex(i))
         self.view_menu.addSeparator()
         self._action(self.view_menu, "&Find in View", QKeySequence.StandardKey.Find, self.find_in_view)

@@ -161,7 +161,7 @@ class Check:
 
 def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAnalysis | None = None,
               max_breaks: int | None = None, min_speedup: float | None = None, max_compile_s: float | None = None,
-              tolerance: float = 0.1) -> list[Check]:
+              tolerance: float = 0.1, max_rank_divergence: int | None = None) -> list[Check]:
     """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'.
     Speedup checks read the interval: a run whose speedup is inconclusive, or whose interval
     straddles the threshold, is INCONCLUSIVE rather than passing or failing on noise."""
@@ -169,7 +169,9 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
         ("--max-breaks", max_breaks, max_breaks is not None and max_breaks < 0, "a count (≥ 0)"),
         ("--min-speedup", min_speedup, min_speedup is not None and not min_speedup > 0, "a speedup (> 0)"),
         ("--max-compile-time", max_compile_s, max_compile_s is not None and not max_compile_s >= 0, "a time (≥ 0 s)"),
-        ("--tolerance", tolerance, not 0 <= tolerance < 1, "a share (0 ≤ t < 1)")) if bad]
+        ("--tolerance", tolerance, not 0 <= tolerance < 1, "a share (0 ≤ t < 1)"),
+        ("--max-rank-divergence", max_rank_divergence, max_rank_divergence is not None and max_rank_divergence < 0,
+         "a count (≥ 0)")) if bad]
     if nonsense:
         raise ValueError("; ".join(nonsense))
     run = as_analysis(session)
@@ -188,6 +190,11 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
         checks.append(Check("max-compile-time", compile_s is not None and compile_s <= max_compile_s,
                             f"compile time {compile_s:.2f} s (maximum {max_compile_s} s)" if compile_s is not None
                             else "compile time not recorded"))
+    if max_rank_divergence is not None:
+        findings = run.ranks.findings
+        checks.append(Check("max-rank-divergence", len(findings) <= max_rank_divergence,
+                            f"{len(findings)} finding(s) across {len(run.session.ranks)} rank(s), at most "
+                            f"{max_rank_divergence} allowed" + "".join(f"\n  {f}  [{f.kind}]" for f in findings)))
     if baseline is not None:
         base = as_analysis(baseline)
         new_sites = diff_breaks(base, run)["new"]

@@ -15,6 +15,7 @@ from inspector.core.analysis.figures import (
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
+from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
@@ -125,6 +126,11 @@ class SessionAnalysis:
         return kernel_times(self.session)
 
     @cached_property
+    def ranks(self) -> RankReport:
+        """Per-rank figures and how the ranks diverge (one rank: its figures, no findings)."""
+        return session_rank_report(self.session)
+
+    @cached_property
     def top_kernels(self) -> list[dict]:
         return top_kernels(self.session.results or {})
 
@@ -174,4 +180,6 @@ def analyse(session: Session) -> SessionAnalysis:
     analysis = SessionAnalysis(session)
     for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times"):
         getattr(analysis, fact)
+    if len(session.ranks) > 1:  # the Ranks view's figures read every unit's graph: not on the UI thread
+        getattr(analysis, "ranks")
     return analysis

@@ -56,6 +56,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "run": _run(analysis),
         "measurements": session.results,
         **explanations(analysis),
+        "per_rank": analysis.ranks.to_json() if len(session.ranks) > 1 else None,
     }
 
 
@@ -158,7 +159,8 @@ def render_text(summary: dict) -> str:
     timing = summary["compile_time"]
     add("")
     total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
-    add(f"Compile time: {total} over {count(timing['units_measured'], 'measured unit')}")
+    together = " (all ranks together)" if summary.get("per_rank") else ""
+    add(f"Compile time{together}: {total} over {count(timing['units_measured'], 'measured unit')}")
     traced = sum(timing["self_s"].values())
     if traced:
         add("  where it went (own time of each stage, nested stages excluded):")
@@ -176,6 +178,7 @@ def render_text(summary: dict) -> str:
     for cache, entry in summary["cache"].items():
         rate = f"{entry['hit_rate']:.0%}" if entry["hit_rate"] is not None else "n/a"
         add(f"Cache {cache}: {entry['hit']} hit, {entry['miss']} miss, {entry['bypass']} bypass (hit rate {rate})")
+    lines.extend(render_ranks(summary.get("per_rank")))
     lines.extend(render_verdict(summary))
     lines.extend(render_explanations(summary))
     if summary["warnings"]:
@@ -192,6 +195,35 @@ def render_text(summary: dict) -> str:
         for category, entry in summary["unreadable"].items():
             add(f"  {entry['count']} {entry['meaning']}" + (f" (e.g. {entry['examples'][0]})" if entry["examples"] else ""))
     return "\n".join(lines)
+
+
+def render_ranks(per_rank: dict | None) -> list[str]:
+    """One row per rank and the divergence report (nothing for a single-process run)."""
+    if not per_rank:
+        return []
+    lines = ["", "Per rank (the figures above are all ranks together):",
+             f"  {'rank':>6} {'units':>6} {'breaks':>6} {'recompiles':>10} {'cache hit':>9} {'miss':>5} "
+             f"{'failed':>6} {'compile s':>10} {'1st collective s':>16}"]
+    stragglers = {rank for finding in per_rank["divergence"] if finding["kind"] == "straggler" for rank in finding["ranks"]}
+
+    def seconds(value):
+        return f"{value:.2f}" if value is not None else "—"
+
+    for row in per_rank["figures"]:
+        rank = row["rank"] if row["rank"] is not None else "?"
+        lines.append(f"  {rank:>6} {row['units']:>6} {row['breaks']:>6} {row['recompiles']:>10} {row['cache_hits']:>9} "
+                     f"{row['cache_misses']:>5} {row['failed']:>6} {seconds(row['compile_time_s']):>10} "
+                     f"{seconds(row['first_collective_s']):>16}" + ("  straggler" if row["rank"] in stragglers else ""))
+    divergence = per_rank["divergence"]
+    lines.append("")
+    lines.append(f"Rank divergence: {len(divergence)} finding(s)")
+    agreeing = per_rank["groups"][0] if per_rank["groups"] else None
+    if agreeing and len(agreeing["ranks"]) > 1:
+        lines.append(f"  ranks {agreeing['ranks_text']} agree" + (" in everything compared" if not divergence else ""))
+    for finding in divergence:
+        plural = "s" if len(finding["ranks"]) > 1 else ""
+        lines.append(f"  rank{plural} {finding['ranks_text']}: {finding['message']}  [{finding['kind']}]")
+    return lines
 
 
 def render_verdict(summary: dict) -> list[str]:

@@ -1,0 +1,432 @@
+"""Distributed runs: small per-rank figures (units, breaks, recompiles, cache, compile time, time to the
+first collective, with a fingerprint of each unit) and a divergence report across ranks — which ranks
+compiled other ids, other graphs, recompiled on other guards, hit the cache differently, scheduled
+collectives in another order, or compiled far slower than the rest.
+
+The figures of one rank are small and picklable, so `index_ranks` can map one log per task over any
+`concurrent.futures` executor (a local process pool by default, a Dask `distributed` client's
+executor for logs on a shared filesystem) and keep only the index; graphs and guards are read again
+from the logs when a view asks for details.
+
+Stragglers: a rank is one when its figure exceeds median + max(K·1.4826·MAD, half the median, 1 s)
+over all ranks with that figure (K = 5; 1.4826·MAD estimates the standard deviation robustly). The
+floors keep a job of identical ranks, whose MAD is 0, from flagging ordinary jitter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.model.fx_graph_text import parse_fx_graph
+from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
+from inspector.core.readers import json_codec
+from inspector.core.readers.session_builder import build_rank
+from inspector.core.readers.torch_trace import read_trace_log
+
+STRAGGLER_K = 5.0
+STRAGGLER_MIN_S = 1.0
+STRAGGLER_MIN_SHARE = 0.5
+STRAGGLER_RULE = (f"more than median + max({STRAGGLER_K:g}·1.4826·MAD, {STRAGGLER_MIN_SHARE:g}·median, "
+                  f"{STRAGGLER_MIN_S:g} s) over the ranks")
+COLLECTIVE_SCHEDULE = "inductor_collective_schedule"
+_COLLECTIVE_OP = re.compile(r"(?:_c10d_functional|c10d_functional|torch\.distributed|c10d)\.(\w+)")
+# Read problems that mean a rank's log is not whole.
+DAMAGE = ("truncated", "unreadable_file", "empty_file", "md5_mismatch", "bad_json")
+
+
+@dataclass(frozen=True)
+class UnitPrint:
+    """What is compared across ranks for one compile unit."""
+
+    compile_id: str
+    outcome: str  # ok | failed | cut: a rank whose compile failed where others did not differs
+    graph: str | None  # structural fingerprint of the Dynamo graph (ops, targets, wiring; no names)
+    graph_ops: int | None
+    guards: tuple[str, ...]  # the guard failures that caused this recompile
+    cache: tuple[str, ...]  # "fx_graph hit", ... in log order
+    collectives: tuple[str, ...]  # collective kernels in scheduled (or graph) order
+    compile_time_s: float | None
+    start_s: float | None
+    end_s: float | None
+
+
+@dataclass(frozen=True)
+class RankFigures:
+    """One rank at a glance; small enough to hold for thousands of ranks."""
+
+    rank: int | None
+    log: str
+    units: int
+    breaks: int
+    recompiles: int
+    cache_hits: int
+    cache_misses: int
+    failed: int
+    compile_time_s: float | None
+    first_collective_s: float | None  # from the rank's first compile to the end of the first compile with a collective
+    damage: dict[str, int]  # read problems that mean the log is not whole
+    unit_prints: tuple[UnitPrint, ...] = field(repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"rank {self.rank}" if self.rank is not None else self.log
+
+    def to_json(self) -> dict:
+        figures = asdict(self)
+        del figures["unit_prints"]
+        figures["compile_ids"] = [unit.compile_id for unit in self.unit_prints]
+        return figures
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One way some ranks differ from the rest."""
+
+    kind: str  # logs | compile_ids | recompiles | graphs | guards | cache | collectives | outcome | straggler
+    ranks: tuple[int | None, ...]
+    message: str
+    compile_ids: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"rank{'s' if len(self.ranks) > 1 else ''} {rank_ranges(self.ranks)}: {self.message}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "ranks": list(self.ranks), "ranks_text": rank_ranges(self.ranks),
+                "compile_ids": list(self.compile_ids), "message": self.message}
+
+
+@dataclass(frozen=True)
+class RankReport:
+    figures: tuple[RankFigures, ...]
+    findings: tuple[Finding, ...]
+    groups: tuple[tuple[int | None, ...], ...]  # ranks whose every compared fact agrees, largest group first
+
+    def figures_of(self, rank: int | None) -> RankFigures | None:
+        return next((figures for figures in self.figures if figures.rank == rank), None)
+
+    def stragglers(self) -> set[int | None]:
+        return {rank for finding in self.findings if finding.kind == "straggler" for rank in finding.ranks}
+
+    def lines(self) -> list[str]:
+        """The report as a person reads it: which ranks agree, then each difference."""
+        if len(self.figures) < 2:
+            return []
+        agree = self.groups[0] if self.groups else ()
+        lines = [f"ranks {rank_ranges(agree)} agree" if len(agree) > 1 else "no two ranks agree in everything"]
+        lines += [f"{finding}" for finding in self.findings]
+        if not self.findings:
+            lines[0] = f"all {len(self.figures)} ranks agree"
+        return lines
+
+    def to_json(self) -> dict:
+        return {"figures": [figures.to_json() for figures in self.figures],
+                "divergence": [finding.to_json() for finding in self.findings],
+                "groups": [{"ranks": list(group), "ranks_text": rank_ranges(group)} for group in self.groups],
+                "straggler_rule": STRAGGLER_RULE}
+
+
+# --- figures of one rank ----------------------------------------------------------------------------
+
+def rank_figures(rank: Rank, damage: dict[str, int] | None = None) -> RankFigures:
+    """The figures and unit fingerprints of one rank (reads each unit's Dynamo graph text)."""
+    units = rank.units
+    prints = tuple(_unit_print(unit) for unit in units)
+    times = [unit.metric("entire_frame_compile_time_s") for unit in units]
+    measured = [value for value in times if value is not None]
+    events = [event for unit in units for event in unit.cache_events]
+    counts = damage if damage is not None else rank.problems.counts
+    return RankFigures(
+        rank=rank.rank, log=rank.log_path.name if rank.log_path else "",
+        units=len(units), breaks=sum(len(unit.breaks) for unit in units),
+        recompiles=sum(1 for unit in units if unit.recompile), cache_hits=sum(e.outcome == "hit" for e in events),
+        cache_misses=sum(e.outcome == "miss" for e in events),
+        failed=sum(unit.status in (UnitStatus.FAILED, UnitStatus.CUT) for unit in units),
+        compile_time_s=sum(measured) if measured else None, first_collective_s=_first_collective(prints),
+        damage={kind: int(counts[kind]) for kind in DAMAGE if counts.get(kind)}, unit_prints=prints)
+
+
+def _unit_print(unit: CompileUnit) -> UnitPrint:
+    graph_text = ""
+    artifact = unit.graphs.get("dynamo") or next(iter(unit.graphs.values()), None)
+    if artifact is not None:
+        graph_text = artifact.text
+    fingerprint, ops = _graph_fingerprint(graph_text) if graph_text else (None, None)
+    status = unit.status
+    outcome = "failed" if status is UnitStatus.FAILED else "cut" if status is UnitStatus.CUT else "ok"
+    start = unit.metric("start_time")
+    if start is None and unit.metric("start_time_us") is not None:
+        start = unit.metric("start_time_us") / 1e6
+    seconds = unit.metric("entire_frame_compile_time_s")
+    return UnitPrint(
+        compile_id=str(unit.compile_id), outcome=outcome, graph=fingerprint, graph_ops=ops,
+        guards=tuple(guard.guard for guard in unit.recompile.failed_guards) if unit.recompile else (),
+        cache=tuple(f"{event.cache} {event.outcome}" for event in unit.cache_events),
+        collectives=_collectives(unit, graph_text), compile_time_s=seconds, start_s=start,
+        end_s=start + seconds if start is not None and seconds is not None else None)
+
+
+def _graph_fingerprint(text: str) -> tuple[str, int]:
+    """A hash of the graph's ops, targets and wiring (inputs as positions), blind to node names, so
+    two ranks tracing the same code hash alike."""
+    graph = parse_fx_graph(text)
+    position = {node.name: index for index, node in enumerate(graph.nodes)}
+    digest = hashlib.blake2b(digest_size=12)
+    for node in graph.nodes:
+        target = "" if node.op == "placeholder" else node.target
+        wiring = ",".join(str(position.get(name, -1)) for name in node.inputs)
+        digest.update(f"{node.op}|{target}|{wiring}\n".encode())
+    return digest.hexdigest(), len(graph.op_nodes)
+
+
+def _collectives(unit: CompileUnit, graph_text: str) -> tuple[str, ...]:
+    """Inductor's collective schedule where the log has one, else the collective ops of the graph."""
+    for artifact in unit.artifacts:
+        if artifact.name == COLLECTIVE_SCHEDULE:
+            try:
+                schedule = json_codec.loads(artifact.text)
+            except ValueError:
+                continue
+            if isinstance(schedule, list):
+                return tuple(str(name) for name in schedule)
+    return tuple(match.group(1) for match in _COLLECTIVE_OP.finditer(graph_text))
+
+
+def _first_collective(prints: tuple[UnitPrint, ...]) -> float | None:
+    starts = [unit.start_s for unit in prints if unit.start_s is not None]
+    first = next((unit for unit in prints if unit.collectives), None)
+    if not starts or first is None or first.end_s is None:
+        return None
+    return first.end_s - min(starts)
+
+
+def _figures_of_log(path: Path) -> RankFigures:
+    """One task of the per-rank map: read one log as an index and keep only its figures. Payload
+    checksums are left for when a rank is opened, except where the file ends mid-line (a run cut
+    off): then they are checked now, so the cut shows in the overview."""
+    log = read_trace_log(path, verify_md5=False)
+    rank = build_rank(log, Session(source=path, kind="torch_trace"))
+    if not log.ends_with_newline:
+        log.verify_payloads()
+    return rank_figures(rank)
+
+
+def index_ranks(paths: Iterable[Path], executor: Executor | None = None) -> list[RankFigures]:
+    """The figures of every rank log, one log per task on `executor` (a local process pool by
+    default). Any `concurrent.futures.Executor` works, e.g. `distributed.Client(...).get_executor()`."""
+    paths = list(paths)
+    if executor is not None:
+        return list(executor.map(_figures_of_log, paths))
+    if len(paths) < 4:
+        return [_figures_of_log(path) for path in paths]
+    with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1, len(paths))) as pool:
+        return list(pool.map(_figures_of_log, paths, chunksize=max(1, len(paths) // (8 * (os.cpu_count() or 1)))))
+
+
+def session_rank_report(session: Session) -> RankReport:
+    """The report of a loaded session, with graph differences explained node by node."""
+    figures = [rank_figures(rank) for rank in session.ranks]
+    by_rank = {rank.rank: rank for rank in session.ranks}
+    return rank_report(figures, explain_graph=lambda a, b, cid: _explain_graph(by_rank.get(a), by_rank.get(b), cid))
+
+
+def _explain_graph(reference: Rank | None, other: Rank | None, compile_id: str) -> str | None:
+    def graph(rank):
+        unit = next((u for u in rank.units if str(u.compile_id) == compile_id), None) if rank else None
+        artifact = (unit.graphs.get("dynamo") or next(iter(unit.graphs.values()), None)) if unit else None
+        return artifact.graph if artifact else None
+
+    a, b = graph(reference), graph(other)
+    if a is None or b is None:
+        return None
+    diff = diff_graphs(a, b)
+    parts = [f"{len(diff.changed)} changed"] if diff.changed else []
+    parts += [f"{len(diff.added)} added"] if diff.added else []
+    parts += [f"{len(diff.removed)} removed"] if diff.removed else []
+    changed = [f"{a.node(c.a).target}→{b.node(c.b).target}" for c in diff.changed if "target" in c.fields][:3]
+    return ", ".join(parts) + (f" ({'; '.join(changed)})" if changed else "") + f", similarity {diff.similarity:.2f}"
+
+
+# --- divergence -------------------------------------------------------------------------------------
+
+def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = None,
+                explain_graph: Callable[[int | None, int | None, str], str | None] | None = None) -> RankReport:
+    """Compare every rank with the majority and name each difference once, for the group of ranks
+    that share it. `expected_ranks` (else one more than the highest rank seen) finds missing logs."""
+    figures = sorted(figures, key=lambda f: (f.rank is None, f.rank or 0))
+    if len(figures) < 2:
+        return RankReport(tuple(figures), (), ((figures[0].rank,),) if figures else ())
+    duplicated = sorted((rank for rank, count in Counter(f.rank for f in figures).items() if count > 1), key=str)
+    if duplicated:  # logs named without distinct rank numbers (several processes, say): nothing to line up
+        message = f"{len(figures)} logs, several with the same or no rank number: ranks not compared"
+        return RankReport(tuple(figures), (Finding("logs", tuple(duplicated), message),), ())
+    findings: list[Finding] = []
+    findings += _missing_and_damaged(figures, expected_ranks)
+    findings += _compile_id_findings(figures)
+    findings += _unit_findings(figures, explain_graph)
+    findings += _straggler_findings(figures, "compile_time_s", "compile-time straggler", "compile time")
+    findings += _straggler_findings(figures, "first_collective_s", "reaches its first collective late",
+                                    "time to the first collective")
+    differing: dict[int | None, list[int]] = {}
+    for number, finding in enumerate(findings):
+        for rank in finding.ranks:
+            differing.setdefault(rank, []).append(number)
+    groups: dict[tuple, list] = {}
+    for rank_figures_ in figures:
+        groups.setdefault(tuple(differing.get(rank_figures_.rank, ())), []).append(rank_figures_.rank)
+    ordered = sorted((tuple(group) for group in groups.values()), key=lambda g: (-len(g), g[0] if g[0] is not None else -1))
+    return RankReport(tuple(figures), tuple(findings), tuple(ordered))
+
+
+def _majority(values: dict) -> object:
+    """The most common value; ties go to the value of the lowest rank."""
+    counts = Counter(values.values())
+    best = max(counts.values())
+    return next(value for value in values.values() if counts[value] == best)
+
+
+def _grouped(kind: str, differences: dict[int | None, tuple[str, tuple[str, ...]]]) -> list[Finding]:
+    """One finding per distinct (message, compile ids), naming every rank that shows it."""
+    by_message: dict[tuple, list] = {}
+    for rank, key in differences.items():
+        by_message.setdefault(key, []).append(rank)
+    return [Finding(kind, tuple(ranks), message, compile_ids) for (message, compile_ids), ranks in by_message.items()]
+
+
+def _missing_and_damaged(figures: list[RankFigures], expected: int | None) -> list[Finding]:
+    numbered = {f.rank for f in figures if f.rank is not None}
+    findings = []
+    if numbered:
+        expected = expected if expected is not None else max(numbered) + 1
+        missing = tuple(rank for rank in range(expected) if rank not in numbered)
+        if missing:
+            findings.append(Finding("logs", missing, "no log found for this rank"))
+    damaged = {f.rank: (", ".join(f"{count} {kind.replace('_', ' ')}" for kind, count in f.damage.items())
+                        + " in its log", ()) for f in figures if f.damage}
+    return findings + _grouped("logs", damaged)
+
+
+def _compile_id_findings(figures: list[RankFigures]) -> list[Finding]:
+    ids = {f.rank: tuple(unit.compile_id for unit in f.unit_prints) for f in figures}
+    reference = set(_majority(ids))
+    recompiles, frames = {}, {}
+    misses = {f.rank: {u.compile_id for u in f.unit_prints if any(c.endswith(" miss") for c in u.cache)} for f in figures}
+    for rank, own in ids.items():
+        extra = tuple(cid for cid in own if cid not in reference)
+        missing = tuple(sorted(reference - set(own), key=_id_order))
+        extra_recompiles = tuple(cid for cid in extra if _is_recompile(cid))
+        other = tuple(cid for cid in extra if not _is_recompile(cid))
+        if extra_recompiles:
+            missed = sum(cid in misses[rank] for cid in extra_recompiles)
+            recompiles[rank] = (f"extra recompile{'s' if len(extra_recompiles) > 1 else ''} "
+                                f"{_id_list(extra_recompiles)}" + (f" ({missed} of them missed the cache)" if missed else ""),
+                                extra_recompiles)
+        if other or missing:
+            parts = ([f"extra compile ids {_id_list(other)}"] if other else []) + \
+                    ([f"missing compile ids {_id_list(missing)}"] if missing else [])
+            frames[rank] = ("; ".join(parts), other + missing)
+    return _grouped("recompiles", recompiles) + _grouped("compile_ids", frames)
+
+
+def _is_recompile(compile_id: str) -> bool:
+    return not compile_id.rstrip("]").endswith("/0")
+
+
+def _id_order(compile_id: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"\D+", compile_id) if part)
+
+
+def _id_list(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids[:6]) + (f" … ({len(ids)} in all)" if len(ids) > 6 else "")
+
+
+ASPECTS = {  # kind: (what is compared, how it reads)
+    "outcome": (lambda u: u.outcome, "compile {value} (others: {reference})"),
+    "graphs": (lambda u: u.graph, "graph differs structurally ({ops} ops; others {reference_ops})"),
+    "guards": (lambda u: u.guards, "recompiled on other guards: {value}"),
+    "cache": (lambda u: u.cache, "cache {value} (others: {reference})"),
+    "collectives": (lambda u: u.collectives, "collective order {value} (others: {reference})"),
+}
+
+
+def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
+    """Per compile id the ranks share: the majority value of each aspect, and who departs from it."""
+    by_id: dict[str, dict] = {}
+    for f in figures:
+        for unit in f.unit_prints:
+            by_id.setdefault(unit.compile_id, {})[f.rank] = unit
+    findings = []
+    for kind, (value_of, template) in ASPECTS.items():
+        if kind != "outcome":  # a compile that failed on some ranks differs in everything else as a consequence
+            by_id = {cid: {rank: unit for rank, unit in units.items() if unit.outcome == "ok"}
+                     for cid, units in by_id.items()}
+        differences: dict[int | None, list] = {}
+        for compile_id in sorted(by_id, key=_id_order):
+            units = by_id[compile_id]
+            if len(units) < 2:
+                continue
+            reference = _majority({rank: value_of(unit) for rank, unit in units.items()})
+            reference_rank = next(rank for rank, unit in units.items() if value_of(unit) == reference)
+            for rank, unit in units.items():
+                value = value_of(unit)
+                if value == reference or (kind == "graphs" and (value is None or reference is None)):
+                    continue
+                message = template.format(value=_shown(value), reference=_shown(reference), ops=unit.graph_ops,
+                                          reference_ops=units[reference_rank].graph_ops)
+                if kind == "graphs" and explain_graph is not None:
+                    detail = explain_graph(reference_rank, rank, compile_id)
+                    message += f": {detail}" if detail else ""
+                differences.setdefault(rank, []).append((compile_id, message))
+        findings += _grouped(kind, {rank: ("; ".join(f"{cid} {message}" for cid, message in items),
+                                           tuple(cid for cid, _ in items)) for rank, items in differences.items()})
+    return findings
+
+
+def _shown(value) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_short_op(item) for item in value) + "]" if value else "none"
+    return str(value)
+
+
+def _short_op(name: str) -> str:
+    """torch.ops._c10d_functional.all_reduce_.default → all_reduce_"""
+    return re.sub(r"^torch\.ops\.\w+\.|\.default$", "", name)
+
+
+def _straggler_findings(figures: list[RankFigures], attribute: str, label: str, what: str) -> list[Finding]:
+    values = {f.rank: getattr(f, attribute) for f in figures if getattr(f, attribute) is not None}
+    if len(values) < 3:
+        return []
+    median = statistics.median(values.values())
+    mad = statistics.median(abs(value - median) for value in values.values())
+    threshold = median + max(STRAGGLER_K * 1.4826 * mad, STRAGGLER_MIN_SHARE * median, STRAGGLER_MIN_S)
+    return [Finding("straggler", (rank,), f"{label}: {what} {value:.2f} s vs median {median:.2f} s")
+            for rank, value in values.items() if value > threshold]
+
+
+def rank_ranges(ranks: Iterable[int | None]) -> str:
+    """0, 1, 2, 3, 5 → '0–3, 5'."""
+    ranks = list(ranks)
+    numbers = sorted(rank for rank in ranks if rank is not None)
+    parts, start, previous = [], None, None
+    for number in numbers:
+        if start is None:
+            start = previous = number
+        elif number == previous + 1:
+            previous = number
+        else:
+            parts.append(f"{start}–{previous}" if previous != start else f"{start}")
+            start = previous = number
+    if start is not None:
+        parts.append(f"{start}–{previous}" if previous != start else f"{start}")
+    if any(rank is None for rank in ranks):
+        parts.append("unnumbered")
+    return ", ".join(parts)

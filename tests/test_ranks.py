@@ -1,0 +1,192 @@
+"""Distributed runs: per-rank figures and the divergence report, on a cloned job with planted
+differences, on the public 4-rank corpus, with missing and cut-off logs, through the CLI gate and
+in the Ranks view."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, open_and_wait
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from make_many_ranks import TEMPLATE, make_job  # noqa: E402
+
+from inspector.core.analysis.ranks import index_ranks, rank_ranges, rank_report  # noqa: E402
+from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
+from inspector.core.outputs.summary import render_text, summarize  # noqa: E402
+from inspector.core.readers.session_loader import find_trace_logs, open_session  # noqa: E402
+
+MULTI_RANK = CORPUS / "multi_rank_logs"
+RANKS = 32
+
+
+@pytest.fixture(scope="module")
+def planted_job(tmp_path_factory) -> tuple[Path, list[dict]]:
+    if not TEMPLATE.is_file():
+        pytest.skip("the public multi-rank corpus is not here")
+    folder = tmp_path_factory.mktemp("ranks") / "job"
+    return folder, make_job(folder, RANKS)
+
+
+def found(report) -> list[tuple[str, tuple]]:
+    return sorted((finding.kind, tuple(finding.ranks)) for finding in report.findings)
+
+
+def planted(expected: list[dict]) -> list[tuple[str, tuple]]:
+    return sorted((entry["kind"], tuple(entry["ranks"])) for entry in expected)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_every_planted_difference_reported_and_nothing_else(planted_job):
+    folder, expected = planted_job
+    report = rank_report(index_ranks(find_trace_logs(folder)))
+    assert found(report) == planted(expected)
+    assert len(report.figures) == RANKS
+    by_kind = {finding.kind: finding for finding in report.findings}
+    assert by_kind["recompiles"].compile_ids == ("[0/7]",)
+    assert by_kind["graphs"].compile_ids == ("[0/3]",)
+    assert "fx_graph miss" in by_kind["cache"].message
+    assert "all_gather_into_tensor, all_reduce_" in by_kind["collectives"].message
+    stragglers = sorted(str(finding) for finding in report.findings if finding.kind == "straggler")
+    late = RANKS // 2 + 3  # its first compile, which holds the first collective, took 30 s longer
+    assert stragglers == sorted([
+        f"rank {RANKS - 1}: compile-time straggler: compile time 40.52 s vs median 10.52 s",
+        f"rank {late}: compile-time straggler: compile time 40.52 s vs median 10.52 s",
+        f"rank {late}: reaches its first collective late: time to the first collective 40.28 s vs median 10.28 s"])
+    # the ranks nobody planted anything on agree, and the report says so in one line
+    untouched = sorted(set(range(RANKS)) - {rank for entry in expected for rank in entry["ranks"]})
+    assert report.groups[0] == tuple(untouched)
+    assert report.lines()[0] == f"ranks {rank_ranges(untouched)} agree"
+
+
+def test_a_loaded_session_reports_the_same_with_node_level_graph_detail(planted_job):
+    folder, expected = planted_job
+    analysis = SessionAnalysis(open_session(folder))
+    assert found(analysis.ranks) == planted(expected)
+    graph = next(finding for finding in analysis.ranks.findings if finding.kind == "graphs")
+    assert "added" in graph.message and "similarity" in graph.message  # sum → mean, from the graph matcher
+
+
+def test_the_per_rank_map_takes_any_executor(planted_job):
+    folder, _ = planted_job
+    logs = [folder / f"dedicated_log_torch_trace_rank_{rank}.log" for rank in range(6)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = index_ranks(logs, pool)
+    assert threaded == index_ranks(logs)
+    assert [figures.rank for figures in threaded] == list(range(6))
+    assert [figures.cache_misses for figures in threaded] == [0, 0, 0, 1, 0, 0]  # rank 3's planted miss
+
+
+def test_public_multi_rank_corpus_differences_found():
+    if not MULTI_RANK.is_dir():
+        pytest.skip("the public multi-rank corpus is not here")
+    summary = summarize(open_session(MULTI_RANK))
+    per_rank = summary["per_rank"]
+    rows = {row["rank"]: row for row in per_rank["figures"]}
+    assert [rows[r]["failed"] for r in range(4)] == [1, 0, 1, 0]
+    assert (rows[1]["units"], rows[1]["recompiles"], rows[1]["cache_misses"]) == (15, 14, 10)
+    assert (rows[3]["units"], rows[3]["recompiles"], rows[3]["cache_misses"], rows[3]["cache_hits"]) == (7, 6, 0, 14)
+    messages = {(f["kind"], tuple(f["ranks"])): f["message"] for f in per_rank["divergence"]}
+    assert set(messages) == {("recompiles", (1,)), ("recompiles", (3,)), ("outcome", (1, 3))}
+    assert "14 in all" in messages[("recompiles", (1,))] and "5 of them missed the cache" in messages[("recompiles", (1,))]
+    assert "missed the cache" not in messages[("recompiles", (3,))]
+    assert per_rank["groups"][0]["ranks"] == [0, 2]
+    assert summary["ranks"] == [0, 1, 2, 3]  # the existing key is unchanged
+    text = render_text(summary)
+    assert "Compile time (all ranks together): 15.09 s" in text
+    assert "Rank divergence: 3 finding(s)" in text and "ranks 0, 2 agree" in text
+
+
+def test_missing_and_cut_off_logs_are_reported_not_fatal(planted_job, tmp_path):
+    folder, _ = planted_job
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    for rank in range(8):
+        shutil.copy(folder / f"dedicated_log_torch_trace_rank_{rank}.log", damaged)
+    (damaged / "dedicated_log_torch_trace_rank_5.log").unlink()
+    cut = damaged / "dedicated_log_torch_trace_rank_6.log"
+    data = cut.read_bytes()
+    cut.write_bytes(data[: data.index(b"\t", len(data) // 2) + 40])  # mid-payload, as a killed run leaves it
+    (damaged / "dedicated_log_torch_trace_rank_8.log").write_bytes(b"")  # a rank that wrote nothing
+    report = rank_report(index_ranks(find_trace_logs(damaged)))
+    logs = {tuple(f.ranks): f.message for f in report.findings if f.kind == "logs"}
+    assert logs[(5,)] == "no log found for this rank"
+    assert "truncated" in logs[(6,)]
+    assert "empty file" in logs[(8,)]
+    assert any(f.kind == "compile_ids" and 6 in f.ranks and "missing compile ids" in f.message for f in report.findings)
+    summary = summarize(open_session(damaged))  # the whole session opens too
+    assert [row["rank"] for row in summary["per_rank"]["figures"]] == [0, 1, 2, 3, 4, 6, 7, 8]
+
+
+def test_check_max_rank_divergence(planted_job):
+    folder, expected = planted_job
+    allowed = cli("check", str(folder), "--max-rank-divergence", str(len(expected)))
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert f"PASS max-rank-divergence: {len(expected)} finding(s) across {RANKS} rank(s)" in allowed.stdout
+    refused = cli("check", str(folder), "--max-rank-divergence", str(len(expected) - 1))
+    assert refused.returncode == 1
+    assert "FAIL max-rank-divergence" in refused.stdout
+    for line in ("rank 16: extra recompile [0/7]  [recompiles]", "ranks 3, 29: [0/2] cache", "rank 31: compile-time straggler",
+                 "rank 19: reaches its first collective late"):
+        assert line in refused.stdout
+    document = json.loads(cli("summary", "--json", str(folder)).stdout)
+    assert len(document["per_rank"]["divergence"]) == len(expected)
+
+
+def test_single_process_run_has_no_rank_section():
+    log = MULTI_RANK / "dedicated_log_torch_trace_rank_3.log"
+    if not log.is_file():
+        pytest.skip("the public multi-rank corpus is not here")
+    summary = summarize(open_session(log))
+    assert summary["per_rank"] is None
+    assert "Per rank" not in render_text(summary) and "all ranks together" not in render_text(summary)
+
+
+def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, planted_job):
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import Qt
+
+    folder, expected = planted_job
+    loaded = open_and_wait(qtbot, window, folder)
+    view = window.views["Ranks"]
+    window.tabs.setCurrentWidget(view)
+    table = view.table
+    assert table.rowCount() == RANKS
+    assert f"{RANKS} ranks; {len(expected)} divergence finding(s)" in view.heading.text()
+    straggler_rows = [row for row in range(RANKS) if table.item(row, table.columnCount() - 1).text() == "straggler"]
+    assert [int(table.item(row, 0).text()) for row in straggler_rows] == [RANKS // 2 + 3, RANKS - 1]
+    for row in (7, 20):
+        rank = int(table.item(row, 0).text())
+        rect = table.visualRect(table.model().index(row, 2))
+        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        assert window.model.unit is loaded.session.ranks[rank].units[0]
+    findings = view.findings
+    assert findings.count() == len(expected) + 1  # the 'agree' line, then one line per finding
+    graph_row = next(i for i in range(findings.count()) if findings.item(i).text().endswith("[graphs]"))
+    findings.scrollToItem(findings.item(graph_row))
+    rect = findings.visualItemRect(findings.item(graph_row))
+    qtbot.mouseClick(findings.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    unit = window.model.unit
+    assert (unit.rank, str(unit.compile_id)) == (RANKS // 4, "[0/3]")
+
+
+def test_logs_without_distinct_rank_numbers_are_listed_not_lined_up(planted_job, tmp_path):
+    folder, _ = planted_job
+    for name in ("a", "b"):
+        shutil.copy(folder / "dedicated_log_torch_trace_rank_1.log", tmp_path / f"dedicated_log_torch_trace_{name}.log")
+    report = SessionAnalysis(open_session(tmp_path)).ranks
+    assert len(report.figures) == 2
+    assert [(f.kind, f.ranks) for f in report.findings] == [("logs", (None,))]
+    assert "ranks not compared" in report.findings[0].message
