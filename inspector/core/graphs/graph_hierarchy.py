@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from inspector.core.model.fx_graph_text import FxGraph, FxNode
 
 FOLD_ABOVE = 300  # graphs with more nodes than this open with their groups folded
-_PARAM = re.compile(r"^l_(?:self|fn)_(?P<path>.*?)_(?:parameters|buffers)_(?P<leaf>\w+?)_?$")
+_PARAM = re.compile(r"^l_(?:self|fn|args_\d+|kwargs_[a-z0-9]+)_(?:(?P<path>modules_.*?)_)?(?:parameters|buffers)_(?P<leaf>\w+?)_?$")
 
 
 @dataclass
@@ -33,22 +33,174 @@ class Group:
                 tuple(child.signature(graph) for child in self.children.values()))
 
 
-def node_paths(graph: FxGraph, module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
-    """Group path of every node. `module_stacks` (node → module path list) comes from a capture's
-    structured graph; without it, parameters are grouped by their name and ops by source location."""
+# Stages whose node names are Dynamo's own (the graph Dynamo captured, before and after pre-grad passes).
+DYNAMO_STAGES = ("dynamo", "before_pre_grad_graph", "after_pre_grad_graph")
+ALIGN_AHEAD, ALIGN_BEHIND = 400, 60  # how far along the Dynamo graph a later-stage node's source line is looked for
+
+
+def node_paths(graph: FxGraph, module_stacks: dict[str, list[str]] | None = None,
+               reference: tuple[FxGraph, dict[str, tuple[str, ...]]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Module path of every node, from the best evidence at hand:
+    1. `module_stacks` (node → nn_module_stack paths) a capture recorded: exact;
+    2. for a later stage (AOT, post-grad), `reference` = (Dynamo graph, its paths): a node takes the path of
+       the Dynamo node of the same name, else of the Dynamo node with its source line, matched in program order;
+    3. from the graph alone: parameter and buffer names (`l_self_modules_h_modules_0_..._parameters_weight_`),
+       `call_module` targets, and for the other ops the modules of the parameters used around them.
+    Parameters, buffers and constants end up in the module that uses them, never in a group of their own."""
+    stacks = module_stacks or {}
     paths: dict[str, tuple[str, ...]] = {}
     for node in graph.nodes:
-        stack = (module_stacks or {}).get(node.name)
+        stack = stacks.get(node.name)
         if stack:
             paths[node.name] = module_path(stack[-1])
-        elif node.op == "placeholder":
-            match = _PARAM.match(node.name)
-            paths[node.name] = ("parameters", *_module_path(match["path"])) if match else ("inputs",)
         elif node.op == "output":
             paths[node.name] = ()
-        else:
-            paths[node.name] = _source_path(node)
+    if reference is not None:
+        _align_to_reference(graph, reference, paths)
+    _anchor_parameters(graph, paths)
+    if any(paths.values()):
+        _interpolate(graph, paths)
+    else:  # no module evidence at all (a plain function): group ops by where they come from
+        paths.update({node.name: _source_path(node) for node in graph.nodes
+                      if node.op not in ("placeholder", "get_attr", "output")})
+    _fold_inputs_into_users(graph, paths)
     return paths
+
+
+def _anchor_parameters(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """Parameters and buffers by their mangled names, `call_module` by target, and an op that reads
+    parameters of one module inside that module."""
+    owned: dict[str, tuple[str, ...]] = {}
+    for node in graph.nodes:
+        if node.name in paths:
+            continue
+        if node.op in ("placeholder", "get_attr"):
+            match = _PARAM.match(node.name)
+            if match:
+                owned[node.name] = _module_path(match["path"] or "")
+        elif node.op == "call_module":
+            paths[node.name] = module_path(node.target)
+    for node in graph.nodes:
+        if node.name in paths or node.op in ("placeholder", "get_attr", "output"):
+            continue
+        used = [owned[name] for name in node.inputs if name in owned]
+        if used:
+            paths[node.name] = _common(used)
+
+
+def _interpolate(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """An op with no evidence of its own sits, in program order, between two ops that have some: it
+    belongs to the module both are in; at a boundary between siblings of a module list (block 0 → block 1)
+    to the one it follows, since a block's last ops (the residual add) come after its last parameter."""
+    ops = [node for node in graph.nodes if node.op not in ("placeholder", "get_attr", "output")]
+    previous: tuple[str, ...] | None = None
+    following: list[tuple[str, ...] | None] = [None] * len(ops)
+    upcoming = None
+    for position in range(len(ops) - 1, -1, -1):
+        following[position] = upcoming
+        upcoming = paths.get(ops[position].name, upcoming)
+    for position, node in enumerate(ops):
+        if node.name in paths:
+            previous = paths[node.name]
+            continue
+        after = following[position]
+        if previous is None or after is None:  # before the first module or after the last
+            paths[node.name] = ()
+            continue
+        common = _common([previous, after])
+        if len(previous) > len(common) and previous[len(common)].isdigit():
+            common = previous[:len(common) + 1]
+        paths[node.name] = common
+
+
+def _fold_inputs_into_users(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """A placeholder or constant not yet placed joins the deepest module holding all its users: a
+    weight its layer, the input ids the embedding, a mask shared by every block the block list."""
+    for node in graph.nodes:
+        if node.name in paths:
+            continue
+        users = [paths[user] for user in graph.users(node.name) if user in paths and graph.node(user).op != "output"]
+        paths[node.name] = _common(users) if users else ()
+    for node in graph.nodes:  # parameters named after their module but read elsewhere stay with their name
+        match = _PARAM.match(node.name) if node.op in ("placeholder", "get_attr") else None
+        if match:
+            paths[node.name] = _module_path(match["path"] or "")
+
+
+def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tuple[str, ...]]],
+                        paths: dict[str, tuple[str, ...]]) -> None:
+    """Paths for a graph from the graph of the stage before it (AOT from Dynamo, post-grad from AOT):
+    by node name where the same name has the same target and source line, else by source line, walking both graphs
+    in program order (one line of a layer's code occurs once per layer; order tells the layers apart),
+    preferring among equal lines the node of the same op (`aten.addmm` for `torch.addmm`)."""
+    earlier, earlier_paths = reference
+    ordered = [node for node in earlier.nodes if node.source is not None and node.name in earlier_paths]
+    lines = [(node.source.file, node.source.line) for node in ordered]
+    position = {node.name: i for i, node in enumerate(ordered)}
+    cursor = 0
+    for node in graph.nodes:
+        if node.name in paths or node.op in ("placeholder", "output"):
+            continue
+        same = earlier.node(node.name)
+        if same is not None and node.name in earlier_paths and same.target == node.target and _same_line(same, node):
+            paths[node.name] = earlier_paths[node.name]
+            cursor = position.get(node.name, cursor)
+            continue
+        if node.source is None:
+            continue
+        key = (node.source.file, node.source.line)
+        found = next((i for i in range(cursor, min(len(lines), cursor + ALIGN_AHEAD)) if lines[i] == key), None)
+        if found is None:
+            found = next((i for i in range(cursor - 1, max(-1, cursor - ALIGN_BEHIND), -1) if lines[i] == key), None)
+        if found is None:
+            continue
+        op = _op_name(node.target)
+        run = found
+        while run < len(lines) and lines[run] == key:  # the run of nodes from this line: the same op if any
+            if _op_name(ordered[run].target) == op:
+                found = run
+                break
+            run += 1
+        paths[node.name] = earlier_paths[ordered[found].name]
+        cursor = found
+
+
+def _same_line(a: FxNode, b: FxNode) -> bool:
+    return (a.source is None and b.source is None) or (a.source is not None and b.source is not None
+                                                       and (a.source.file, a.source.line) == (b.source.file, b.source.line))
+
+
+def _op_name(target: str) -> str:
+    """`aten.addmm.default`, `torch.addmm` → `addmm`."""
+    parts = [part for part in target.split(".") if part not in ("default", "Tensor", "Scalar", "int")]
+    return parts[-1].lstrip("_") if parts else target
+
+
+def stage_paths(graphs: dict[str, FxGraph], stage: str,
+                module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Module paths of the graph at `stage`, each stage grouped through its links to the stage before
+    it (`graphs` in the order torch.compile wrote them, Dynamo's first); the capture's exact module
+    stacks, where recorded, name the Dynamo nodes."""
+    paths = None
+    for name, graph in graphs.items():
+        reference = None if paths is None else (previous, paths)
+        paths = node_paths(graph, module_stacks if name in DYNAMO_STAGES else None, reference)
+        previous = graph
+        if name == stage:
+            return paths
+    return node_paths(graphs[stage], module_stacks) if stage in graphs else {}
+
+
+def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    first = paths[0]
+    length = len(first)
+    for other in paths[1:]:
+        length = min(length, len(other))
+        for depth in range(length):
+            if other[depth] != first[depth]:
+                length = depth
+                break
+    return first[:length]
 
 
 def module_path(text: str) -> tuple[str, ...]:

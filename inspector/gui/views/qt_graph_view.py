@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit, QListWidget, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, node_paths, visible_graph
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths, visible_graph
 from inspector.core.graphs.graph_layout import layout
 from inspector.core.analysis.kernel_index import kernels_of_node
 from inspector.gui.qt_background import run_in_background
@@ -410,11 +410,11 @@ class QtGraphView(QWidget):
         self.status.setText("Parsing and laying out…")
         self._request += 1
         request, unit = self._request, self.unit
-        stacks = _module_stacks(unit) if stage == "dynamo" else None
+        stacks = _module_stacks(unit)
 
         def prepare():
             graph = unit.graphs[stage].graph
-            root = build_groups(graph, node_paths(graph, stacks))
+            root = build_groups(graph, stage_paths({name: g.graph for name, g in unit.graphs.items()}, stage, stacks))
             expanded = initially_expanded(root, len(graph.nodes))
             visible = visible_graph(graph, root, expanded)
             return graph, root, expanded, visible, layout(graph, root, expanded, visible)
