@@ -30,9 +30,10 @@ PAD = 18.0  # points around an open group's content
 class Layout:
     boxes: dict[str, tuple[float, float, float, float]]  # visible item → x, y (centre), w, h; points, y down
     frames: dict[str, tuple[float, float, float, float]]  # open group key → its frame (x, y, w, h top-left)
-    edges: dict[tuple[str, str], list[tuple[float, float]]]  # visible edge → polyline
+    edges: dict[tuple[str, str], list[tuple[float, float]]]  # visible edge → polyline, ending at its head
     engine: str  # "dot", "layered" or "dot + layered"
     notes: list[str] = field(default_factory=list)
+    routed: set[tuple[str, str]] = field(default_factory=set)  # edges drawn on dot's own route (inside one group)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class _Placed:
     items: dict[str, tuple[float, float, float, float]]  # local item id → centre x, y, w, h
     engine: str
     note: str
+    routes: dict[tuple[int, int], list[tuple[float, float]]] = field(default_factory=dict)  # by item position
 
 
 _cache: dict[tuple, _Placed] = {}
@@ -114,10 +116,16 @@ def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGrap
                 context.edges[owner].append(edge)
     result = Layout({}, {}, {}, "", [])
     engines: set[str] = set()
-    _place(root, context, 0.0, 0.0, result, engines)
+    routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    _place(root, context, 0.0, 0.0, result, engines, routes)
     result.engine = " + ".join(sorted(engines)) or "dot"
     for (a, b) in visible.edges:
         if a in result.boxes and b in result.boxes:
+            route = routes.get((a, b))
+            if route is not None:
+                result.edges[(a, b)] = route
+                result.routed.add((a, b))
+                continue
             (xa, ya, _wa, ha), (xb, yb, _wb, hb) = result.boxes[a], result.boxes[b]
             result.edges[(a, b)] = [(xa, ya + ha / 2), (xb, yb - hb / 2)]
     return result
@@ -132,17 +140,21 @@ def _direct_item(name: str, group_path: tuple[str, ...], context: _Context) -> s
     return f"open:{key}" if key in context.expanded else f"group:{key}"
 
 
-def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str]) -> None:
+def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str],
+           routes: dict[tuple[str, str], list[tuple[float, float]]]) -> None:
     placed = _group_layout(group, context)
     engines.add(placed.engine)
     if placed.note:
         result.notes.append(placed.note)
+    names = list(placed.items)
+    for (a, b), points in placed.routes.items():
+        routes[(names[a], names[b])] = [(left + x, top + y) for x, y in points]
     for local, (x, y, w, h) in placed.items.items():
         if local.startswith("open:"):
             key = local[len("open:"):]
             frame_left, frame_top = left + x - w / 2, top + y - h / 2
             result.frames[key] = (frame_left, frame_top, w, h)
-            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines)
+            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
         else:
             result.boxes[local] = (left + x, top + y, w, h)
 
@@ -169,7 +181,7 @@ def _group_layout(group: Group, context: _Context) -> _Placed:
     if list(cached.items) == [item for item, _w, _h in items]:
         return cached
     names = [item for item, _w, _h in items]  # same structure, other names: reuse the positions
-    return _Placed(cached.size, dict(zip(names, cached.items.values())), cached.engine, cached.note)
+    return _Placed(cached.size, dict(zip(names, cached.items.values())), cached.engine, cached.note, cached.routes)
 
 
 def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], index: dict[str, int]) -> _Placed:
@@ -179,7 +191,8 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
     if len(items) > MAX_DOT_ITEMS:
         return _layered(items, edges, f"a group with {len(items)} direct items (dot gets at most {MAX_DOT_ITEMS}): "
                                       "simple layered layout")
-    lines = ["digraph G {", "rankdir=TB; nodesep=0.25; ranksep=0.35;", 'node [shape=box fixedsize=true label=""];']
+    lines = ["digraph G {", "rankdir=TB; nodesep=0.25; ranksep=0.35;", 'node [shape=box fixedsize=true label=""];',
+             "edge [arrowhead=none];"]
     lines += [f"n{index[item]} [width={w / POINTS:.3f} height={h / POINTS:.3f}];" for item, w, h in items]
     lines += [f"n{index[a]} -> n{index[b]};" for a, b in edges]
     lines.append("}")
@@ -193,7 +206,7 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
     if done.returncode != 0:
         return _layered(items, edges, f"dot failed ({done.stderr.strip()[:160]}): simple layered layout")
     names = [item for item, _w, _h in items]
-    height, placed, width = 0.0, {}, 0.0
+    height, placed, width, routes = 0.0, {}, 0.0, {}
     for line in done.stdout.splitlines():
         parts = line.split()
         if parts and parts[0] == "graph":
@@ -201,7 +214,28 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
         elif parts and parts[0] == "node":
             x, y, w, h = (float(value) * POINTS for value in parts[2:6])
             placed[names[int(parts[1][1:])]] = (x, height - y, w, h)
-    return _Placed((width, height), {name: placed[name] for name in names if name in placed}, "dot", "")
+        elif parts and parts[0] == "edge":
+            count = int(parts[3])
+            controls = [(float(parts[4 + 2 * k]) * POINTS, height - float(parts[5 + 2 * k]) * POINTS) for k in range(count)]
+            routes[(int(parts[1][1:]), int(parts[2][1:]))] = bezier_points(controls)
+    order = [name for name in names if name in placed]
+    position = {name: k for k, name in enumerate(order)}
+    return _Placed((width, height), {name: placed[name] for name in order}, "dot", "",
+                   {(position[names[a]], position[names[b]]): points for (a, b), points in routes.items()
+                    if names[a] in position and names[b] in position})
+
+
+def bezier_points(controls: list[tuple[float, float]], steps: int = 4) -> list[tuple[float, float]]:
+    """Dot's route (a B-spline given as cubic Bézier pieces: 1 + 3k control points) as a polyline."""
+    points = [controls[0]]
+    for start in range(0, len(controls) - 3, 3):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = controls[start:start + 4]
+        for step in range(1, steps + 1):
+            t = step / steps
+            u = 1 - t
+            points.append((u * u * u * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x3,
+                           u * u * u * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y3))
+    return points
 
 
 def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], note: str) -> _Placed:
