@@ -24,6 +24,7 @@ DOT_TIMEOUT_S = 20.0
 NODE_W, NODE_H, GROUP_W, GROUP_H = 1.9, 0.55, 2.6, 0.8  # inches, as dot measures
 POINTS = 72.0
 PAD = 18.0  # points around an open group's content
+GRID_FROM, GRID_ASPECT, GRID_GAP = 6, 1.6, 60.0  # open module lists this long are laid out in columns
 
 
 @dataclass
@@ -173,9 +174,12 @@ def _group_layout(group: Group, context: _Context) -> _Placed:
             items.append((f"group:{child.key}", GROUP_W * POINTS, GROUP_H * POINTS))
     edges = context.edges.get(group.path, [])
     index = {item: position for position, (item, _w, _h) in enumerate(items)}
-    key = (tuple((round(w), round(h), item.split(":")[0]) for item, w, h in items),
+    key = (tuple((round(w), round(h), item.split(":")[0] if item.startswith(("open:", "group:")) else "node")
+                 for item, w, h in items),
            tuple(sorted((index[a], index[b]) for a, b in edges if a in index and b in index)))
     cached = _cache.get(key)
+    if cached is None and _is_open_module_list(items):
+        cached = _cache[key] = _grid(items)
     if cached is None:
         cached = _cache[key] = _compute(items, [e for e in edges if e[0] in index and e[1] in index], index)
     if list(cached.items) == [item for item, _w, _h in items]:
@@ -236,6 +240,25 @@ def bezier_points(controls: list[tuple[float, float]], steps: int = 4) -> list[t
             points.append((u * u * u * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x3,
                            u * u * u * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y3))
     return points
+
+
+def _is_open_module_list(items: list[tuple[str, float, float]]) -> bool:
+    """A group that is nothing but open layers of a module list (`h/0` … `h/99`)."""
+    return len(items) >= GRID_FROM and all(item.startswith("open:") and item.rsplit("/", 1)[-1].isdigit()
+                                           for item, _w, _h in items)
+
+
+def _grid(items: list[tuple[str, float, float]]) -> _Placed:
+    """Open layers of a module list in columns, in order (layer 0 at the top left, down each column),
+    so a 100-layer model fills the screen instead of one tower a hundred layers tall."""
+    width, height = max(w for _i, w, _h in items), max(h for _i, _w, h in items)
+    columns = max(1, min(len(items), round((GRID_ASPECT * len(items) * (height + GRID_GAP) / (width + GRID_GAP)) ** 0.5)))
+    rows = -(-len(items) // columns)
+    placed = {}
+    for position, (item, w, h) in enumerate(items):
+        column, row = divmod(position, rows)
+        placed[item] = (column * (width + GRID_GAP) + w / 2, row * (height + GRID_GAP) + h / 2, w, h)
+    return _Placed((columns * (width + GRID_GAP) - GRID_GAP, rows * (height + GRID_GAP) - GRID_GAP), placed, "grid", "")
 
 
 def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], note: str) -> _Placed:

@@ -254,11 +254,17 @@ class EdgeLayer(QGraphicsItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
+        if SMALL_LOD <= lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
             self.tiles.paint(painter, exposed)
             return
         chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
                             & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
+        if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
+            chosen = chosen[self.cross[chosen] & ~self.arrow[chosen]]
+            if len(chosen):
+                painter.setPen(self.faint_pen)
+                painter.drawLines([QLineF(self.ax[i], self.ay[i], self.bx[i], self.by[i]) for i in chosen])
+            return
         if len(chosen) > EDGE_PICTURE_ABOVE:
             self.tiles.paint(painter, exposed)
             return
