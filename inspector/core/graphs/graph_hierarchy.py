@@ -5,6 +5,7 @@ the groups expanded so far; edges between folded groups are bundled."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -137,6 +138,9 @@ def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tupl
     ordered = [node for node in earlier.nodes if node.source is not None and node.name in earlier_paths]
     lines = [(node.source.file, node.source.line) for node in ordered]
     position = {node.name: i for i, node in enumerate(ordered)}
+    where: dict[tuple[str, int], list[int]] = {}
+    for i, key in enumerate(lines):
+        where.setdefault(key, []).append(i)
     cursor = 0
     for node in graph.nodes:
         if node.name in paths or node.op in ("placeholder", "output"):
@@ -149,9 +153,7 @@ def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tupl
         if node.source is None:
             continue
         key = (node.source.file, node.source.line)
-        found = next((i for i in range(cursor, min(len(lines), cursor + ALIGN_AHEAD)) if lines[i] == key), None)
-        if found is None:
-            found = next((i for i in range(cursor - 1, max(-1, cursor - ALIGN_BEHIND), -1) if lines[i] == key), None)
+        found = _nearest(where.get(key, []), cursor)
         if found is None:
             continue
         op = _op_name(node.target)
@@ -163,6 +165,16 @@ def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tupl
             run += 1
         paths[node.name] = earlier_paths[ordered[found].name]
         cursor = found
+
+
+def _nearest(positions: list[int], cursor: int) -> int | None:
+    """The first of `positions` at or after `cursor` (within ALIGN_AHEAD), else the last just before it."""
+    at = bisect_left(positions, cursor)
+    if at < len(positions) and positions[at] < cursor + ALIGN_AHEAD:
+        return positions[at]
+    if at > 0 and positions[at - 1] > cursor - ALIGN_BEHIND:
+        return positions[at - 1]
+    return None
 
 
 def _same_line(a: FxNode, b: FxNode) -> bool:
@@ -178,17 +190,23 @@ def _op_name(target: str) -> str:
 
 def stage_paths(graphs: dict[str, FxGraph], stage: str,
                 module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
-    """Module paths of the graph at `stage`, each stage grouped through its links to the stage before
-    it (`graphs` in the order torch.compile wrote them, Dynamo's first); the capture's exact module
-    stacks, where recorded, name the Dynamo nodes."""
-    paths = None
-    for name, graph in graphs.items():
+    """Module paths of the graph at `stage` (`graphs`: stage → graph, as torch.compile wrote them),
+    grouped through the stages before it: Dynamo's graph (named by the capture's exact module stacks
+    where recorded), then the first AOT graph, then `stage` — each linked to the one before."""
+    if stage not in graphs:
+        return {}
+    dynamo = next((name for name in graphs if name in DYNAMO_STAGES), None)
+    aot = next((name for name in graphs if name.startswith("aot_")), None)
+    chain: list[str] = []
+    for name in (dynamo, aot, stage):
+        if name is not None and name not in chain and (name == stage or list(graphs).index(name) < list(graphs).index(stage)):
+            chain.append(name)
+    paths, previous = None, None
+    for name in chain:
         reference = None if paths is None else (previous, paths)
-        paths = node_paths(graph, module_stacks if name in DYNAMO_STAGES else None, reference)
-        previous = graph
-        if name == stage:
-            return paths
-    return node_paths(graphs[stage], module_stacks) if stage in graphs else {}
+        paths = node_paths(graphs[name], module_stacks if name in DYNAMO_STAGES else None, reference)
+        previous = graphs[name]
+    return paths
 
 
 def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:

@@ -79,6 +79,7 @@ class NodeLayer(QGraphicsItem):
         self.x0, self.y0 = array[:, 0] - array[:, 2] / 2, array[:, 1] - array[:, 3] / 2
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.fills: list[list[str]] = [["#8a8f98"]] * len(ids)
+        self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
         self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
@@ -97,6 +98,7 @@ class NodeLayer(QGraphicsItem):
 
     def set_fills(self, fills: list[list[str]]) -> None:
         self.fills = fills
+        self.primary = np.array([fill[0] for fill in fills])
         self.tiles.pictures.clear()
         self.update()
 
@@ -106,7 +108,7 @@ class NodeLayer(QGraphicsItem):
     def _draw_merged(self, painter: QPainter, chosen, lod: float) -> None:
         """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
         are drawn as one rectangle — a column of a thousand ops becomes a few bars."""
-        colours = np.array([self.fills[i][0] for i in chosen])
+        colours = self.primary[chosen]
         column = np.floor(self.x0[chosen] * lod)
         order = np.lexsort((self.y0[chosen], column, colours))
         chosen, column, colours = chosen[order], column[order], colours[order]
@@ -285,10 +287,16 @@ class FrameItem(QGraphicsItem):
         return self.rect
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < SMALL_LOD:  # far out: a plain tinted rectangle, none at all under a few pixels
+            if self.rect.width() * lod >= 4:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(138, 143, 152, 30))
+                painter.drawRect(self.rect)
+            return
         painter.setPen(QPen(QColor("#8a8f98"), 0, Qt.PenStyle.DashLine))
         painter.setBrush(QColor(138, 143, 152, 25))
         painter.drawRoundedRect(self.rect, 8, 8)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod > 0.12:  # the title in screen pixels, bold, growing with the zoom; elided to the frame
             screen = painter.worldTransform().mapRect(self.rect)
             painter.save()
@@ -429,6 +437,7 @@ class QtGraphView(QWidget):
         self._request = 0
         self._pending_reveal: str | None = None
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
+        self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
         self.stage = QComboBox()
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
@@ -745,7 +754,10 @@ class QtGraphView(QWidget):
     def _paint_overlay(self) -> None:
         if self.graph is None or self.layer is None:
             return
-        fills, legend = self.overlay_colours()
+        key = (id(self.graph), self.overlay.currentText(), self.model.loaded is not None)
+        if self._overlay is None or self._overlay[0] != key:  # a node's colours depend on the graph, not on folding
+            self._overlay = (key, self.overlay_colours())
+        fills, legend = self._overlay[1]
         self.layer.set_fills([fills.get(item_id, [GROUP_FILL]) for item_id in self.layer.ids])
         self.legend.clear()
         for colour, label, tip in legend:
