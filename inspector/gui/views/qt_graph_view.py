@@ -731,8 +731,8 @@ class QtGraphView(QWidget):
             measured = {k.name: times[k.name].us_per_call for ks in by_node.values() for k in ks if k.name in times}
             slowest = max(measured.values(), default=0.0) or 1.0
             for node in nodes:
-                fills[node.name] = [_heat(measured[k.name] / slowest) if k.name in measured else UNMEASURED
-                                    for k in by_node.get(node.name, [])] or [NO_KERNEL]
+                fills[node.name] = [_heat(measured[name] / slowest) if name in measured else UNMEASURED
+                                    for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] or [NO_KERNEL]
             legend = [(_heat(step / 5), f"{slowest * step / 5:.1f} µs per call", "") for step in range(5, -1, -1)] \
                 if measured else []
             legend += [(UNMEASURED, "kernel not in the profile", ""), (NO_KERNEL, "no kernel", "")]
@@ -741,7 +741,8 @@ class QtGraphView(QWidget):
             names = sorted({k.name for ks in by_node.values() for k in ks})
             colour = {name: _colour(position) for position, name in enumerate(names)}
             for node in nodes:
-                fills[node.name] = [colour[k.name] for k in by_node.get(node.name, [])] or [NO_KERNEL]
+                fills[node.name] = [colour[name] for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] \
+                    or [NO_KERNEL]
             legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
             return fills, legend
         key_of = (lambda node: node.dtype or "none") if mode == "dtype" else (lambda node: node.op)
