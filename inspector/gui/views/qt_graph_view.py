@@ -40,8 +40,20 @@ SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
-OP_COLOURS = {"placeholder": "#9fc5e8", "get_attr": "#b4a7d6", "call_function": "#6aa84f", "call_method": "#e0a526",
-              "call_module": "#8e5bb6", "output": "#cc4125"}  # fixed: the same op kind has the same colour everywhere
+# Op kinds, first match wins, each with a fixed colour: the same kind looks the same in every graph and fold state.
+OP_KINDS = (
+    ("input / weight", "#9fc5e8", re.compile(r"^$")),  # placeholders and get_attr, by op (see op_kind)
+    ("output", "#cc4125", re.compile(r"^$")),
+    ("matmul / linear", "#3d78d8", re.compile(r"(^|\.)(_?(add)?b?mm|linear|matmul|conv\w*|baddbmm|einsum|addmm)(\.|$)")),
+    ("attention", "#8e5bb6", re.compile(r"scaled_dot_product|attention")),
+    ("normalisation", "#16a085", re.compile(r"norm|var_mean|rsqrt")),
+    ("reduction / softmax", "#d9822b", re.compile(r"(^|\.)_?(sum|mean|amax|amin|max|min|softmax|log_softmax|argmax|cumsum|any|all)(\.|$)")),
+    ("view / layout", "#c9ccd1", re.compile(r"(^|\.)_?(view|reshape|permute|transpose|expand|unsqueeze|squeeze|slice|select|getitem|"
+                                            r"split\w*|cat|stack|clone|contiguous|t|unsafe_view|flatten|narrow|chunk|alias|as_strided|"
+                                            r"to|copy_?|size|dim|float|type_as)(\.|$)")),
+    ("creation", "#e0c341", re.compile(r"(^|\.)_?(arange|zeros|ones|full|empty\w*|new_\w+|scalar_tensor|randn?|iota)(\.|$)")),
+    ("elementwise", "#6aa84f", re.compile(r".")),
+)
 GROUP_FILL, NO_KERNEL, UNMEASURED = "#8a8f98", "#e3e6ea", "#b8bec7"
 
 
@@ -745,12 +757,15 @@ class QtGraphView(QWidget):
                     or [NO_KERNEL]
             legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
             return fills, legend
-        key_of = (lambda node: node.dtype or "none") if mode == "dtype" else (lambda node: node.op)
-        keys = sorted({key_of(node) for node in nodes})
-        colour = {key: OP_COLOURS.get(key, _colour(position)) if mode == "op kind" else _colour(position)
-                  for position, key in enumerate(keys)}
-        fills = {node.name: [colour[key_of(node)]] for node in nodes}
-        return fills, [(colour[key], key, "") for key in keys]
+        if mode == "op kind":
+            colour = {kind: fill for kind, fill, _pattern in OP_KINDS}
+            kinds = {node.name: op_kind(node) for node in nodes}
+            present = set(kinds.values())
+            return ({name: [colour[kind]] for name, kind in kinds.items()},
+                    [(fill, kind, "") for kind, fill, _pattern in OP_KINDS if kind in present])
+        keys = sorted({node.dtype or "none" for node in nodes})
+        colour = {key: _colour(position) for position, key in enumerate(keys)}
+        return {node.name: [colour[node.dtype or "none"]] for node in nodes}, [(colour[key], key, "") for key in keys]
 
     def _paint_overlay(self) -> None:
         if self.graph is None or self.layer is None:
@@ -856,6 +871,16 @@ def _module_stacks(unit) -> dict[str, list[str]] | None:
     except (ValueError, KeyError, TypeError):
         return None
     return {node["name"]: [entry[1] for entry in node.get("nn_module_stack") or []] for node in nodes}
+
+
+def op_kind(node) -> str:
+    """What a node does, in the words of OP_KINDS (matmul, attention, normalisation, view …)."""
+    if node.op in ("placeholder", "get_attr"):
+        return "input / weight"
+    if node.op == "output":
+        return "output"
+    target = node.target.lower()
+    return next(kind for kind, _fill, pattern in OP_KINDS[2:] if pattern.search(target))
 
 
 def _colour(position: int) -> str:
