@@ -24,7 +24,7 @@ DOT_TIMEOUT_S = 20.0
 NODE_W, NODE_H, GROUP_W, GROUP_H = 1.9, 0.55, 2.6, 0.8  # inches, as dot measures
 POINTS = 72.0
 PAD = 18.0  # points around an open group's content
-GRID_FROM, GRID_ASPECT, GRID_GAP = 6, 1.6, 60.0  # open module lists this long are laid out in columns
+GRID_FROM, GRID_ASPECT, GRID_GAP = 6, 1.6, 60.0  # module lists this long are laid out in columns
 
 
 @dataclass
@@ -178,8 +178,8 @@ def _group_layout(group: Group, context: _Context) -> _Placed:
                  for item, w, h in items),
            tuple(sorted((index[a], index[b]) for a, b in edges if a in index and b in index)))
     cached = _cache.get(key)
-    if cached is None and _is_open_module_list(items):
-        cached = _cache[key] = _grid(items)
+    if cached is None and _is_module_list(items):
+        cached = _cache[key] = _columns(items)
     if cached is None:
         cached = _cache[key] = _compute(items, [e for e in edges if e[0] in index and e[1] in index], index)
     if list(cached.items) == [item for item, _w, _h in items]:
@@ -242,23 +242,26 @@ def bezier_points(controls: list[tuple[float, float]], steps: int = 4) -> list[t
     return points
 
 
-def _is_open_module_list(items: list[tuple[str, float, float]]) -> bool:
-    """A group that is nothing but open layers of a module list (`h/0` … `h/99`)."""
-    return len(items) >= GRID_FROM and all(item.startswith("open:") and item.rsplit("/", 1)[-1].isdigit()
+def _is_module_list(items: list[tuple[str, float, float]]) -> bool:
+    """A group that is nothing but the layers of a module list (`h/0` … `h/99`), open or folded."""
+    return len(items) >= GRID_FROM and all(item.startswith(("open:", "group:")) and item.rsplit("/", 1)[-1].isdigit()
                                            for item, _w, _h in items)
 
 
-def _grid(items: list[tuple[str, float, float]]) -> _Placed:
-    """Open layers of a module list in columns, in order (layer 0 at the top left, down each column),
-    so a 100-layer model fills the screen instead of one tower a hundred layers tall."""
-    width, height = max(w for _i, w, _h in items), max(h for _i, _w, h in items)
-    columns = max(1, min(len(items), round((GRID_ASPECT * len(items) * (height + GRID_GAP) / (width + GRID_GAP)) ** 0.5)))
-    rows = -(-len(items) // columns)
-    placed = {}
-    for position, (item, w, h) in enumerate(items):
-        column, row = divmod(position, rows)
-        placed[item] = (column * (width + GRID_GAP) + w / 2, row * (height + GRID_GAP) + h / 2, w, h)
-    return _Placed((columns * (width + GRID_GAP) - GRID_GAP, rows * (height + GRID_GAP) - GRID_GAP), placed, "grid", "")
+def _columns(items: list[tuple[str, float, float]]) -> _Placed:
+    """The layers of a module list in columns, in order (layer 0 at the top left, down each column, then
+    the next), the columns as high as makes the whole about GRID_ASPECT wide: a 100-layer model fills
+    the screen instead of standing as one tower a hundred layers tall. Open and folded layers mix."""
+    area = sum((w + GRID_GAP) * (h + GRID_GAP) for _i, w, h in items)
+    target = max(max(h for _i, _w, h in items), (area / GRID_ASPECT) ** 0.5)
+    placed, left, top, column_width, height = {}, 0.0, 0.0, 0.0, 0.0
+    for item, w, h in items:
+        if top > 0 and top + h > target:
+            left, top, column_width = left + column_width + GRID_GAP, 0.0, 0.0
+        placed[item] = (left + w / 2, top + h / 2, w, h)
+        top += h + GRID_GAP
+        column_width, height = max(column_width, w), max(height, top - GRID_GAP)
+    return _Placed((left + column_width, height), placed, "columns", "")
 
 
 def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], note: str) -> _Placed:

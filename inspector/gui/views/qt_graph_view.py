@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths, visible_graph
-from inspector.core.graphs.graph_layout import layout
+from inspector.core.graphs.graph_layout import PAD, layout
 from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
@@ -40,6 +40,7 @@ SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
+TITLE_ROOM = PAD * 1.5  # scene units above an open group's content, where its title goes
 # Op kinds, first match wins, each with a fixed colour: the same kind looks the same in every graph and fold state.
 OP_KINDS = (
     ("input / weight", "#9fc5e8", re.compile(r"^$")),  # placeholders and get_attr, by op (see op_kind)
@@ -170,8 +171,9 @@ class NodeLayer(QGraphicsItem):
         else:
             self._draw_boxes(painter, chosen, outlined=lod >= SMALL_LOD)
         self._draw_marks(painter)
-        if len(chosen) and float((self.x1[chosen[0]] - self.x0[chosen[0]]) * lod) >= LABEL_MIN_PX:
-            self._draw_labels(painter, chosen, lod)
+        wide = chosen[(self.x1[chosen] - self.x0[chosen]) * lod >= LABEL_MIN_PX]
+        if len(wide) and len(wide) <= MAX_LABELS * 4:
+            self._draw_labels(painter, wide, lod)
 
     def _draw_marks(self, painter: QPainter) -> None:
         """Outlines (highlights, break neighbours), the selected box's inputs and users, and the selected
@@ -338,13 +340,14 @@ class FrameLayer(QGraphicsItem):
         for i in chosen:
             painter.setBrush(self._shade(i))
             painter.drawRoundedRect(self._rect(i), 8, 8)
-        if lod <= 0.12:
+        size = min(18.0, max(9.0, 13 * lod), TITLE_ROOM * lod - 2)  # grows with the zoom, within the frame's top margin
+        if size < 7:
             return
         transform = painter.worldTransform()
         painter.save()
         painter.resetTransform()
         font = QFont()
-        font.setPixelSize(int(min(18, max(9, 13 * lod))))
+        font.setPixelSize(int(max(7.0, size)))
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QColor("#2d3440"))
