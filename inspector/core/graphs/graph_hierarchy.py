@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -221,6 +222,7 @@ def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
     return first[:length]
 
 
+@lru_cache(maxsize=8192)  # a graph repeats a few hundred module paths over thousands of nodes
 def module_path(text: str) -> tuple[str, ...]:
     """`L['self'].blocks[0]._modules['attn']` (an nn_module_stack path) → ('blocks', '0', 'attn')."""
     text = re.sub(r"^[LG]\['(?:self|fn)'\]", "", text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from html import escape
 from collections import deque
 from pathlib import Path
@@ -915,7 +916,12 @@ def op_kind(node) -> str:
         return "input / weight"
     if node.op == "output":
         return "output"
-    target = node.target.lower()
+    return _target_kind(node.target)
+
+
+@lru_cache(maxsize=4096)
+def _target_kind(target: str) -> str:
+    target = target.lower()
     return next(kind for kind, _fill, pattern in OP_KINDS[2:] if pattern.search(target))
 
 
