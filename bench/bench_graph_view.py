@@ -13,6 +13,7 @@ expand-all of the 6k graph ≤ 2 s with dot (no layered fallback); zoom/pan with
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import sys
@@ -84,6 +85,9 @@ def real_graph(view: QtGraphView, name: str, stage: str) -> None:
         return
     unit = max(units, key=lambda u: len(u.graphs[stage].graph.nodes))
     graph = unit.graphs[stage].graph
+    for other in unit.graphs.values():
+        other.graph  # parsed, as the view's worker parses before grouping
+    gc.freeze()  # as the view does once a graph is parsed
     started = time.perf_counter()
     paths = stage_paths({key: value.graph for key, value in unit.graphs.items()}, stage)
     root = build_groups(graph, paths)

@@ -14,7 +14,9 @@ pytest.importorskip("PySide6")
 
 from conftest import torch_available  # noqa: E402
 from test_graph_view import open_graph  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QEvent, Qt  # noqa: E402
+from PySide6.QtGui import QHelpEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from inspector.core.analysis.kernel_index import kernels_by_node  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, stage_paths  # noqa: E402
@@ -96,8 +98,13 @@ def test_every_node_drawn_once_hover_and_selection(qtbot, window, gpt2_log):
     text = view.hover_text(addmm.name)
     assert addmm.name in text and "aten.addmm.default" in text and "transformer/h/0/attn/c_attn" in text
     assert "pytorch_utils.py:" in text and "f32[" in text
+    view.view.resetTransform()
+    view.view.centerOn(view.layer.rect_of(addmm.name).center())
     point = view.view.mapFromScene(view.layer.rect_of(addmm.name).center())
-    qtbot.mouseClick(view.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    viewport = view.view.viewport()
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, point, viewport.mapToGlobal(point)))
+    assert addmm.name in QToolTip.text() and "aten.addmm.default" in QToolTip.text()  # what the mouse shows
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=point)
     assert view.layer.selected == addmm.name
     assert set(addmm.inputs) | set(graph.users(addmm.name)) == view.layer.neighbours
     assert addmm.name in view.details.toPlainText()

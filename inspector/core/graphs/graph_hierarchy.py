@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Mapping
 from functools import lru_cache
 from collections import Counter
 from dataclasses import dataclass, field
@@ -189,18 +190,19 @@ def _op_name(target: str) -> str:
     return parts[-1].lstrip("_") if parts else target
 
 
-def stage_paths(graphs: dict[str, FxGraph], stage: str,
+def stage_paths(graphs: Mapping[str, FxGraph], stage: str,
                 module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
     """Module paths of the graph at `stage` (`graphs`: stage → graph, as torch.compile wrote them),
     grouped through the stages before it: Dynamo's graph (named by the capture's exact module stacks
     where recorded), then the first AOT graph, then `stage` — each linked to the one before."""
-    if stage not in graphs:
+    order = list(graphs)  # stage names only: a lazy mapping parses just the graphs of the chain
+    if stage not in order:
         return {}
-    dynamo = next((name for name in graphs if name in DYNAMO_STAGES), None)
-    aot = next((name for name in graphs if name.startswith("aot_")), None)
+    dynamo = next((name for name in order if name in DYNAMO_STAGES), None)
+    aot = next((name for name in order if name.startswith("aot_")), None)
     chain: list[str] = []
     for name in (dynamo, aot, stage):
-        if name is not None and name not in chain and (name == stage or list(graphs).index(name) < list(graphs).index(stage)):
+        if name is not None and name not in chain and order.index(name) <= order.index(stage):
             chain.append(name)
     paths, previous = None, None
     for name in chain:

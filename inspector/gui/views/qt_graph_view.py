@@ -5,8 +5,10 @@ graph break outlined; export to SVG and PNG."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from html import escape
 from collections import deque
@@ -92,6 +94,8 @@ class NodeLayer(QGraphicsItem):
         array = np.array(rects, dtype=float).reshape(-1, 4)
         self.x0, self.y0 = array[:, 0] - array[:, 2] / 2, array[:, 1] - array[:, 3] / 2
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
+        self.rects = [QRectF(x, y, w, h) for x, y, w, h in zip(self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(),
+                                                                array[:, 3].tolist())]  # built once, drawn many times
         self.fills: list[list[str]] = [["#8a8f98"]] * len(ids)
         self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
         self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
@@ -103,8 +107,7 @@ class NodeLayer(QGraphicsItem):
                               float(self.y1.max() - self.y0.min())) if ids else QRectF()
 
     def rect_of(self, item_id: str) -> QRectF:
-        i = self.index[item_id]
-        return QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i])
+        return QRectF(self.rects[self.index[item_id]])
 
     def item_at(self, point) -> str | None:
         hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
@@ -143,14 +146,17 @@ class NodeLayer(QGraphicsItem):
     def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
         by_colour: dict[str, list[QRectF]] = {}
         outlines: list[QRectF] = []
-        for i in chosen:
-            fills, x0, width = self.fills[i], self.x0[i], self.x1[i] - self.x0[i]
-            part = width / len(fills)
+        for i in chosen.tolist():
+            fills, rect = self.fills[i], self.rects[i]
+            group = self.kinds[i] == "group"
+            if len(fills) == 1 and not group:
+                by_colour.setdefault(fills[0], []).append(rect)
+                continue
+            part = rect.width() / len(fills)
             for k, fill in enumerate(fills):
-                key = QColor(fill).lighter(150).name() if self.kinds[i] == "group" else fill
-                by_colour.setdefault(key, []).append(QRectF(x0 + k * part, self.y0[i], part, self.y1[i] - self.y0[i]))
-            if len(fills) > 1 or self.kinds[i] == "group":
-                outlines.append(QRectF(x0, self.y0[i], width, self.y1[i] - self.y0[i]))
+                key = _lighter(fill) if group else fill
+                by_colour.setdefault(key, []).append(QRectF(rect.x() + k * part, rect.y(), part, rect.height()))
+            outlines.append(rect)
         for colour, rects in by_colour.items():
             painter.setPen(QPen(QColor(colour).darker(140), 0) if outlined else Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colour))
@@ -208,8 +214,8 @@ class NodeLayer(QGraphicsItem):
         painter.setPen(QColor("#111111"))
         metrics = painter.fontMetrics()
         line_height = metrics.height()
-        for i in chosen[:MAX_LABELS]:
-            rect = transform.mapRect(QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i]))
+        for i in chosen[:MAX_LABELS].tolist():
+            rect = transform.mapRect(self.rects[i])
             lines = self.labels[i].split("\n")
             lines = lines[:max(1, int(rect.height() // line_height))]
             width = int(rect.width()) - 6
@@ -242,6 +248,7 @@ class EdgeLayer(QGraphicsItem):
         array = np.array(segments, dtype=float).reshape(-1, 4)
         self.ax, self.ay, self.bx, self.by = array.T
         self.cross, self.arrow = np.array(cross, dtype=bool), np.array(arrow, dtype=bool)
+        self.lines = [QLineF(*segment) for segment in segments]  # built once, drawn many times
         self.pen = QPen(colour, 0)
         faint = QColor(colour)  # blended with white beforehand: an opaque pen draws long lines much faster
         faint.setRgbF(*(0.3 * c + 0.7 for c in (faint.redF(), faint.greenF(), faint.blueF())))
@@ -267,7 +274,7 @@ class EdgeLayer(QGraphicsItem):
         for pen, part in ((self.faint_pen if faint_cross else self.pen, chosen[cross]), (self.pen, chosen[~cross])):
             if len(part):
                 painter.setPen(pen)
-                painter.drawLines([QLineF(self.ax[i], self.ay[i], self.bx[i], self.by[i]) for i in part])
+                painter.drawLines([self.lines[i] for i in part.tolist()])
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
@@ -281,7 +288,7 @@ class EdgeLayer(QGraphicsItem):
             chosen = chosen[self.cross[chosen] & ~self.arrow[chosen]]
             if len(chosen):
                 painter.setPen(self.faint_pen)
-                painter.drawLines([QLineF(self.ax[i], self.ay[i], self.bx[i], self.by[i]) for i in chosen])
+                painter.drawLines([self.lines[i] for i in chosen.tolist()])
             return
         if len(chosen) > EDGE_PICTURE_ABOVE:
             self.tiles.paint(painter, exposed)
@@ -578,7 +585,9 @@ class QtGraphView(QWidget):
 
         def prepare():
             graph = unit.graphs[stage].graph
-            paths = stage_paths({name: g.graph for name, g in unit.graphs.items()}, stage, stacks)
+            graphs = StageGraphs(unit)
+            paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through
+            gc.freeze()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
             root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
             visible = visible_graph(graph, root, expanded)
@@ -884,6 +893,22 @@ class QtGraphView(QWidget):
         return written
 
 
+class StageGraphs(Mapping):
+    """A unit's graphs by stage, parsed only when asked for (grouping one stage links through two others)."""
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def __getitem__(self, stage: str):
+        return self.unit.graphs[stage].graph
+
+    def __iter__(self):
+        return iter(self.unit.graphs)
+
+    def __len__(self) -> int:
+        return len(self.unit.graphs)
+
+
 def fill_scene(scene: QGraphicsScene, visible, placed, edge_colour: QColor) -> NodeLayer:
     """Put a laid-out graph into `scene` (frames of open groups, edges, boxes); returns the box layer."""
     scene.clear()
@@ -923,6 +948,12 @@ def op_kind(node) -> str:
 def _target_kind(target: str) -> str:
     target = target.lower()
     return next(kind for kind, _fill, pattern in OP_KINDS[2:] if pattern.search(target))
+
+
+@lru_cache(maxsize=1024)
+def _lighter(colour: str) -> str:
+    """A folded group's fill: its colour, lighter."""
+    return QColor(colour).lighter(150).name()
 
 
 def _colour(position: int) -> str:
