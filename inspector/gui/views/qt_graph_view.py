@@ -98,6 +98,7 @@ class NodeLayer(QGraphicsItem):
                                                                 array[:, 3].tolist())]  # built once, drawn many times
         self.fills: list[list[str]] = [["#8a8f98"]] * len(ids)
         self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
+        self._merged = None  # (zoom, bars) of the far-out drawing
         self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
@@ -115,6 +116,7 @@ class NodeLayer(QGraphicsItem):
 
     def set_fills(self, fills: list[list[str]]) -> None:
         self.fills = fills
+        self._merged = None
         self.primary = np.array([fill[0] for fill in fills])
         self.tiles.pictures.clear()
         self.update()
@@ -122,26 +124,37 @@ class NodeLayer(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-4, -4, 4, 4)
 
-    def _draw_merged(self, painter: QPainter, chosen, lod: float) -> None:
+    def _draw_merged(self, painter: QPainter, lod: float) -> None:
         """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
-        are drawn as one rectangle — a column of a thousand ops becomes a few bars."""
-        colours = self.primary[chosen]
-        column = np.floor(self.x0[chosen] * lod)
-        order = np.lexsort((self.y0[chosen], column, colours))
-        chosen, column, colours = chosen[order], column[order], colours[order]
-        x0, y0, x1, y1 = self.x0[chosen], self.y0[chosen], self.x1[chosen], self.y1[chosen]
-        gap = 1.0 / lod
-        starts = np.ones(len(chosen), dtype=bool)
-        starts[1:] = (colours[1:] != colours[:-1]) | (column[1:] != column[:-1]) | (y0[1:] > y1[:-1] + gap)
+        are drawn as one rectangle — a column of a thousand ops becomes a few bars. Worked out for all
+        boxes once per zoom level, so panning far out redraws the same bars."""
+        if self._merged is None or self._merged[0] != lod:
+            self._merged = (lod, self._merge(lod))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for colour, rects in self._merged[1]:
+            painter.setBrush(colour)
+            painter.drawRects(rects)
+
+    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF]]]:
+        colours = self.primary
+        column = np.floor(self.x0 * lod)
+        order = np.lexsort((self.y0, column, colours))
+        column, colours = column[order], colours[order]
+        x0, y0, x1, y1 = self.x0[order], self.y0[order], self.x1[order], self.y1[order]
+        starts = np.ones(len(order), dtype=bool)
+        starts[1:] = (colours[1:] != colours[:-1]) | (column[1:] != column[:-1]) | (y0[1:] > y1[:-1] + 1.0 / lod)
         index = np.nonzero(starts)[0]
+        if not len(index):
+            return []
         bottoms = np.maximum.reduceat(y1, index)
         lefts, rights = np.minimum.reduceat(x0, index), np.maximum.reduceat(x1, index)
-        painter.setPen(Qt.PenStyle.NoPen)
         run_colours, tops = colours[index], y0[index]
+        merged = []
         for colour in np.unique(run_colours):
-            painter.setBrush(QColor(str(colour)))
             runs = np.nonzero(run_colours == colour)[0]
-            painter.drawRects([QRectF(lefts[k], tops[k], rights[k] - lefts[k], bottoms[k] - tops[k]) for k in runs.tolist()])
+            merged.append((QColor(str(colour)), [QRectF(lefts[k], tops[k], rights[k] - lefts[k], bottoms[k] - tops[k])
+                                                 for k in runs.tolist()]))
+        return merged
 
     def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
         by_colour: dict[str, list[QRectF]] = {}
@@ -172,7 +185,7 @@ class NodeLayer(QGraphicsItem):
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < SMALL_LOD and len(chosen) > PICTURE_ABOVE:
-            self._draw_merged(painter, chosen, lod)
+            self._draw_merged(painter, lod)
         elif len(chosen) > PICTURE_ABOVE:
             self.tiles.paint(painter, exposed)
         else:
