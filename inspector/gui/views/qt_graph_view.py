@@ -114,7 +114,9 @@ class NodeLayer(QGraphicsItem):
         hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
         return self.ids[int(hits[-1])] if len(hits) else None
 
-    def set_fills(self, fills: list[list[str]]) -> None:
+    def set_fills(self, fills: list[list[str] | str]) -> None:
+        """One colour per box, or several (stripes)."""
+        fills = [[fill] if isinstance(fill, str) else fill for fill in fills]
         self.fills = fills
         self._merged = None
         self.primary = np.array([fill[0] for fill in fills])
