@@ -137,6 +137,7 @@ def main() -> None:
     if "--real-only" in sys.argv:
         return
     graph, stacks = transformer_graph()
+    gc.freeze()  # as the view does once a graph is parsed
     started = time.perf_counter()
     root = build_groups(graph, node_paths(graph, stacks))
     expanded = initially_expanded(root, len(graph.nodes))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -28,7 +28,12 @@ class Group:
         return "/".join(self.path)
 
     def size(self) -> int:
-        return len(self.nodes) + sum(child.size() for child in self.children.values())
+        return len(self.members)
+
+    @cached_property
+    def members(self) -> tuple[str, ...]:
+        """Every node in this group and its subgroups (asked once the grouping is built)."""
+        return (*self.nodes, *(name for child in self.children.values() for name in child.members))
 
     def signature(self, graph: FxGraph) -> tuple:
         """Equal for structurally identical groups (two transformer blocks): their layout is shared."""
@@ -276,20 +281,24 @@ class VisibleGraph:
     items: dict[str, str]  # item id → "node" | "group"
     labels: dict[str, str]
     edges: dict[tuple[str, str], int]
-    owner: dict[str, str]  # every graph node → the visible item that shows it
+    owner: Mapping[str, str]  # every graph node → the visible item that shows it
 
 
 def visible_graph(graph: FxGraph, root: Group, expanded: set[str]) -> VisibleGraph:
+    """Visits only the open groups and the edges they own: an edge inside a folded group is hidden in
+    it, so a folded 50k-node graph costs its open part, not its size."""
     items: dict[str, str] = {}
     labels: dict[str, str] = {}
-    owner: dict[str, str] = {}
+    group_of, chains, by_owner = _structure_of(graph, root)
+    owner = OwnerMap(group_of, chains, expanded)
+    open_paths: list[tuple[str, ...]] = []
 
     def visit(group: Group) -> None:
+        open_paths.append(group.path)
         for name in group.nodes:
             items[name] = "node"
             node = graph.node(name)
             labels[name] = f"{name}\n{_short(node.target)}" if node.op not in ("placeholder", "output") else name
-            owner[name] = name
         for child in group.children.values():
             if child.key in expanded:
                 visit(child)
@@ -297,22 +306,76 @@ def visible_graph(graph: FxGraph, root: Group, expanded: set[str]) -> VisibleGra
                 item = f"group:{child.key}"
                 items[item] = "group"
                 labels[item] = f"{child.path[-1]}\n{child.size()} nodes"
-                for member in _members(child):
-                    owner[member] = item
 
     visit(root)
     edges: Counter = Counter()
-    for node in graph.nodes:
-        target = owner[node.name]
-        for source in node.inputs:
-            origin = owner.get(source)
-            if origin is not None and origin != target:
-                edges[(origin, target)] += 1
+    for path in open_paths:
+        for source, target in by_owner.get(path, ()):
+            origin, end = owner[source], owner[target]
+            if origin != end:
+                edges[(origin, end)] += 1
     return VisibleGraph(items, labels, dict(edges), owner)
 
 
-def _members(group: Group) -> list[str]:
-    return group.nodes + [name for child in group.children.values() for name in _members(child)]
+class OwnerMap(Mapping):
+    """Node → the visible item showing it (itself, or its outermost folded group), worked out when
+    asked: opening a group of a 50k-node graph does not rewrite an entry per node."""
+
+    def __init__(self, group_of: dict[str, tuple[str, ...]], chains: dict[tuple[str, ...], tuple[str, ...]],
+                 expanded: set[str]):
+        self._group_of, self._chains, self._expanded = group_of, chains, expanded
+
+    def __getitem__(self, name: str) -> str:
+        for key in self._chains[self._group_of[name]]:
+            if key not in self._expanded:
+                return f"group:{key}"
+        return name
+
+    def __iter__(self):
+        return iter(self._group_of)
+
+    def __len__(self) -> int:
+        return len(self._group_of)
+
+
+_structure: dict[int, tuple[Group, dict, dict, dict]] = {}  # id(root) → (root, group_of, chains, edges by owner)
+
+
+def edges_by_owner(graph: FxGraph, root: Group) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, ...], list[tuple[str, str]]]]:
+    """Each node's group, and each edge filed under its owner (the deepest group holding both ends),
+    once per grouping: a view or a layout then visits only the edges of the groups that are open."""
+    group_of, _chains, by_owner = _structure_of(graph, root)
+    return group_of, by_owner
+
+
+def _structure_of(graph: FxGraph, root: Group) -> tuple[dict, dict, dict]:
+    known = _structure.get(id(root))
+    if known is not None and known[0] is root:
+        return known[1], known[2], known[3]
+    group_of: dict[str, tuple[str, ...]] = {}
+    chains: dict[tuple[str, ...], tuple[str, ...]] = {}  # group path → keys of the groups from the top down to it
+    stack: list[tuple[Group, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        group, chain = stack.pop()
+        chains[group.path] = chain
+        for name in group.nodes:
+            group_of[name] = group.path
+        stack.extend((child, (*chain, child.key)) for child in group.children.values())
+    by_owner: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for node in graph.nodes:
+        path_b = group_of.get(node.name)
+        for source in node.inputs:
+            path_a = group_of.get(source)
+            if path_a is None or path_b is None:
+                continue
+            common = 0
+            while common < min(len(path_a), len(path_b)) and path_a[common] == path_b[common]:
+                common += 1
+            by_owner.setdefault(path_a[:common], []).append((source, node.name))
+    if len(_structure) > 16:
+        _structure.clear()
+    _structure[id(root)] = (root, group_of, chains, by_owner)
+    return group_of, chains, by_owner
 
 
 def _short(target: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.model.fx_graph_text import FxGraph
-from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph
+from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph, edges_by_owner
 
 MAX_DOT_ITEMS = 400
 DOT_TIMEOUT_S = 20.0
@@ -69,41 +69,8 @@ class _Context:
     edges: dict[tuple[str, ...], list[tuple[str, str]]]
 
 
-_structure: dict[int, tuple[Group, dict, dict]] = {}  # id(root) → (root, group_of, edges by owner group)
-
-
-def _graph_structure(graph: FxGraph, root: Group) -> tuple[dict, dict]:
-    """Each node's group and each edge's owner (the deepest group holding both ends), once per graph:
-    a layout then only visits the edges of the groups that are open."""
-    known = _structure.get(id(root))
-    if known is not None and known[0] is root:
-        return known[1], known[2]
-    group_of: dict[str, tuple[str, ...]] = {}
-    stack = [root]
-    while stack:
-        group = stack.pop()
-        for name in group.nodes:
-            group_of[name] = group.path
-        stack.extend(group.children.values())
-    by_owner: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
-    for node in graph.nodes:
-        path_b = group_of.get(node.name)
-        for source in node.inputs:
-            path_a = group_of.get(source)
-            if path_a is None or path_b is None:
-                continue
-            common = 0
-            while common < min(len(path_a), len(path_b)) and path_a[common] == path_b[common]:
-                common += 1
-            by_owner[path_a[:common]].append((source, node.name))
-    if len(_structure) > 16:
-        _structure.clear()
-    _structure[id(root)] = (root, group_of, by_owner)
-    return group_of, by_owner
-
-
 def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGraph) -> Layout:
-    group_of, by_owner = _graph_structure(graph, root)
+    group_of, by_owner = edges_by_owner(graph, root)
     context = _Context(expanded, group_of, defaultdict(list))
     open_paths = [()] + [tuple(key.split("/")) for key in expanded]
     for owner in open_paths:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -254,7 +255,7 @@ class EdgeLayer(QGraphicsItem):
                 continue
             segments += pairs
             ax, ay, bx, by = pairs[-1]
-            length = max(np.hypot(bx - ax, by - ay), 1e-6)
+            length = max(math.hypot(bx - ax, by - ay), 1e-6)
             dx, dy = (bx - ax) / length, (by - ay) / length
             for side in (1, -1):  # a V at the head
                 segments.append((bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by))
@@ -661,7 +662,7 @@ class QtGraphView(QWidget):
         """Mark `item_id` selected and the boxes feeding it and fed by it as its neighbours."""
         if self.layer is None or item_id not in self.layer.index or self.graph is None:
             return
-        members = [name for name, owner in self.visible.owner.items() if owner == item_id]
+        members = self._members_of(item_id)
         near = {self.visible.owner.get(other) for name in members for other in
                 [*(self.graph.node(name).inputs if self.graph.node(name) else []), *self.graph.users(name)]}
         self.layer.selected = item_id
@@ -701,6 +702,18 @@ class QtGraphView(QWidget):
             self.view.centerOn(self.layer.rect_of(name).center())
             self._on_clicked(name)
 
+    def _members_of(self, item_id: str) -> tuple[str, ...]:
+        """The graph nodes a visible item shows: a node itself, a folded group all nodes inside it."""
+        if not item_id.startswith(("group:", "open:")) or self.root is None:
+            return (item_id,)
+        group, key = self.root, item_id.split(":", 1)[1]
+        while group.key != key:
+            group = next((child for child in group.children.values() if key == child.key or key.startswith(child.key + "/")),
+                         None)
+            if group is None:
+                return ()
+        return group.members
+
     def hover_text(self, item_id: str) -> str:
         """What the box under the mouse is, in full: a node's name, op, target, shape and dtype, module,
         source line and kernels; a group's path and size."""
@@ -708,7 +721,7 @@ class QtGraphView(QWidget):
             return ""
         if item_id.startswith(("group:", "open:")):
             key = item_id.split(":", 1)[1]
-            size = sum(1 for owner in self.visible.owner.values() if owner == item_id) if item_id.startswith("group:") else None
+            size = len(self._members_of(item_id)) if item_id.startswith("group:") else None
             action = "double-click to open" if size is not None else "double-click the frame to fold it"
             return f"<b>{_html(key)}</b><br>{size if size is not None else 'open'}{' nodes' if size is not None else ''} — {action}"
         node = self.graph.node(item_id)
