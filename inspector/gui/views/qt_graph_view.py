@@ -97,7 +97,8 @@ class NodeLayer(QGraphicsItem):
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.rects = [QRectF(x, y, w, h) for x, y, w, h in zip(self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(),
                                                                 array[:, 3].tolist())]  # built once, drawn many times
-        self.fills: list[list[str]] = [["#8a8f98"]] * len(ids)
+        self.fills: list[list[str] | str] = [["#8a8f98"]] * len(ids)
+        self.stripes: list[list[str]] = self.fills  # each box's colours, as a list
         self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
         self._merged = None  # (zoom, bars) of the far-out drawing
         self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
@@ -116,11 +117,11 @@ class NodeLayer(QGraphicsItem):
         return self.ids[int(hits[-1])] if len(hits) else None
 
     def set_fills(self, fills: list[list[str] | str]) -> None:
-        """One colour per box, or several (stripes)."""
-        fills = [[fill] if isinstance(fill, str) else fill for fill in fills]
+        """One colour per box, or several (stripes); `fills` keeps what was given."""
         self.fills = fills
+        self.stripes = [[fill] if isinstance(fill, str) else fill for fill in fills]
         self._merged = None
-        self.primary = np.array([fill[0] for fill in fills])
+        self.primary = np.array([fill[0] for fill in self.stripes])
         self.tiles.pictures.clear()
         self.update()
 
@@ -163,7 +164,7 @@ class NodeLayer(QGraphicsItem):
         by_colour: dict[str, list[QRectF]] = {}
         outlines: list[QRectF] = []
         for i in chosen.tolist():
-            fills, rect = self.fills[i], self.rects[i]
+            fills, rect = self.stripes[i], self.rects[i]
             group = self.kinds[i] == "group"
             if len(fills) == 1 and not group:
                 by_colour.setdefault(fills[0], []).append(rect)
