@@ -134,3 +134,18 @@ def test_graphs_of_the_gpu_log_open(qtbot, window, corpus):
     assert {"mm_default", "mul_3"} <= set(graph.layer.ids)
     window.model.select_kernel_named("triton_poi_fused_addmm_gelu_2")
     assert {"mul_3", "erf"} <= set(graph.layer.outline)  # the kernel's nodes, outlined
+
+
+def test_kernel_overlays_are_stage_aware_with_a_numeric_time_scale(qtbot, window):
+    graph = open_graph(qtbot, window, BUNDLED, stage="dynamo")
+    graph.overlay.setCurrentText("fused kernel")  # these kernels name post-grad nodes: Dynamo's `relu` is not theirs
+    assert {fills[0] for fills in graph.layer.fills} == {qt_graph_view.NO_KERNEL}
+    graph = open_graph(qtbot, window, BUNDLED, stage="post_grad")
+    assert "relu" in dict(zip(graph.layer.ids, graph.layer.fills))
+    assert dict(zip(graph.layer.ids, graph.layer.fills))["relu"] != [qt_graph_view.NO_KERNEL]
+    graph.overlay.setCurrentText("kernel time")
+    legend = [graph.legend.item(row).text() for row in range(graph.legend.count())]
+    times = window.model.loaded.kernel_times
+    assert times and any(name for name in times)
+    scale = [text for text in legend if text.endswith("µs per call")]
+    assert len(scale) == 6 and float(scale[-1].split()[0]) == 0.0 and float(scale[0].split()[0]) > 0

@@ -83,6 +83,23 @@ def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:
     return origins
 
 
-def kernels_of_node(unit: CompileUnit, node_name: str) -> list[Kernel]:
-    """The other direction: the kernels an FX node ended up in."""
-    return [kernel for kernel in unit.kernels if node_name in kernel.source_nodes]
+def kernels_of_node(unit: CompileUnit, node_name: str, stage: str | None = None) -> list[Kernel]:
+    """The other direction: the kernels an FX node ended up in. With `stage`, only kernels whose node
+    names refer to that stage's graph: a post-grad `mul_3` is not the Dynamo graph's `mul_3`."""
+    return kernels_by_node(unit, stage).get(node_name, []) if stage else \
+        [kernel for kernel in unit.kernels if node_name in kernel.source_nodes]
+
+
+def names_stage(kernel: Kernel, stage: str) -> bool:
+    """Whether `kernel`'s source node names are names of the graph at `stage`."""
+    return stage in NODE_STAGES.get(kernel.source_origin or "", ())
+
+
+def kernels_by_node(unit: CompileUnit, stage: str) -> dict[str, list[Kernel]]:
+    """Node name → the kernels made from it, for the graph at `stage` only (in kernel order)."""
+    by_node: dict[str, list[Kernel]] = {}
+    for kernel in unit.kernels:
+        if names_stage(kernel, stage):
+            for name in dict.fromkeys(kernel.source_nodes):
+                by_node.setdefault(name, []).append(kernel)
+    return by_node

@@ -5,13 +5,16 @@ the groups expanded so far; edges between folded groups are bundled."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Mapping
+from functools import cached_property, lru_cache
 from collections import Counter
 from dataclasses import dataclass, field
 
 from inspector.core.model.fx_graph_text import FxGraph, FxNode
 
 FOLD_ABOVE = 300  # graphs with more nodes than this open with their groups folded
-_PARAM = re.compile(r"^l_(?:self|fn)_(?P<path>.*?)_(?:parameters|buffers)_(?P<leaf>\w+?)_?$")
+_PARAM = re.compile(r"^l_(?:self|fn|args_\d+|kwargs_[a-z0-9]+)_(?:(?P<path>modules_.*?)_)?(?:parameters|buffers)_(?P<leaf>\w+?)_?$")
 
 
 @dataclass
@@ -25,7 +28,12 @@ class Group:
         return "/".join(self.path)
 
     def size(self) -> int:
-        return len(self.nodes) + sum(child.size() for child in self.children.values())
+        return len(self.members)
+
+    @cached_property
+    def members(self) -> tuple[str, ...]:
+        """Every node in this group and its subgroups (asked once the grouping is built)."""
+        return (*self.nodes, *(name for child in self.children.values() for name in child.members))
 
     def signature(self, graph: FxGraph) -> tuple:
         """Equal for structurally identical groups (two transformer blocks): their layout is shared."""
@@ -33,24 +41,195 @@ class Group:
                 tuple(child.signature(graph) for child in self.children.values()))
 
 
-def node_paths(graph: FxGraph, module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
-    """Group path of every node. `module_stacks` (node → module path list) comes from a capture's
-    structured graph; without it, parameters are grouped by their name and ops by source location."""
+# Stages whose node names are Dynamo's own (the graph Dynamo captured, before and after pre-grad passes).
+DYNAMO_STAGES = ("dynamo", "before_pre_grad_graph", "after_pre_grad_graph")
+ALIGN_AHEAD, ALIGN_BEHIND = 400, 60  # how far along the Dynamo graph a later-stage node's source line is looked for
+
+
+def node_paths(graph: FxGraph, module_stacks: dict[str, list[str]] | None = None,
+               reference: tuple[FxGraph, dict[str, tuple[str, ...]]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Module path of every node, from the best evidence at hand:
+    1. `module_stacks` (node → nn_module_stack paths) a capture recorded: exact;
+    2. for a later stage (AOT, post-grad), `reference` = (Dynamo graph, its paths): a node takes the path of
+       the Dynamo node of the same name, else of the Dynamo node with its source line, matched in program order;
+    3. from the graph alone: parameter and buffer names (`l_self_modules_h_modules_0_..._parameters_weight_`),
+       `call_module` targets, and for the other ops the modules of the parameters used around them.
+    Parameters, buffers and constants end up in the module that uses them, never in a group of their own."""
+    stacks = module_stacks or {}
     paths: dict[str, tuple[str, ...]] = {}
     for node in graph.nodes:
-        stack = (module_stacks or {}).get(node.name)
+        stack = stacks.get(node.name)
         if stack:
             paths[node.name] = module_path(stack[-1])
-        elif node.op == "placeholder":
-            match = _PARAM.match(node.name)
-            paths[node.name] = ("parameters", *_module_path(match["path"])) if match else ("inputs",)
         elif node.op == "output":
             paths[node.name] = ()
-        else:
-            paths[node.name] = _source_path(node)
+    if reference is not None:
+        _align_to_reference(graph, reference, paths)
+    _anchor_parameters(graph, paths)
+    if any(paths.values()):
+        _interpolate(graph, paths)
+    else:  # no module evidence at all (a plain function): group ops by where they come from
+        paths.update({node.name: _source_path(node) for node in graph.nodes
+                      if node.op not in ("placeholder", "get_attr", "output")})
+    _fold_inputs_into_users(graph, paths)
     return paths
 
 
+def _anchor_parameters(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """Parameters and buffers by their mangled names, `call_module` by target, and an op that reads
+    parameters of one module inside that module."""
+    owned: dict[str, tuple[str, ...]] = {}
+    for node in graph.nodes:
+        if node.name in paths:
+            continue
+        if node.op in ("placeholder", "get_attr"):
+            match = _PARAM.match(node.name)
+            if match:
+                owned[node.name] = _module_path(match["path"] or "")
+        elif node.op == "call_module":
+            paths[node.name] = module_path(node.target)
+    for node in graph.nodes:
+        if node.name in paths or node.op in ("placeholder", "get_attr", "output"):
+            continue
+        used = [owned[name] for name in node.inputs if name in owned]
+        if used:
+            paths[node.name] = _common(used)
+
+
+def _interpolate(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """An op with no evidence of its own sits, in program order, between two ops that have some: it
+    belongs to the module both are in; at a boundary between siblings of a module list (block 0 → block 1)
+    to the one it follows, since a block's last ops (the residual add) come after its last parameter."""
+    ops = [node for node in graph.nodes if node.op not in ("placeholder", "get_attr", "output")]
+    previous: tuple[str, ...] | None = None
+    following: list[tuple[str, ...] | None] = [None] * len(ops)
+    upcoming = None
+    for position in range(len(ops) - 1, -1, -1):
+        following[position] = upcoming
+        upcoming = paths.get(ops[position].name, upcoming)
+    for position, node in enumerate(ops):
+        if node.name in paths:
+            previous = paths[node.name]
+            continue
+        after = following[position]
+        if previous is None or after is None:  # before the first module or after the last
+            paths[node.name] = ()
+            continue
+        common = _common([previous, after])
+        if len(previous) > len(common) and previous[len(common)].isdigit():
+            common = previous[:len(common) + 1]
+        paths[node.name] = common
+
+
+def _fold_inputs_into_users(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
+    """A placeholder or constant not yet placed joins the deepest module holding all its users: a
+    weight its layer, the input ids the embedding, a mask shared by every block the block list."""
+    for node in graph.nodes:
+        if node.name in paths:
+            continue
+        users = [paths[user] for user in graph.users(node.name) if user in paths and graph.node(user).op != "output"]
+        paths[node.name] = _common(users) if users else ()
+    for node in graph.nodes:  # parameters named after their module but read elsewhere stay with their name
+        match = _PARAM.match(node.name) if node.op in ("placeholder", "get_attr") else None
+        if match:
+            paths[node.name] = _module_path(match["path"] or "")
+
+
+def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tuple[str, ...]]],
+                        paths: dict[str, tuple[str, ...]]) -> None:
+    """Paths for a graph from the graph of the stage before it (AOT from Dynamo, post-grad from AOT):
+    by node name where the same name has the same target and source line, else by source line, walking both graphs
+    in program order (one line of a layer's code occurs once per layer; order tells the layers apart),
+    preferring among equal lines the node of the same op (`aten.addmm` for `torch.addmm`)."""
+    earlier, earlier_paths = reference
+    ordered = [node for node in earlier.nodes if node.source is not None and node.name in earlier_paths]
+    lines = [(node.source.file, node.source.line) for node in ordered]
+    position = {node.name: i for i, node in enumerate(ordered)}
+    where: dict[tuple[str, int], list[int]] = {}
+    for i, key in enumerate(lines):
+        where.setdefault(key, []).append(i)
+    cursor = 0
+    for node in graph.nodes:
+        if node.name in paths or node.op in ("placeholder", "output"):
+            continue
+        same = earlier.node(node.name)
+        if same is not None and node.name in earlier_paths and same.target == node.target and _same_line(same, node):
+            paths[node.name] = earlier_paths[node.name]
+            cursor = position.get(node.name, cursor)
+            continue
+        if node.source is None:
+            continue
+        key = (node.source.file, node.source.line)
+        found = _nearest(where.get(key, []), cursor)
+        if found is None:
+            continue
+        op = _op_name(node.target)
+        run = found
+        while run < len(lines) and lines[run] == key:  # the run of nodes from this line: the same op if any
+            if _op_name(ordered[run].target) == op:
+                found = run
+                break
+            run += 1
+        paths[node.name] = earlier_paths[ordered[found].name]
+        cursor = found
+
+
+def _nearest(positions: list[int], cursor: int) -> int | None:
+    """The first of `positions` at or after `cursor` (within ALIGN_AHEAD), else the last just before it."""
+    at = bisect_left(positions, cursor)
+    if at < len(positions) and positions[at] < cursor + ALIGN_AHEAD:
+        return positions[at]
+    if at > 0 and positions[at - 1] > cursor - ALIGN_BEHIND:
+        return positions[at - 1]
+    return None
+
+
+def _same_line(a: FxNode, b: FxNode) -> bool:
+    return (a.source is None and b.source is None) or (a.source is not None and b.source is not None
+                                                       and (a.source.file, a.source.line) == (b.source.file, b.source.line))
+
+
+def _op_name(target: str) -> str:
+    """`aten.addmm.default`, `torch.addmm` → `addmm`."""
+    parts = [part for part in target.split(".") if part not in ("default", "Tensor", "Scalar", "int")]
+    return parts[-1].lstrip("_") if parts else target
+
+
+def stage_paths(graphs: Mapping[str, FxGraph], stage: str,
+                module_stacks: dict[str, list[str]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Module paths of the graph at `stage` (`graphs`: stage → graph, as torch.compile wrote them),
+    grouped through the stages before it: Dynamo's graph (named by the capture's exact module stacks
+    where recorded), then the first AOT graph, then `stage` — each linked to the one before."""
+    order = list(graphs)  # stage names only: a lazy mapping parses just the graphs of the chain
+    if stage not in order:
+        return {}
+    dynamo = next((name for name in order if name in DYNAMO_STAGES), None)
+    aot = next((name for name in order if name.startswith("aot_")), None)
+    chain: list[str] = []
+    for name in (dynamo, aot, stage):
+        if name is not None and name not in chain and order.index(name) <= order.index(stage):
+            chain.append(name)
+    paths, previous = None, None
+    for name in chain:
+        reference = None if paths is None else (previous, paths)
+        paths = node_paths(graphs[name], module_stacks if name in DYNAMO_STAGES else None, reference)
+        previous = graphs[name]
+    return paths
+
+
+def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    first = paths[0]
+    length = len(first)
+    for other in paths[1:]:
+        length = min(length, len(other))
+        for depth in range(length):
+            if other[depth] != first[depth]:
+                length = depth
+                break
+    return first[:length]
+
+
+@lru_cache(maxsize=8192)  # a graph repeats a few hundred module paths over thousands of nodes
 def module_path(text: str) -> tuple[str, ...]:
     """`L['self'].blocks[0]._modules['attn']` (an nn_module_stack path) → ('blocks', '0', 'attn')."""
     text = re.sub(r"^[LG]\['(?:self|fn)'\]", "", text)
@@ -102,20 +281,24 @@ class VisibleGraph:
     items: dict[str, str]  # item id → "node" | "group"
     labels: dict[str, str]
     edges: dict[tuple[str, str], int]
-    owner: dict[str, str]  # every graph node → the visible item that shows it
+    owner: Mapping[str, str]  # every graph node → the visible item that shows it
 
 
 def visible_graph(graph: FxGraph, root: Group, expanded: set[str]) -> VisibleGraph:
+    """Visits only the open groups and the edges they own: an edge inside a folded group is hidden in
+    it, so a folded 50k-node graph costs its open part, not its size."""
     items: dict[str, str] = {}
     labels: dict[str, str] = {}
-    owner: dict[str, str] = {}
+    group_of, chains, by_owner = _structure_of(graph, root)
+    owner = OwnerMap(group_of, chains, expanded)
+    open_paths: list[tuple[str, ...]] = []
 
     def visit(group: Group) -> None:
+        open_paths.append(group.path)
         for name in group.nodes:
             items[name] = "node"
             node = graph.node(name)
             labels[name] = f"{name}\n{_short(node.target)}" if node.op not in ("placeholder", "output") else name
-            owner[name] = name
         for child in group.children.values():
             if child.key in expanded:
                 visit(child)
@@ -123,22 +306,76 @@ def visible_graph(graph: FxGraph, root: Group, expanded: set[str]) -> VisibleGra
                 item = f"group:{child.key}"
                 items[item] = "group"
                 labels[item] = f"{child.path[-1]}\n{child.size()} nodes"
-                for member in _members(child):
-                    owner[member] = item
 
     visit(root)
     edges: Counter = Counter()
-    for node in graph.nodes:
-        target = owner[node.name]
-        for source in node.inputs:
-            origin = owner.get(source)
-            if origin is not None and origin != target:
-                edges[(origin, target)] += 1
+    for path in open_paths:
+        for source, target in by_owner.get(path, ()):
+            origin, end = owner[source], owner[target]
+            if origin != end:
+                edges[(origin, end)] += 1
     return VisibleGraph(items, labels, dict(edges), owner)
 
 
-def _members(group: Group) -> list[str]:
-    return group.nodes + [name for child in group.children.values() for name in _members(child)]
+class OwnerMap(Mapping):
+    """Node → the visible item showing it (itself, or its outermost folded group), worked out when
+    asked: opening a group of a 50k-node graph does not rewrite an entry per node."""
+
+    def __init__(self, group_of: dict[str, tuple[str, ...]], chains: dict[tuple[str, ...], tuple[str, ...]],
+                 expanded: set[str]):
+        self._group_of, self._chains, self._expanded = group_of, chains, expanded
+
+    def __getitem__(self, name: str) -> str:
+        for key in self._chains[self._group_of[name]]:
+            if key not in self._expanded:
+                return f"group:{key}"
+        return name
+
+    def __iter__(self):
+        return iter(self._group_of)
+
+    def __len__(self) -> int:
+        return len(self._group_of)
+
+
+_structure: dict[int, tuple[Group, dict, dict, dict]] = {}  # id(root) → (root, group_of, chains, edges by owner)
+
+
+def edges_by_owner(graph: FxGraph, root: Group) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, ...], list[tuple[str, str]]]]:
+    """Each node's group, and each edge filed under its owner (the deepest group holding both ends),
+    once per grouping: a view or a layout then visits only the edges of the groups that are open."""
+    group_of, _chains, by_owner = _structure_of(graph, root)
+    return group_of, by_owner
+
+
+def _structure_of(graph: FxGraph, root: Group) -> tuple[dict, dict, dict]:
+    known = _structure.get(id(root))
+    if known is not None and known[0] is root:
+        return known[1], known[2], known[3]
+    group_of: dict[str, tuple[str, ...]] = {}
+    chains: dict[tuple[str, ...], tuple[str, ...]] = {}  # group path → keys of the groups from the top down to it
+    stack: list[tuple[Group, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        group, chain = stack.pop()
+        chains[group.path] = chain
+        for name in group.nodes:
+            group_of[name] = group.path
+        stack.extend((child, (*chain, child.key)) for child in group.children.values())
+    by_owner: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for node in graph.nodes:
+        path_b = group_of.get(node.name)
+        for source in node.inputs:
+            path_a = group_of.get(source)
+            if path_a is None or path_b is None:
+                continue
+            common = 0
+            while common < min(len(path_a), len(path_b)) and path_a[common] == path_b[common]:
+                common += 1
+            by_owner.setdefault(path_a[:common], []).append((source, node.name))
+    if len(_structure) > 16:
+        _structure.clear()
+    _structure[id(root)] = (root, group_of, chains, by_owner)
+    return group_of, chains, by_owner
 
 
 def _short(target: str) -> str:

@@ -17,22 +17,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.model.fx_graph_text import FxGraph
-from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph
+from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph, edges_by_owner
 
 MAX_DOT_ITEMS = 400
 DOT_TIMEOUT_S = 20.0
 NODE_W, NODE_H, GROUP_W, GROUP_H = 1.9, 0.55, 2.6, 0.8  # inches, as dot measures
 POINTS = 72.0
 PAD = 18.0  # points around an open group's content
+GRID_FROM, GRID_ASPECT, GRID_GAP = 6, 1.6, 60.0  # module lists this long are laid out in columns
 
 
 @dataclass
 class Layout:
     boxes: dict[str, tuple[float, float, float, float]]  # visible item → x, y (centre), w, h; points, y down
     frames: dict[str, tuple[float, float, float, float]]  # open group key → its frame (x, y, w, h top-left)
-    edges: dict[tuple[str, str], list[tuple[float, float]]]  # visible edge → polyline
+    edges: dict[tuple[str, str], list[tuple[float, float]]]  # visible edge → polyline, ending at its head
     engine: str  # "dot", "layered" or "dot + layered"
     notes: list[str] = field(default_factory=list)
+    routed: set[tuple[str, str]] = field(default_factory=set)  # edges drawn on dot's own route (inside one group)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class _Placed:
     items: dict[str, tuple[float, float, float, float]]  # local item id → centre x, y, w, h
     engine: str
     note: str
+    routes: dict[tuple[int, int], list[tuple[float, float]]] = field(default_factory=dict)  # by item position
 
 
 _cache: dict[tuple, _Placed] = {}
@@ -66,41 +69,8 @@ class _Context:
     edges: dict[tuple[str, ...], list[tuple[str, str]]]
 
 
-_structure: dict[int, tuple[Group, dict, dict]] = {}  # id(root) → (root, group_of, edges by owner group)
-
-
-def _graph_structure(graph: FxGraph, root: Group) -> tuple[dict, dict]:
-    """Each node's group and each edge's owner (the deepest group holding both ends), once per graph:
-    a layout then only visits the edges of the groups that are open."""
-    known = _structure.get(id(root))
-    if known is not None and known[0] is root:
-        return known[1], known[2]
-    group_of: dict[str, tuple[str, ...]] = {}
-    stack = [root]
-    while stack:
-        group = stack.pop()
-        for name in group.nodes:
-            group_of[name] = group.path
-        stack.extend(group.children.values())
-    by_owner: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
-    for node in graph.nodes:
-        path_b = group_of.get(node.name)
-        for source in node.inputs:
-            path_a = group_of.get(source)
-            if path_a is None or path_b is None:
-                continue
-            common = 0
-            while common < min(len(path_a), len(path_b)) and path_a[common] == path_b[common]:
-                common += 1
-            by_owner[path_a[:common]].append((source, node.name))
-    if len(_structure) > 16:
-        _structure.clear()
-    _structure[id(root)] = (root, group_of, by_owner)
-    return group_of, by_owner
-
-
 def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGraph) -> Layout:
-    group_of, by_owner = _graph_structure(graph, root)
+    group_of, by_owner = edges_by_owner(graph, root)
     context = _Context(expanded, group_of, defaultdict(list))
     open_paths = [()] + [tuple(key.split("/")) for key in expanded]
     for owner in open_paths:
@@ -114,10 +84,16 @@ def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGrap
                 context.edges[owner].append(edge)
     result = Layout({}, {}, {}, "", [])
     engines: set[str] = set()
-    _place(root, context, 0.0, 0.0, result, engines)
+    routes: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    _place(root, context, 0.0, 0.0, result, engines, routes)
     result.engine = " + ".join(sorted(engines)) or "dot"
     for (a, b) in visible.edges:
         if a in result.boxes and b in result.boxes:
+            route = routes.get((a, b))
+            if route is not None:
+                result.edges[(a, b)] = route
+                result.routed.add((a, b))
+                continue
             (xa, ya, _wa, ha), (xb, yb, _wb, hb) = result.boxes[a], result.boxes[b]
             result.edges[(a, b)] = [(xa, ya + ha / 2), (xb, yb - hb / 2)]
     return result
@@ -132,17 +108,21 @@ def _direct_item(name: str, group_path: tuple[str, ...], context: _Context) -> s
     return f"open:{key}" if key in context.expanded else f"group:{key}"
 
 
-def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str]) -> None:
+def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str],
+           routes: dict[tuple[str, str], list[tuple[float, float]]]) -> None:
     placed = _group_layout(group, context)
     engines.add(placed.engine)
     if placed.note:
         result.notes.append(placed.note)
+    names = list(placed.items)
+    for (a, b), points in placed.routes.items():
+        routes[(names[a], names[b])] = [(left + x, top + y) for x, y in points]
     for local, (x, y, w, h) in placed.items.items():
         if local.startswith("open:"):
             key = local[len("open:"):]
             frame_left, frame_top = left + x - w / 2, top + y - h / 2
             result.frames[key] = (frame_left, frame_top, w, h)
-            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines)
+            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
         else:
             result.boxes[local] = (left + x, top + y, w, h)
 
@@ -161,15 +141,18 @@ def _group_layout(group: Group, context: _Context) -> _Placed:
             items.append((f"group:{child.key}", GROUP_W * POINTS, GROUP_H * POINTS))
     edges = context.edges.get(group.path, [])
     index = {item: position for position, (item, _w, _h) in enumerate(items)}
-    key = (tuple((round(w), round(h), item.split(":")[0]) for item, w, h in items),
+    key = (tuple((round(w), round(h), item.split(":")[0] if item.startswith(("open:", "group:")) else "node")
+                 for item, w, h in items),
            tuple(sorted((index[a], index[b]) for a, b in edges if a in index and b in index)))
     cached = _cache.get(key)
+    if cached is None and _is_module_list(items):
+        cached = _cache[key] = _columns(items)
     if cached is None:
         cached = _cache[key] = _compute(items, [e for e in edges if e[0] in index and e[1] in index], index)
     if list(cached.items) == [item for item, _w, _h in items]:
         return cached
     names = [item for item, _w, _h in items]  # same structure, other names: reuse the positions
-    return _Placed(cached.size, dict(zip(names, cached.items.values())), cached.engine, cached.note)
+    return _Placed(cached.size, dict(zip(names, cached.items.values())), cached.engine, cached.note, cached.routes)
 
 
 def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], index: dict[str, int]) -> _Placed:
@@ -179,7 +162,8 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
     if len(items) > MAX_DOT_ITEMS:
         return _layered(items, edges, f"a group with {len(items)} direct items (dot gets at most {MAX_DOT_ITEMS}): "
                                       "simple layered layout")
-    lines = ["digraph G {", "rankdir=TB; nodesep=0.25; ranksep=0.35;", 'node [shape=box fixedsize=true label=""];']
+    lines = ["digraph G {", "rankdir=TB; nodesep=0.25; ranksep=0.35;", 'node [shape=box fixedsize=true label=""];',
+             "edge [arrowhead=none];"]
     lines += [f"n{index[item]} [width={w / POINTS:.3f} height={h / POINTS:.3f}];" for item, w, h in items]
     lines += [f"n{index[a]} -> n{index[b]};" for a, b in edges]
     lines.append("}")
@@ -193,7 +177,7 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
     if done.returncode != 0:
         return _layered(items, edges, f"dot failed ({done.stderr.strip()[:160]}): simple layered layout")
     names = [item for item, _w, _h in items]
-    height, placed, width = 0.0, {}, 0.0
+    height, placed, width, routes = 0.0, {}, 0.0, {}
     for line in done.stdout.splitlines():
         parts = line.split()
         if parts and parts[0] == "graph":
@@ -201,7 +185,50 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
         elif parts and parts[0] == "node":
             x, y, w, h = (float(value) * POINTS for value in parts[2:6])
             placed[names[int(parts[1][1:])]] = (x, height - y, w, h)
-    return _Placed((width, height), {name: placed[name] for name in names if name in placed}, "dot", "")
+        elif parts and parts[0] == "edge":
+            count = int(parts[3])
+            controls = [(float(parts[4 + 2 * k]) * POINTS, height - float(parts[5 + 2 * k]) * POINTS) for k in range(count)]
+            routes[(int(parts[1][1:]), int(parts[2][1:]))] = bezier_points(controls)
+    order = [name for name in names if name in placed]
+    position = {name: k for k, name in enumerate(order)}
+    return _Placed((width, height), {name: placed[name] for name in order}, "dot", "",
+                   {(position[names[a]], position[names[b]]): points for (a, b), points in routes.items()
+                    if names[a] in position and names[b] in position})
+
+
+def bezier_points(controls: list[tuple[float, float]], steps: int = 4) -> list[tuple[float, float]]:
+    """Dot's route (a B-spline given as cubic Bézier pieces: 1 + 3k control points) as a polyline."""
+    points = [controls[0]]
+    for start in range(0, len(controls) - 3, 3):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = controls[start:start + 4]
+        for step in range(1, steps + 1):
+            t = step / steps
+            u = 1 - t
+            points.append((u * u * u * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x3,
+                           u * u * u * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y3))
+    return points
+
+
+def _is_module_list(items: list[tuple[str, float, float]]) -> bool:
+    """A group that is nothing but the layers of a module list (`h/0` … `h/99`), open or folded."""
+    return len(items) >= GRID_FROM and all(item.startswith(("open:", "group:")) and item.rsplit("/", 1)[-1].isdigit()
+                                           for item, _w, _h in items)
+
+
+def _columns(items: list[tuple[str, float, float]]) -> _Placed:
+    """The layers of a module list in columns, in order (layer 0 at the top left, down each column, then
+    the next), the columns as high as makes the whole about GRID_ASPECT wide: a 100-layer model fills
+    the screen instead of standing as one tower a hundred layers tall. Open and folded layers mix."""
+    area = sum((w + GRID_GAP) * (h + GRID_GAP) for _i, w, h in items)
+    target = max(max(h for _i, _w, h in items), (area / GRID_ASPECT) ** 0.5)
+    placed, left, top, column_width, height = {}, 0.0, 0.0, 0.0, 0.0
+    for item, w, h in items:
+        if top > 0 and top + h > target:
+            left, top, column_width = left + column_width + GRID_GAP, 0.0, 0.0
+        placed[item] = (left + w / 2, top + h / 2, w, h)
+        top += h + GRID_GAP
+        column_width, height = max(column_width, w), max(height, top - GRID_GAP)
+    return _Placed((left + column_width, height), placed, "columns", "")
 
 
 def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]], note: str) -> _Placed:

@@ -5,28 +5,32 @@ graph break outlined; export to SVG and PNG."""
 
 from __future__ import annotations
 
+import gc
 import json
+import math
 import re
-from html import escape
+from collections.abc import Mapping
+from functools import lru_cache
 from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import QLineF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QLineF, QRectF, QSize, Qt, Signal
 import numpy as np
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPicture
+from PySide6.QtGui import QColor, QFont, QIcon, QImage, QPainter, QPen, QPicture, QPixmap
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
-    QLineEdit, QListWidget, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QVBoxLayout, QWidget,
+    QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QToolTip,
+    QVBoxLayout, QWidget,
 )
 
-from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, node_paths, visible_graph
-from inspector.core.graphs.graph_layout import layout
-from inspector.core.analysis.kernel_index import kernels_of_node
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths, visible_graph
+from inspector.core.graphs.graph_layout import PAD, layout
+from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap
-from inspector.gui.qt_plain_text import plain_tip
+from inspector.gui.qt_plain_text import html_text, plain_tip
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
@@ -36,8 +40,26 @@ MAX_LABELS = 200
 PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
 EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
 BAND = 1500.0  # scene units per recorded band
-SMALL_LOD = 0.2  # below this zoom, boxes lose their outline and short edges are dropped
-MIN_EDGE_PX = 6.0
+SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
+FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
+ARROW = 7.0  # scene units of an arrowhead's side
+SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
+TITLE_ROOM = PAD * 1.5  # scene units above an open group's content, where its title goes
+# Op kinds, first match wins, each with a fixed colour: the same kind looks the same in every graph and fold state.
+OP_KINDS = (
+    ("input / weight", "#9fc5e8", re.compile(r"^$")),  # placeholders and get_attr, by op (see op_kind)
+    ("output", "#cc4125", re.compile(r"^$")),
+    ("matmul / linear", "#3d78d8", re.compile(r"(^|\.)(_?(add)?b?mm|linear|matmul|conv\w*|baddbmm|einsum|addmm)(\.|$)")),
+    ("attention", "#8e5bb6", re.compile(r"scaled_dot_product|attention")),
+    ("normalisation", "#16a085", re.compile(r"norm|var_mean|rsqrt")),
+    ("reduction / softmax", "#d9822b", re.compile(r"(^|\.)_?(sum|mean|amax|amin|max|min|softmax|log_softmax|argmax|cumsum|any|all)(\.|$)")),
+    ("view / layout", "#c9ccd1", re.compile(r"(^|\.)_?(view|reshape|permute|transpose|expand|unsqueeze|squeeze|slice|select|getitem|"
+                                            r"split\w*|cat|stack|clone|contiguous|t|unsafe_view|flatten|narrow|chunk|alias|as_strided|"
+                                            r"to|copy_?|size|dim|float|type_as)(\.|$)")),
+    ("creation", "#e0c341", re.compile(r"(^|\.)_?(arange|zeros|ones|full|empty\w*|new_\w+|scalar_tensor|randn?|iota)(\.|$)")),
+    ("elementwise", "#6aa84f", re.compile(r".")),
+)
+GROUP_FILL, NO_KERNEL, UNMEASURED = "#8a8f98", "#e3e6ea", "#b8bec7"
 
 
 class TiledPictures:
@@ -63,7 +85,8 @@ class TiledPictures:
 class NodeLayer(QGraphicsItem):
     """Every node and folded group of the view in one item, painted from arrays: only boxes in the
     exposed area, batched by colour, text only where a box is wide enough on screen to hold it, and a
-    cached picture when thousands are in view — so a frame costs about the same at 100 or 10,000."""
+    cached picture when thousands are in view — so a frame costs about the same at 100 or 10,000.
+    A box may have several fills (a node split over several kernels): drawn as vertical stripes."""
 
     def __init__(self, ids: list[str], kinds: list[str], labels: list[str], rects: list[tuple[float, float, float, float]]):
         super().__init__()
@@ -72,60 +95,93 @@ class NodeLayer(QGraphicsItem):
         array = np.array(rects, dtype=float).reshape(-1, 4)
         self.x0, self.y0 = array[:, 0] - array[:, 2] / 2, array[:, 1] - array[:, 3] / 2
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
-        self.fills = ["#8a8f98"] * len(ids)
+        self.rects = [QRectF(x, y, w, h) for x, y, w, h in zip(self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(),
+                                                                array[:, 3].tolist())]  # built once, drawn many times
+        self.fills: list[list[str] | str] = [["#8a8f98"]] * len(ids)
+        self.stripes: list[list[str]] = self.fills  # each box's colours, as a list
+        self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
+        self._merged = None  # (zoom, bars) of the far-out drawing
         self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
+        self.neighbours: set[str] = set()  # items feeding or fed by the selected one
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._bounds = QRectF(float(self.x0.min()), float(self.y0.min()), float(self.x1.max() - self.x0.min()),
                               float(self.y1.max() - self.y0.min())) if ids else QRectF()
 
     def rect_of(self, item_id: str) -> QRectF:
-        i = self.index[item_id]
-        return QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i])
+        return QRectF(self.rects[self.index[item_id]])
 
     def item_at(self, point) -> str | None:
         hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
         return self.ids[int(hits[-1])] if len(hits) else None
 
-    def set_fills(self, fills: list[str]) -> None:
+    def set_fills(self, fills: list[list[str] | str]) -> None:
+        """One colour per box, or several (stripes); `fills` keeps what was given."""
         self.fills = fills
+        self.stripes = [[fill] if isinstance(fill, str) else fill for fill in fills]
+        self._merged = None
+        self.primary = np.array([fill[0] for fill in self.stripes])
         self.tiles.pictures.clear()
         self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-4, -4, 4, 4)
 
-    def _draw_merged(self, painter: QPainter, chosen, lod: float) -> None:
+    def _draw_merged(self, painter: QPainter, lod: float) -> None:
         """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
-        are drawn as one rectangle — a column of a thousand ops becomes a few bars."""
-        colours = np.array([self.fills[i] for i in chosen])
-        column = np.floor(self.x0[chosen] * lod)
-        order = np.lexsort((self.y0[chosen], column, colours))
-        chosen, column, colours = chosen[order], column[order], colours[order]
-        x0, y0, x1, y1 = self.x0[chosen], self.y0[chosen], self.x1[chosen], self.y1[chosen]
-        gap = 1.0 / lod
-        starts = np.ones(len(chosen), dtype=bool)
-        starts[1:] = (colours[1:] != colours[:-1]) | (column[1:] != column[:-1]) | (y0[1:] > y1[:-1] + gap)
+        are drawn as one rectangle — a column of a thousand ops becomes a few bars. Worked out for all
+        boxes once per zoom level, so panning far out redraws the same bars."""
+        if self._merged is None or self._merged[0] != lod:
+            self._merged = (lod, self._merge(lod))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for colour, rects in self._merged[1]:
+            painter.setBrush(colour)
+            painter.drawRects(rects)
+
+    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF]]]:
+        colours = self.primary
+        column = np.floor(self.x0 * lod)
+        order = np.lexsort((self.y0, column, colours))
+        column, colours = column[order], colours[order]
+        x0, y0, x1, y1 = self.x0[order], self.y0[order], self.x1[order], self.y1[order]
+        starts = np.ones(len(order), dtype=bool)
+        starts[1:] = (colours[1:] != colours[:-1]) | (column[1:] != column[:-1]) | (y0[1:] > y1[:-1] + 1.0 / lod)
         index = np.nonzero(starts)[0]
+        if not len(index):
+            return []
         bottoms = np.maximum.reduceat(y1, index)
         lefts, rights = np.minimum.reduceat(x0, index), np.maximum.reduceat(x1, index)
-        painter.setPen(Qt.PenStyle.NoPen)
-        for colour in dict.fromkeys(colours[index]):
-            painter.setBrush(QColor(str(colour)))
-            painter.drawRects([QRectF(lefts[k], y0[i], rights[k] - lefts[k], bottoms[k] - y0[i])
-                               for k, i in enumerate(index) if colours[i] == colour])
+        run_colours, tops = colours[index], y0[index]
+        merged = []
+        for colour in np.unique(run_colours):
+            runs = np.nonzero(run_colours == colour)[0]
+            merged.append((QColor(str(colour)), [QRectF(lefts[k], tops[k], rights[k] - lefts[k], bottoms[k] - tops[k])
+                                                 for k in runs.tolist()]))
+        return merged
 
     def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
         by_colour: dict[str, list[QRectF]] = {}
-        for i in chosen:
-            colour = QColor(self.fills[i])
-            key = colour.lighter(150).name() if self.kinds[i] == "group" else self.fills[i]
-            by_colour.setdefault(key, []).append(QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i]))
+        outlines: list[QRectF] = []
+        for i in chosen.tolist():
+            fills, rect = self.stripes[i], self.rects[i]
+            group = self.kinds[i] == "group"
+            if len(fills) == 1 and not group:
+                by_colour.setdefault(fills[0], []).append(rect)
+                continue
+            part = rect.width() / len(fills)
+            for k, fill in enumerate(fills):
+                key = _lighter(fill) if group else fill
+                by_colour.setdefault(key, []).append(QRectF(rect.x() + k * part, rect.y(), part, rect.height()))
+            outlines.append(rect)
         for colour, rects in by_colour.items():
             painter.setPen(QPen(QColor(colour).darker(140), 0) if outlined else Qt.PenStyle.NoPen)
             painter.setBrush(QColor(colour))
             painter.drawRects(rects)
+        if outlined and outlines:  # one frame around a striped box or a folded group
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#3d4450"), 0))
+            painter.drawRects(outlines)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
@@ -133,53 +189,94 @@ class NodeLayer(QGraphicsItem):
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < SMALL_LOD and len(chosen) > PICTURE_ABOVE:
-            self._draw_merged(painter, chosen, lod)
+            self._draw_merged(painter, lod)
         elif len(chosen) > PICTURE_ABOVE:
             self.tiles.paint(painter, exposed)
         else:
             self._draw_boxes(painter, chosen, outlined=lod >= SMALL_LOD)
+        self._draw_marks(painter)
+        wide = chosen[(self.x1[chosen] - self.x0[chosen]) * lod >= LABEL_MIN_PX]
+        if len(wide) and len(wide) <= MAX_LABELS * 4:
+            self._draw_labels(painter, wide, lod)
+
+    def _draw_marks(self, painter: QPainter) -> None:
+        """Outlines (highlights, break neighbours), the selected box's inputs and users, and the selected
+        box itself, thick and tinted: all cosmetic pens, so they read at any zoom."""
         marked = [(item, colour, 3) for item, colour in self.outline.items() if item in self.index]
-        if self.selected in self.index:
-            marked.append((self.selected, "#111111", 3))
+        marked += [(item, NEIGHBOUR_COLOUR, 3) for item in self.neighbours if item in self.index]
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for item, colour, width in marked:
             pen = QPen(QColor(colour), width)
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.drawRect(self.rect_of(item))
-        if len(chosen) and float((self.x1[chosen[0]] - self.x0[chosen[0]]) * lod) >= LABEL_MIN_PX:
-            transform = painter.worldTransform()
-            painter.save()
-            painter.resetTransform()
-            font = QFont()
-            font.setPointSizeF(8)
-            painter.setFont(font)
-            painter.setPen(QColor("#111111"))
-            line_height = painter.fontMetrics().height()
-            for i in chosen[:MAX_LABELS]:
-                rect = transform.mapRect(QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i]))
-                label = self.labels[i] if rect.height() >= 2 * line_height else self.labels[i].split("\n")[0]
-                painter.drawText(rect.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignCenter, label)
-            painter.restore()
+        if self.selected in self.index:
+            pen = QPen(QColor(SELECTED_COLOUR), 4)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            tint = QColor(SELECTED_COLOUR)
+            tint.setAlpha(60)
+            painter.setBrush(tint)
+            painter.drawRect(self.rect_of(self.selected))
+
+    def _draw_labels(self, painter: QPainter, chosen, lod: float) -> None:
+        """Text in screen pixels that grows with the zoom (7–16 px), each line elided in the middle
+        ("l_self_mod…weight_") to the box's width, so both ends of a name stay readable."""
+        transform = painter.worldTransform()
+        painter.save()
+        painter.resetTransform()
+        font = QFont()
+        font.setPixelSize(int(min(16, max(7, 11 * lod))))
+        painter.setFont(font)
+        painter.setPen(QColor("#111111"))
+        metrics = painter.fontMetrics()
+        line_height = metrics.height()
+        for i in chosen[:MAX_LABELS].tolist():
+            rect = transform.mapRect(self.rects[i])
+            lines = self.labels[i].split("\n")
+            lines = lines[:max(1, int(rect.height() // line_height))]
+            width = int(rect.width()) - 6
+            text = "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideMiddle, width) for line in lines)
+            painter.drawText(rect.adjusted(3, 0, -3, 0), Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
 
 
 class EdgeLayer(QGraphicsItem):
-    """All edges in one item: the segments in the exposed area drawn as one batch of lines, or a
-    cached picture of all of them when thousands are in view."""
+    """All edges in one item, each ending in an arrowhead: edges inside a group follow dot's own route;
+    edges between groups are straight and drawn faint when zoomed out, so the structure of each group
+    stays readable. Segments in the exposed area are drawn as one batch of lines, or replayed from cached
+    pictures of bands of the scene when thousands are in view."""
 
-    def __init__(self, edges: list[list[tuple[float, float]]], colour: QColor):
+    def __init__(self, edges: list[list[tuple[float, float]]], routed: list[bool], colour: QColor):
         super().__init__()
-        segments = [(a[0], a[1], b[0], b[1]) for points in edges for a, b in zip(points, points[1:])]
+        segments, cross, arrow = [], [], []
+        for points, inside in zip(edges, routed):
+            pairs = [(a[0], a[1], b[0], b[1]) for a, b in zip(points, points[1:]) if a != b]
+            if not pairs:
+                continue
+            segments += pairs
+            ax, ay, bx, by = pairs[-1]
+            length = max(math.hypot(bx - ax, by - ay), 1e-6)
+            dx, dy = (bx - ax) / length, (by - ay) / length
+            for side in (1, -1):  # a V at the head
+                segments.append((bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by))
+            cross += [not inside] * (len(pairs) + 2)
+            arrow += [False] * len(pairs) + [True, True]
         array = np.array(segments, dtype=float).reshape(-1, 4)
         self.ax, self.ay, self.bx, self.by = array.T
+        self.cross, self.arrow = np.array(cross, dtype=bool), np.array(arrow, dtype=bool)
+        self.lines = [QLineF(*segment) for segment in segments]  # built once, drawn many times
         self.pen = QPen(colour, 0)
-        self.tiles = TiledPictures(np.minimum(self.ay, self.by), np.maximum(self.ay, self.by), self._record)
+        faint = QColor(colour)  # blended with white beforehand: an opaque pen draws long lines much faster
+        faint.setRgbF(*(0.3 * c + 0.7 for c in (faint.redF(), faint.greenF(), faint.blueF())))
+        self.faint_pen = QPen(faint, 0)
+        top, bottom = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
+        self.tiles = TiledPictures(top, bottom, self._record)
         self.setZValue(-0.5)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         if len(array):
-            left, top = float(min(self.ax.min(), self.bx.min())), float(min(self.ay.min(), self.by.min()))
-            self._bounds = QRectF(left, top, float(max(self.ax.max(), self.bx.max())) - left,
-                                  float(max(self.ay.max(), self.by.max())) - top)
+            left, upper = float(min(self.ax.min(), self.bx.min())), float(top.min())
+            self._bounds = QRectF(left, upper, float(max(self.ax.max(), self.bx.max())) - left, float(bottom.max()) - upper)
         else:
             self._bounds = QRectF()
 
@@ -187,50 +284,104 @@ class EdgeLayer(QGraphicsItem):
         return self._bounds.adjusted(-2, -2, 2, 2)
 
     def _record(self, painter: QPainter, members) -> None:
-        painter.setPen(self.pen)
-        painter.drawLines(self._lines(members))
+        self._draw(painter, members, faint_cross=True)
 
-    def _lines(self, chosen) -> list[QLineF]:
-        return [QLineF(self.ax[i], self.ay[i], self.bx[i], self.by[i]) for i in chosen]
+    def _draw(self, painter: QPainter, chosen, faint_cross: bool) -> None:
+        cross = self.cross[chosen]
+        for pen, part in ((self.faint_pen if faint_cross else self.pen, chosen[cross]), (self.pen, chosen[~cross])):
+            if len(part):
+                painter.setPen(pen)
+                painter.drawLines([self.lines[i] for i in part.tolist()])
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if SMALL_LOD <= lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
+            self.tiles.paint(painter, exposed)
+            return
         chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
                             & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
-        if lod < SMALL_LOD:  # far out: an edge shorter than a few pixels joins boxes that already touch
-            on_screen = np.hypot(self.bx[chosen] - self.ax[chosen], self.by[chosen] - self.ay[chosen]) * lod
-            chosen = chosen[on_screen >= MIN_EDGE_PX]
-            painter.setPen(self.pen)
-            painter.drawLines(self._lines(chosen))
+        if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
+            chosen = chosen[self.cross[chosen] & ~self.arrow[chosen]]
+            if len(chosen):
+                painter.setPen(self.faint_pen)
+                painter.drawLines([self.lines[i] for i in chosen.tolist()])
             return
         if len(chosen) > EDGE_PICTURE_ABOVE:
             self.tiles.paint(painter, exposed)
             return
-        painter.setPen(self.pen)
-        painter.drawLines(self._lines(chosen))
+        self._draw(painter, chosen, faint_cross=False)
 
 
-class FrameItem(QGraphicsItem):
-    """The frame of an open group, titled with its module path; double-click folds it."""
+class FrameLayer(QGraphicsItem):
+    """The frames of all open groups in one item, titled with their module paths (double-click a frame
+    to fold it): far out, plain tinted rectangles drawn as one batch; closer, rounded dashed frames with
+    titles in screen pixels that grow with the zoom, only for frames in view."""
 
-    def __init__(self, key: str, rect: QRectF):
+    def __init__(self, frames: dict[str, tuple[float, float, float, float]]):
         super().__init__()
-        self.item_id, self.rect = f"open:{key}", rect
-        self.label = key
+        self.keys = list(frames)
+        array = np.array([frames[key] for key in self.keys], dtype=float).reshape(-1, 4)
+        self.x0, self.y0 = array[:, 0], array[:, 1]
+        self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
+        self.depth = np.array([key.count("/") for key in self.keys], dtype=int)
+        # opaque fills, a shade darker per level (parents are drawn first): no alpha blending of large areas
+        self.shades = [QColor.fromRgbF(*(1.0 - 0.035 * (level + 1) * c for c in (1.0, 0.98, 0.94))) for level in range(12)]
         self.setZValue(-1)
-        self.setToolTip(plain_tip(f"{key} (double-click the frame to fold it)"))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        self._bounds = QRectF(float(self.x0.min()), float(self.y0.min()), float(self.x1.max() - self.x0.min()),
+                              float(self.y1.max() - self.y0.min())) if self.keys else QRectF()
 
     def boundingRect(self) -> QRectF:
-        return self.rect
+        return self._bounds
+
+    def _shade(self, i: int) -> QColor:
+        return self.shades[min(int(self.depth[i]), len(self.shades) - 1)]
+
+    def frame_at(self, point) -> str | None:
+        """The innermost open group whose frame holds `point`, as "open:key"."""
+        hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
+        if not len(hits):
+            return None
+        innermost = hits[np.argmin((self.x1[hits] - self.x0[hits]) * (self.y1[hits] - self.y0[hits]))]
+        return f"open:{self.keys[int(innermost)]}"
+
+    def _rect(self, i: int) -> QRectF:
+        return QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i])
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
-        painter.setPen(QPen(QColor("#8a8f98"), 1, Qt.PenStyle.DashLine))
-        painter.setBrush(QColor(138, 143, 152, 25))
-        painter.drawRoundedRect(self.rect, 8, 8)
-        if option.levelOfDetailFromTransform(painter.worldTransform()) > 0.3:
-            painter.setPen(QColor("#56606d"))
-            painter.drawText(self.rect.adjusted(8, 4, -8, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, self.label)
+        exposed = option.exposedRect
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
+                            & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom())
+                            & ((self.x1 - self.x0) * lod >= 4))[0].tolist()
+        if lod < SMALL_LOD or len(chosen) > 300:
+            painter.setPen(Qt.PenStyle.NoPen)
+            for level in sorted(set(self.depth[chosen].tolist())):  # parents first, one batch per level
+                painter.setBrush(self.shades[min(level, len(self.shades) - 1)])
+                painter.drawRects([self._rect(i) for i in chosen if self.depth[i] == level])
+            return
+        painter.setPen(QPen(QColor("#8a8f98"), 0, Qt.PenStyle.DashLine))
+        for i in chosen:
+            painter.setBrush(self._shade(i))
+            painter.drawRoundedRect(self._rect(i), 8, 8)
+        size = min(18.0, max(9.0, 13 * lod), TITLE_ROOM * lod - 2)  # grows with the zoom, within the frame's top margin
+        if size < 7:
+            return
+        transform = painter.worldTransform()
+        painter.save()
+        painter.resetTransform()
+        font = QFont()
+        font.setPixelSize(int(max(7.0, size)))
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("#2d3440"))
+        metrics = painter.fontMetrics()
+        for i in chosen:  # the title in screen pixels, bold, elided in the middle to the frame's width
+            screen = transform.mapRect(self._rect(i))
+            title = metrics.elidedText(self.keys[i], Qt.TextElideMode.ElideMiddle, int(screen.width()) - 12)
+            painter.drawText(screen.adjusted(6, 2, -6, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, title)
+        painter.restore()
 
 
 class QtZoomView(QGraphicsView):
@@ -246,6 +397,7 @@ class QtZoomView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.describe = None  # item id → hover text (rich text), set by the owner
 
     def wheelEvent(self, event) -> None:
         self.zoom(1.2 if event.angleDelta().y() > 0 else 1 / 1.2)
@@ -273,14 +425,29 @@ class QtZoomView(QGraphicsView):
         else:
             super().keyPressEvent(event)
 
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.describe is not None:
+            item = self.item_at(event.pos())
+            text = self.describe(item) if item else ""
+            if text:
+                QToolTip.showText(event.globalPos(), plain_tip(text), self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
     def _item_at(self, event) -> str | None:
-        point = self.mapToScene(event.position().toPoint())
+        return self.item_at(event.position().toPoint())
+
+    def item_at(self, position) -> str | None:
+        """The box or open group's frame under a viewport position."""
+        point = self.mapToScene(position)
         layer = next((item for item in self.scene().items() if isinstance(item, NodeLayer)), None)
         hit = layer.item_at(point) if layer is not None else None
         if hit:
             return hit
-        frame = next((item for item in self.scene().items(point) if isinstance(item, FrameItem)), None)
-        return frame.item_id if frame is not None else None
+        frames = next((item for item in self.scene().items() if isinstance(item, FrameLayer)), None)
+        return frames.frame_at(point) if frames is not None else None
 
     def mousePressEvent(self, event) -> None:
         super().mousePressEvent(event)
@@ -301,14 +468,24 @@ class QtMinimap(QGraphicsView):
         super().__init__(scene)
         self.main = main
         self.setInteractive(False)
-        self.setFixedSize(QSize(220, 160))
+        self.setMinimumSize(QSize(160, 120))
+        self.setMaximumHeight(200)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         main.horizontalScrollBar().valueChanged.connect(self.viewport().update)
         main.verticalScrollBar().valueChanged.connect(self.viewport().update)
 
     def refit(self) -> None:
-        self.fitInView(self.scene().itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        """Always the whole graph: refitted after each layout and whenever the minimap's size changes."""
+        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.refit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.refit()
 
     def drawForeground(self, painter: QPainter, _rect: QRectF) -> None:
         visible = self.main.mapToScene(self.main.viewport().rect()).boundingRect()
@@ -332,6 +509,8 @@ class QtGraphView(QWidget):
         self.layer: NodeLayer | None = None
         self._request = 0
         self._pending_reveal: str | None = None
+        self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
+        self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
         self.stage = QComboBox()
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
@@ -366,24 +545,32 @@ class QtGraphView(QWidget):
         self.status = QLabel("")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
         self.status.setWordWrap(True)
-        self.legend = QLabel("")
-        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long legends never widen the window
-        side = QVBoxLayout()
-        for widget in (self.minimap, self.results, self.details):
+        self.view.describe = self.hover_text
+        self.legend = QListWidget()  # every colour of the overlay, full names; scrolls, never widens the window
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend_title = QLabel("")
+        self.legend_title.setWordWrap(True)
+        legend_box = QWidget()
+        legend_layout = QVBoxLayout(legend_box)
+        legend_layout.setContentsMargins(0, 0, 0, 0)
+        legend_layout.addWidget(self.legend_title)
+        legend_layout.addWidget(self.legend, 1)
+        self.results.setVisible(False)  # shown when a search has results
+        side = QSplitter(Qt.Orientation.Vertical)
+        for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
-        side_widget = QWidget()
-        side_widget.setLayout(side)
+        side.setStretchFactor(3, 3)
+        side.setSizes([170, 170, 120, 500])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
-        split.addWidget(side_widget)
-        split.setSizes([1000, 320])
+        split.addWidget(side)
+        split.setSizes([1000, 340])
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
         layout_.addLayout(bar)
         self.break_map = QtBreakMap(model)
         layout_.addWidget(self.break_map)
         layout_.addWidget(self.status)
-        layout_.addWidget(self.legend)
         layout_.addWidget(split, 1)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
@@ -412,14 +599,17 @@ class QtGraphView(QWidget):
         self.status.setText("Parsing and laying out…")
         self._request += 1
         request, unit = self._request, self.unit
-        stacks = _module_stacks(unit) if stage == "dynamo" else None
+        stacks = _module_stacks(unit)
 
         def prepare():
             graph = unit.graphs[stage].graph
-            root = build_groups(graph, node_paths(graph, stacks))
+            graphs = StageGraphs(unit)
+            paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through
+            gc.freeze()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
+            root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
             visible = visible_graph(graph, root, expanded)
-            return graph, root, expanded, visible, layout(graph, root, expanded, visible)
+            return graph, root, expanded, visible, layout(graph, root, expanded, visible), paths
 
         run_in_background(prepare, lambda result: self._show(result) if request == self._request else None,
                           lambda message, _tb: self.status.setText(f"Could not lay out: {message}"), self)
@@ -431,17 +621,18 @@ class QtGraphView(QWidget):
 
         def prepare():
             visible = visible_graph(graph, root, expanded)
-            return graph, root, expanded, visible, layout(graph, root, expanded, visible)
+            return graph, root, expanded, visible, layout(graph, root, expanded, visible), self._paths
 
         run_in_background(prepare, lambda result: self._show(result) if request == self._request else None,
                           lambda message, _tb: self.status.setText(f"Could not lay out: {message}"), self)
 
     def _show(self, prepared) -> None:
-        self.graph, self.root, self.expanded, self.visible, placed = prepared
+        self.graph, self.root, self.expanded, self.visible, placed = prepared[:5]
+        self._paths = prepared[5] if len(prepared) > 5 else {}
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
         nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
         unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
-        if self.graph.empty:
+        if not any(node.is_op for node in self.graph.nodes):
             self.status.setText("Empty graph: Dynamo captured no operations for this unit.")
         else:
             self.status.setText(f"{nodes} nodes, {len(self.visible.items)} items on screen ({folded} folded groups — "
@@ -469,23 +660,36 @@ class QtGraphView(QWidget):
             if node is not None and node.source:
                 self.model.show_location(node.source.file, node.source.line)
 
-    def _on_clicked(self, item_id: str) -> None:
-        if item_id.startswith(("group:", "open:")) or self.graph is None:
+    def select(self, item_id: str) -> None:
+        """Mark `item_id` selected and the boxes feeding it and fed by it as its neighbours."""
+        if self.layer is None or item_id not in self.layer.index or self.graph is None:
             return
+        members = self._members_of(item_id)
+        near = {self.visible.owner.get(other) for name in members for other in
+                [*(self.graph.node(name).inputs if self.graph.node(name) else []), *self.graph.users(name)]}
+        self.layer.selected = item_id
+        self.layer.neighbours = {item for item in near if item and item != item_id}
+        self.layer.update()
+
+    def _on_clicked(self, item_id: str) -> None:
+        if item_id.startswith("open:") or self.graph is None:
+            return
+        self.select(item_id)
         node = self.graph.node(item_id)
         if node is None:
             return
-        kernels = kernels_of_node(self.unit, node.name)
+        kernels = kernels_of_node(self.unit, node.name, self.stage.currentText())
         times = self.model.loaded.kernel_times if self.model.loaded else {}
-        source = (f"<a href='file://{_html(node.source.file)}#{node.source.line}'>{_html(Path(node.source.file).name)}:{node.source.line}</a>"
-                  f"<br><code>{_html(node.source.code)}</code>" if node.source else "no source recorded")
+        source = (f"<a href='file://{html_text(node.source.file)}#{node.source.line}'>{html_text(Path(node.source.file).name)}:{node.source.line}</a>"
+                  f"<br><code>{html_text(node.source.code)}</code>" if node.source else "no source recorded")
         kernel_text = ", ".join(f"{k.name} ({times[k.name].us_per_call:.1f} µs/call)" if k.name in times else k.name
                                 for k in kernels) or "—"
         self.details.setHtml(
-            f"<b>{_html(node.name)}</b> <i>{node.op}</i><br>target: <code>{_html(node.target)}</code><br>"
-            f"args: <code>{_html(node.args[:300])}</code><br>shape {node.shape} dtype {node.dtype} stride {node.stride}"
-            f"<br>inputs: {', '.join(node.inputs) or '—'}<br>users: {', '.join(self.graph.users(node.name)) or '—'}"
-            f"<br>source: {source}<br>kernel: {_html(kernel_text)}")
+            f"<b>{html_text(node.name)}</b> <i>{html_text(node.op)}</i><br>target: <code>{html_text(node.target)}</code><br>"
+            f"args: <code>{html_text(node.args[:300])}</code><br>shape {html_text(node.shape)} dtype {html_text(node.dtype)} "
+            f"stride {html_text(node.stride)}<br>inputs: {html_text(', '.join(node.inputs) or '—')}"
+            f"<br>users: {html_text(', '.join(self.graph.users(node.name)) or '—')}"
+            f"<br>source: {source}<br>kernel: {html_text(kernel_text)}")
 
     def reveal(self, name: str) -> None:
         """Open the groups holding `name`, then centre on it and select it."""
@@ -498,10 +702,41 @@ class QtGraphView(QWidget):
             self._relayout()
             return
         if self.layer is not None and name in self.layer.index:
-            self.layer.selected = name
-            self.layer.update()
             self.view.centerOn(self.layer.rect_of(name).center())
             self._on_clicked(name)
+
+    def _members_of(self, item_id: str) -> tuple[str, ...]:
+        """The graph nodes a visible item shows: a node itself, a folded group all nodes inside it."""
+        if not item_id.startswith(("group:", "open:")) or self.root is None:
+            return (item_id,)
+        group, key = self.root, item_id.split(":", 1)[1]
+        while group.key != key:
+            group = next((child for child in group.children.values() if key == child.key or key.startswith(child.key + "/")),
+                         None)
+            if group is None:
+                return ()
+        return group.members
+
+    def hover_text(self, item_id: str) -> str:
+        """What the box under the mouse is, in full: a node's name, op, target, shape and dtype, module,
+        source line and kernels; a group's path and size."""
+        if self.graph is None or self.visible is None:
+            return ""
+        if item_id.startswith(("group:", "open:")):
+            key = item_id.split(":", 1)[1]
+            size = len(self._members_of(item_id)) if item_id.startswith("group:") else None
+            action = "double-click to open" if size is not None else "double-click the frame to fold it"
+            return f"<b>{html_text(key)}</b><br>{size if size is not None else 'open'}{' nodes' if size is not None else ''} — {action}"
+        node = self.graph.node(item_id)
+        if node is None:
+            return ""
+        shape = f"{node.dtype or ''}[{', '.join(node.shape)}]" if node.shape is not None else (node.dtype or "—")
+        source = (f"{html_text(Path(node.source.file).name)}:{node.source.line} <code>{html_text(node.source.code.strip()[:120])}</code>"
+                  if node.source else "no source recorded")
+        module = "/".join(self._paths.get(node.name, ())) or "(top level)"
+        kernels = ", ".join(k.name for k in kernels_of_node(self.unit, node.name, self.stage.currentText())) or "—"
+        return (f"<b>{html_text(node.name)}</b><br>op: {node.op}<br>target: <code>{html_text(node.target)}</code><br>"
+                f"shape: {html_text(shape)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
 
     def run_search(self) -> list[str]:
         self.results.clear()
@@ -519,6 +754,7 @@ class QtGraphView(QWidget):
             if any(pattern.search(field) for field in fields):
                 hits.append(node.name)
                 self.results.addItem(f"{node.name}  {node.target}")
+        self.results.setVisible(bool(hits))
         self.status.setText(f"{len(hits)} node(s) match")
         if hits:
             self.reveal(hits[0])
@@ -558,41 +794,72 @@ class QtGraphView(QWidget):
         self._relayout()
 
     def _on_kernel_selected(self, unit, kernel) -> None:
-        if unit is not self.unit or self.graph is None:
+        if unit is not self.unit or self.graph is None or self.layer is None:
+            return
+        if not names_stage(kernel, self.stage.currentText()):
+            self.status.setText(f"{kernel.name}'s nodes are named in another stage's graph: choose "
+                                f"{'post_grad' if kernel.source_origin == 'provenance' else 'dynamo'} to see them")
             return
         owners = {self.visible.owner.get(name) for name in kernel.source_nodes if self.graph.node(name) is not None}
         self.layer.outline = {item: "#111111" for item in owners if item in self.layer.index}
         self.layer.update()
 
     # --- colour ---------------------------------------------------------------------------------
+    def overlay_colours(self) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
+        """The current overlay: node → its fill(s) (a node in several kernels gets one stripe per kernel),
+        and the legend as (colour, label, tooltip). Keys and their colours come from the whole graph, so a
+        node's colour never changes when groups fold or open."""
+        mode = self.overlay.currentText()
+        stage = self.stage.currentText()
+        by_node = kernels_by_node(self.unit, stage) if self.unit is not None else {}
+        nodes = self.graph.nodes
+        fills: dict[str, list[str]] = {}
+        legend: list[tuple[str, str, str]] = []
+        if mode == "kernel time":
+            times = self.model.loaded.kernel_times if self.model.loaded else {}
+            measured = {k.name: times[k.name].us_per_call for ks in by_node.values() for k in ks if k.name in times}
+            slowest = max(measured.values(), default=0.0) or 1.0
+            for node in nodes:
+                fills[node.name] = [_heat(measured[name] / slowest) if name in measured else UNMEASURED
+                                    for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] or [NO_KERNEL]
+            legend = [(_heat(step / 5), f"{slowest * step / 5:.1f} µs per call", "") for step in range(5, -1, -1)] \
+                if measured else []
+            legend += [(UNMEASURED, "kernel not in the profile", ""), (NO_KERNEL, "no kernel", "")]
+            return fills, legend
+        if mode == "fused kernel":
+            names = sorted({k.name for ks in by_node.values() for k in ks})
+            colour = {name: _colour(position) for position, name in enumerate(names)}
+            for node in nodes:
+                fills[node.name] = [colour[name] for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] \
+                    or [NO_KERNEL]
+            legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
+            return fills, legend
+        if mode == "op kind":
+            colour = {kind: fill for kind, fill, _pattern in OP_KINDS}
+            kinds = {node.name: op_kind(node) for node in nodes}
+            present = set(kinds.values())
+            return ({name: [colour[kind]] for name, kind in kinds.items()},
+                    [(fill, kind, "") for kind, fill, _pattern in OP_KINDS if kind in present])
+        keys = sorted({node.dtype or "none" for node in nodes})
+        colour = {key: _colour(position) for position, key in enumerate(keys)}
+        return {node.name: [colour[node.dtype or "none"]] for node in nodes}, [(colour[key], key, "") for key in keys]
+
     def _paint_overlay(self) -> None:
         if self.graph is None or self.layer is None:
             return
-        mode = self.overlay.currentText()
-        times = self.model.loaded.kernel_times if self.model.loaded else {}
-        kernel_of = {name: kernel for kernel in (self.unit.kernels if self.unit else []) for name in kernel.source_nodes}
-        keys: dict[str, str] = {}
-        slowest = max((t.us_per_call for t in times.values()), default=0.0) or 1.0
-        fills = []
-        for item_id, kind in zip(self.layer.ids, self.layer.kinds):
-            node = self.graph.node(item_id) if kind == "node" else None
-            if node is None:
-                fills.append("#8a8f98")
-                continue
-            kernel = kernel_of.get(item_id)
-            if mode == "kernel time":
-                share = times[kernel.name].us_per_call / slowest if kernel and kernel.name in times else None
-                fills.append(QColor.fromHsvF(0.0, min(1.0, share), 1.0).name() if share is not None else "#d0d4d9")
-                continue
-            key = {"dtype": node.dtype or "none", "fused kernel": kernel.name if kernel else "no kernel"}.get(mode, node.op)
-            keys.setdefault(key, "#d0d4d9" if key in ("no kernel", "none") else PALETTE[len(keys) % len(PALETTE)])
-            fills.append(keys[key])
-        self.layer.set_fills(fills)
-        if mode == "kernel time":
-            self.legend.setText("Colour: kernel time per call, white → red (slowest); grey: not measured")
-        else:
-            self.legend.setText("Colour by " + mode + ": " + ", ".join(
-                f"<span style='color:{colour}'>■</span> {_html(key[:48])}" for key, colour in list(keys.items())[:10]))
+        key = (id(self.graph), self.overlay.currentText(), self.model.loaded is not None)
+        if self._overlay is None or self._overlay[0] != key:  # a node's colours depend on the graph, not on folding
+            self._overlay = (key, self.overlay_colours())
+        fills, legend = self._overlay[1]
+        self.layer.set_fills([fills.get(item_id, [GROUP_FILL]) for item_id in self.layer.ids])
+        self.legend.clear()
+        for colour, label, tip in legend:
+            swatch = QPixmap(12, 12)
+            swatch.fill(QColor(colour))
+            entry = QListWidgetItem(QIcon(swatch), label)
+            entry.setToolTip(plain_tip(tip or label))
+            self.legend.addItem(entry)
+        self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
 
     def _mark_break_neighbours(self) -> None:
         """The last ops before a graph break (what the graph returns) and the first after it
@@ -657,12 +924,28 @@ class QtGraphView(QWidget):
         return written
 
 
+class StageGraphs(Mapping):
+    """A unit's graphs by stage, parsed only when asked for (grouping one stage links through two others)."""
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def __getitem__(self, stage: str):
+        return self.unit.graphs[stage].graph
+
+    def __iter__(self):
+        return iter(self.unit.graphs)
+
+    def __len__(self) -> int:
+        return len(self.unit.graphs)
+
+
 def fill_scene(scene: QGraphicsScene, visible, placed, edge_colour: QColor) -> NodeLayer:
     """Put a laid-out graph into `scene` (frames of open groups, edges, boxes); returns the box layer."""
     scene.clear()
-    for key, (x, y, w, h) in placed.frames.items():
-        scene.addItem(FrameItem(key, QRectF(x, y, w, h)))
-    scene.addItem(EdgeLayer(list(placed.edges.values()), edge_colour))
+    if placed.frames:
+        scene.addItem(FrameLayer(placed.frames))
+    scene.addItem(EdgeLayer(list(placed.edges.values()), [edge in placed.routed for edge in placed.edges], edge_colour))
     ids = list(placed.boxes)
     layer = NodeLayer(ids, [visible.items[i] for i in ids], [visible.labels[i] for i in ids],
                       [placed.boxes[i] for i in ids])
@@ -683,5 +966,36 @@ def _module_stacks(unit) -> dict[str, list[str]] | None:
     return {node["name"]: [entry[1] for entry in node.get("nn_module_stack") or []] for node in nodes}
 
 
-def _html(text) -> str:
-    return escape("" if text is None else str(text))
+def op_kind(node) -> str:
+    """What a node does, in the words of OP_KINDS (matmul, attention, normalisation, view …)."""
+    if node.op in ("placeholder", "get_attr"):
+        return "input / weight"
+    if node.op == "output":
+        return "output"
+    return _target_kind(node.target)
+
+
+@lru_cache(maxsize=4096)
+def _target_kind(target: str) -> str:
+    target = target.lower()
+    return next(kind for kind, _fill, pattern in OP_KINDS[2:] if pattern.search(target))
+
+
+@lru_cache(maxsize=1024)
+def _lighter(colour: str) -> str:
+    """A folded group's fill: its colour, lighter."""
+    return QColor(colour).lighter(150).name()
+
+
+def _colour(position: int) -> str:
+    """The palette, then evenly spread hues: enough distinct colours for every kernel of a unit."""
+    if position < len(PALETTE):
+        return PALETTE[position]
+    return QColor.fromHsvF(((position - len(PALETTE)) * 0.618034) % 1.0, 0.55, 0.85).name()
+
+
+def _heat(share: float) -> str:
+    """Kernel time colour: pale yellow (fast) → dark red (slowest)."""
+    share = min(1.0, max(0.0, share))
+    return QColor.fromHsvF(0.15 * (1 - share), 0.25 + 0.75 * share, 1.0 - 0.35 * share).name()
+
