@@ -49,3 +49,24 @@ def run_in_background(work: Callable[[], object], on_done: Callable[[object], No
     signals.failed.connect(on_failed)
     QThreadPool.globalInstance().start(_Task(work, signals))
     return signals
+
+
+class LatestRequest:
+    """Background work of which only the latest request's answer may be shown: a view that asks
+    again (another unit, stage or text) before a slower earlier answer arrives must not have that
+    earlier answer replace the newer one. Failures of superseded requests are dropped too."""
+
+    def __init__(self, parent: QObject):
+        self.parent = parent
+        self.latest = 0
+
+    def run(self, work: Callable[[], object], on_done: Callable[[object], None],
+            on_failed: Callable[[str, str], None]) -> None:
+        request = self.supersede()
+        run_in_background(work, lambda result: on_done(result) if request == self.latest else None,
+                          lambda message, tb: on_failed(message, tb) if request == self.latest else None, self.parent)
+
+    def supersede(self) -> int:
+        """Forget the answers still on their way (the view shows something else now)."""
+        self.latest += 1
+        return self.latest

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.model.fx_graph_text import FxGraph
-from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph, edges_by_owner
+from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph, edges_by_owner, visible_graph
 
 MAX_DOT_ITEMS = 400
 DOT_TIMEOUT_S = 20.0
@@ -252,3 +252,10 @@ def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
             left += w + 20
         width, top = max(width, left), top + row_height + 30
     return _Placed((width, top), placed, "layered", note)
+
+
+def lay_out_view(graph: FxGraph, root: Group, expanded: set[str]) -> tuple[VisibleGraph, Layout]:
+    """The one preparation every graph pane runs off the UI thread: what shows with `expanded` groups
+    open, and where it goes."""
+    visible = visible_graph(graph, root, expanded)
+    return visible, layout(graph, root, expanded, visible)

@@ -17,7 +17,7 @@ from inspector.gui.code_highlight import LazyHighlighter
 from inspector.core.analysis.kernel_index import kernel_nodes
 from inspector.core.model.session import CompileUnit
 from inspector.core.outputs.numbers import number
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.qt_plain_text import plain_tip
@@ -49,7 +49,7 @@ class QtCodeView(QWidget):
         self.unit: CompileUnit | None = None
         self.code = None  # the OutputCode on show, if the text is output code
         self.entries: list[tuple[str, object]] = []
-        self._request = 0  # the latest text asked for: a slower earlier answer must not replace it
+        self._texts = LatestRequest(self)  # the latest text asked for: a slower earlier answer must not replace it
         self.texts = QComboBox()
         self.texts.currentIndexChanged.connect(self._on_text_chosen)
         self.find = QLineEdit()
@@ -112,12 +112,9 @@ class QtCodeView(QWidget):
             self.editor.show_text("", None)
             return
         label, source = self.entries[index]
-        self._request += 1
-        request = self._request
         # reading the text (and splitting output code into kernels) happens off the UI thread
-        run_in_background(lambda: self._prepare(label, source),
-                          lambda prepared: self._show_code(prepared) if request == self._request else None,
-                          lambda message, _tb: self.editor.show_text(message, None), self)
+        self._texts.run(lambda: self._prepare(label, source), self._show_code,
+                        lambda message, _tb: self.editor.show_text(message, None))
 
     @staticmethod
     def _prepare(label: str, source):
@@ -180,7 +177,7 @@ class QtCodeView(QWidget):
             self.texts.blockSignals(True)
             self.texts.setCurrentIndex(index)
             self.texts.blockSignals(False)
-            self._request += 1
+            self._texts.supersede()
             self._show_code(self._prepare(self.texts.itemText(index), artifact))
         self.editor.go_to_line(kernel.start_line)
         row = self.code.kernels.index(kernel)

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.graphs.graph_diff import diff_graphs
-from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths, visible_graph
-from inspector.core.graphs.graph_layout import layout
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths
+from inspector.core.graphs.graph_layout import lay_out_view
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.model.session import Session
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.core.outputs.numbers import count, number, seconds
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 from inspector.gui.qt_plain_text import html_text as _e
@@ -44,8 +44,7 @@ def _pane_label(side: str) -> QLabel:
 def _prepare(graph):
     root = build_groups(graph, node_paths(graph))
     expanded = all_group_keys(root)  # every group open: a diff is about nodes
-    visible = visible_graph(graph, root, expanded)
-    return visible, layout(graph, root, expanded, visible)
+    return lay_out_view(graph, root, expanded)
 
 
 class QtDiffView(QWidget):
@@ -55,7 +54,7 @@ class QtDiffView(QWidget):
         self.b: Session | None = None
         self.diff = None
         self.layers = [None, None]
-        self._request = 0
+        self._diffs = LatestRequest(self)
         self.unit = QComboBox()
         self.unit.currentIndexChanged.connect(lambda _: self._compare())
         self.stage = QComboBox()
@@ -177,12 +176,9 @@ class QtDiffView(QWidget):
         if not stage:
             self.summary.setText(f"{ua.compile_id}: no graph stage recorded in both runs")
             return
-        self._request += 1
-        request = self._request
         graph_a, graph_b = ua.graphs[stage].graph, ub.graphs[stage].graph
-        run_in_background(lambda: (graph_a, graph_b, diff_graphs(graph_a, graph_b), _prepare(graph_a), _prepare(graph_b)),
-                          lambda result: self._show(result) if request == self._request else None,
-                          lambda message, _tb: self.summary.setText(f"Could not diff: {message}"), self)
+        self._diffs.run(lambda: (graph_a, graph_b, diff_graphs(graph_a, graph_b), _prepare(graph_a), _prepare(graph_b)),
+                        self._show, lambda message, _tb: self.summary.setText(f"Could not diff: {message}"))
 
     def _show(self, result) -> None:
         graph_a, graph_b, self.diff, prepared_a, prepared_b = result

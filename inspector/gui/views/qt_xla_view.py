@@ -13,12 +13,12 @@ from PySide6.QtWidgets import (
 from PySide6.QtCore import Qt
 
 from inspector.core.analysis.fusion_compare import compare_fusion
-from inspector.core.graphs.graph_hierarchy import build_groups, visible_graph
-from inspector.core.graphs.graph_layout import layout
+from inspector.core.graphs.graph_hierarchy import build_groups
+from inspector.core.graphs.graph_layout import lay_out_view
 from inspector.core.graphs.hlo_graph import hlo_graph
 from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
 from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 
@@ -34,7 +34,7 @@ class QtXlaView(QWidget):
         self.comparison: dict | None = None
         self.graph = self.root = self.layer = None
         self.expanded: set[str] = set()
-        self._request = self._compare_request = 0  # only the latest layout and comparison are shown
+        self._layouts, self._comparisons = LatestRequest(self), LatestRequest(self)  # only the latest are shown
         self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
                              "(File ▸ Open Folder or Log…).")
         self.header.setWordWrap(True)
@@ -124,11 +124,9 @@ class QtXlaView(QWidget):
                                        if module is not None else "")
             self.families.setRowCount(0)
             return
-        self._compare_request += 1
-        request, source = self._compare_request, str(self.dump.source)
-        run_in_background(lambda: compare_fusion(loaded.session, module, source),
-                          lambda result: self.set_comparison(result) if request == self._compare_request else None,
-                          lambda message, _tb: self.compare_label.setText(f"Could not compare: {message}"), self)
+        source = str(self.dump.source)
+        self._comparisons.run(lambda: compare_fusion(loaded.session, module, source), self.set_comparison,
+                              lambda message, _tb: self.compare_label.setText(f"Could not compare: {message}"))
 
     def set_comparison(self, result: dict) -> None:
         self.comparison = result
@@ -153,17 +151,14 @@ class QtXlaView(QWidget):
             self.graph_status.setText("No HLO for this stage in the dump.")
             return
         self.graph_status.setText("Laying out…")
-        self._request += 1
-        request, expanded = self._request, set(self.expanded)
+        expanded = set(self.expanded)
 
         def prepare():
             graph, paths = hlo_graph(hlo)
             root = build_groups(graph, paths)
-            visible = visible_graph(graph, root, expanded)
-            return graph, root, expanded, visible, layout(graph, root, expanded, visible)
+            return graph, root, expanded, *lay_out_view(graph, root, expanded)
 
-        run_in_background(prepare, lambda result: self._draw(result) if request == self._request else None,
-                          lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"), self)
+        self._layouts.run(prepare, self._draw, lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"))
 
     def _draw(self, prepared) -> None:
         self.graph, self.root, self.expanded, visible, placed = prepared
