@@ -43,7 +43,7 @@ import json, resource, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.analysis.problems import find_problems
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.cached_summary import session_summary
 start, cpu = time.perf_counter(), time.process_time()  # modules are loaded already in the app: time the open
 log = Path({log!r})
@@ -52,11 +52,12 @@ session = build_trace_session([log], log, verify_md5=what != "first_view")
 facts = dict(units=len(session.units), breaks=len(session.breaks))
 if what == "first_view":
     statuses = [unit.status for unit in session.units]
-    problems = find_problems(session)
+    analysis = SessionAnalysis(session)  # the navigator, the problems and the verdict's headline
+    problems, headline = analysis.problems, analysis.headline()
     facts.update(kernels=sum(len(unit.kernels) for unit in session.units), problems=len(problems))
 else:
     summary = session_summary(session)
-    problems = find_problems(session)
+    problems = SessionAnalysis(session).problems
     facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
                  stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
