@@ -93,7 +93,7 @@ def _amdahl_source(gap: float | None, t_eager: float | None) -> str:
 def _runs_note(results: dict, key: str) -> str:
     entry = results.get(key) or {}
     threads = results.get("threads")
-    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry else ""
+    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry and "max_s" in entry else ""
     return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
 
 
