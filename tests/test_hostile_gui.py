@@ -87,3 +87,13 @@ def test_markup_in_a_break_reason_shows_as_text(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=30_000)
     assert link in diff.run.toPlainText()  # rendered as markup it would read "click"
     assert not diff.run.openLinks()
+
+
+def test_opening_another_session_removes_the_previous_bundle_folder(qtbot, window, tmp_path):
+    from inspector.core.readers.session_bundle import save_bundle
+
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    folder = open_and_wait(qtbot, window, bundle).session.extracted_to
+    assert folder.is_dir()
+    open_and_wait(qtbot, window, BUNDLED)
+    assert not folder.exists()

@@ -324,3 +324,23 @@ def test_malformed_zips_are_refused_with_a_message_and_leave_nothing(tmp_path, n
 def test_bundle_into_a_missing_folder_says_so(tmp_path):
     done = cli("bundle", BUNDLED, "-o", tmp_path / "missing" / "dir" / "x")
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_a_closed_bundle_session_leaves_no_extracted_folder(tmp_path):
+    from inspector.core.readers.session_loader import close_session
+
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    session = open_session(bundle)
+    folder = session.extracted_to
+    assert folder is not None and (folder / "manifest.json").is_file()
+    close_session(session)
+    assert not folder.exists()
+
+
+def test_a_bundle_the_cli_opened_is_removed_when_it_exits(tmp_path):
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    work = tmp_path / "tmp"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(bundle)], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(work)))
+    assert done.returncode == 0 and not any(work.iterdir())

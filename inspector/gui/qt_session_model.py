@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.model.session import CompileUnit, Session
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import close_session, open_session
 from inspector.core.outputs.summary import summarize
 
 
@@ -57,6 +57,8 @@ class QtSessionModel(QObject):
         self.kernel = None
 
     def set_loaded(self, loaded: LoadedSession) -> None:
+        if self.loaded is not None and self.loaded.session is not loaded.session:
+            close_session(self.loaded.session)  # a bundle's extracted folder goes with it
         self.loaded = loaded
         self.unit = None
         self.sigLoaded.emit(loaded)

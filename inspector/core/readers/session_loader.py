@@ -12,7 +12,7 @@ from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, Graph
 from inspector.core.model.compile_id import CompileId
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.safe_files import MAX_JSON_BYTES, UnsafeFile, check_regular, open_regular, read_json, read_text
-from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
+from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
 
 _GLOG_LINE = re.compile(rb"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] \{")
@@ -46,8 +46,13 @@ def open_session(path: str | Path) -> Session:
     if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
         path = path.parent
     if path.is_file() and path.suffix == BUNDLE_SUFFIX:
-        session = open_session(extract_bundle(path))
-        session.source = path
+        folder = extract_bundle(path)
+        try:
+            session = open_session(folder)
+        except BaseException:
+            remove_extracted(folder)
+            raise
+        session.source, session.extracted_to = path, folder
         return session
     if path.is_file():
         if not looks_like_trace_log(path):
@@ -68,6 +73,13 @@ def open_session(path: str | Path) -> Session:
     refused = "; ".join(skipped.examples.get("unsafe_file", []))
     raise NotCompileOutput(f"{path} holds no torch.compile output{f' (left out: {refused})' if refused else ''}. "
                            f"Expected {EXPECTED}.")
+
+
+def close_session(session: Session) -> None:
+    """Let go of what opening `session` made: the folder a bundle was extracted into."""
+    if session.extracted_to is not None:
+        remove_extracted(session.extracted_to)
+        session.extracted_to = None
 
 
 def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:
