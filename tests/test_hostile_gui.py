@@ -97,3 +97,16 @@ def test_opening_another_session_removes_the_previous_bundle_folder(qtbot, windo
     assert folder.is_dir()
     open_and_wait(qtbot, window, BUNDLED)
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("graph", ["[" * 100_000 + "]" * 100_000, '{"nodes": 5}', '{"nodes": [[1], {"name": []}]}',
+                                   '{"nodes": [{"name": "x", "nn_module_stack": [5]}]}'])
+def test_broken_structured_graphs_leave_the_graph_tab_working(qtbot, window, session, graph):
+    for file in (session / "graphs").glob("*.json"):
+        file.write_text(graph)
+    loaded = open_and_wait(qtbot, window, session)
+    view = window.views["Graph"]
+    window.tabs.setCurrentWidget(view)
+    for unit in loaded.session.units:
+        window.model.select_unit(unit)
+        qtbot.waitUntil(lambda: view.status.text() != "Parsing and laying out…", timeout=30_000)
