@@ -10,6 +10,7 @@ an output."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -76,10 +77,14 @@ def _fix_md5(record: Record) -> None:
         record.envelope = json.dumps(envelope)
 
 
+def _hostile(rng: random.Random):
+    return copy.deepcopy(rng.choice(HOSTILE_VALUES))  # a fresh copy: later mutations must not share it
+
+
 def _replace_somewhere(document, rng: random.Random):
     """`document` with one value at a random path replaced by a hostile one (or a key renamed)."""
     if not isinstance(document, (dict, list)) or not document:
-        return rng.choice(HOSTILE_VALUES)
+        return _hostile(rng)
     keys = list(document.keys()) if isinstance(document, dict) else list(range(len(document)))
     key = rng.choice(keys)
     if rng.random() < 0.5 and isinstance(document[key], (dict, list)) and document[key]:
@@ -88,7 +93,7 @@ def _replace_somewhere(document, rng: random.Random):
         document[rng.choice(["chromium_event", "artifact", "dynamo_start", "compilation_metrics", "str",
                              "dynamo_output_graph", "inductor_output_code", key + "_x"])] = document.pop(key)
     else:
-        document[key] = rng.choice(HOSTILE_VALUES)
+        document[key] = _hostile(rng)
     return document
 
 
