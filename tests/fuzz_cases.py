@@ -16,6 +16,7 @@ import json
 import os
 import random
 import shutil
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,7 +234,8 @@ def bundle_case(seed: int, folder: Path, secret: Path) -> Path:
     folder.mkdir(parents=True)
     session = session_case(seed, folder / "session", secret) if rng.random() < 0.5 else BUNDLED
     bundle = folder / "case.tcinspect"
-    with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with warnings.catch_warnings(), zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        warnings.simplefilter("ignore")  # duplicate names are part of the point
         for file in sorted(session.rglob("*")):
             if _plain(file):
                 name = file.relative_to(session).as_posix()

@@ -344,3 +344,11 @@ def test_a_bundle_the_cli_opened_is_removed_when_it_exits(tmp_path):
     done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(bundle)], capture_output=True, text=True,
                           timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(work)))
     assert done.returncode == 0 and not any(work.iterdir())
+
+
+def test_a_mismatch_with_nan_errors_is_still_reported(session):
+    _edit_json(session / "results.json", lambda r: {**r, "allclose": False, "correctness": [
+        {"inputs": "example", "outputs": 1, "max_abs_error": float("nan"), "max_rel_error": float("inf"), "allclose": False}]})
+    done = cli("summary", session)
+    assert "MISMATCH, max abs error nan" in done.stdout
+    json.loads(cli("summary", "--json", session).stdout, parse_constant=_no_constants)
