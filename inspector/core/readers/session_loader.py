@@ -56,7 +56,7 @@ def open_session(path: str | Path) -> Session:
         return session
     if path.is_file():
         if not looks_like_trace_log(path):
-            raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "
+            raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: none of its first lines looks like "
                                    f"'V1202 11:01:22.649000 12469 file.py:123] {{...}}'. Expected {EXPECTED}.")
         return build_trace_session([path], path)
     if (path / MANIFEST).is_file():
