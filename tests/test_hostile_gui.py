@@ -89,3 +89,26 @@ def test_markup_in_a_break_reason_shows_as_text(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=30_000)
     assert link in diff.run.toPlainText()  # rendered as markup it would read "click"
     assert not diff.run.openLinks()
+
+
+def test_opening_another_session_removes_the_previous_bundle_folder(qtbot, window, tmp_path):
+    from inspector.core.readers.session_bundle import save_bundle
+
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    folder = open_and_wait(qtbot, window, bundle).session.extracted_to
+    assert folder.is_dir()
+    open_and_wait(qtbot, window, BUNDLED)
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("graph", ["[" * 100_000 + "]" * 100_000, '{"nodes": 5}', '{"nodes": [[1], {"name": []}]}',
+                                   '{"nodes": [{"name": "x", "nn_module_stack": [5]}]}'])
+def test_broken_structured_graphs_leave_the_graph_tab_working(qtbot, window, session, graph):
+    for file in (session / "graphs").glob("*.json"):
+        file.write_text(graph)
+    loaded = open_and_wait(qtbot, window, session)
+    view = window.views["Graph"]
+    window.tabs.setCurrentWidget(view)
+    for unit in loaded.session.units:
+        window.model.select_unit(unit)
+        qtbot.waitUntil(lambda: view.status.text() != "Parsing and laying out…", timeout=30_000)

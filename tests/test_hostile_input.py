@@ -185,15 +185,15 @@ def test_unknown_results_fields_nested_deep_are_left_out(session):
 
 # --- 7, 12: numbers and arguments -------------------------------------------------------------
 
-def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path):
+@pytest.mark.parametrize("name", ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs/dedicated_log_torch_trace_rank_0.log"])
+def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path, corpus, name):
     from inspector.core.outputs.summary import render_text, summarize
 
-    data = LOG.read_bytes()
-    for index in range(1, 60):
+    data = (corpus / name).read_bytes()  # cut at 1/60 and 10/60 of their length, both divided by zero
+    for index in range(1, 60, 3):
         cut = tmp_path / f"dedicated_log_torch_trace_{index}.log"
         cut.write_bytes(data[: len(data) * index // 60])
-        render_text(summarize(open_session(cut)))
-        cut.unlink()
+        assert "Compile time" in render_text(summarize(open_session(cut)))
 
 
 def test_a_zero_stage_time_renders_without_dividing_by_zero():
@@ -326,3 +326,31 @@ def test_malformed_zips_are_refused_with_a_message_and_leave_nothing(tmp_path, n
 def test_bundle_into_a_missing_folder_says_so(tmp_path):
     done = cli("bundle", BUNDLED, "-o", tmp_path / "missing" / "dir" / "x")
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_a_closed_bundle_session_leaves_no_extracted_folder(tmp_path):
+    from inspector.core.readers.session_loader import close_session
+
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    session = open_session(bundle)
+    folder = session.extracted_to
+    assert folder is not None and (folder / "manifest.json").is_file()
+    close_session(session)
+    assert not folder.exists()
+
+
+def test_a_bundle_the_cli_opened_is_removed_when_it_exits(tmp_path):
+    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
+    work = tmp_path / "tmp"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(bundle)], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(work)))
+    assert done.returncode == 0 and not any(work.iterdir())
+
+
+def test_a_mismatch_with_nan_errors_is_still_reported(session):
+    _edit_json(session / "results.json", lambda r: {**r, "allclose": False, "correctness": [
+        {"inputs": "example", "outputs": 1, "max_abs_error": float("nan"), "max_rel_error": float("inf"), "allclose": False}]})
+    done = cli("summary", session)
+    assert "MISMATCH, max abs error nan" in done.stdout
+    json.loads(cli("summary", "--json", session).stdout, parse_constant=_no_constants)

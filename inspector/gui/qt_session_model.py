@@ -16,7 +16,7 @@ from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import close_session, open_session
 
 
 class LoadedSession:
@@ -96,6 +96,8 @@ class QtSessionModel(QObject):
         self.kernel = None
 
     def set_loaded(self, loaded: LoadedSession) -> None:
+        if self.loaded is not None and self.loaded.session is not loaded.session:
+            close_session(self.loaded.session)  # a bundle's extracted folder goes with it
         self.loaded = loaded
         self.unit = None
         self.sigLoaded.emit(loaded)

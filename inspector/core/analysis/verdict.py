@@ -112,7 +112,7 @@ def _median_of(results: dict, key: str) -> str:
 def _runs_note(results: dict, key: str) -> str:
     entry = results.get(key) or {}
     threads = results.get("threads")
-    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry else ""
+    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry and "max_s" in entry else ""
     timing = results.get("timing") or {}
     if timing.get("rounds"):
         calls = sum(row.get(f"{key}_calls") or 0 for row in timing["rounds"])

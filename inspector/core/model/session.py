@@ -268,6 +268,7 @@ class Session:
     global_artifacts: list[TextArtifact] = field(default_factory=list)
     manifest: dict | None = None
     results: dict | None = None
+    extracted_to: Path | None = None  # the private folder a bundle was extracted into, removed on close
 
     @property
     def units(self) -> list[CompileUnit]:

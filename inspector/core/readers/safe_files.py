@@ -33,6 +33,8 @@ def is_inside(path: str | os.PathLike, root: str | os.PathLike) -> bool:
 def check_regular(path: str | os.PathLike, root: str | os.PathLike | None = None) -> os.stat_result:
     """The stat of `path` if a reader may open it; raises `UnsafeFile` (or the OSError of a missing
     file) otherwise. `stat` never blocks, even on a FIFO, so this is safe to call on anything."""
+    if "\0" in os.fspath(path):
+        raise UnsafeFile(f"{os.fspath(path)!r}: a name with a NUL byte (not read)")
     if root is not None and not is_inside(path, root):
         raise UnsafeFile(f"{path}: a link to a file outside the opened folder (not read)")
     info = os.stat(path)
@@ -96,6 +98,8 @@ def read_source(file: str, folder: Path | None) -> tuple[str | None, str | None]
     Python file outside the system's pseudo-file trees."""
     if not file:
         return None, None
+    if "\0" in file:
+        return None, f"{file!r}\n\nNot shown: a name with a NUL byte."
     path = Path(file)
     if not path.is_absolute():
         if folder is None:

@@ -13,6 +13,8 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from inspector.core.readers.safe_files import open_regular
+
 BUNDLE_SUFFIX = ".tcinspect"
 MAX_ENTRIES = 100_000
 MAX_TOTAL_BYTES = 4 << 30  # uncompressed, all entries together
@@ -109,17 +111,26 @@ def extract_bundle(bundle: str | Path, parent: str | Path | None = None) -> Path
     fails, by `remove_extracted` when the session is closed, and at the latest when the process exits."""
     bundle = Path(bundle)
     try:
-        archive = zipfile.ZipFile(bundle)
-    except (zipfile.BadZipFile, ValueError, EOFError) as error:
-        raise UnsafeBundle(f"{bundle} is not a session bundle (not a zip file: {error})") from None
+        handle = open_regular(bundle)  # a FIFO named like a bundle would block the zip reader
+    except OSError as error:
+        raise UnsafeBundle(f"refused: {error}") from None
+    with handle:
+        try:
+            archive = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, ValueError, EOFError) as error:
+            raise UnsafeBundle(f"{bundle} is not a session bundle (not a zip file: {error})") from None
+        with archive:
+            return _extract(archive, bundle, os.fstat(handle.fileno()).st_size, parent)
+
+
+def _extract(archive: zipfile.ZipFile, bundle: Path, size: int, parent: str | Path | None) -> Path:
     if parent is not None:
         Path(parent).mkdir(parents=True, exist_ok=True)
     target = Path(tempfile.mkdtemp(prefix=f"tcinspect-{bundle.stem[:40]}-", dir=parent))
     _extracted.append(target)
     try:
-        with archive:
-            check_bundle(archive, bundle.stat().st_size)
-            _write_entries(archive, target)
+        check_bundle(archive, size)
+        _write_entries(archive, target)
     except UnsafeBundle:
         remove_extracted(target)
         raise

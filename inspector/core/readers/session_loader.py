@@ -13,7 +13,7 @@ from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, Graph
 from inspector.core.model.compile_id import CompileId
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.safe_files import MAX_JSON_BYTES, UnsafeFile, check_regular, open_regular, read_json, read_text
-from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle
+from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
 from inspector.core.readers.xla_dump import looks_like_xla_dump
@@ -50,14 +50,19 @@ def open_session(path: str | Path, progress: Callable[[int, int], None] | None =
     if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
         path = path.parent
     if path.is_file() and path.suffix == BUNDLE_SUFFIX:
-        session = open_session(extract_bundle(path), progress)
-        session.source = path
+        folder = extract_bundle(path)
+        try:
+            session = open_session(folder, progress)
+        except BaseException:
+            remove_extracted(folder)
+            raise
+        session.source, session.extracted_to = path, folder
         return session
     if path.is_file():
         if path.stat().st_size == 0 and not path.name.startswith(TRACE_LOG_PREFIX):
             raise NotCompileOutput(f"{path} is empty. Expected {EXPECTED}.")  # a named log opens empty, counted
         if not looks_like_trace_log(path):
-            raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: its first line should look like "
+            raise NotCompileOutput(f"{path} is not a TORCH_TRACE log: none of its first lines looks like "
                                    f"'V1202 11:01:22.649000 12469 file.py:123] {{...}}'. Expected {EXPECTED}.")
         return build_trace_session([path], path, progress=progress)
     if (path / MANIFEST).is_file():
@@ -77,6 +82,13 @@ def open_session(path: str | Path, progress: Callable[[int, int], None] | None =
     refused = "; ".join(skipped.examples.get("unsafe_file", []))
     raise NotCompileOutput(f"{path} holds no torch.compile output{f' (left out: {refused})' if refused else ''}. "
                            f"Expected {EXPECTED}.")
+
+
+def close_session(session: Session) -> None:
+    """Let go of what opening `session` made: the folder a bundle was extracted into."""
+    if session.extracted_to is not None:
+        remove_extracted(session.extracted_to)
+        session.extracted_to = None
 
 
 def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:

@@ -43,6 +43,7 @@ class Nullable:
 
 MAX_DEPTH = 32  # fields this version does not know are kept, but not nested deeper than this
 NUMBER = "number"  # a finite int or float, not a bool
+ANY_NUMBER = "any number"  # also inf or NaN: an output error of a run whose outputs held NaN is still a mismatch
 ANY = "any"
 
 _TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")} | {"n": int},
@@ -69,7 +70,7 @@ RESULTS = Obj({
     "t_first_call_s": Nullable(NUMBER), "t_compile_s": Nullable(NUMBER), "t_eager_s": Nullable(NUMBER),
     "t_execute_s": Nullable(NUMBER), "speedup": Nullable(NUMBER), "break_even_calls": Nullable(NUMBER),
     "compile_phases_s": MapOf(NUMBER),
-    "correctness": ListOf(Obj({"inputs": str, "allclose": bool, "max_abs_error": NUMBER, "max_rel_error": NUMBER,
+    "correctness": ListOf(Obj({"inputs": str, "allclose": bool, "max_abs_error": ANY_NUMBER, "max_rel_error": ANY_NUMBER,
                                "outputs": int}, required=("inputs", "allclose", "max_abs_error", "max_rel_error"))),
     "allclose": Nullable(bool),
     "profile": MapOf(_PROFILE),
@@ -100,10 +101,10 @@ def _clean(value: Any, shape: Any, where: str, problems: ReadProblems) -> Any:
         if _deeper_than(value, MAX_DEPTH):
             raise _Invalid(f"nested more than {MAX_DEPTH} levels")
         return value
-    if shape is NUMBER:
+    if shape in (NUMBER, ANY_NUMBER):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _Invalid(f"{_kind(value)}, expected a number")
-        if not math.isfinite(value):
+        if shape is NUMBER and not math.isfinite(value):
             raise _Invalid(f"{value}, expected a finite number")
         return value
     if isinstance(shape, type):

@@ -6,7 +6,6 @@ graph break outlined; export to SVG and PNG."""
 from __future__ import annotations
 
 import gc
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_nod
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap
+from inspector.core.readers import json_codec
 from inspector.gui.qt_plain_text import html_text, plain_tip
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
@@ -959,11 +959,11 @@ def _module_stacks(unit) -> dict[str, list[str]] | None:
     recorded = next((a for a in unit.artifacts if a.name == "structured_graph"), None)
     if recorded is None:
         return None
-    try:
-        nodes = json.loads(recorded.text)["nodes"]
-    except (ValueError, KeyError, TypeError):
+    try:  # a session may come from anyone: any shape of JSON, at any depth, falls back to no stacks
+        nodes = json_codec.loads(recorded.text)["nodes"]
+        return {node["name"]: [entry[1] for entry in node.get("nn_module_stack") or []] for node in nodes}
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None
-    return {node["name"]: [entry[1] for entry in node.get("nn_module_stack") or []] for node in nodes}
 
 
 def op_kind(node) -> str:
