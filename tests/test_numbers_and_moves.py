@@ -9,7 +9,7 @@ from inspector.core.analysis.run_diff import diff_breaks
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Rank, Session, SourceLocation
-from inspector.core.outputs.numbers import count, number, quantity, seconds
+from inspector.core.numbers import count, number, quantity, seconds
 
 
 def test_times_pick_a_unit_and_never_an_exponent():

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.outputs.html_report import render_report
-from inspector.core.outputs.numbers import count, seconds
+from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import run_in_background

@@ -9,6 +9,7 @@ from inspector.core.analysis.figures import BreakSite, FusionStats, break_sites,
 from inspector.core.analysis.profile_ops import profile_check, profile_ops
 from inspector.core.analysis.speedup import Speedup, break_even_calls, estimate
 from inspector.core.model.session import Session
+from inspector.core.numbers import seconds
 
 AMORTISE_CALLS = 1000
 
@@ -112,11 +113,11 @@ def _median_of(results: dict, key: str) -> str:
 def _runs_note(results: dict, key: str) -> str:
     entry = results.get(key) or {}
     threads = results.get("threads")
-    spread = f", spread {entry['min_s']:.3g}–{entry['max_s']:.3g} s" if "min_s" in entry and "max_s" in entry else ""
+    spread = f", spread {seconds(entry['min_s'])}–{seconds(entry['max_s'])}" if "min_s" in entry and "max_s" in entry else ""
     timing = results.get("timing") or {}
     if timing.get("rounds"):
         calls = sum(row.get(f"{key}_calls") or 0 for row in timing["rounds"])
-        return (f"{len(timing['rounds'])} rounds of ~{timing.get('round_budget_s', 0):.3g} s ({calls} calls), "
+        return (f"{len(timing['rounds'])} rounds of ~{seconds(timing.get('round_budget_s', 0))} ({calls:,} calls), "
                 f"interleaved with the other{spread}, {threads} thread(s)")
     return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
 

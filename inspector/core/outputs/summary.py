@@ -9,7 +9,7 @@ from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
-from inspector.core.outputs.numbers import count, quantity
+from inspector.core.numbers import count, quantity
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 2  # 2: `speedup` (interval, three-state verdict, machine), `run.profile_check`

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.core.analysis.kernel_index import kernel_nodes
 from inspector.core.model.session import CompileUnit
-from inspector.core.outputs.numbers import number
+from inspector.core.numbers import number
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetIte
 
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.verdict import Figure
-from inspector.core.outputs.numbers import quantity, seconds as fmt_seconds
+from inspector.core.numbers import quantity, seconds as fmt_seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 

@@ -20,7 +20,7 @@ from inspector.core.graphs.graph_layout import lay_out_view
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import LatestRequest, run_in_background
-from inspector.core.outputs.numbers import count, number, seconds
+from inspector.core.numbers import count, number, seconds
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 from inspector.gui.qt_plain_text import html_text as _e
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QToolTip, QWidget
 
 from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
-from inspector.core.outputs.numbers import number
+from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 TOP_N = 15

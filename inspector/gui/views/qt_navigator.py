@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
-from inspector.core.outputs.numbers import count, seconds
+from inspector.core.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_status_icons import status_icon
 from inspector.gui.qt_plain_text import plain_tip

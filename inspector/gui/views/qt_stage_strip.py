@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.core.model.pipeline import PIPELINE
-from inspector.core.outputs.numbers import count, seconds
+from inspector.core.numbers import count, seconds
 from inspector.core.readers.stage_progress import StageProgress
 from inspector.gui.qt_capture_controller import QtCaptureController
 

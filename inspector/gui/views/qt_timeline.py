@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.model.pipeline import PIPELINE
 from inspector.core.analysis.timeline import Timeline, build_timeline, chrome_trace
-from inspector.core.outputs.numbers import seconds
+from inspector.core.numbers import seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
