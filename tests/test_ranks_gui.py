@@ -7,6 +7,7 @@ any exception in a slot."""
 from __future__ import annotations
 
 import re
+import shutil
 import traceback
 from pathlib import Path
 
@@ -92,6 +93,30 @@ def test_problems_name_their_rank_and_filter_by_rank(qtbot, window, multi_rank):
 
     choose(qtbot, combo, "all ranks")
     assert not any(item.isHidden() for item in rows(problems))
+
+
+def test_a_break_site_on_several_ranks_is_one_row_that_jumps_to_the_rank_shown(qtbot, window, no_slot_errors, tmp_path):
+    for rank in (0, 1):  # the same program on two ranks: every break site is hit on both
+        shutil.copy(BUNDLED / "trace" / "dedicated_log_torch_trace_example.log",
+                    tmp_path / f"dedicated_log_torch_trace_rank_{rank}.log")
+    open_and_wait(qtbot, window, tmp_path)
+    problems = window.views["Problems"]
+    window.dock("Problems").raise_()
+    breaks = [item for item in rows(problems) if item.text(0).startswith("Graph break")]
+    assert len(breaks) == 2 and all(item.text(RANK_COLUMN) == "0–1" for item in breaks)
+    assert all(item.toolTip(RANK_COLUMN) == "on ranks 0–1" for item in breaks)
+    choose(qtbot, problems.rank_filter, "rank 1")
+    shown = [item for item in rows(problems) if not item.isHidden()]
+    assert [item for item in shown if item.text(0).startswith("Graph break")] == breaks
+    assert all(item.text(RANK_COLUMN) == "1" for item in shown if item.text(0).startswith("Recompile"))
+    window.model.select_unit(None)
+    click_item(problems, breaks[0])
+    qtbot.waitUntil(lambda: window.model.unit is not None, timeout=3000)
+    assert (window.model.unit.rank, str(window.model.unit.compile_id)) == (1, "[0/0]")  # rank 1's unit, not rank 0's
+    break_map = window.views["Graph"].break_map  # and the break map now shows rank 1, with its breaks
+    assert break_map.row_label(0) == "rank 1 · compile 0"
+    assert {part.unit.rank for row in break_map.rows for part in row if hasattr(part, "unit")} == {1}
+    assert sum(1 for part in break_map.rows[0] if hasattr(part, "brk")) == 2
 
 
 def test_a_single_process_run_has_no_rank_column_or_filter(qtbot, window, no_slot_errors):
