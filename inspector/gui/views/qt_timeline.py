@@ -28,6 +28,7 @@ STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "co
 COLOUR_KEYS = list(STEP_COLOURS)
 LABEL_MIN_PX = 70
 MAX_LABELS = 400
+LABELLED_RANKS = 64
 
 
 def merged_rects(x0, x1, rows, min_width: float, px_per_row: float):
@@ -208,7 +209,8 @@ class QtTimeline(QWidget):
         self.plot.setXRange(0, max(timeline.end_s, 1e-3), padding=0.01)
 
     def _mark_ranks(self, timeline: Timeline) -> None:
-        """A labelled rule above each rank's lane group (a single-process run has none)."""
+        """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks (past that the lane
+        labels name the rank, and a label per rank costs more than the bars); none for a single process."""
         self.rank_lines = []
         groups = timeline.rank_groups()
         many = len(groups) > 1
@@ -217,11 +219,11 @@ class QtTimeline(QWidget):
         if not many:
             return
         colour = self.palette().text().color()
+        pen = pg.mkPen(colour, width=1)
         for rank, first, _lanes in groups:
-            label = f"rank {rank}" if rank is not None else "unnumbered"
-            line = pg.InfiniteLine(pos=first * timeline.depth, angle=0, movable=False, pen=pg.mkPen(colour, width=1),
-                                   label=label, labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)],
-                                                           "color": colour})
+            label = (f"rank {rank}" if rank is not None else "unnumbered") if len(groups) <= LABELLED_RANKS else None
+            line = pg.InfiniteLine(pos=first * timeline.depth, angle=0, movable=False, pen=pen, label=label,
+                                   labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)], "color": colour})
             self.plot.addItem(line)
             self.rank_lines.append(line)
 
