@@ -106,23 +106,22 @@ class QtProblems(QTreeWidget):
         self.rank_filter.blockSignals(True)
         self.rank_filter.clear()
         self.rank_filter.addItem(ALL_RANKS, None)
-        for rank in ranks if many else []:
-            self.rank_filter.addItem(f"rank {rank}" if rank is not None else "unnumbered", rank)
+        for rank in dict.fromkeys(rank for rank in ranks if rank is not None) if many else ():
+            self.rank_filter.addItem(f"rank {rank}", rank)
         self.rank_filter.setCurrentIndex(0)
         self.rank_filter.blockSignals(False)
 
-    def shown_rank(self) -> tuple[bool, int | None]:
-        """(True, N) while the list shows rank N only; (False, None) for all ranks."""
-        index = self.rank_filter.currentIndex()
-        return (index > 0, self.rank_filter.itemData(index) if index > 0 else None)
+    def shown_rank(self) -> int | None:
+        """The rank whose problems the list shows (None: every rank's)."""
+        return self.rank_filter.currentData()
 
     def _on_rank_chosen(self, _index: int) -> None:
         """Hide the rows of other ranks; a problem of the whole run (no rank) shows under all ranks only."""
-        filtered, rank = self.shown_rank()
+        rank = self.shown_rank()
         for row in range(self.topLevelItemCount()):
             item = self.topLevelItem(row)
             problem = item.data(0, PROBLEM_ROLE)
-            item.setHidden(filtered and (problem is None or rank not in problem.ranks))
+            item.setHidden(rank is not None and (problem is None or rank not in problem.ranks))
 
     def _add(self, problem: Problem) -> None:
         where = f"{Path(problem.file).name}:{problem.line}" if problem.file else ""
@@ -152,8 +151,8 @@ class QtProblems(QTreeWidget):
         problem = item.data(0, PROBLEM_ROLE)
         if problem is None:
             return
-        filtered, rank = self.shown_rank()
-        if filtered and rank in problem.ranks:  # a break site on several ranks: its unit on the rank shown
+        rank = self.shown_rank()
+        if rank is not None and rank in problem.ranks:  # a break site on several ranks: its unit on the rank shown
             self.model.select_compile_id(unit or problem.unit_on(rank), rank)
         else:
             self.model.select_compile_id(unit or problem.unit_on(problem.rank), problem.rank)
