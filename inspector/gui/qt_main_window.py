@@ -93,7 +93,8 @@ class QtMainWindow(QMainWindow):
         self.add_dock("Session", QtNavigator(self.model, self.capture), Qt.DockWidgetArea.LeftDockWidgetArea)
         self.stage_strip = QtStageStrip(self.capture)
         self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea, self._scrolling(self.stage_strip))
-        self.add_dock("Problems", QtProblems(self.model), Qt.DockWidgetArea.BottomDockWidgetArea)
+        problems = QtProblems(self.model)
+        self.add_dock("Problems", problems, Qt.DockWidgetArea.BottomDockWidgetArea, problems.panel)
         self.add_dock("Log", QtLogPane(self.capture), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.dock("Problems"), self.dock("Log"))
         for name in ("Problems", "Log"):  # their tabs name them: no title bar above as well

@@ -1,6 +1,7 @@
 """The break map: the whole run as compiled regions and the eager gaps between them, in program
 order, one row per compilation (the first compile of every frame, then the recompiles). A region is
-sized by its run time when a profile measured it, else by its compile time."""
+sized by its run time when a profile measured it, else by its compile time. A distributed run has a
+map per rank: every rank runs the same program, so rows of several ranks side by side would mix runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import COMPILED_REGION
-from inspector.core.model.session import CompileUnit, GraphBreak, Session
+from inspector.core.model.session import CompileUnit, GraphBreak, Rank, Session
 
 _REGION = re.compile(rf"^{COMPILED_REGION}: (?P<id>\d+/\d+)")
 
@@ -39,10 +40,11 @@ def region_run_times(session: Session) -> dict[str, float]:
     return times
 
 
-def break_map(session: Session) -> list[list[Region | Gap]]:
+def break_map(session: Session, rank: Rank | None = None) -> list[list[Region | Gap]]:
+    """The rows of `rank` (one of `session.ranks`), or of every rank when none is given."""
     run_times = region_run_times(session)
     rows: dict[tuple, list[CompileUnit]] = {}
-    for unit in session.units:
+    for unit in rank.units if rank is not None else session.units:
         rows.setdefault((unit.rank, unit.compile_id.autograd, unit.compile_id.compile), []).append(unit)
     result = []
     for key in sorted(rows, key=lambda k: (k[0] or 0, k[1] or -1, k[2])):

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from inspector.core.analysis.recompile_groups import STANCE
 from inspector.core.model.compile_id import CompileId
-from inspector.core.model.session import Session
 
 if TYPE_CHECKING:
     from inspector.core.analysis.session_analysis import SessionAnalysis
@@ -30,6 +29,18 @@ class Problem:
     count: int = 1
     reference: str = ""  # torch's registry entry for a break type: GB id, explanation, hints, link
     units: tuple[tuple[str, CompileId], ...] = ()  # a recompile group's recompiles: (what changed, unit)
+    per_rank: tuple[tuple[int | None, CompileId], ...] = ()  # a break site seen on several ranks: each with its first unit
+
+    @property
+    def ranks(self) -> tuple[int | None, ...]:
+        """The ranks it occurs on; empty for a problem of the whole run (a slow call, a failed capture)."""
+        if self.per_rank:
+            return tuple(rank for rank, _ in self.per_rank)
+        return (self.rank,) if self.rank is not None else ()
+
+    def unit_on(self, rank: int | None) -> CompileId | None:
+        """Where to jump on `rank`: its own unit for a break site seen on several ranks."""
+        return next((compile_id for other, compile_id in self.per_rank if other == rank), self.compile_id)
 
 
 def find_problems(analysis: SessionAnalysis) -> list[Problem]:
@@ -37,8 +48,12 @@ def find_problems(analysis: SessionAnalysis) -> list[Problem]:
     recompile limit and the measured slowness are facts of it)."""
     session = analysis.session
     problems: list[Problem] = []
+    rank_of = {id(brk): unit.rank for unit in session.units for brk in unit.breaks}
     for site, match in analysis.site_types:
         first = site.breaks[0]
+        per_rank: dict[int | None, CompileId] = {}
+        for brk in site.breaks:
+            per_rank.setdefault(rank_of.get(id(brk)), brk.compile_id.without_attempt())
         location = first.location
         hint = f"\nHint: {site.hints[0]}" if site.hints else ""
         code = f"\n{site.code}" if site.code else ""
@@ -46,8 +61,9 @@ def find_problems(analysis: SessionAnalysis) -> list[Problem]:
         problems.append(Problem(
             "graph_break", "warning", f"Graph break ×{site.count}: {gb}{site.reason}",
             f"{site.location}{code}\n{first.explanation}{hint}".strip(),
-            first.compile_id.without_attempt(), _rank(session, first.compile_id), location.file if location else None,
-            location.line if location else None, site.count, match.text if match else ""))
+            first.compile_id.without_attempt(), rank_of.get(id(first)), location.file if location else None,
+            location.line if location else None, site.count, match.text if match else "",
+            per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))
     limit = analysis.recompile_limit
     for group in analysis.recompile_groups:
         first = group.units[0]
@@ -80,13 +96,6 @@ def find_problems(analysis: SessionAnalysis) -> list[Problem]:
 def _changed(unit) -> str:
     guards = unit.recompile.failed_guards if unit.recompile else []
     return f"{unit.compile_id}: {guards[0].plain if guards else 'reason not recorded'}"
-
-
-def _rank(session: Session, compile_id: CompileId) -> int | None:
-    for unit in session.units:
-        if unit.compile_id.unit_key == compile_id.unit_key:
-            return unit.rank
-    return None
 
 
 def _run_problems(analysis: SessionAnalysis) -> list[Problem]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.timeline import rank_clocks
 from inspector.core.model.session import Session
 from inspector.core.outputs.plain_text import show_controls
 from inspector.core.outputs.summary import summarize
@@ -101,39 +102,44 @@ def _speedup_paragraph(summary: dict) -> str:
 
 
 def timeline_svg(session: Session) -> str:
-    """Compile stages per unit as a Gantt chart: one lane group per unit, nesting as depth."""
+    """Compile stages per unit as a Gantt chart: one lane group per unit, nesting as depth. In a
+    distributed run each rank's lanes count from that rank's first compile event, as in the app."""
+    clocks = rank_clocks(session)
+    many_ranks = len(session.ranks) > 1
     rows = []
     for unit in session.units:
+        lane = (f"rank {unit.rank} " if many_ranks else "") + str(unit.compile_id)
         for root in unit.spans:
             stack = [(root, 0)]
             while stack:
                 span, depth = stack.pop()
                 if depth < TIMELINE_DEPTH:
-                    rows.append((str(unit.compile_id), span, depth))
+                    rows.append((lane, unit.rank, span, depth))
                     stack.extend((child, depth + 1) for child in span.children)
     if not rows:
         return "<p class='muted'>No compile-stage events in this session.</p>"
-    start = min(span.start_us for _, span, _ in rows)
-    end = max(span.end_us or span.start_us for _, span, _ in rows)
-    scale = (TIMELINE_WIDTH - 120) / max(1.0, end - start)
-    lanes = {uid: index for index, uid in enumerate(dict.fromkeys(uid for uid, _, _ in rows))}
+    longest = max(last - origin for origin, last in clocks.values())
+    scale = (TIMELINE_WIDTH - 120) / max(1.0, longest)
+    lanes = {uid: index for index, uid in enumerate(dict.fromkeys(uid for uid, _, _, _ in rows))}
     height = len(lanes) * LANE_HEIGHT * TIMELINE_DEPTH + 20
     shapes = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{TIMELINE_WIDTH}' height='{height}' "
               f"font-family='sans-serif' font-size='10'>"]
     for uid, lane in lanes.items():
         shapes.append(f"<text x='2' y='{lane * LANE_HEIGHT * TIMELINE_DEPTH + 12}'>{_e(uid)}</text>")
-    for uid, span, depth in rows:
-        x = 120 + (span.start_us - start) * scale
-        width = max(1.0, ((span.end_us or end) - span.start_us) * scale)
+    for uid, rank, span, depth in rows:
+        origin, last = clocks[rank]
+        x = 120 + (span.start_us - origin) * scale
+        width = max(1.0, ((span.end_us or last) - span.start_us) * scale)
         y = lanes[uid] * LANE_HEIGHT * TIMELINE_DEPTH + depth * LANE_HEIGHT
         colour = PALETTE[depth % len(PALETTE)]
-        tip = f"{span.name}: {span.duration_us(end) / 1e6:.3f} s" + (" (never ended)" if span.is_open else "")
+        tip = f"{span.name}: {span.duration_us(last) / 1e6:.3f} s" + (" (never ended)" if span.is_open else "")
         shapes.append(f"<rect x='{x:.1f}' y='{y}' width='{width:.1f}' height='{LANE_HEIGHT - 2}' fill='{colour}'>"
                       f"<title>{_e(tip)}</title></rect>")
         if width > 60:
             shapes.append(f"<text x='{x + 3:.1f}' y='{y + 12}' fill='white'>{_e(span.name[: int(width / 6)])}</text>")
-    shapes.append(f"<text x='120' y='{height - 4}' class='muted'>0 s</text>"
-                  f"<text x='{TIMELINE_WIDTH - 60}' y='{height - 4}'>{(end - start) / 1e6:.2f} s</text></svg>")
+    zero = "0 s (each rank from its first compile event)" if many_ranks else "0 s"
+    shapes.append(f"<text x='120' y='{height - 4}' class='muted'>{zero}</text>"
+                  f"<text x='{TIMELINE_WIDTH - 60}' y='{height - 4}'>{longest / 1e6:.2f} s</text></svg>")
     return "".join(shapes)
 
 

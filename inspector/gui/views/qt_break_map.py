@@ -1,6 +1,7 @@
 """Break map: every compiled region of the run in program order, one row per compilation, with the
 graph breaks between them as red gaps (reason, hint and file:line on hover); click a region to
-select its compile unit."""
+select its compile unit. In a distributed run it shows the rank of the selected unit, named in each
+row's label."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.core.analysis.break_map import Gap, Region, break_map
+from inspector.core.model.session import Rank
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
 ROW_H, GAP_W, LABEL_W = 22, 14, 78
+SHOWN_ROWS = 4
 
 
 class QtBreakMap(QWidget):
@@ -20,33 +23,66 @@ class QtBreakMap(QWidget):
         super().__init__()
         self.model = model
         self.rows: list[list[Region | Gap]] = []
+        self.rank: Rank | None = None  # the rank shown (None: a single-process run, all of it)
         self.hit_boxes: list[tuple[QRectF, Region | Gap]] = []
         self.setMouseTracking(True)
         model.sigLoaded.connect(self._on_loaded)
-        model.sigUnitSelected.connect(lambda _unit: self.update())
+        model.sigUnitSelected.connect(self._on_unit_selected)
 
     def sizeHint(self) -> QSize:
-        return QSize(800, ROW_H * max(1, min(4, len(self.rows))) + 6)
+        return QSize(800, ROW_H * max(1, min(SHOWN_ROWS, len(self.rows))) + 6)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        self.rows = break_map(loaded.session)
-        self.setFixedHeight(ROW_H * max(1, min(4, len(self.rows))) + 6)
+        self.rank = None
+        self._show(None)
+
+    def _on_unit_selected(self, unit) -> None:
+        """Another rank's unit brings that rank's map."""
+        loaded = self.model.loaded
+        if loaded is not None and len(loaded.session.ranks) > 1 and unit is not None:
+            rank = next((rank for rank in loaded.session.ranks if any(u is unit for u in rank.units)), None)
+            if rank is not self.rank:
+                self._show(rank)
         self.update()
+
+    def _show(self, rank: Rank | None) -> None:
+        loaded = self.model.loaded
+        self.rank = rank
+        if loaded is None:
+            self.rows = []
+        elif len(loaded.session.ranks) > 1:
+            self.rank = rank or loaded.session.ranks[0]
+            self.rows = break_map(loaded.session, self.rank)
+        else:
+            self.rows = break_map(loaded.session)
+        self.setFixedHeight(ROW_H * max(1, min(SHOWN_ROWS, len(self.rows))) + 6)
+        self.update()
+
+    def row_label(self, index: int) -> str:
+        return (f"{self.rank.label} · " if self.rank is not None else "") + f"compile {index}"
+
+    def shown_rows(self) -> list[int]:
+        """The rows drawn: the first few, moved on so the selected unit's row is among them."""
+        selected = next((index for index, row in enumerate(self.rows)
+                         if any(isinstance(part, Region) and part.unit is self.model.unit for part in row)), 0)
+        first = max(0, selected - SHOWN_ROWS + 1)
+        return list(range(first, min(len(self.rows), first + SHOWN_ROWS)))
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         self.hit_boxes = []
-        width = self.width() - LABEL_W - 4
-        for index, row in enumerate(self.rows[:4]):
-            y = index * ROW_H + 3
+        label_w = max(LABEL_W, painter.fontMetrics().horizontalAdvance(self.row_label(len(self.rows))) + 8)
+        width = self.width() - label_w - 4
+        for place, index in enumerate(self.shown_rows()):
+            row = self.rows[index]
+            y = place * ROW_H + 3
             painter.setPen(self.palette().text().color())
-            painter.drawText(QRectF(0, y, LABEL_W, ROW_H), Qt.AlignmentFlag.AlignVCenter,
-                             f"compile {index}")
+            painter.drawText(QRectF(0, y, label_w, ROW_H), Qt.AlignmentFlag.AlignVCenter, self.row_label(index))
             regions = [part for part in row if isinstance(part, Region)]
             total = sum(region.seconds or 0 for region in regions) or 1.0
             gaps = sum(1 for part in row if isinstance(part, Gap))
             scale = max(1.0, width - gaps * GAP_W) / total
-            x = LABEL_W
+            x = label_w
             for part in row:
                 if isinstance(part, Gap):
                     rect = QRectF(x, y + 2, GAP_W - 2, ROW_H - 4)

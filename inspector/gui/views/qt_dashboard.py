@@ -3,9 +3,12 @@ from; a figure without data says so instead of showing 0."""
 
 from __future__ import annotations
 
+import statistics
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from inspector.core.analysis.ranks import RankReport, rank_ranges
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.verdict import Figure
 from inspector.core.numbers import quantity, seconds as fmt_seconds
@@ -29,6 +32,9 @@ class QtDashboard(QWidget):
         self.source = QLabel("")
         self.source.setTextFormat(Qt.TextFormat.PlainText)  # paths and stage names from the log
         self.source.setWordWrap(True)
+        self.ranks = QLabel("")  # a distributed run: the figures are of all ranks; the compile-time spread
+        self.ranks.setWordWrap(True)
+        self.ranks.setTextFormat(Qt.TextFormat.PlainText)
         self.timing = QLabel("")  # the speedup verdict with its interval, the machine and the profile check
         self.timing.setWordWrap(True)
         self.timing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -43,6 +49,7 @@ class QtDashboard(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.source)
+        layout.addWidget(self.ranks)
         layout.addWidget(self.timing)
         layout.addWidget(self.table)
         self.slowness = QLabel("")  # where a compiled call's time goes, from the profile
@@ -64,6 +71,8 @@ class QtDashboard(QWidget):
                            for name, seconds in list(timing["self_s"].items())[:4]) if traced else ""
         self.source.setText(where + (f"\nWhere the compile time went: {stages}" if stages else ""))
         self._show_timing(analysis)
+        self.ranks.setText(rank_line(analysis.ranks))
+        self.ranks.setVisible(len(analysis.ranks.figures) > 1)
         figures = analysis.verdict
         self.table.setRowCount(len(figures))
         for row, figure in enumerate(figures):
@@ -85,6 +94,25 @@ class QtDashboard(QWidget):
         self.timing.setText("\n".join(lines))
         self.timing.setStyleSheet("color: #b42318;" if doubtful else "")
         self.timing.setVisible(bool(lines))
+
+
+def rank_line(report: RankReport) -> str:
+    """The figures below are sums over the ranks; then how compile time spreads over them."""
+    count = len(report.figures)
+    if count < 2:
+        return ""
+    text = f"{count} ranks: the figures below are all ranks together."
+    timed = sorted((f.compile_time_s, f.rank) for f in report.figures if f.compile_time_s is not None)
+    if timed:
+        middle = statistics.median(seconds for seconds, _ in timed)
+        (low, low_rank), (high, high_rank) = timed[0], timed[-1]
+        recorded = f" ({len(timed)} of {count} ranks recorded one)" if len(timed) < count else ""
+        text += (f" Compile time per rank{recorded}: min {fmt_seconds(low)} (rank {low_rank}), median {fmt_seconds(middle)}, "
+                 f"max {fmt_seconds(high)} (rank {high_rank})")
+        stragglers = report.stragglers()
+        text += f"; straggler: rank{'s' if len(stragglers) > 1 else ''} {rank_ranges(stragglers)}." if stragglers \
+            else "; no straggler."
+    return text
 
 
 def slowness_line(data: dict) -> str:

@@ -1,7 +1,8 @@
 """Problems pane: breaks (one row per site, with torch's GB id and count), recompiles (one row per
 cause, expandable to each recompile), silent fallbacks, wrong results, slow compiled code. Each kind
 has its own icon; long reasons are elided with the full text, GB explanation and link in the tooltip.
-Activating a row selects its compile unit and shows its source line."""
+Activating a row selects its compile unit and shows its source line. A distributed run adds a Rank
+column and a filter (all ranks / one rank) above the list."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap, Qt
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.ranks import rank_ranges
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.views.qt_status_icons import COLOURS
@@ -23,6 +25,8 @@ UNIT_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_LETTERS = {"graph_break": "B", "recompile": "R", "fallback": "E", "failed": "!", "mismatch": "≠",
                 "slower": "S", "unreadable": "?"}
 DETAIL_LINES = 12
+RANK_COLUMN = 4
+ALL_RANKS = "all ranks"
 
 
 @lru_cache(maxsize=None)
@@ -56,16 +60,35 @@ def tooltip_text(problem: Problem) -> str:
 
 
 class QtProblems(QTreeWidget):
+    """The list itself; `panel` is the pane as docked, with the rank filter above the list."""
+
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
-        self.setHeaderLabels(["Problem", "Count", "Where", "Unit"])
+        self.setHeaderLabels(["Problem", "Count", "Where", "Unit", "Rank"])
         self.setColumnWidth(0, 560)
         self.setColumnWidth(1, 50)
         self.setColumnWidth(2, 260)
+        self.setColumnHidden(RANK_COLUMN, True)
         self.setWordWrap(False)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setUniformRowHeights(True)
+        self.rank_filter = QComboBox()
+        self.rank_filter.setToolTip("Show the problems of every rank or of one rank only")
+        self.rank_filter.currentIndexChanged.connect(self._on_rank_chosen)
+        self.rank_bar = QWidget()
+        bar = QHBoxLayout(self.rank_bar)
+        bar.setContentsMargins(4, 2, 4, 0)
+        bar.addWidget(QLabel("Rank:"))
+        bar.addWidget(self.rank_filter)
+        bar.addStretch(1)
+        self.rank_bar.hide()
+        self.panel = QWidget()
+        layout = QVBoxLayout(self.panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.rank_bar)
+        layout.addWidget(self)
         model.sigLoaded.connect(self._on_loaded)
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)
@@ -76,18 +99,43 @@ class QtProblems(QTreeWidget):
             self._add(problem)
         if not loaded.problems:
             QTreeWidgetItem(self, ["No problems: one graph per frame, no recompiles, nothing fell back."])
+        ranks = [rank.rank for rank in loaded.session.ranks]
+        many = len(ranks) > 1
+        self.setColumnHidden(RANK_COLUMN, not many)
+        self.rank_bar.setVisible(many)
+        self.rank_filter.blockSignals(True)
+        self.rank_filter.clear()
+        self.rank_filter.addItem(ALL_RANKS, None)
+        for rank in dict.fromkeys(rank for rank in ranks if rank is not None) if many else ():
+            self.rank_filter.addItem(f"rank {rank}", rank)
+        self.rank_filter.setCurrentIndex(0)
+        self.rank_filter.blockSignals(False)
+
+    def shown_rank(self) -> int | None:
+        """The rank whose problems the list shows (None: every rank's)."""
+        return self.rank_filter.currentData()
+
+    def _on_rank_chosen(self, _index: int) -> None:
+        """Hide the rows of other ranks; a problem of the whole run (no rank) shows under all ranks only."""
+        rank = self.shown_rank()
+        for row in range(self.topLevelItemCount()):
+            item = self.topLevelItem(row)
+            problem = item.data(0, PROBLEM_ROLE)
+            item.setHidden(rank is not None and (problem is None or rank not in problem.ranks))
 
     def _add(self, problem: Problem) -> None:
         where = f"{Path(problem.file).name}:{problem.line}" if problem.file else ""
         count = str(problem.count) if problem.kind in ("graph_break", "recompile") else ""
-        item = QTreeWidgetItem(self, [problem.title, count, where, str(problem.compile_id or "")])
+        ranks = rank_ranges(problem.ranks)
+        item = QTreeWidgetItem(self, [problem.title, count, where, str(problem.compile_id or ""), ranks])
+        item.setToolTip(RANK_COLUMN, f"on rank{'s' if len(problem.ranks) > 1 else ''} {ranks}" if ranks else "the whole run")
         item.setIcon(0, kind_icon(problem.kind, problem.severity))
         tip = tooltip_text(problem)
         item.setToolTip(0, plain_tip(tip))
         item.setToolTip(2, plain_tip(f"{problem.file}:{problem.line}" if problem.file else ""))
         item.setData(0, PROBLEM_ROLE, problem)
         for label, compile_id in problem.units:  # one child per recompile of a group: activating selects it
-            child = QTreeWidgetItem(item, [label, "", where, str(compile_id)])
+            child = QTreeWidgetItem(item, [label, "", where, str(compile_id), ranks])
             child.setData(0, UNIT_ROLE, compile_id)
             child.setToolTip(0, plain_tip(label))
         for line in [*problem.detail.split("\n"), *problem.reference.split("\n")][:DETAIL_LINES]:
@@ -103,6 +151,10 @@ class QtProblems(QTreeWidget):
         problem = item.data(0, PROBLEM_ROLE)
         if problem is None:
             return
-        self.model.select_compile_id(unit or problem.compile_id, problem.rank)
+        rank = self.shown_rank()
+        if rank is not None and rank in problem.ranks:  # a break site on several ranks: its unit on the rank shown
+            self.model.select_compile_id(unit or problem.unit_on(rank), rank)
+        else:
+            self.model.select_compile_id(unit or problem.unit_on(problem.rank), problem.rank)
         self.model.show_location(problem.file, problem.line)
 

@@ -1,7 +1,8 @@
 """Compile timeline (pyqtgraph): a Gantt of compile stages, one lane per compile unit with nested
 stages as rows, coloured by pipeline step; zoom and pan on the time axis, hover details, markers for
 cache hits and other instants, stages that never ended outlined in red; the own time per stage across
-the run beside it; export as a Perfetto / Chrome trace."""
+the run beside it; export as a Perfetto / Chrome trace. A distributed run shows one lane group per
+rank, each from its own start, with a toggle to one shared wall clock."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -27,6 +28,7 @@ STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "co
 COLOUR_KEYS = list(STEP_COLOURS)
 LABEL_MIN_PX = 70
 MAX_LABELS = 400
+LABELLED_RANKS = 64
 
 
 def merged_rects(x0, x1, rows, min_width: float, px_per_row: float):
@@ -144,6 +146,12 @@ class QtTimeline(QWidget):
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.totals.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.wall_clock = QCheckBox("Shared wall clock")
+        self.wall_clock.setToolTip("Off: each rank's lanes start at its own first compile event.\n"
+                                   "On: all ranks on one clock, from the first event of any rank.")
+        self.wall_clock.hide()
+        self.wall_clock.toggled.connect(self._on_clock_toggled)
+        self.rank_lines: list[pg.InfiniteLine] = []
         export = QPushButton("Export Perfetto / Chrome trace…")
         export.clicked.connect(self.ask_export)
         legend = QHBoxLayout()
@@ -153,6 +161,7 @@ class QtTimeline(QWidget):
             chip.setStyleSheet(f"background:{STEP_COLOURS[step]}; color:white; border:none; padding:2px 6px")
             legend.addWidget(chip)
         legend.addStretch(1)
+        legend.addWidget(self.wall_clock)
         legend.addWidget(export)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
@@ -167,6 +176,10 @@ class QtTimeline(QWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.lane_units = [unit for unit in loaded.session.units if unit.spans]
+        self.wall_clock.blockSignals(True)
+        self.wall_clock.setChecked(False)
+        self.wall_clock.blockSignals(False)
+        self.wall_clock.setVisible(len(loaded.session.ranks) > 1)
         self.show_timeline(build_timeline(loaded.session))
         self._on_unit_selected(self.model.unit)
         self_s = loaded.analysis.compile_time["self_s"]
@@ -191,8 +204,34 @@ class QtTimeline(QWidget):
         self.selection.hide()
         axis = self.plot.getAxis("left")
         axis.setTicks([[(lane * timeline.depth + 0.5, label) for lane, label in enumerate(timeline.lanes)]])
+        self._mark_ranks(timeline)
         self.plot.setYRange(0, max(1, len(timeline.lanes) * timeline.depth), padding=0.02)
         self.plot.setXRange(0, max(timeline.end_s, 1e-3), padding=0.01)
+
+    def _mark_ranks(self, timeline: Timeline) -> None:
+        """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks (past that the lane
+        labels name the rank, and a label per rank costs more than the bars); none for a single process."""
+        self.rank_lines = []
+        groups = timeline.rank_groups()
+        many = len(groups) > 1
+        self.plot.setLabel("bottom", "time since each rank's first compile event" if many and not timeline.wall_clock
+                           else "time since the first compile event", units="s")
+        if not many:
+            return
+        colour = self.palette().text().color()
+        pen = pg.mkPen(colour, width=1)
+        for rank, first, _lanes in groups:
+            label = (f"rank {rank}" if rank is not None else "unnumbered") if len(groups) <= LABELLED_RANKS else None
+            line = pg.InfiniteLine(pos=first * timeline.depth, angle=0, movable=False, pen=pen, label=label,
+                                   labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)], "color": colour})
+            self.plot.addItem(line)
+            self.rank_lines.append(line)
+
+    def _on_clock_toggled(self, shared: bool) -> None:
+        loaded = self.model.loaded
+        if loaded is not None:
+            self.show_timeline(build_timeline(loaded.session, wall_clock=shared))
+            self._on_unit_selected(self.model.unit)
 
     def _on_hover(self, event) -> None:
         if self.gantt is None:
@@ -204,7 +243,9 @@ class QtTimeline(QWidget):
             QToolTip.hideText()
             return
         bar = self.timeline.bars[index]
-        text = (f"{bar.name}  [{bar.compile_id}]\n{seconds(bar.end_s - bar.start_s)}  ({bar.step or 'other'}), "
+        rank = self.timeline.lane_ranks[bar.lane] if len(self.timeline.rank_groups()) > 1 else None
+        text = (f"{bar.name}  {bar.compile_id}" + (f" rank {rank}" if rank is not None else "") + "\n"
+                f"{seconds(bar.end_s - bar.start_s)}  ({bar.step or 'other'}), "
                 f"from {seconds(bar.start_s)}"
                 + ("\nnever ended: the run stopped inside this stage" if bar.is_open else "")
                 + "\nclick: select this compile unit")
