@@ -6,49 +6,22 @@ column and a filter (all ranks / one rank) above the list."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import rank_ranges
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
-from inspector.gui.views.qt_status_icons import COLOURS
+from inspector.gui.views.qt_status_icons import kind_icon
 
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole
 UNIT_ROLE = Qt.ItemDataRole.UserRole + 1
-# One letter per kind, on the severity's colour: a break and a recompile never look alike.
-KIND_LETTERS = {"graph_break": "B", "recompile": "R", "fallback": "E", "failed": "!", "mismatch": "≠",
-                "slower": "S", "unreadable": "?"}
 DETAIL_LINES = 12
 RANK_COLUMN = 4
 ALL_RANKS = "all ranks"
-
-
-@lru_cache(maxsize=None)
-def kind_icon(kind: str, severity: str) -> QIcon:
-    pixmap = QPixmap(16, 16)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor(COLOURS.get(severity, "#8a8f98")))
-    painter.setPen(Qt.PenStyle.NoPen)
-    if kind == "recompile":
-        painter.drawEllipse(QRectF(1, 1, 14, 14))
-    else:
-        painter.drawRoundedRect(QRectF(1, 1, 14, 14), 3, 3)
-    font = QFont()
-    font.setPixelSize(11)
-    font.setBold(True)
-    painter.setFont(font)
-    painter.setPen(QColor("white"))
-    painter.drawText(QRectF(0, 0, 16, 16), Qt.AlignmentFlag.AlignCenter, KIND_LETTERS.get(kind, "•"))
-    painter.end()
-    return QIcon(pixmap)
 
 
 def tooltip_text(problem: Problem) -> str:
