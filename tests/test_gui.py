@@ -55,7 +55,7 @@ def test_activating_a_break_selects_its_unit_and_shows_the_source_line(qtbot, wi
     assert str(window.model.unit.compile_id) == "[0/0]"
     source = window.views["Source"]
     assert window.tabs.currentWidget() is source
-    assert source.textCursor().blockNumber() + 1 == 19
+    qtbot.waitUntil(lambda: source.textCursor().blockNumber() + 1 == 19, timeout=10_000)  # read off the UI thread
     assert "if h.sum() > 0" in source.textCursor().block().text()
     assert source.marker_lines() == {19: "graph_break", 21: "graph_break", 17: "restart"}
 

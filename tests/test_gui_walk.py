@@ -184,7 +184,8 @@ def test_empty_modes_tab_guides_and_source_elsewhere_is_a_message(qtbot, window,
     assert modes.pages.currentWidget() is modes.guidance and "Compare Modes" in modes.guidance.text()
     source = window.views["Source"]
     source.show_location("/nowhere/model.py", 3)
-    assert source.toPlainText() == "" and "not on this machine" in source.placeholderText()
+    qtbot.waitUntil(lambda: "not on this machine" in source.placeholderText(), timeout=10_000)
+    assert source.toPlainText() == ""
 
 
 def test_stage_strip_hides_when_idle_and_shows_every_unit_while_running(qtbot, window, no_slot_errors):

@@ -44,6 +44,7 @@ def test_the_source_view_does_not_show_files_the_session_names_from_outside(qtbo
     open_and_wait(qtbot, window, session)
     window.model.show_location(script, 1)  # as the loaded session, or a link in a pane, asks
     view = window.views["Source"]
+    qtbot.waitUntil(lambda: script in view.placeholderText() or script in view.toPlainText(), timeout=10_000)
     shown = view.toPlainText() + view.placeholderText()
     assert "root:" not in shown and "PATH=" not in shown and "\0" not in shown
     assert view.toPlainText() == ""  # a message, not code
@@ -55,7 +56,7 @@ def test_the_source_view_shows_a_script_inside_the_session_folder(qtbot, window,
     _set_script(session, "model.py")
     open_and_wait(qtbot, window, session)
     window.model.show_location("model.py", 1)
-    assert window.views["Source"].toPlainText() == "print('the model')\n"
+    qtbot.waitUntil(lambda: window.views["Source"].toPlainText() == "print('the model')\n", timeout=10_000)
 
 
 def test_wrong_typed_fields_and_infinite_times_still_open_every_tab(qtbot, window, session):

@@ -1,4 +1,6 @@
-"""Source view: the user's script with graph-break and recompile markers in the gutter."""
+"""Source view: the user's script with graph-break and recompile markers in the gutter. A session
+names the file, so it is read through the safe-read layer (bounded, regular files only) and off the
+UI thread: whatever a session names, the window never waits on it."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from pathlib import Path
 
 from inspector.core.readers.safe_files import is_readable_file, read_source
 from inspector.gui.code_highlight import LazyHighlighter
+from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 
@@ -19,6 +22,8 @@ class QtSourceView(QtCodeEditor):
         self.path: str | None = None
         self.folder: Path | None = None  # the session folder: files inside it are always shown
         self.markers_by_file: dict[str, dict[int, tuple[str, str]]] = {}
+        self._reads = LatestRequest(self)
+        self._line_when_read: int | None = None  # the line to show once the file on its way arrives
         self.setPlaceholderText(PLACEHOLDER)
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
@@ -47,15 +52,24 @@ class QtSourceView(QtCodeEditor):
             self.show_location(unit.location.file, unit.location.line or 0)
 
     def show_location(self, file: str, line: int) -> None:
-        if file != self.path:
-            self.path = file
-            text, why_not = read_source(file, self.folder)
-            if text is None:  # a message, not code: shown as the empty editor's placeholder
-                self.setPlaceholderText(why_not or PLACEHOLDER)
-                self.show_text("", None)
-                return
-            self.setPlaceholderText(PLACEHOLDER)
-            self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
+        if file == self.path:
+            if self._line_when_read is not None:
+                self._line_when_read = line
+            elif line > 0:
+                self.go_to_line(line)
+            return
+        self.path, folder, self._line_when_read = file, self.folder, line
+        self._reads.run(lambda: read_source(file, folder), lambda result: self._show_source(file, *result),
+                        lambda message, _tb: self._show_source(file, None, f"{file}\n\nNot shown: {message}"))
+
+    def _show_source(self, file: str, text: str | None, why_not: str | None) -> None:
+        line, self._line_when_read = self._line_when_read or 0, None
+        if text is None:  # a message, not code: shown as the empty editor's placeholder
+            self.setPlaceholderText(why_not or PLACEHOLDER)
+            self.show_text("", None)
+            return
+        self.setPlaceholderText(PLACEHOLDER)
+        self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
         if line > 0:
             self.go_to_line(line)
 
