@@ -64,20 +64,22 @@ GROUP_FILL, NO_KERNEL, UNMEASURED = "#8a8f98", "#e3e6ea", "#b8bec7"
 
 class TiledPictures:
     """Drawing commands cut into horizontal bands of the scene, each recorded once into a QPicture:
-    a frame replays only the bands it shows, in C++, whatever the zoom."""
+    a frame replays only the bands it shows, in C++, whatever the zoom. The owner passes its drawing
+    function with each call rather than this holding it: no reference cycle, so a scene's layers are
+    freed as soon as the next layout replaces them, even once frozen out of the collector's sight."""
 
-    def __init__(self, top, bottom, draw):
-        self.top, self.bottom, self.draw = np.asarray(top), np.asarray(bottom), draw
+    def __init__(self, top, bottom):
+        self.top, self.bottom = np.asarray(top), np.asarray(bottom)
         self.pictures: dict[int, QPicture] = {}
 
-    def paint(self, painter: QPainter, exposed: QRectF) -> None:
+    def paint(self, painter: QPainter, exposed: QRectF, draw) -> None:
         for band in range(int(exposed.top() // BAND), int(exposed.bottom() // BAND) + 1):
             picture = self.pictures.get(band)
             if picture is None:
                 members = np.nonzero((self.bottom >= band * BAND) & (self.top <= (band + 1) * BAND))[0]
                 picture = self.pictures[band] = QPicture()
                 recorder = QPainter(picture)
-                self.draw(recorder, members)
+                draw(recorder, members)
                 recorder.end()
             painter.drawPicture(0, 0, picture)
 
@@ -99,9 +101,10 @@ class NodeLayer(QGraphicsItem):
                                                                 array[:, 3].tolist())]  # built once, drawn many times
         self.fills: list[list[str] | str] = [["#8a8f98"]] * len(ids)
         self.stripes: list[list[str]] = self.fills  # each box's colours, as a list
-        self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
-        self._merged = None  # (zoom, bars) of the far-out drawing
-        self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
+        self.primary = np.zeros(len(ids), dtype=np.int32)  # each box's first fill (into self.colours), far out
+        self.colours = [QColor("#8a8f98")]
+        self._merged: dict[int, list] = {}  # zoom bucket → bars of the far-out drawing
+        self.tiles = TiledPictures(self.y0, self.y1)
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
         self.neighbours: set[str] = set()  # items feeding or fed by the selected one
@@ -120,26 +123,33 @@ class NodeLayer(QGraphicsItem):
         """One colour per box, or several (stripes); `fills` keeps what was given."""
         self.fills = fills
         self.stripes = [[fill] if isinstance(fill, str) else fill for fill in fills]
-        self._merged = None
-        self.primary = np.array([fill[0] for fill in self.stripes])
+        self._merged = {}
+        names, self.primary = np.unique(np.array([fill[0] for fill in self.stripes] or [GROUP_FILL]), return_inverse=True)
+        self.primary = self.primary[:len(self.stripes)].astype(np.int32)
+        self.colours = [QColor(str(name)) for name in names]
         self.tiles.pictures.clear()
         self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-4, -4, 4, 4)
 
-    def _draw_merged(self, painter: QPainter, lod: float) -> None:
-        """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
-        are drawn as one rectangle — a column of a thousand ops becomes a few bars. Worked out for all
-        boxes once per zoom level, so panning far out redraws the same bars."""
-        if self._merged is None or self._merged[0] != lod:
-            self._merged = (lod, self._merge(lod))
+    def _draw_merged(self, painter: QPainter, lod: float, exposed: QRectF) -> None:
+        """Far out: boxes of one colour that touch on screen (same column of two pixels, gap under two
+        pixels) are drawn as one rectangle — a column of a thousand ops becomes a few bars. Worked out
+        for all boxes once per zoom bucket (a factor of two), so zooming and panning far out redraw the
+        same bars."""
+        bucket = math.floor(math.log2(max(lod, 1e-6)))
+        if bucket not in self._merged:
+            self._merged[bucket] = self._merge(2.0 ** bucket)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in self._merged[1]:
-            painter.setBrush(colour)
-            painter.drawRects(rects)
+        left, top, right, bottom = exposed.left(), exposed.top(), exposed.right(), exposed.bottom()
+        for colour, rects, (x0, y0, x1, y1) in self._merged[bucket]:
+            shown = np.nonzero((x1 >= left) & (x0 <= right) & (y1 >= top) & (y0 <= bottom))[0]
+            if len(shown):
+                painter.setBrush(colour)
+                painter.drawRects(rects if len(shown) == len(rects) else [rects[k] for k in shown.tolist()])
 
-    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF]]]:
+    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF], tuple]]:
         colours = self.primary
         column = np.floor(self.x0 * lod)
         order = np.lexsort((self.y0, column, colours))
@@ -154,10 +164,11 @@ class NodeLayer(QGraphicsItem):
         lefts, rights = np.minimum.reduceat(x0, index), np.maximum.reduceat(x1, index)
         run_colours, tops = colours[index], y0[index]
         merged = []
-        for colour in np.unique(run_colours):
-            runs = np.nonzero(run_colours == colour)[0]
-            merged.append((QColor(str(colour)), [QRectF(lefts[k], tops[k], rights[k] - lefts[k], bottoms[k] - tops[k])
-                                                 for k in runs.tolist()]))
+        for colour in np.unique(run_colours).tolist():
+            runs = run_colours == colour
+            x0, y0, x1, y1 = lefts[runs], tops[runs], rights[runs], bottoms[runs]
+            merged.append((self.colours[colour], list(map(QRectF, x0.tolist(), y0.tolist(), (x1 - x0).tolist(),
+                                                          (y1 - y0).tolist())), (x0, y0, x1, y1)))
         return merged
 
     def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
@@ -189,9 +200,9 @@ class NodeLayer(QGraphicsItem):
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < SMALL_LOD and len(chosen) > PICTURE_ABOVE:
-            self._draw_merged(painter, lod)
+            self._draw_merged(painter, lod, exposed)
         elif len(chosen) > PICTURE_ABOVE:
-            self.tiles.paint(painter, exposed)
+            self.tiles.paint(painter, exposed, self._draw_boxes)
         else:
             self._draw_boxes(painter, chosen, outlined=lod >= SMALL_LOD)
         self._draw_marks(painter)
@@ -262,16 +273,17 @@ class EdgeLayer(QGraphicsItem):
                 segments.append((bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by))
             cross += [not inside] * (len(pairs) + 2)
             arrow += [False] * len(pairs) + [True, True]
-        array = np.array(segments, dtype=float).reshape(-1, 4)
+        array = self.segments = np.array(segments, dtype=float).reshape(-1, 4)
         self.ax, self.ay, self.bx, self.by = array.T
         self.cross, self.arrow = np.array(cross, dtype=bool), np.array(arrow, dtype=bool)
-        self.lines = [QLineF(*segment) for segment in segments]  # built once, drawn many times
+        self.far = np.nonzero(self.cross & ~self.arrow)[0]  # what is drawn far out: edges between groups, no heads
+        self._far_lines: list[QLineF] | None = None
         self.pen = QPen(colour, 0)
         faint = QColor(colour)  # blended with white beforehand: an opaque pen draws long lines much faster
         faint.setRgbF(*(0.3 * c + 0.7 for c in (faint.redF(), faint.greenF(), faint.blueF())))
         self.faint_pen = QPen(faint, 0)
         top, bottom = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
-        self.tiles = TiledPictures(top, bottom, self._record)
+        self.tiles = TiledPictures(top, bottom)
         self.setZValue(-0.5)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         if len(array):
@@ -283,6 +295,11 @@ class EdgeLayer(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-2, -2, 2, 2)
 
+    def _lines(self, chosen) -> list[QLineF]:
+        """QLineFs made when drawn (once per recorded band), not for all segments up front: building
+        400k of them cost a second when everything was opened."""
+        return list(map(QLineF, *self.segments[chosen].T.tolist()))
+
     def _record(self, painter: QPainter, members) -> None:
         self._draw(painter, members, faint_cross=True)
 
@@ -291,26 +308,33 @@ class EdgeLayer(QGraphicsItem):
         for pen, part in ((self.faint_pen if faint_cross else self.pen, chosen[cross]), (self.pen, chosen[~cross])):
             if len(part):
                 painter.setPen(pen)
-                painter.drawLines([self.lines[i] for i in part.tolist()])
+                painter.drawLines(self._lines(part))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if SMALL_LOD <= lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
-            self.tiles.paint(painter, exposed)
+            self.tiles.paint(painter, exposed, self._record)
+            return
+        if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
+            self._draw_far(painter, exposed)
             return
         chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
                             & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
-        if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
-            chosen = chosen[self.cross[chosen] & ~self.arrow[chosen]]
-            if len(chosen):
-                painter.setPen(self.faint_pen)
-                painter.drawLines([self.lines[i] for i in chosen.tolist()])
-            return
         if len(chosen) > EDGE_PICTURE_ABOVE:
-            self.tiles.paint(painter, exposed)
+            self.tiles.paint(painter, exposed, self._record)
             return
         self._draw(painter, chosen, faint_cross=False)
+
+    def _draw_far(self, painter: QPainter, exposed: QRectF) -> None:
+        if self._far_lines is None:
+            self._far_lines = self._lines(self.far)
+        ax, ay, bx, by = self.segments[self.far].T
+        shown = np.nonzero((np.maximum(ax, bx) >= exposed.left()) & (np.minimum(ax, bx) <= exposed.right())
+                           & (np.maximum(ay, by) >= exposed.top()) & (np.minimum(ay, by) <= exposed.bottom()))[0]
+        if len(shown):
+            painter.setPen(self.faint_pen)
+            painter.drawLines(self._far_lines if len(shown) == len(self.far) else [self._far_lines[k] for k in shown.tolist()])
 
 
 class FrameLayer(QGraphicsItem):
@@ -325,6 +349,7 @@ class FrameLayer(QGraphicsItem):
         self.x0, self.y0 = array[:, 0], array[:, 1]
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.depth = np.array([key.count("/") for key in self.keys], dtype=int)
+        self.rects = list(map(QRectF, self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(), array[:, 3].tolist()))
         # opaque fills, a shade darker per level (parents are drawn first): no alpha blending of large areas
         self.shades = [QColor.fromRgbF(*(1.0 - 0.035 * (level + 1) * c for c in (1.0, 0.98, 0.94))) for level in range(12)]
         self.setZValue(-1)
@@ -346,25 +371,24 @@ class FrameLayer(QGraphicsItem):
         innermost = hits[np.argmin((self.x1[hits] - self.x0[hits]) * (self.y1[hits] - self.y0[hits]))]
         return f"open:{self.keys[int(innermost)]}"
 
-    def _rect(self, i: int) -> QRectF:
-        return QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i])
-
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom())
-                            & ((self.x1 - self.x0) * lod >= 4))[0].tolist()
+                            & ((self.x1 - self.x0) * lod >= 4))[0]
         if lod < SMALL_LOD or len(chosen) > 300:
             painter.setPen(Qt.PenStyle.NoPen)
-            for level in sorted(set(self.depth[chosen].tolist())):  # parents first, one batch per level
+            depth = self.depth[chosen]
+            for level in np.unique(depth).tolist():  # parents first, one batch per level
                 painter.setBrush(self.shades[min(level, len(self.shades) - 1)])
-                painter.drawRects([self._rect(i) for i in chosen if self.depth[i] == level])
+                painter.drawRects([self.rects[i] for i in chosen[depth == level].tolist()])
             return
+        chosen = chosen.tolist()
         painter.setPen(QPen(QColor("#8a8f98"), 0, Qt.PenStyle.DashLine))
         for i in chosen:
             painter.setBrush(self._shade(i))
-            painter.drawRoundedRect(self._rect(i), 8, 8)
+            painter.drawRoundedRect(self.rects[i], 8, 8)
         size = min(18.0, max(9.0, 13 * lod), TITLE_ROOM * lod - 2)  # grows with the zoom, within the frame's top margin
         if size < 7:
             return
@@ -378,7 +402,7 @@ class FrameLayer(QGraphicsItem):
         painter.setPen(QColor("#2d3440"))
         metrics = painter.fontMetrics()
         for i in chosen:  # the title in screen pixels, bold, elided in the middle to the frame's width
-            screen = transform.mapRect(self._rect(i))
+            screen = transform.mapRect(self.rects[i])
             title = metrics.elidedText(self.keys[i], Qt.TextElideMode.ElideMiddle, int(screen.width()) - 12)
             painter.drawText(screen.adjusted(6, 2, -6, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, title)
         painter.restore()
@@ -630,6 +654,8 @@ class QtGraphView(QWidget):
         self.graph, self.root, self.expanded, self.visible, placed = prepared[:5]
         self._paths = prepared[5] if len(prepared) > 5 else {}
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
+        gc.freeze()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
+        # stay out of the collector's full passes, which otherwise stall a frame for ~200 ms on a 50k-node graph
         nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
         unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
         if not any(node.is_op for node in self.graph.nodes):
