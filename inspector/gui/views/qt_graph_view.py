@@ -39,7 +39,7 @@ LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
 PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
 EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
-BAND = 1500.0  # scene units per recorded band
+CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
 ARROW = 7.0  # scene units of an arrowhead's side
@@ -63,25 +63,39 @@ GROUP_FILL, NO_KERNEL, UNMEASURED = "#8a8f98", "#e3e6ea", "#b8bec7"
 
 
 class TiledPictures:
-    """Drawing commands cut into horizontal bands of the scene, each recorded once into a QPicture:
-    a frame replays only the bands it shows, in C++, whatever the zoom. The owner passes its drawing
-    function with each call rather than this holding it: no reference cycle, so a scene's layers are
-    freed as soon as the next layout replaces them, even once frozen out of the collector's sight."""
+    """Drawing commands cut into square cells of the scene (CELL units a side), each recorded once into
+    a QPicture: a frame replays only the cells it shows, in C++, whatever the zoom. Each shape belongs to
+    the cell of its top-left corner and must be smaller than a cell (the owner draws larger ones itself),
+    so a frame replays the cells it touches and one more row and column up and left. The owner passes
+    its drawing function with each call rather than this holding it: no reference cycle, so a scene's
+    layers are freed as soon as the next layout replaces them, even once frozen out of the collector's
+    sight."""
 
-    def __init__(self, top, bottom):
-        self.top, self.bottom = np.asarray(top), np.asarray(bottom)
+    def __init__(self, left, top):
+        column, row = np.floor(np.asarray(left) / CELL).astype(np.int64), np.floor(np.asarray(top) / CELL).astype(np.int64)
+        self.column0, self.row0 = (int(column.min()), int(row.min())) if len(column) else (0, 0)
+        self.columns = int(column.max()) - self.column0 + 1 if len(column) else 1
+        key = (row - self.row0) * self.columns + (column - self.column0)
+        self.order = np.argsort(key, kind="stable")
+        self.keys = key[self.order]
         self.pictures: dict[int, QPicture] = {}
 
     def paint(self, painter: QPainter, exposed: QRectF, draw) -> None:
-        for band in range(int(exposed.top() // BAND), int(exposed.bottom() // BAND) + 1):
-            picture = self.pictures.get(band)
-            if picture is None:
-                members = np.nonzero((self.bottom >= band * BAND) & (self.top <= (band + 1) * BAND))[0]
-                picture = self.pictures[band] = QPicture()
-                recorder = QPainter(picture)
-                draw(recorder, members)
-                recorder.end()
-            painter.drawPicture(0, 0, picture)
+        first_column = max(self.column0, int(exposed.left() // CELL) - 1)
+        last_column = min(self.column0 + self.columns - 1, int(exposed.right() // CELL))
+        for row in range(max(self.row0, int(exposed.top() // CELL) - 1), int(exposed.bottom() // CELL) + 1):
+            for column in range(first_column, last_column + 1):
+                cell = (row - self.row0) * self.columns + (column - self.column0)
+                picture = self.pictures.get(cell)
+                if picture is None:
+                    low, high = np.searchsorted(self.keys, (cell, cell + 1))
+                    picture = self.pictures[cell] = QPicture()
+                    if high > low:
+                        recorder = QPainter(picture)
+                        draw(recorder, self.order[low:high])
+                        recorder.end()
+                if not picture.isNull():
+                    painter.drawPicture(0, 0, picture)
 
 
 class NodeLayer(QGraphicsItem):
@@ -104,7 +118,7 @@ class NodeLayer(QGraphicsItem):
         self.primary = np.zeros(len(ids), dtype=np.int32)  # each box's first fill (into self.colours), far out
         self.colours = [QColor("#8a8f98")]
         self._merged: dict[int, list] = {}  # zoom bucket → bars of the far-out drawing
-        self.tiles = TiledPictures(self.y0, self.y1)
+        self.tiles = TiledPictures(self.x0, self.y0)
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
         self.neighbours: set[str] = set()  # items feeding or fed by the selected one
@@ -255,8 +269,10 @@ class NodeLayer(QGraphicsItem):
 class EdgeLayer(QGraphicsItem):
     """All edges in one item, each ending in an arrowhead: edges inside a group follow dot's own route;
     edges between groups are straight and drawn faint when zoomed out, so the structure of each group
-    stays readable. Segments in the exposed area are drawn as one batch of lines, or replayed from cached
-    pictures of bands of the scene when thousands are in view."""
+    stays readable. Segments in the exposed area are drawn as one batch of lines, or, when hundreds are in
+    view, short ones replayed from cached pictures of cells of the scene and long ones (a rotary embedding
+    or attention mask feeding every layer) drawn from one list, so no cell records a line that crosses
+    the whole graph. Far out only the edges between groups are drawn, without heads."""
 
     def __init__(self, edges: list[list[tuple[float, float]]], routed: list[bool], colour: QColor):
         super().__init__()
@@ -276,19 +292,22 @@ class EdgeLayer(QGraphicsItem):
         array = self.segments = np.array(segments, dtype=float).reshape(-1, 4)
         self.ax, self.ay, self.bx, self.by = array.T
         self.cross, self.arrow = np.array(cross, dtype=bool), np.array(arrow, dtype=bool)
-        self.far = np.nonzero(self.cross & ~self.arrow)[0]  # what is drawn far out: edges between groups, no heads
-        self._far_lines: list[QLineF] | None = None
+        self.x0, self.x1 = np.minimum(self.ax, self.bx), np.maximum(self.ax, self.bx)
+        self.y0, self.y1 = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
+        short = (self.x1 - self.x0 < CELL) & (self.y1 - self.y0 < CELL)
+        self.short = np.nonzero(short)[0]
+        self.long = _Culled(self, np.nonzero(~short)[0])  # drawn directly, never recorded into cells
+        self.far = _Culled(self, np.nonzero(self.cross & ~self.arrow)[0])  # far out: edges between groups, no heads
         self.pen = QPen(colour, 0)
         faint = QColor(colour)  # blended with white beforehand: an opaque pen draws long lines much faster
         faint.setRgbF(*(0.3 * c + 0.7 for c in (faint.redF(), faint.greenF(), faint.blueF())))
         self.faint_pen = QPen(faint, 0)
-        top, bottom = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
-        self.tiles = TiledPictures(top, bottom)
+        self.tiles = TiledPictures(self.x0[self.short], self.y0[self.short])
         self.setZValue(-0.5)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         if len(array):
-            left, upper = float(min(self.ax.min(), self.bx.min())), float(top.min())
-            self._bounds = QRectF(left, upper, float(max(self.ax.max(), self.bx.max())) - left, float(bottom.max()) - upper)
+            left, upper = float(self.x0.min()), float(self.y0.min())
+            self._bounds = QRectF(left, upper, float(self.x1.max()) - left, float(self.y1.max()) - upper)
         else:
             self._bounds = QRectF()
 
@@ -301,7 +320,7 @@ class EdgeLayer(QGraphicsItem):
         return list(map(QLineF, *self.segments[chosen].T.tolist()))
 
     def _record(self, painter: QPainter, members) -> None:
-        self._draw(painter, members, faint_cross=True)
+        self._draw(painter, self.short[members], faint_cross=True)
 
     def _draw(self, painter: QPainter, chosen, faint_cross: bool) -> None:
         cross = self.cross[chosen]
@@ -313,28 +332,39 @@ class EdgeLayer(QGraphicsItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if SMALL_LOD <= lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
-            self.tiles.paint(painter, exposed, self._record)
-            return
         if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
-            self._draw_far(painter, exposed)
+            self.far.draw(painter, exposed, self.faint_pen, self.faint_pen)
             return
-        chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
-                            & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
-        if len(chosen) > EDGE_PICTURE_ABOVE:
+        chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
+                            & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
+        if len(chosen) > EDGE_PICTURE_ABOVE:  # many in view: short ones from the recorded cells (cross-group faint)
             self.tiles.paint(painter, exposed, self._record)
+            self.long.draw(painter, exposed, self.faint_pen, self.pen)
             return
-        self._draw(painter, chosen, faint_cross=False)
+        self._draw(painter, chosen, faint_cross=lod < FADE_LOD)
 
-    def _draw_far(self, painter: QPainter, exposed: QRectF) -> None:
-        if self._far_lines is None:
-            self._far_lines = self._lines(self.far)
-        ax, ay, bx, by = self.segments[self.far].T
-        shown = np.nonzero((np.maximum(ax, bx) >= exposed.left()) & (np.minimum(ax, bx) <= exposed.right())
-                           & (np.maximum(ay, by) >= exposed.top()) & (np.minimum(ay, by) <= exposed.bottom()))[0]
-        if len(shown):
-            painter.setPen(self.faint_pen)
-            painter.drawLines(self._far_lines if len(shown) == len(self.far) else [self._far_lines[k] for k in shown.tolist()])
+
+class _Culled:
+    """Some of an EdgeLayer's segments, drawn directly with only those crossing the exposed area; their
+    QLineFs made on the first frame that draws them."""
+
+    def __init__(self, layer: EdgeLayer, members):
+        self.members, self.cross = members, layer.cross[members]
+        self.x0, self.y0, self.x1, self.y1 = layer.x0[members], layer.y0[members], layer.x1[members], layer.y1[members]
+        self.layer, self.lines = layer, None
+
+    def draw(self, painter: QPainter, exposed: QRectF, cross_pen: QPen, pen: QPen) -> None:
+        shown = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
+                           & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
+        if not len(shown):
+            return
+        if self.lines is None:
+            self.lines = self.layer._lines(self.members)
+        cross = self.cross[shown]
+        for line_pen, part in ((cross_pen, shown[cross]), (pen, shown[~cross])):
+            if len(part):
+                painter.setPen(line_pen)
+                painter.drawLines([self.lines[k] for k in part.tolist()])
 
 
 class FrameLayer(QGraphicsItem):
