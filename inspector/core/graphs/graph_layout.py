@@ -61,12 +61,14 @@ def dot_program() -> str | None:
 
 @dataclass
 class _Context:
-    """What one layout() call knows about the whole graph, computed once: each node's group, and
-    each open group's edges between its direct items."""
+    """What one layout() call knows about the whole graph, computed once: each node's group, each open
+    group's edges between its direct items, and each open group's placed content (asked for by its
+    parent for its size and again when placed: without it a group ten levels deep was laid out ten times)."""
 
     expanded: set[str]
     group_of: dict[str, tuple[str, ...]]
     edges: dict[tuple[str, ...], list[tuple[str, str]]]
+    placed: dict[str, _Placed] = field(default_factory=dict)
 
 
 def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGraph) -> Layout:
@@ -117,21 +119,26 @@ def _place(group: Group, context: _Context, left: float, top: float, result: Lay
     names = list(placed.items)
     for (a, b), points in placed.routes.items():
         routes[(names[a], names[b])] = [(left + x, top + y) for x, y in points]
+    children = {child.key: child for child in group.children.values()}
+    boxes = result.boxes
     for local, (x, y, w, h) in placed.items.items():
         if local.startswith("open:"):
             key = local[len("open:"):]
             frame_left, frame_top = left + x - w / 2, top + y - h / 2
             result.frames[key] = (frame_left, frame_top, w, h)
-            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
+            _place(children[key], context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
         else:
-            result.boxes[local] = (left + x, top + y, w, h)
-
-
-def _child(group: Group, key: str) -> Group:
-    return next(child for child in group.children.values() if child.key == key)
+            boxes[local] = (left + x, top + y, w, h)
 
 
 def _group_layout(group: Group, context: _Context) -> _Placed:
+    placed = context.placed.get(group.key)
+    if placed is None:
+        placed = context.placed[group.key] = _content_layout(group, context)
+    return placed
+
+
+def _content_layout(group: Group, context: _Context) -> _Placed:
     items: list[tuple[str, float, float]] = [(name, NODE_W * POINTS, NODE_H * POINTS) for name in group.nodes]
     for child in group.children.values():
         if child.key in context.expanded:

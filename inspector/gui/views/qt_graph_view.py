@@ -41,6 +41,7 @@ PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, m
 EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
 CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
+FAR_EDGE_PX = 4.0  # far out, edges between groups shorter than this on screen are left out
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
@@ -331,7 +332,7 @@ class EdgeLayer(QGraphicsItem):
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
-            self.far.draw(painter, exposed, self.faint_pen, self.faint_pen)
+            self.far.draw(painter, exposed, self.faint_pen, self.faint_pen, shortest=FAR_EDGE_PX / lod)
             return
         chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
@@ -343,17 +344,18 @@ class EdgeLayer(QGraphicsItem):
 
 
 class _Culled:
-    """Some of an EdgeLayer's segments, drawn directly with only those crossing the exposed area; their
-    QLineFs made on the first frame that draws them."""
+    """Some of an EdgeLayer's segments, drawn directly with only those crossing the exposed area (and,
+    far out, only those at least a few pixels long); their QLineFs made on the first frame that draws them."""
 
     def __init__(self, layer: EdgeLayer, members):
         self.members, self.cross = members, layer.cross[members]
         self.x0, self.y0, self.x1, self.y1 = layer.x0[members], layer.y0[members], layer.x1[members], layer.y1[members]
+        self.length = np.maximum(self.x1 - self.x0, self.y1 - self.y0)
         self.layer, self.lines = layer, None
 
-    def draw(self, painter: QPainter, exposed: QRectF, cross_pen: QPen, pen: QPen) -> None:
-        shown = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
-                           & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
+    def draw(self, painter: QPainter, exposed: QRectF, cross_pen: QPen, pen: QPen, shortest: float = 0.0) -> None:
+        shown = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right()) & (self.y1 >= exposed.top())
+                           & (self.y0 <= exposed.bottom()) & (self.length >= shortest))[0]
         if not len(shown):
             return
         if self.lines is None:
