@@ -358,7 +358,7 @@ class _Culled:
         self.members, self.cross = members, layer.cross[members]
         self.x0, self.y0, self.x1, self.y1 = layer.x0[members], layer.y0[members], layer.x1[members], layer.y1[members]
         self.length = np.maximum(self.x1 - self.x0, self.y1 - self.y0)
-        self.layer, self.lines = layer, None
+        self.segments, self.lines = layer.segments[members], None  # not the layer itself: no reference cycle
 
     def draw(self, painter: QPainter, exposed: QRectF, cross_pen: QPen, pen: QPen, shortest: float = 0.0) -> None:
         shown = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right()) & (self.y1 >= exposed.top())
@@ -366,7 +366,7 @@ class _Culled:
         if not len(shown):
             return
         if self.lines is None:
-            self.lines = _long_lived(self.layer._lines(self.members))
+            self.lines = _long_lived(list(map(QLineF, *self.segments.T.tolist())))
         cross = self.cross[shown]
         for line_pen, part in ((cross_pen, shown[cross]), (pen, shown[~cross])):
             if len(part):
