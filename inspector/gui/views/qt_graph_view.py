@@ -36,8 +36,8 @@ PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c
 TILE = 8192  # pixels per PNG tile on export
 LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
-PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
-EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
+PICTURE_ABOVE = 1500  # boxes in view above which recorded cells (or, far out, merged boxes) are drawn
+EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded cells are replayed
 CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FAR_EDGE_PX = 4.0  # far out, edges between groups shorter than this on screen are left out
@@ -300,7 +300,7 @@ class EdgeLayer(QGraphicsItem):
         return self._bounds.adjusted(-2, -2, 2, 2)
 
     def _lines(self, chosen) -> list[QLineF]:
-        """QLineFs made when drawn (once per recorded band), not for all segments up front: building
+        """QLineFs made when drawn (once per recorded cell), not for all segments up front: building
         400k of them cost a second when everything was opened."""
         return list(map(QLineF, *self.segments[chosen].T.tolist()))
 
