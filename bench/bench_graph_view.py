@@ -28,9 +28,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import (  # noqa: E402
-    all_group_keys, build_groups, initially_expanded, node_paths, stage_paths, visible_graph)
+    all_group_keys, build_groups, initially_expanded, node_paths, stage_paths)
 from inspector.core.readers.session_loader import open_session  # noqa: E402
-from inspector.core.graphs.graph_layout import layout  # noqa: E402
+from inspector.core.graphs.graph_layout import lay_out_view  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
 from inspector.gui.views.qt_graph_view import QtGraphView  # noqa: E402
 
@@ -67,8 +67,7 @@ def _p95(values: list[float]) -> float:
 def _shown(view: QtGraphView, graph, root, expanded, paths=None) -> float:
     """Group, lay out and paint `expanded`; seconds."""
     started = time.perf_counter()
-    visible = visible_graph(graph, root, expanded)
-    view._show((graph, root, expanded, visible, layout(graph, root, expanded, visible), paths or {}))
+    view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), paths or {}))
     view.view.viewport().grab()
     return time.perf_counter() - started
 
@@ -141,18 +140,16 @@ def main() -> None:
     started = time.perf_counter()
     root = build_groups(graph, node_paths(graph, stacks))
     expanded = initially_expanded(root, len(graph.nodes))
-    visible = visible_graph(graph, root, expanded)
-    view._show((graph, root, expanded, visible, layout(graph, root, expanded, visible)))
+    view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), {}))
     view.view.viewport().grab()
     first = time.perf_counter() - started
-    print(f"{len(graph.nodes)} nodes: first paint, folded ({len(visible.items)} items): {first * 1000:.0f} ms (target ≤ 1000 ms)")
+    print(f"{len(graph.nodes)} nodes: first paint, folded ({len(view.visible.items)} items): {first * 1000:.0f} ms (target ≤ 1000 ms)")
     opened = []
     keys = ["blocks"] + [f"blocks/{i}" for i in range(12)]
     for key in keys:
         started = time.perf_counter()
         expanded = expanded | {key}
-        visible = visible_graph(graph, root, expanded)
-        view._show((graph, root, expanded, visible, layout(graph, root, expanded, visible)))
+        view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), {}))
         view.view.viewport().grab()
         opened.append((time.perf_counter() - started) * 1000)
     ordered = sorted(opened)
@@ -161,9 +158,9 @@ def main() -> None:
           f"{opened[1]:.0f} ms (target p95 ≤ 150 ms)")
     for index in range(12):
         expanded |= {f"blocks/{index}/{module}" for module, _ops in SUBMODULES}
-    visible = visible_graph(graph, root, expanded)
+    visible, placed = lay_out_view(graph, root, expanded)
     started = time.perf_counter()
-    view._show((graph, root, expanded, visible, layout(graph, root, expanded, visible)))
+    view._show((graph, root, expanded, visible, placed, {}))
     shown = time.perf_counter() - started
     on_screen = sum(1 for kind in visible.items.values() if kind == "node")
     frames = []

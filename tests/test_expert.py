@@ -181,9 +181,9 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
     limit = recompile_limit(session)
     assert (limit.value, limit.from_log, limit.frames_at_limit) == (3, True, ["frame 1 scale"])
     assert "falls back to eager" in limit.text
-    from inspector.core.analysis.problems import find_problems
+    from inspector.core.analysis.session_analysis import SessionAnalysis
 
-    titles = [problem.title for problem in find_problems(session)]
+    titles = [problem.title for problem in SessionAnalysis(session).problems]
     assert "Recompile limit reached: frame 1 scale now runs eagerly" in titles
     assert "Recompile ×3 scale: x dtype (Float → Double → Half → BFloat16)" in titles
 

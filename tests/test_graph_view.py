@@ -149,3 +149,25 @@ def test_kernel_overlays_are_stage_aware_with_a_numeric_time_scale(qtbot, window
     assert times and any(name for name in times)
     scale = [text for text in legend if text.endswith("µs per call")]
     assert len(scale) == 6 and float(scale[-1].split()[0]) == 0.0 and float(scale[0].split()[0]) > 0
+
+
+def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
+    """The view freezes the scene out of the collector's full passes (gc.freeze) for smooth frames on
+    big graphs, so a layout's layers must be free of reference cycles: after the next layout they go."""
+    import gc
+    import weakref
+    graph = open_graph(qtbot, window, BUNDLED)
+    layers = [item for item in graph.scene.items() if isinstance(item, (qt_graph_view.NodeLayer, qt_graph_view.EdgeLayer))]
+    assert len(layers) == 2
+    graph.view.viewport().grab()  # paints, so the lazily built caches exist too
+    for factor in (0.1, 0.5, 4.0):
+        graph.view.scale(factor, factor)
+        graph.view.viewport().grab()
+    gone = [weakref.ref(layer) for layer in layers]
+    old = graph.layer
+    del layers
+    graph.fold_all()
+    qtbot.waitUntil(lambda: graph.layer is not None and graph.layer is not old, timeout=30_000)
+    del old
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None]

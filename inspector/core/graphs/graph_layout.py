@@ -61,12 +61,14 @@ def dot_program() -> str | None:
 
 @dataclass
 class _Context:
-    """What one layout() call knows about the whole graph, computed once: each node's group, and
-    each open group's edges between its direct items."""
+    """What one layout() call knows about the whole graph, computed once: each node's group, each open
+    group's edges between its direct items, and each open group's placed content (asked for by its
+    parent for its size and again when placed: without it a group ten levels deep was laid out ten times)."""
 
     expanded: set[str]
     group_of: dict[str, tuple[str, ...]]
     edges: dict[tuple[str, ...], list[tuple[str, str]]]
+    placed: dict[str, _Placed] = field(default_factory=dict)
 
 
 def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGraph) -> Layout:
@@ -77,8 +79,8 @@ def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGrap
         if not all("/".join(owner[:depth]) in expanded for depth in range(1, len(owner) + 1)):
             continue  # inside a folded group
         seen: set[tuple[str, str]] = set()
-        for source, target in by_owner.get(owner, ()):
-            edge = (_direct_item(source, owner, context), _direct_item(target, owner, context))
+        for (source, source_group), (target, target_group) in _owned_pairs(root, group_of, by_owner, owner):
+            edge = (_item(source, source_group, expanded), _item(target, target_group, expanded))
             if edge[0] != edge[1] and edge not in seen:
                 seen.add(edge)
                 context.edges[owner].append(edge)
@@ -99,13 +101,38 @@ def layout(graph: FxGraph, root: Group, expanded: set[str], visible: VisibleGrap
     return result
 
 
-def _direct_item(name: str, group_path: tuple[str, ...], context: _Context) -> str:
-    """The item that shows node `name` among the direct content of the group at `group_path`."""
-    path = context.group_of[name]
-    if len(path) == len(group_path):
+_pairs: dict[int, tuple[Group, dict]] = {}  # id(root) → (root, owner path → its edges as pairs of direct content)
+
+
+def _owned_pairs(root: Group, group_of: dict[str, tuple[str, ...]], by_owner: dict, owner: tuple[str, ...]
+                 ) -> list[tuple[tuple[str, bool], tuple[str, bool]]]:
+    """The edges a group owns, as distinct pairs of its direct content — a node (name, False) or a child
+    group (key, True) — in first-seen order. Worked out once per grouping and group, so opening a group
+    decides open or folded per pair instead of walking every edge again: the rotary embedding and the
+    attention mask feed every layer, thousands of edges owned by the top group that become one pair
+    per layer."""
+    known = _pairs.get(id(root))
+    if known is None or known[0] is not root:
+        if len(_pairs) > 8:
+            _pairs.clear()
+        known = _pairs[id(root)] = (root, {})
+    pairs = known[1].get(owner)
+    if pairs is None:
+        depth = len(owner)
+
+        def direct(name: str) -> tuple[str, bool]:
+            path = group_of[name]
+            return (name, False) if len(path) == depth else ("/".join(path[:depth + 1]), True)
+
+        pairs = known[1][owner] = list(dict.fromkeys((direct(a), direct(b)) for a, b in by_owner.get(owner, ())))
+    return pairs
+
+
+def _item(name: str, is_group: bool, expanded: set[str]) -> str:
+    """The visible item of a group's direct content: a node, or a child group open or folded."""
+    if not is_group:
         return name
-    key = "/".join(path[:len(group_path) + 1])
-    return f"open:{key}" if key in context.expanded else f"group:{key}"
+    return f"open:{name}" if name in expanded else f"group:{name}"
 
 
 def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str],
@@ -117,21 +144,26 @@ def _place(group: Group, context: _Context, left: float, top: float, result: Lay
     names = list(placed.items)
     for (a, b), points in placed.routes.items():
         routes[(names[a], names[b])] = [(left + x, top + y) for x, y in points]
+    children = {child.key: child for child in group.children.values()}
+    boxes = result.boxes
     for local, (x, y, w, h) in placed.items.items():
         if local.startswith("open:"):
             key = local[len("open:"):]
             frame_left, frame_top = left + x - w / 2, top + y - h / 2
             result.frames[key] = (frame_left, frame_top, w, h)
-            _place(_child(group, key), context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
+            _place(children[key], context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
         else:
-            result.boxes[local] = (left + x, top + y, w, h)
-
-
-def _child(group: Group, key: str) -> Group:
-    return next(child for child in group.children.values() if child.key == key)
+            boxes[local] = (left + x, top + y, w, h)
 
 
 def _group_layout(group: Group, context: _Context) -> _Placed:
+    placed = context.placed.get(group.key)
+    if placed is None:
+        placed = context.placed[group.key] = _content_layout(group, context)
+    return placed
+
+
+def _content_layout(group: Group, context: _Context) -> _Placed:
     items: list[tuple[str, float, float]] = [(name, NODE_W * POINTS, NODE_H * POINTS) for name in group.nodes]
     for child in group.children.values():
         if child.key in context.expanded:

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths, visible_graph
-from inspector.core.graphs.graph_layout import PAD, layout
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
+from inspector.core.graphs.graph_layout import PAD, lay_out_view
 from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap
 from inspector.core.readers import json_codec
@@ -37,10 +37,11 @@ PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c
 TILE = 8192  # pixels per PNG tile on export
 LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200
-PICTURE_ABOVE = 1500  # boxes in view above which recorded bands (or, far out, merged boxes) are drawn
-EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded bands are replayed
-BAND = 1500.0  # scene units per recorded band
+PICTURE_ABOVE = 1500  # boxes in view above which recorded cells (or, far out, merged boxes) are drawn
+EDGE_PICTURE_ABOVE = 300  # lines in view above which recorded cells are replayed
+CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
+FAR_EDGE_PX = 4.0  # far out, edges between groups shorter than this on screen are left out
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
@@ -63,23 +64,39 @@ GROUP_FILL, NO_KERNEL, UNMEASURED = "#8a8f98", "#e3e6ea", "#b8bec7"
 
 
 class TiledPictures:
-    """Drawing commands cut into horizontal bands of the scene, each recorded once into a QPicture:
-    a frame replays only the bands it shows, in C++, whatever the zoom."""
+    """Drawing commands cut into square cells of the scene (CELL units a side), each recorded once into
+    a QPicture: a frame replays only the cells it shows, in C++, whatever the zoom. Each shape belongs to
+    the cell of its top-left corner and must be smaller than a cell (the owner draws larger ones itself),
+    so a frame replays the cells it touches and one more row and column up and left. The owner passes
+    its drawing function with each call rather than this holding it: no reference cycle, so a scene's
+    layers are freed as soon as the next layout replaces them, even once frozen out of the collector's
+    sight."""
 
-    def __init__(self, top, bottom, draw):
-        self.top, self.bottom, self.draw = np.asarray(top), np.asarray(bottom), draw
+    def __init__(self, left, top):
+        column, row = np.floor(np.asarray(left) / CELL).astype(np.int64), np.floor(np.asarray(top) / CELL).astype(np.int64)
+        self.column0, self.row0 = (int(column.min()), int(row.min())) if len(column) else (0, 0)
+        self.columns = int(column.max()) - self.column0 + 1 if len(column) else 1
+        key = (row - self.row0) * self.columns + (column - self.column0)
+        self.order = np.argsort(key, kind="stable")
+        self.keys = key[self.order]
         self.pictures: dict[int, QPicture] = {}
 
-    def paint(self, painter: QPainter, exposed: QRectF) -> None:
-        for band in range(int(exposed.top() // BAND), int(exposed.bottom() // BAND) + 1):
-            picture = self.pictures.get(band)
-            if picture is None:
-                members = np.nonzero((self.bottom >= band * BAND) & (self.top <= (band + 1) * BAND))[0]
-                picture = self.pictures[band] = QPicture()
-                recorder = QPainter(picture)
-                self.draw(recorder, members)
-                recorder.end()
-            painter.drawPicture(0, 0, picture)
+    def paint(self, painter: QPainter, exposed: QRectF, draw) -> None:
+        first_column = max(self.column0, int(exposed.left() // CELL) - 1)
+        last_column = min(self.column0 + self.columns - 1, int(exposed.right() // CELL))
+        for row in range(max(self.row0, int(exposed.top() // CELL) - 1), int(exposed.bottom() // CELL) + 1):
+            for column in range(first_column, last_column + 1):
+                cell = (row - self.row0) * self.columns + (column - self.column0)
+                picture = self.pictures.get(cell)
+                if picture is None:
+                    low, high = np.searchsorted(self.keys, (cell, cell + 1))
+                    picture = self.pictures[cell] = QPicture()
+                    if high > low:
+                        recorder = QPainter(picture)
+                        draw(recorder, self.order[low:high])
+                        recorder.end()
+                if not picture.isNull():
+                    painter.drawPicture(0, 0, picture)
 
 
 class NodeLayer(QGraphicsItem):
@@ -95,13 +112,14 @@ class NodeLayer(QGraphicsItem):
         array = np.array(rects, dtype=float).reshape(-1, 4)
         self.x0, self.y0 = array[:, 0] - array[:, 2] / 2, array[:, 1] - array[:, 3] / 2
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
-        self.rects = [QRectF(x, y, w, h) for x, y, w, h in zip(self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(),
-                                                                array[:, 3].tolist())]  # built once, drawn many times
+        self.rects = list(map(QRectF, self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(),
+                              array[:, 3].tolist()))  # built once, drawn many times
         self.fills: list[list[str] | str] = [["#8a8f98"]] * len(ids)
         self.stripes: list[list[str]] = self.fills  # each box's colours, as a list
-        self.primary = np.array(["#8a8f98"] * len(ids))  # each box's first fill, for the far-out drawing
-        self._merged = None  # (zoom, bars) of the far-out drawing
-        self.tiles = TiledPictures(self.y0, self.y1, lambda painter, members: self._draw_boxes(painter, members))
+        self.primary = np.zeros(len(ids), dtype=np.int32)  # each box's first fill (into self.colours), far out
+        self.colours = [QColor("#8a8f98")]
+        self._merged: list | None = None  # bars of the far-out drawing
+        self.tiles = TiledPictures(self.x0, self.y0)
         self.outline: dict[str, str] = {}
         self.selected: str | None = None
         self.neighbours: set[str] = set()  # items feeding or fed by the selected one
@@ -121,25 +139,30 @@ class NodeLayer(QGraphicsItem):
         self.fills = fills
         self.stripes = [[fill] if isinstance(fill, str) else fill for fill in fills]
         self._merged = None
-        self.primary = np.array([fill[0] for fill in self.stripes])
+        names, self.primary = np.unique(np.array([fill[0] for fill in self.stripes] or [GROUP_FILL]), return_inverse=True)
+        self.primary = self.primary[:len(self.stripes)].astype(np.int32)
+        self.colours = [QColor(str(name)) for name in names]
         self.tiles.pictures.clear()
         self.update()
 
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-4, -4, 4, 4)
 
-    def _draw_merged(self, painter: QPainter, lod: float) -> None:
-        """Far out: boxes of one colour that touch on screen (same pixel column, gap under a pixel)
-        are drawn as one rectangle — a column of a thousand ops becomes a few bars. Worked out for all
-        boxes once per zoom level, so panning far out redraws the same bars."""
-        if self._merged is None or self._merged[0] != lod:
-            self._merged = (lod, self._merge(lod))
+    def _draw_merged(self, painter: QPainter, exposed: QRectF) -> None:
+        """Far out (below SMALL_LOD): boxes of one colour that touch (same column, gap under a pixel
+        at SMALL_LOD, so under a pixel at every zoom below it) are drawn as one rectangle without outline.
+        Worked out once for all far-out zooms, so zooming and panning far out only cull and draw."""
+        if self._merged is None:
+            self._merged = _long_lived(self._merge(SMALL_LOD))
+        left, top, right, bottom = exposed.left(), exposed.top(), exposed.right(), exposed.bottom()
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in self._merged[1]:
-            painter.setBrush(colour)
-            painter.drawRects(rects)
+        for colour, rects, (x0, y0, x1, y1) in self._merged:
+            shown = np.nonzero((x1 >= left) & (x0 <= right) & (y1 >= top) & (y0 <= bottom))[0]
+            if len(shown):
+                painter.setBrush(colour)
+                painter.drawRects(rects if len(shown) == len(rects) else [rects[k] for k in shown.tolist()])
 
-    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF]]]:
+    def _merge(self, lod: float) -> list[tuple[QColor, list[QRectF], tuple]]:
         colours = self.primary
         column = np.floor(self.x0 * lod)
         order = np.lexsort((self.y0, column, colours))
@@ -154,10 +177,11 @@ class NodeLayer(QGraphicsItem):
         lefts, rights = np.minimum.reduceat(x0, index), np.maximum.reduceat(x1, index)
         run_colours, tops = colours[index], y0[index]
         merged = []
-        for colour in np.unique(run_colours):
-            runs = np.nonzero(run_colours == colour)[0]
-            merged.append((QColor(str(colour)), [QRectF(lefts[k], tops[k], rights[k] - lefts[k], bottoms[k] - tops[k])
-                                                 for k in runs.tolist()]))
+        for colour in np.unique(run_colours).tolist():
+            runs = run_colours == colour
+            x0, y0, x1, y1 = lefts[runs], tops[runs], rights[runs], bottoms[runs]
+            merged.append((self.colours[colour], list(map(QRectF, x0.tolist(), y0.tolist(), (x1 - x0).tolist(),
+                                                          (y1 - y0).tolist())), (x0, y0, x1, y1)))
         return merged
 
     def _draw_boxes(self, painter: QPainter, chosen, outlined: bool = True) -> None:
@@ -189,9 +213,9 @@ class NodeLayer(QGraphicsItem):
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < SMALL_LOD and len(chosen) > PICTURE_ABOVE:
-            self._draw_merged(painter, lod)
+            self._draw_merged(painter, exposed)
         elif len(chosen) > PICTURE_ABOVE:
-            self.tiles.paint(painter, exposed)
+            self.tiles.paint(painter, exposed, self._draw_boxes)
         else:
             self._draw_boxes(painter, chosen, outlined=lod >= SMALL_LOD)
         self._draw_marks(painter)
@@ -244,73 +268,111 @@ class NodeLayer(QGraphicsItem):
 class EdgeLayer(QGraphicsItem):
     """All edges in one item, each ending in an arrowhead: edges inside a group follow dot's own route;
     edges between groups are straight and drawn faint when zoomed out, so the structure of each group
-    stays readable. Segments in the exposed area are drawn as one batch of lines, or replayed from cached
-    pictures of bands of the scene when thousands are in view."""
+    stays readable. Segments in the exposed area are drawn as one batch of lines, or, when hundreds are in
+    view, short ones replayed from cached pictures of cells of the scene and long ones (a rotary embedding
+    or attention mask feeding every layer) drawn from one list, so no cell records a line that crosses
+    the whole graph. Far out only the edges between groups are drawn, without heads."""
 
     def __init__(self, edges: list[list[tuple[float, float]]], routed: list[bool], colour: QColor):
         super().__init__()
-        segments, cross, arrow = [], [], []
-        for points, inside in zip(edges, routed):
-            pairs = [(a[0], a[1], b[0], b[1]) for a, b in zip(points, points[1:]) if a != b]
-            if not pairs:
-                continue
-            segments += pairs
-            ax, ay, bx, by = pairs[-1]
-            length = max(math.hypot(bx - ax, by - ay), 1e-6)
-            dx, dy = (bx - ax) / length, (by - ay) / length
-            for side in (1, -1):  # a V at the head
-                segments.append((bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by))
-            cross += [not inside] * (len(pairs) + 2)
-            arrow += [False] * len(pairs) + [True, True]
-        array = np.array(segments, dtype=float).reshape(-1, 4)
+        self.segments, self.cross, self.arrow = _segments(edges, routed)
+        array = self.segments
         self.ax, self.ay, self.bx, self.by = array.T
-        self.cross, self.arrow = np.array(cross, dtype=bool), np.array(arrow, dtype=bool)
-        self.lines = [QLineF(*segment) for segment in segments]  # built once, drawn many times
+        self.x0, self.x1 = np.minimum(self.ax, self.bx), np.maximum(self.ax, self.bx)
+        self.y0, self.y1 = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
+        short = (self.x1 - self.x0 < CELL) & (self.y1 - self.y0 < CELL)
+        self.short = np.nonzero(short)[0]
+        self.long = _Culled(self, np.nonzero(~short)[0])  # drawn directly, never recorded into cells
+        self.far = _Culled(self, np.nonzero(self.cross & ~self.arrow)[0])  # far out: edges between groups, no heads
         self.pen = QPen(colour, 0)
         faint = QColor(colour)  # blended with white beforehand: an opaque pen draws long lines much faster
         faint.setRgbF(*(0.3 * c + 0.7 for c in (faint.redF(), faint.greenF(), faint.blueF())))
         self.faint_pen = QPen(faint, 0)
-        top, bottom = np.minimum(self.ay, self.by), np.maximum(self.ay, self.by)
-        self.tiles = TiledPictures(top, bottom, self._record)
+        self.tiles = TiledPictures(self.x0[self.short], self.y0[self.short])
         self.setZValue(-0.5)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         if len(array):
-            left, upper = float(min(self.ax.min(), self.bx.min())), float(top.min())
-            self._bounds = QRectF(left, upper, float(max(self.ax.max(), self.bx.max())) - left, float(bottom.max()) - upper)
+            left, upper = float(self.x0.min()), float(self.y0.min())
+            self._bounds = QRectF(left, upper, float(self.x1.max()) - left, float(self.y1.max()) - upper)
         else:
             self._bounds = QRectF()
 
     def boundingRect(self) -> QRectF:
         return self._bounds.adjusted(-2, -2, 2, 2)
 
+    def _lines(self, chosen) -> list[QLineF]:
+        """QLineFs made when drawn (once per recorded cell), not for all segments up front: building
+        400k of them cost a second when everything was opened."""
+        return list(map(QLineF, *self.segments[chosen].T.tolist()))
+
     def _record(self, painter: QPainter, members) -> None:
-        self._draw(painter, members, faint_cross=True)
+        self._draw(painter, self.short[members], faint_cross=True)
 
     def _draw(self, painter: QPainter, chosen, faint_cross: bool) -> None:
         cross = self.cross[chosen]
         for pen, part in ((self.faint_pen if faint_cross else self.pen, chosen[cross]), (self.pen, chosen[~cross])):
             if len(part):
                 painter.setPen(pen)
-                painter.drawLines([self.lines[i] for i in part.tolist()])
+                painter.drawLines(self._lines(part))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if SMALL_LOD <= lod < FADE_LOD:  # zoomed out: replay the bands (cross-group edges faint)
-            self.tiles.paint(painter, exposed)
-            return
-        chosen = np.nonzero((np.maximum(self.ax, self.bx) >= exposed.left()) & (np.minimum(self.ax, self.bx) <= exposed.right())
-                            & (np.maximum(self.ay, self.by) >= exposed.top()) & (np.minimum(self.ay, self.by) <= exposed.bottom()))[0]
         if lod < SMALL_LOD:  # far out, boxes are a few pixels: only the edges between groups, faint, no heads
-            chosen = chosen[self.cross[chosen] & ~self.arrow[chosen]]
-            if len(chosen):
-                painter.setPen(self.faint_pen)
-                painter.drawLines([self.lines[i] for i in chosen.tolist()])
+            self.far.draw(painter, exposed, self.faint_pen, self.faint_pen, shortest=FAR_EDGE_PX / lod)
             return
-        if len(chosen) > EDGE_PICTURE_ABOVE:
-            self.tiles.paint(painter, exposed)
+        chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
+                            & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom()))[0]
+        if len(chosen) > EDGE_PICTURE_ABOVE:  # many in view: short ones from the recorded cells (cross-group faint)
+            self.tiles.paint(painter, exposed, self._record)
+            self.long.draw(painter, exposed, self.faint_pen, self.pen)
             return
-        self._draw(painter, chosen, faint_cross=False)
+        self._draw(painter, chosen, faint_cross=lod < FADE_LOD)
+
+
+def _segments(edges: list[list[tuple[float, float]]], routed: list[bool]):
+    """Every edge's polyline cut into segments (zero-length ones left out), then a V at each edge's head
+    along its last segment: (segments as x0, y0, x1, y1 rows; whether each belongs to an edge between
+    groups; whether it is part of an arrowhead). With arrays, not a loop: 400k segments on a 54k-node graph."""
+    counts = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
+    points = np.array([point for polyline in edges for point in polyline], dtype=float).reshape(-1, 2)
+    owner = np.repeat(np.arange(len(edges)), counts)
+    moving = np.nonzero((owner[:-1] == owner[1:]) & np.any(points[:-1] != points[1:], axis=1))[0]
+    lines, owner = np.hstack([points[moving], points[moving + 1]]), owner[moving]
+    last = np.ones(len(owner), dtype=bool)
+    last[:-1] = owner[:-1] != owner[1:]
+    ax, ay, bx, by = lines[last].T
+    length = np.maximum(np.hypot(bx - ax, by - ay), 1e-6)
+    dx, dy = (bx - ax) / length, (by - ay) / length
+    heads = [np.column_stack([bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by])
+             for side in (1, -1)]
+    between = ~np.array(routed, dtype=bool).reshape(-1)[owner] if len(owner) else np.zeros(0, dtype=bool)
+    return (np.vstack([lines, *heads]).reshape(-1, 4), np.concatenate([between, between[last], between[last]]),
+            np.concatenate([np.zeros(len(lines), dtype=bool), np.ones(2 * len(ax), dtype=bool)]))
+
+
+class _Culled:
+    """Some of an EdgeLayer's segments, drawn directly with only those crossing the exposed area (and,
+    far out, only those at least a few pixels long); their QLineFs made on the first frame that draws them."""
+
+    def __init__(self, layer: EdgeLayer, members):
+        self.members, self.cross = members, layer.cross[members]
+        self.x0, self.y0, self.x1, self.y1 = layer.x0[members], layer.y0[members], layer.x1[members], layer.y1[members]
+        self.length = np.maximum(self.x1 - self.x0, self.y1 - self.y0)
+        self.segments, self.lines = layer.segments[members], None  # not the layer itself: no reference cycle
+
+    def draw(self, painter: QPainter, exposed: QRectF, cross_pen: QPen, pen: QPen, shortest: float = 0.0) -> None:
+        shown = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right()) & (self.y1 >= exposed.top())
+                           & (self.y0 <= exposed.bottom()) & (self.length >= shortest))[0]
+        if not len(shown):
+            return
+        if self.lines is None:
+            self.lines = _long_lived(list(map(QLineF, *self.segments.T.tolist())))
+        cross = self.cross[shown]
+        for line_pen, part in ((cross_pen, shown[cross]), (pen, shown[~cross])):
+            if len(part):
+                painter.setPen(line_pen)
+                painter.drawLines([self.lines[k] for k in part.tolist()])
 
 
 class FrameLayer(QGraphicsItem):
@@ -325,6 +387,7 @@ class FrameLayer(QGraphicsItem):
         self.x0, self.y0 = array[:, 0], array[:, 1]
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.depth = np.array([key.count("/") for key in self.keys], dtype=int)
+        self.rects = list(map(QRectF, self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(), array[:, 3].tolist()))
         # opaque fills, a shade darker per level (parents are drawn first): no alpha blending of large areas
         self.shades = [QColor.fromRgbF(*(1.0 - 0.035 * (level + 1) * c for c in (1.0, 0.98, 0.94))) for level in range(12)]
         self.setZValue(-1)
@@ -346,25 +409,24 @@ class FrameLayer(QGraphicsItem):
         innermost = hits[np.argmin((self.x1[hits] - self.x0[hits]) * (self.y1[hits] - self.y0[hits]))]
         return f"open:{self.keys[int(innermost)]}"
 
-    def _rect(self, i: int) -> QRectF:
-        return QRectF(self.x0[i], self.y0[i], self.x1[i] - self.x0[i], self.y1[i] - self.y0[i])
-
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         chosen = np.nonzero((self.x1 >= exposed.left()) & (self.x0 <= exposed.right())
                             & (self.y1 >= exposed.top()) & (self.y0 <= exposed.bottom())
-                            & ((self.x1 - self.x0) * lod >= 4))[0].tolist()
+                            & ((self.x1 - self.x0) * lod >= 4))[0]
         if lod < SMALL_LOD or len(chosen) > 300:
             painter.setPen(Qt.PenStyle.NoPen)
-            for level in sorted(set(self.depth[chosen].tolist())):  # parents first, one batch per level
+            depth = self.depth[chosen]
+            for level in np.unique(depth).tolist():  # parents first, one batch per level
                 painter.setBrush(self.shades[min(level, len(self.shades) - 1)])
-                painter.drawRects([self._rect(i) for i in chosen if self.depth[i] == level])
+                painter.drawRects([self.rects[i] for i in chosen[depth == level].tolist()])
             return
+        chosen = chosen.tolist()
         painter.setPen(QPen(QColor("#8a8f98"), 0, Qt.PenStyle.DashLine))
         for i in chosen:
             painter.setBrush(self._shade(i))
-            painter.drawRoundedRect(self._rect(i), 8, 8)
+            painter.drawRoundedRect(self.rects[i], 8, 8)
         size = min(18.0, max(9.0, 13 * lod), TITLE_ROOM * lod - 2)  # grows with the zoom, within the frame's top margin
         if size < 7:
             return
@@ -378,7 +440,7 @@ class FrameLayer(QGraphicsItem):
         painter.setPen(QColor("#2d3440"))
         metrics = painter.fontMetrics()
         for i in chosen:  # the title in screen pixels, bold, elided in the middle to the frame's width
-            screen = transform.mapRect(self._rect(i))
+            screen = transform.mapRect(self.rects[i])
             title = metrics.elidedText(self.keys[i], Qt.TextElideMode.ElideMiddle, int(screen.width()) - 12)
             painter.drawText(screen.adjusted(6, 2, -6, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, title)
         painter.restore()
@@ -507,7 +569,7 @@ class QtGraphView(QWidget):
         self.expanded: set[str] = set()
         self.visible = None
         self.layer: NodeLayer | None = None
-        self._request = 0
+        self._layouts = LatestRequest(self)  # only the latest graph, stage and fold state is shown
         self._pending_reveal: str | None = None
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
         self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
@@ -597,8 +659,7 @@ class QtGraphView(QWidget):
             self.status.setText("No graph was recorded for this compile unit.")
             return
         self.status.setText("Parsing and laying out…")
-        self._request += 1
-        request, unit = self._request, self.unit
+        unit = self.unit
         stacks = _module_stacks(unit)
 
         def prepare():
@@ -608,28 +669,26 @@ class QtGraphView(QWidget):
             gc.freeze()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
             root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
-            visible = visible_graph(graph, root, expanded)
-            return graph, root, expanded, visible, layout(graph, root, expanded, visible), paths
+            return graph, root, expanded, *lay_out_view(graph, root, expanded), paths
 
-        run_in_background(prepare, lambda result: self._show(result) if request == self._request else None,
-                          lambda message, _tb: self.status.setText(f"Could not lay out: {message}"), self)
+        self._layouts.run(prepare, self._show, self._layout_failed)
 
     def _relayout(self) -> None:
-        self._request += 1
-        request = self._request
-        graph, root, expanded = self.graph, self.root, set(self.expanded)
+        if self.graph is None:  # nothing on show yet (or its layout is still on its way)
+            return
+        graph, root, expanded, paths = self.graph, self.root, set(self.expanded), self._paths
+        self._layouts.run(lambda: (graph, root, expanded, *lay_out_view(graph, root, expanded), paths), self._show,
+                          self._layout_failed)
 
-        def prepare():
-            visible = visible_graph(graph, root, expanded)
-            return graph, root, expanded, visible, layout(graph, root, expanded, visible), self._paths
-
-        run_in_background(prepare, lambda result: self._show(result) if request == self._request else None,
-                          lambda message, _tb: self.status.setText(f"Could not lay out: {message}"), self)
+    def _layout_failed(self, message: str, _traceback: str) -> None:
+        self.status.setText(f"Could not lay out: {message}")
 
     def _show(self, prepared) -> None:
         self.graph, self.root, self.expanded, self.visible, placed = prepared[:5]
-        self._paths = prepared[5] if len(prepared) > 5 else {}
+        self._paths = prepared[5]
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
+        gc.freeze()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
+        # stay out of the collector's full passes, which otherwise stall a frame for ~200 ms on a 50k-node graph
         nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
         unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
         if not any(node.is_op for node in self.graph.nodes):
@@ -952,6 +1011,14 @@ def fill_scene(scene: QGraphicsScene, visible, placed, edge_colour: QColor) -> N
     scene.addItem(layer)
     scene.setSceneRect(scene.itemsBoundingRect().adjusted(-40, -40, 40, 40))
     return layer
+
+
+def _long_lived(value):
+    """`value`, a cache that lives as long as the scene (thousands of Qt value objects, no reference
+    cycles), moved with everything else alive out of the collector's full passes (gc.freeze), which
+    otherwise rescan it and stall a frame for 50–200 ms on a 50k-node graph."""
+    gc.freeze()
+    return value
 
 
 def _module_stacks(unit) -> dict[str, list[str]] | None:
