@@ -361,7 +361,11 @@ def _check(args) -> int:
         return 2
     for check in checks:
         _say(f"{check.word} {check.name}: {check.reason}")
-    _write_ci_reports(args, analysis, checks)
+    try:
+        _write_ci_reports(args, analysis, checks)
+    except OSError as error:  # an unwritable report path is a usage error, not a failed gate
+        _say(f"compile-inspector: check: cannot write the report: {error}", file=sys.stderr)
+        return 2
     if any(check.passed is False for check in checks):
         return 1
     return EXIT_INCONCLUSIVE if any(check.passed is None for check in checks) else 0

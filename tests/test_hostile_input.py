@@ -354,3 +354,19 @@ def test_a_mismatch_with_nan_errors_is_still_reported(session):
     done = cli("summary", session)
     assert "MISMATCH, max abs error nan" in done.stdout
     json.loads(cli("summary", "--json", session).stdout, parse_constant=_no_constants)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep", "link_out"])
+def test_a_hostile_graph_break_registry_in_a_session_is_not_read(session, secret, kind):
+    """The session's copy of torch's graph-break registry is read like every other file in it: a FIFO
+    does not hang, deep nesting does not raise, a link out of the folder is not followed."""
+    registry = session / "graph_break_registry.json"
+    if kind == "fifo":
+        os.mkfifo(registry)
+    elif kind == "deep":
+        registry.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        registry.symlink_to(secret)
+    done = cli("summary", "--json", session, timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and SECRET not in done.stdout
+    assert json.loads(done.stdout)["break_types"]["registry"]["source"] != "session"

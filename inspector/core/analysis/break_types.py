@@ -43,14 +43,10 @@ class BreakTypeMatch:
 
 
 def session_registry(session: Session) -> BreakRegistry | None:
-    """The registry that fits this session best (its own copy first); None when none can be found."""
-    folders: list[Path] = []
-    if session.source.is_dir():
-        folders.append(session.source)
-    for rank in session.ranks:
-        if rank.log_path is not None:
-            folders += [rank.log_path.parent.parent, rank.log_path.parent]
-    return find_registry(list(dict.fromkeys(folders)), session.torch_version)
+    """The registry that fits this session best (the copy a capture saved in its folder first); None
+    when none can be found. Only the opened folder itself is looked in, never beside or above it."""
+    folder = session.extracted_to or session.source
+    return find_registry([folder] if Path(folder).is_dir() else [], session.torch_version)
 
 
 def break_type(brk: GraphBreak, registry: BreakRegistry | None) -> BreakTypeMatch | None:

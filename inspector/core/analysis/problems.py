@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from inspector.core.analysis.recompile_groups import STANCE
+from inspector.core.analysis.speedup import SLOWER
 from inspector.core.model.compile_id import CompileId
 
 if TYPE_CHECKING:
@@ -109,12 +110,12 @@ def _run_problems(analysis: SessionAnalysis) -> list[Problem]:
                 f"max abs error {check['max_abs_error']:.3g}, max rel error {check['max_rel_error']:.3g} "
                 f"(allclose at rtol {results.get('tolerance', {}).get('rtol')}, atol {results.get('tolerance', {}).get('atol')})"))
     eager = (results.get("eager") or {}).get("median_s")
-    compiled = (results.get("compiled") or {}).get("median_s")
-    if eager and compiled and compiled > eager:
+    speedup = analysis.speedup
+    if speedup.state == SLOWER and speedup.value:  # stated only when the timing supports the direction
         causes = []
         if session.breaks:
             causes.append(f"{len(analysis.break_sites)} graph break site(s): each call leaves and re-enters compiled code")
-        if eager < 1e-3:
+        if eager and eager < 1e-3:
             causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
         if session.recompiles:
             causes.append(f"{len(session.recompiles)} recompile(s): guards are checked against several graphs")
@@ -123,7 +124,7 @@ def _run_problems(analysis: SessionAnalysis) -> list[Problem]:
             causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
                 f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         problems.append(Problem(
-            "slower", "warning", f"Compiled is {compiled / eager:.1f}× slower than eager",
+            "slower", "warning", f"Compiled is {1 / speedup.value:.1f}× slower than eager ({speedup.interval_text()})",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
     error = (session.manifest or {}).get("error")
     if error:

@@ -110,9 +110,6 @@ class RankReport:
     findings: tuple[Finding, ...]
     groups: tuple[tuple[int | None, ...], ...]  # ranks whose every compared fact agrees, largest group first
 
-    def figures_of(self, rank: int | None) -> RankFigures | None:
-        return next((figures for figures in self.figures if figures.rank == rank), None)
-
     def stragglers(self) -> set[int | None]:
         return {rank for finding in self.findings if finding.kind == "straggler" for rank in finding.ranks}
 

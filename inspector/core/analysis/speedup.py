@@ -41,10 +41,6 @@ class Speedup:
     machine: Machine | None
 
     @property
-    def conclusive(self) -> bool:
-        return self.state in (FASTER, SLOWER)
-
-    @property
     def has_interval(self) -> bool:
         return self.low is not None and self.high is not None
 

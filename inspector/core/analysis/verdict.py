@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import BreakSite, FusionStats, break_sites, cache_rates, session_fusion
+from inspector.core.analysis.figures import BreakSite, FusionStats
 from inspector.core.analysis.profile_ops import profile_check, profile_ops
-from inspector.core.analysis.speedup import Speedup, break_even_calls, estimate
+from inspector.core.analysis.speedup import Speedup, break_even_calls
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
 
@@ -28,10 +28,10 @@ class Figure:
                 "formula": self.formula, "source": self.source}
 
 
-def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: FusionStats | None = None,
-            cache_rates_: dict | None = None, speedup: Speedup | None = None) -> list[Figure]:
-    """The figures in display order. Break sites, fusion, cache rates and the speedup estimate already
-    computed by the session's analysis are passed in; alone, the function computes them."""
+def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, dict],
+            speedup: Speedup) -> list[Figure]:
+    """The figures in display order, from the facts the session's analysis holds (break sites,
+    fusion, cache rates, the speedup estimate): each is computed once, there."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
     missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
@@ -40,13 +40,11 @@ def verdict(session: Session, sites: list[BreakSite] | None = None, fusion: Fusi
     t_compile = sum(compile_times) if compile_times else None
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
-    speedup = speedup or estimate(results)
     break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
     inside, runs = _compiled_region_share(results)
-    n_sites = len(sites if sites is not None else break_sites(session))
+    n_sites = len(sites)
     gap = t_exec * (1 - inside) if measured and inside is not None else None
-    fusion = fusion or session_fusion(session)
-    cache = (cache_rates_ if cache_rates_ is not None else cache_rates(session)).get("fx_graph", {})
+    cache = cache_rates.get("fx_graph", {})
 
     def need(value, source):
         return source if value is not None else missing

@@ -5,14 +5,16 @@ copy bundled with the app. The registry says which of the three it is, so the us
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-REGISTRY_FILE = "graph_break_registry.json"
+from inspector.core.readers.safe_files import read_json
+from inspector.core.readers.session_format import BREAK_REGISTRY
+
+REGISTRY_FILE = BREAK_REGISTRY  # torch's own file name, kept by the capture under the same name
 BUNDLED = Path(__file__).resolve().parents[3] / "resources" / "graph_break_registry"
 _VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
 
@@ -58,7 +60,7 @@ class BreakRegistry:
 def find_registry(session_folders: list[Path], session_torch: str | None = None) -> BreakRegistry | None:
     """The registry for a session: a capture's own copy, the installed torch's, or the bundled one."""
     for folder in session_folders:
-        registry = read_registry(folder / REGISTRY_FILE, "session", session_torch)
+        registry = read_registry(folder / REGISTRY_FILE, "session", session_torch, folder)
         if registry:
             return registry
     installed = installed_torch_dir()
@@ -86,10 +88,11 @@ def installed_torch_dir() -> Path | None:
 
 
 @lru_cache(maxsize=8)
-def read_registry(path: Path, source: str, torch_version: str | None) -> BreakRegistry | None:
-    """Parse one registry file; None when it is absent or unreadable (older torch has none)."""
+def read_registry(path: Path, source: str, torch_version: str | None, root: Path | None = None) -> BreakRegistry | None:
+    """Parse one registry file; None when it is absent, unreadable or unsafe (older torch has none).
+    A session's copy is read through the safe-read layer, inside its folder (`root`)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path, root=root)
     except (OSError, ValueError):
         return None
     if not isinstance(raw, dict):

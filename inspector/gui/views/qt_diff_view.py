@@ -176,9 +176,13 @@ class QtDiffView(QWidget):
         if not stage:
             self.summary.setText(f"{ua.compile_id}: no graph stage recorded in both runs")
             return
-        graph_a, graph_b = ua.graphs[stage].graph, ub.graphs[stage].graph
-        self._diffs.run(lambda: (graph_a, graph_b, diff_graphs(graph_a, graph_b), _prepare(graph_a), _prepare(graph_b)),
-                        self._show, lambda message, _tb: self.summary.setText(f"Could not diff: {message}"))
+        artifact_a, artifact_b = ua.graphs[stage], ub.graphs[stage]
+
+        def prepare():  # the graphs are parsed here, off the UI thread
+            graph_a, graph_b = artifact_a.graph, artifact_b.graph
+            return graph_a, graph_b, diff_graphs(graph_a, graph_b), _prepare(graph_a), _prepare(graph_b)
+
+        self._diffs.run(prepare, self._show, lambda message, _tb: self.summary.setText(f"Could not diff: {message}"))
 
     def _show(self, result) -> None:
         graph_a, graph_b, self.diff, prepared_a, prepared_b = result

@@ -660,9 +660,9 @@ class QtGraphView(QWidget):
             return
         self.status.setText("Parsing and laying out…")
         unit = self.unit
-        stacks = _module_stacks(unit)
 
         def prepare():
+            stacks = _module_stacks(unit)
             graph = unit.graphs[stage].graph
             graphs = StageGraphs(unit)
             paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through

@@ -107,9 +107,9 @@ class QtKernelPlots(QWidget):
             missing.append("no profile (capture an entry-point script with profiling on to see kernel times)")
         if not memory_bars(results):
             missing.append("memory not measured")
-        check = (loaded.summary.get("run") or {}).get("profile_check") or {}
-        if check.get("consistent") is False:
-            missing.insert(0, check["note"])
+        check = loaded.analysis.profile_check
+        if check.consistent is False:
+            missing.insert(0, check.note)
         self.note.setText("; ".join(missing))
 
     @staticmethod
