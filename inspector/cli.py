@@ -223,17 +223,15 @@ def _modes(args) -> int:
                     "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
         _dump_json(document)
     else:
-        print(f"{'mode':<28} {'compile s':>10} {'µs/call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
+        from inspector.core.numbers import quantity, seconds
+
+        print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
         for row in rows:
             note = row.error or ("fastest" if row.mode == best else "")
-            _say(f"{row.mode:<28} {_num(row.compile_s, '{:.2f}'):>10} "
-                  f"{_num(row.steady_s and row.steady_s * 1e6, '{:.1f}'):>10} {_num(row.speedup, '{:.2f}×'):>9} "
-                  f"{row.breaks:>7} {row.kernels:>8}  {note}")
+            _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
+                 f"{quantity(row.speedup, '×'):>9} "
+                 f"{row.breaks:>7} {row.kernels:>8}  {note}")
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
-
-
-def _num(value, pattern: str) -> str:
-    return pattern.format(value) if value is not None else "—"
 
 
 def _open(path: str):
@@ -341,7 +339,9 @@ def _diff(args) -> int:
 
 
 def _s(value) -> str:
-    return f"{value:.6g} s" if value is not None else "n/a"
+    from inspector.core.numbers import seconds
+
+    return seconds(value)
 
 
 def _check(args) -> int:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget,
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
 from inspector.core.analysis.mode_comparison import ModeRow, best_mode, compare_modes
+from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 
@@ -71,7 +72,7 @@ class QtModesView(QWidget):
         self.status = QLabel("Run ▸ Compare Modes captures the script in default, reduce-overhead and max-autotune.")
         self.status.setWordWrap(True)
         self.table = QTableWidget(0, 8)
-        self.table.setHorizontalHeaderLabels(["Mode", "Compile s", "Steady µs/call", "Speedup", "Breaks",
+        self.table.setHorizontalHeaderLabels(["Mode", "Compile time", "Steady state per call", "Speedup", "Breaks",
                                               "Recompiles", "Kernels", "Note"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -118,8 +119,8 @@ class QtModesView(QWidget):
         self.status.setText(f"Fastest steady state here: {best}" if best else "No mode finished a measured run.")
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
-            cells = [row.mode, _fmt(row.compile_s, "{:.2f}"), _fmt(row.steady_s and row.steady_s * 1e6, "{:.1f}"),
-                     _fmt(row.speedup, "{:.2f}×"), str(row.breaks), str(row.recompiles), str(row.kernels),
+            cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
+                     str(row.breaks), str(row.recompiles), str(row.kernels),
                      row.error or ("fastest" if row.mode == best else "")]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -132,6 +133,3 @@ class QtModesView(QWidget):
             plot.addItem(pg.BarGraphItem(x=positions, height=values, width=0.6, brush=colour))
             plot.getAxis("bottom").setTicks([[(p, row.mode) for p, row in zip(positions, rows)]])
 
-
-def _fmt(value, pattern: str) -> str:
-    return pattern.format(value) if value is not None else "—"
