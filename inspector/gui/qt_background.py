@@ -36,9 +36,18 @@ class _Task(QRunnable):
         try:
             result = self.work()
         except Exception as error:  # reported to the UI, not swallowed
-            self.signals.failed.emit(plain_words(error), traceback.format_exc())
+            self._deliver(self.signals.failed, plain_words(error), traceback.format_exc())
         else:
-            self.signals.done.emit(result)
+            self._deliver(self.signals.done, result)
+
+    @staticmethod
+    def _deliver(signal, *args) -> None:
+        """Emit `signal`, unless the view that asked has been deleted meanwhile (a window closed while
+        its work ran): then nobody is left to tell, and the answer is dropped."""
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # "Signal source has been deleted"
+            pass
 
 
 def run_in_background(work: Callable[[], object], on_done: Callable[[object], None],
