@@ -576,9 +576,10 @@ class QtGraphView(QWidget):
         self.stage = QComboBox()
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search nodes (regex over name, op, target, shape, source)")
+        self.search.setPlaceholderText("Search nodes (regex)")
+        self.search.setToolTip("A regular expression matched against each node's name, op, target, shape and source line")
         self.search.returnPressed.connect(self.run_search)
-        self.search.setMinimumWidth(260)
+        self.search.setMinimumWidth(140)  # the toolbar fits beside the Session column at 1280 px
         self.overlay = QComboBox()
         self.overlay.addItems(OVERLAYS)
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
