@@ -152,7 +152,12 @@ def window(qtbot, tmp_path):
     win = QtMainWindow(settings)
     qtbot.addWidget(win)
     win.show()
-    return win
+    yield win
+    # work a view started off the UI thread (a layout, a diff) outlives its window: let it finish here,
+    # so it does not hold the pool's threads while the next test waits for its own
+    from PySide6.QtCore import QThreadPool
+
+    QThreadPool.globalInstance().waitForDone(120_000)
 
 
 def open_and_wait(qtbot, window, path: Path):
