@@ -13,7 +13,7 @@ pytest.importorskip("PySide6")
 from conftest import open_and_wait  # noqa: E402
 
 from inspector.gui.code_highlight import LazyHighlighter  # noqa: E402
-from inspector.core.analysis.kernel_index import kernel_nodes, kernel_times  # noqa: E402
+from inspector.core.analysis.kernel_index import kernel_nodes  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.core.analysis.timeline import build_timeline, chrome_trace  # noqa: E402
 
@@ -119,7 +119,7 @@ def test_stage_cut_off_by_a_crash_is_drawn_open_ended(corpus, tmp_path):
 
 def test_views_say_what_is_missing_without_a_profile(qtbot, window, corpus):
     loaded = open_and_wait(qtbot, window, corpus / "inductor_provenance_jit_cuda_log.txt")
-    assert kernel_times(loaded.session) == {}
+    assert loaded.analysis.kernel_times == {}
     assert "no profile" in window.views["Kernels"].note.text()
     window.tabs.setCurrentWidget(window.views["Code"])
     code = window.views["Code"]

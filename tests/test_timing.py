@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import open_and_wait
 
-from inspector.core.analysis.kernel_index import kernel_times
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.profile_ops import profile_check
 from inspector.core.analysis.run_diff import check_run, diff_runs
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval, estimate
@@ -143,7 +143,7 @@ def test_check_refuses_nonsense_thresholds():
 def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsistent_profile(tmp_path):
     normal = open_session(BUNDLED)
     assert profile_check(normal.results).consistent is True
-    assert not any(time.suspect for time in kernel_times(normal).values())
+    assert not any(time.suspect for time in SessionAnalysis(normal).kernel_times.values())
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["compiled"]["ops"]:  # what a profile of a loaded machine looked like
         row["self_cpu_us"] *= 60
@@ -152,7 +152,7 @@ def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsist
     check = profile_check(session.results)
     assert check.consistent is False and check.kernel_us_per_call > 2 * check.slowest_call_us
     assert "PROFILE INCONSISTENT" in check.note
-    times = kernel_times(session)
+    times = SessionAnalysis(session).kernel_times
     assert times and all("PROFILE INCONSISTENT" in time.suspect for time in times.values())
     summary = summarize(session)
     assert summary["run"]["profile_check"]["consistent"] is False

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from inspector.core.outputs.html_report import render_report
 from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -297,19 +298,19 @@ class QtMainWindow(QMainWindow):
         if self.model.loaded is None:
             self.show_message("Nothing to compare", "Open a session first; then compare it with another.")
             return
-        a = self.model.loaded.session
+        a = self.model.loaded.analysis
         self.status.setText(f"Opening {path} to compare…")
-        run_in_background(lambda: load_session(path), lambda b: self._show_diff(a, b.session),
+        run_in_background(lambda: load_session(path), lambda b: self._show_diff(a, b.analysis),
                           lambda message, _tb: self.show_message("Cannot compare", message), self)
 
     def _open_xla_dump(self, path: Path) -> None:
         self.views["XLA"].open(path)
         self.tabs.setCurrentWidget(self.views["XLA"])
 
-    def _show_diff(self, a, b) -> None:
+    def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
         self.views["Diff"].set_sessions(a, b)
         self.tabs.setCurrentWidget(self.views["Diff"])
-        self.status.setText(f"Comparing {a.source} (A) with {b.source} (B)")
+        self.status.setText(f"Comparing {a.session.source} (A) with {b.session.source} (B)")
 
     def ask_save_bundle(self) -> None:
         loaded = self.model.loaded

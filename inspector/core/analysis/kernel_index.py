@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
-from inspector.core.analysis.profile_ops import kernel_name, profile_check, profile_ops
+from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
 from inspector.core.model.session import CompileUnit, Session
 
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
@@ -34,13 +34,13 @@ class NodeOrigin:
     code: str | None
 
 
-def kernel_times(session: Session) -> dict[str, KernelTime]:
-    """Kernel name → time per call in the compiled profile (empty without a profile)."""
+def kernel_times(session: Session, check: ProfileCheck) -> dict[str, KernelTime]:
+    """Kernel name → time per call in the compiled profile (empty without a profile); `check` (the
+    session's profile check) marks every time as suspect when the profile disagrees with the call."""
     ops = profile_ops(session.results)
     if ops is None:
         return {}
     total, runs = ops.total, ops.runs
-    check = profile_check(session.results)
     suspect = check.note if check.consistent is False else ""
     by_name: dict[str, float] = {}
     event_of: dict[str, str] = {}

@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite
-from inspector.core.analysis.kernel_index import kernel_times
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.speedup import INCONCLUSIVE, OLDER_CAPTURE, Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -89,13 +88,14 @@ def diff_units(a: Session, b: Session, stage: str | None = None) -> list[dict]:
     return rows
 
 
-def diff_kernels(a: Session, b: Session) -> dict:
+def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
     """Kernels by name; a removed and an added kernel made from the same FX nodes count as renamed."""
     def by_name(session):
         return {kernel.name: kernel for unit in session.units for kernel in unit.kernels}
 
+    a, b = run_a.session, run_b.session
     kernels_a, kernels_b = by_name(a), by_name(b)
-    times_a, times_b = kernel_times(a), kernel_times(b)
+    times_a, times_b = run_a.kernel_times, run_b.kernel_times
     removed = sorted(kernels_a.keys() - kernels_b.keys())
     added = sorted(kernels_b.keys() - kernels_a.keys())
     renamed = []
@@ -141,7 +141,7 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
         "units": diff_units(a.session, b.session, stage),
         "compile_time": {"total_a": a.verdict.value("t_compile"), "total_b": b.verdict.value("t_compile"),
                          "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
-        "kernels": diff_kernels(a.session, b.session),
+        "kernels": diff_kernels(a, b),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
                          "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup"),
                          "verdict_a": a.speedup.to_json(), "verdict_b": b.speedup.to_json()},

@@ -123,7 +123,7 @@ class SessionAnalysis:
 
     @cached_property
     def kernel_times(self) -> dict[str, KernelTime]:
-        return kernel_times(self.session)
+        return kernel_times(self.session, self.profile_check)
 
     @cached_property
     def ranks(self) -> RankReport:
@@ -132,7 +132,7 @@ class SessionAnalysis:
 
     @cached_property
     def top_kernels(self) -> list[dict]:
-        return top_kernels(self.session.results or {})
+        return top_kernels(self.session.results or {}, self.profile_check)
 
     @property
     def complete(self) -> bool:

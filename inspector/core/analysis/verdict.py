@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite, FusionStats
-from inspector.core.analysis.profile_ops import profile_check, profile_ops
+from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.speedup import Speedup, break_even_calls
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
@@ -129,13 +129,14 @@ def _compiled_region_share(results: dict) -> tuple[float | None, int]:
     return min(1.0, profile["compiled_region_s"] / profile["wall_s"]), profile.get("runs") or 0
 
 
-def top_kernels(results: dict, label: str = "compiled", limit: int = 10) -> list[dict]:
-    """The profile's most expensive ops with their share of the profiled time."""
+def top_kernels(results: dict, check: ProfileCheck, label: str = "compiled", limit: int = 10) -> list[dict]:
+    """The profile's most expensive ops with their share of the profiled time (`check`: the
+    session's profile check, whether those times agree with the measured call)."""
     ops = profile_ops(results, label)
     if ops is None:
         return []
     total = ops.total
-    consistent = profile_check(results).consistent is not False
+    consistent = check.consistent is not False
     return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row),
              "time_consistent": consistent} for row in ops.rows[:limit]]
 

@@ -18,8 +18,9 @@ from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths
 from inspector.core.graphs.graph_layout import lay_out_view
 from inspector.core.analysis.run_diff import diff_runs
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
-from inspector.gui.qt_background import LatestRequest, run_in_background
+from inspector.gui.qt_background import LatestRequest
 from inspector.core.numbers import count, number, seconds
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
 from inspector.gui.qt_plain_text import html_text as _e
@@ -54,7 +55,7 @@ class QtDiffView(QWidget):
         self.b: Session | None = None
         self.diff = None
         self.layers = [None, None]
-        self._diffs = LatestRequest(self)
+        self._diffs, self._runs = LatestRequest(self), LatestRequest(self)  # only the latest answers are shown
         self.unit = QComboBox()
         self.unit.currentIndexChanged.connect(lambda _: self._compare())
         self.stage = QComboBox()
@@ -119,8 +120,9 @@ class QtDiffView(QWidget):
         self.layout().setContentsMargins(0, 0, 0, 0)
 
     # --- sessions -------------------------------------------------------------------------------
-    def set_sessions(self, a: Session, b: Session) -> None:
-        self.a, self.b = a, b
+    def set_sessions(self, run_a: SessionAnalysis, run_b: SessionAnalysis) -> None:
+        """Compare two analysed runs (their analyses are reused by the run diff, not computed again)."""
+        self.a, self.b = a, b = run_a.session, run_b.session
         self.pages.setCurrentIndex(1)
         for side, label, session in (("A", self.labels[0], a), ("B", self.labels[1], b)):
             text = f"{side}: {session.source}"
@@ -133,7 +135,7 @@ class QtDiffView(QWidget):
         self.unit.clear()
         self.unit.addItems([f"{ua.compile_id} {ua.function or ''}" for ua, _ub in self.pairs] or ["(no compile unit in both runs)"])
         self.unit.blockSignals(False)
-        run_in_background(lambda: diff_runs(a, b), self._show_run, lambda message, _tb: self.run.setPlainText(message), self)
+        self._runs.run(lambda: diff_runs(run_a, run_b), self._show_run, lambda message, _tb: self.run.setPlainText(message))
         self._compare()
 
     def _show_run(self, result: dict) -> None:
