@@ -1,3 +1,4 @@
 from inspector.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not again in the worker processes the per-rank index spawns
+    raise SystemExit(main())

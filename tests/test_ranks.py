@@ -20,10 +20,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
 
-from inspector.core.analysis.ranks import index_ranks, rank_ranges, rank_report  # noqa: E402
+from inspector.core.analysis.ranks import DIFFERS, index_ranks, rank_ranges, rank_report, rank_timeline  # noqa: E402
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
 from inspector.core.outputs.summary import render_text, summarize  # noqa: E402
-from inspector.core.readers.session_loader import find_trace_logs, open_session  # noqa: E402
+from inspector.core.readers.session_loader import find_trace_logs, open_session, rank_logs  # noqa: E402
 
 MULTI_RANK = CORPUS / "multi_rank_logs"
 RANKS = 32
@@ -77,6 +77,18 @@ def test_a_loaded_session_reports_the_same_with_node_level_graph_detail(planted_
     assert found(analysis.ranks) == planted(expected)
     graph = next(finding for finding in analysis.ranks.findings if finding.kind == "graphs")
     assert "added" in graph.message and "similarity" in graph.message  # sum → mean, from the graph matcher
+
+
+def test_rank_lanes_mark_the_units_the_findings_name(planted_job):
+    folder, _ = planted_job
+    report = rank_report(index_ranks(find_trace_logs(folder)))
+    lanes = rank_timeline(report)
+    assert lanes.lanes == [f"rank {rank}" for rank in range(RANKS)] and len(lanes.bars) == 7 * RANKS + 1
+    marked = sorted((lanes.lane_ranks[bar.lane], bar.compile_id) for bar in lanes.bars if bar.step == DIFFERS)
+    assert marked == sorted([(RANKS // 2, "[0/7]"), (RANKS // 4, "[0/3]"), (3, "[0/2]"), (RANKS - 3, "[0/2]"),
+                             (RANKS // 8 + 1, "[0/0]")])
+    longest = max(lanes.bars, key=lambda bar: bar.end_s - bar.start_s)  # a planted slow compile, 30 s over
+    assert lanes.lane_ranks[longest.lane] in (RANKS // 2 + 3, RANKS - 1) and longest.end_s - longest.start_s > 30
 
 
 def test_the_per_rank_map_takes_any_executor(planted_job):
@@ -180,6 +192,58 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
     qtbot.mouseClick(findings.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     unit = window.model.unit
     assert (unit.rank, str(unit.compile_id)) == (RANKS // 4, "[0/3]")
+
+
+def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_effect(
+        qtbot, window, planted_job, monkeypatch):
+    """What a user of a many-rank job sees: the Ranks tab filled from the per-rank index while the
+    details are still read; a rank clicked meanwhile is selected when they arrive, on the tab and in
+    the sort order the user chose."""
+    pytest.importorskip("PySide6")
+    import threading
+
+    from PySide6.QtCore import QPoint, Qt
+
+    from inspector.gui import qt_session_model
+    from inspector.gui.views.qt_ranks_view import COLUMNS
+
+    folder, expected = planted_job
+    assert rank_logs(folder) == find_trace_logs(folder) and len(rank_logs(folder)) == RANKS
+    assert sum(log.stat().st_size for log in rank_logs(folder)) >= qt_session_model.OVERVIEW_FIRST_BYTES
+    details_may_finish = threading.Event()
+    analyse = qt_session_model.analyse
+
+    def held_analyse(session):  # the real load, kept 'still reading' until the test has clicked
+        assert details_may_finish.wait(60)
+        return analyse(session)
+
+    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
+    view = window.views["Ranks"]
+    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000):
+        window.open_path(folder)
+    assert window.model.loaded is None and not view.details
+    assert window.tabs.currentWidget() is view
+    assert view.table.rowCount() == RANKS and view.findings.count() == len(expected) + 1
+    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s). Reading every rank's details")
+    assert f"per-rank overview of {RANKS} ranks" in window.status.text()
+
+    table, header = view.table, view.table.horizontalHeader()
+    column = COLUMNS.index("Compile s")
+    for _ in range(2):  # sort by compile time, slowest first
+        point = QPoint(header.sectionViewportPosition(column) + header.sectionSize(column) // 2, header.height() // 2)
+        qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    slowest = int(table.item(0, 0).text())
+    assert slowest in (RANKS // 2 + 3, RANKS - 1)  # the two planted stragglers
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(0, 1)).center())
+    assert window.model.unit is None and f"rank {slowest} is selected once they are in" in view.heading.text()
+
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as loaded:
+        details_may_finish.set()
+    session = loaded.args[0].session
+    qtbot.waitUntil(lambda: window.model.unit is session.ranks[slowest].units[0], timeout=5000)
+    assert view.details and view.heading.text() == f"{RANKS} ranks; {len(expected)} divergence finding(s)."
+    assert window.tabs.currentWidget() is view  # not thrown over to the Summary
+    assert int(table.item(0, 0).text()) == slowest and view.selected_rank() == slowest  # the sort and the row stay
 
 
 def test_logs_without_distinct_rank_numbers_are_listed_not_lined_up(planted_job, tmp_path):

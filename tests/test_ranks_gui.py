@@ -224,3 +224,43 @@ def test_dashboard_says_figures_are_all_ranks_and_shows_the_spread(window, multi
     assert line.isVisible()
     assert line.text() == ("4 ranks: the figures below are all ranks together. Compile time per rank (2 of 4 ranks "
                            "recorded one): min 4.57 s (rank 1), median 7.55 s, max 10.5 s (rank 3); no straggler.")
+
+
+def lane_starts(timeline) -> dict:
+    """Per lane: the start of its earliest bar."""
+    starts: dict = {}
+    for bar in timeline.bars:
+        starts[bar.lane] = min(starts.get(bar.lane, bar.start_s), bar.start_s)
+    return starts
+
+
+def test_rank_lanes_one_lane_per_rank_hover_click_and_wall_clock(qtbot, window, multi_rank):
+    view = window.views["Ranks"]
+    window.tabs.setCurrentWidget(view)
+    lanes = view.lanes
+    qtbot.waitUntil(lanes.plot.isVisible, timeout=3000)
+    timeline = lanes.timeline
+    assert timeline.lanes == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    per_lane = {lane: sum(bar.lane == lane for bar in timeline.bars) for lane in range(4)}
+    assert per_lane == {0: 0, 1: 15, 2: 0, 3: 7}  # ranks 0 and 2 failed before recording a compile time
+    assert lane_starts(timeline) == {1: 0.0, 3: 0.0}  # each rank from its own first compile
+    # ranks 0 and 2 (the majority, by the lowest rank) failed [0/0]: every unit of 1 and 3 is named by a finding
+    assert all(bar.step == "differs" for bar in timeline.bars)
+
+    bar = next(b for b in timeline.bars if b.lane == 3 and b.compile_id == "[0/0]")
+    scene = lanes.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2, bar.lane + 0.5))
+    point = lanes.plot.mapFromScene(scene)
+    QTest.mouseMove(lanes.plot.viewport(), point + QPoint(1, 0))
+    QTest.mouseMove(lanes.plot.viewport(), point)
+    qtbot.waitUntil(lambda: "rank 3 [0/0]" in lanes.hover_text, timeout=3000)
+    assert "10.3 s" in lanes.hover_text and "click: select [0/0] of rank 3" in lanes.hover_text
+    window.model.select_unit(None)
+    QTest.mouseClick(lanes.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    qtbot.waitUntil(lambda: window.model.unit is not None, timeout=3000)
+    assert (window.model.unit.rank, str(window.model.unit.compile_id)) == (3, "[0/0]")
+
+    QTest.mouseClick(lanes.wall_clock, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: lanes.timeline.wall_clock, timeout=3000)
+    starts = lane_starts(lanes.timeline)
+    assert starts[1] == 0.0 and starts[3] == pytest.approx(261703.8, abs=0.1)  # rank 3 ran three days later
+    assert "any rank" in lanes.plot.getAxis("bottom").labelText

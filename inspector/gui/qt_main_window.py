@@ -24,10 +24,10 @@ from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.xla_dump import looks_like_xla_dump
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
-from inspector.gui.qt_session_model import LoadedSession, QtSessionModel, ReadProgress, load_session
+from inspector.gui.qt_session_model import LoadedSession, LoadProgress, QtSessionModel, load_session
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
 from inspector.gui.views.qt_code_view import QtCodeView
@@ -68,6 +68,9 @@ class QtMainWindow(QMainWindow):
         self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
+        self._opens = LatestRequest(self)  # a session opened while another still loads replaces it
+        self._compares = LatestRequest(self)  # and a second Compare With, the first
+        self.overview_shown = False  # the open under way showed its per-rank overview already
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
         self.tabs = QTabWidget()
@@ -277,13 +280,17 @@ class QtMainWindow(QMainWindow):
             self.model.show_location(str(path), 0)
             return
         self.status.setText(f"Opening {path}…")
+        self.overview_shown = False
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
         started = time.perf_counter()
-        reading = ReadProgress(self.progress_bar, self)
-        run_in_background(lambda: load_session(path, reading.report),
-                          lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
-                          lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)), self)
+        reading = LoadProgress(self.progress_bar, self)
+        self._opens.run(lambda: load_session(path, reading.report, reading.overview),
+                        lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
+                        lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)))
+        request = self._opens.latest  # an overview of an open superseded meanwhile is not shown
+        reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
+                                    if request == self._opens.latest else None)
 
     def ask_compare(self) -> None:
         path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")
@@ -300,8 +307,8 @@ class QtMainWindow(QMainWindow):
             return
         a = self.model.loaded.analysis
         self.status.setText(f"Opening {path} to compare…")
-        run_in_background(lambda: load_session(path), lambda b: self._show_diff(a, b.analysis),
-                          lambda message, _tb: self.show_message("Cannot compare", message), self)
+        self._compares.run(lambda: load_session(path), lambda b: self._show_diff(a, b.analysis),
+                           lambda message, _tb: self.show_message("Cannot compare", message))
 
     def _open_xla_dump(self, path: Path) -> None:
         self.views["XLA"].open(path)
@@ -336,13 +343,24 @@ class QtMainWindow(QMainWindow):
                               lambda _: self.status.setText(f"Report written to {target}"),
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
+    def _on_overview(self, report, path: Path, started: float) -> None:
+        """A big distributed job: its per-rank overview now, on the Ranks tab; its details follow."""
+        self.overview_shown = True
+        self.model.show_overview(report)
+        self.tabs.setCurrentWidget(self.views["Ranks"])
+        self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in "
+                            f"{seconds(time.perf_counter() - started)}; reading every rank's details…")
+
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()
         self.model.set_loaded(loaded)
+        self.overview_shown = False
         self.status.setText(f"Opened {loaded.session.source} in {seconds(time.perf_counter() - started)}")
 
     def _on_load_failed(self, path: Path, message: str) -> None:
         self.progress_bar.hide()
+        self.overview_shown = False
+        self.model.load_failed(path, message)
         self.status.setText(f"Could not open {path}")
         self.show_message("Cannot open", message)
 
@@ -355,7 +373,8 @@ class QtMainWindow(QMainWindow):
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.setWindowTitle(f"{Path(str(loaded.session.source)).name} — torch.compile Inspector")
-        self.tabs.setCurrentWidget(self.views["Summary"])
+        if not self.overview_shown:  # else the user is already looking at (or away from) the overview
+            self.tabs.setCurrentWidget(self.views["Summary"])
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:

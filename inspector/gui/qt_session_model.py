@@ -13,10 +13,15 @@ from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.kernel_index import KernelTime
 from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import close_session, open_session
+from inspector.core.readers.session_loader import close_session, open_session, rank_logs
+
+# A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
+# ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.
+OVERVIEW_FIRST_BYTES = 32 << 20
 
 
 class LoadedSession:
@@ -43,10 +48,17 @@ class LoadedSession:
         return summarize(self.analysis)
 
 
-def load_session(path: Path, progress: Callable[[int, int], None] | None = None) -> LoadedSession:
-    """Runs on a worker thread. The cyclic garbage collector is paused meanwhile: a full collection
-    over the hundreds of thousands of objects a big log makes holds the GIL for 100+ ms, which the
-    UI thread would feel as a freeze. The session's objects are then frozen out of later collections."""
+def load_session(path: Path, progress: Callable[[int, int], None] | None = None,
+                 overview: Callable[[RankReport], None] | None = None) -> LoadedSession:
+    """Runs on a worker thread. For a big distributed job, `overview` first gets the per-rank
+    overview from the index (seconds before the whole job is read). The cyclic garbage collector is
+    paused meanwhile: a full collection over the hundreds of thousands of objects a big log makes
+    holds the GIL for 100+ ms, which the UI thread would feel as a freeze. The session's objects are
+    then frozen out of later collections."""
+    if overview is not None:
+        logs = rank_logs(path)
+        if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
+            overview(rank_report(index_ranks(logs, start_method="spawn")))
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -58,19 +70,24 @@ def load_session(path: Path, progress: Callable[[int, int], None] | None = None)
     return loaded
 
 
-class ReadProgress(QObject):
-    """How much of a log the worker has read, shown on `bar`: a determinate bar (with megabytes)
-    while bytes are read, an indeterminate one while what was read is analysed."""
+class LoadProgress(QObject):
+    """What the load worker has got so far, for the UI thread: how much of the logs it has read,
+    shown on `bar` (a determinate bar with megabytes while bytes are read, an indeterminate one while
+    what was read is analysed), and a big job's per-rank overview (`sigOverview`)."""
 
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
+    sigOverview = Signal(object)  # RankReport
 
     def __init__(self, bar: QProgressBar, parent: QObject | None = None):
         super().__init__(parent)
         self.bar = bar
-        self.sigBytes.connect(self._show)  # queued: `report` runs on the worker
+        self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
 
     def report(self, done: int, total: int) -> None:
         self.sigBytes.emit(done, total)
+
+    def overview(self, report: RankReport) -> None:
+        self.sigOverview.emit(report)
 
     def _show(self, done: int, total: int) -> None:
         if total <= 0 or done >= total:
@@ -82,7 +99,7 @@ class ReadProgress(QObject):
 
 
 class QtSessionModel(QObject):
-    sigLoading = Signal(str)  # path being opened
+    sigOverview = Signal(object)  # RankReport of a job whose details are still being read
     sigLoaded = Signal(object)  # LoadedSession
     sigLoadFailed = Signal(str, str)  # path, message
     sigUnitSelected = Signal(object)  # CompileUnit or None
@@ -94,6 +111,13 @@ class QtSessionModel(QObject):
         self.loaded: LoadedSession | None = None
         self.unit: CompileUnit | None = None
         self.kernel = None
+
+    def show_overview(self, report: RankReport) -> None:
+        """A big job's per-rank overview, before its details (`set_loaded`) arrive."""
+        self.sigOverview.emit(report)
+
+    def load_failed(self, path: Path, message: str) -> None:
+        self.sigLoadFailed.emit(str(path), message)
 
     def set_loaded(self, loaded: LoadedSession) -> None:
         if self.loaded is not None and self.loaded.session is not loaded.session:

@@ -16,6 +16,7 @@ floors keep a job of identical ranks, whose MAD is 0, from flagging ordinary jit
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import re
 import statistics
@@ -25,6 +26,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from inspector.core.analysis.timeline import Bar, Timeline
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
@@ -216,16 +218,23 @@ def _figures_of_log(path: Path) -> RankFigures:
     return rank_figures(rank)
 
 
-def index_ranks(paths: Iterable[Path], executor: Executor | None = None) -> list[RankFigures]:
+def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
+                start_method: str | None = None) -> list[RankFigures]:
     """The figures of every rank log, one log per task on `executor` (a local process pool by
-    default). Any `concurrent.futures.Executor` works, e.g. `distributed.Client(...).get_executor()`."""
+    default). Any `concurrent.futures.Executor` works, e.g. `distributed.Client(...).get_executor()`.
+
+    `start_method` is how the default pool starts its workers (multiprocessing's default when None).
+    The desktop app asks for "spawn": a forked child of a process running Qt threads inherits them
+    half-copied. Spawned workers import the caller's main module again, so a script calling this
+    with "spawn" needs the `if __name__ == "__main__":` guard."""
     paths = list(paths)
     if executor is not None:
         return list(executor.map(_figures_of_log, paths))
     if len(paths) < 4:
         return [_figures_of_log(path) for path in paths]
-    with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1, len(paths))) as pool:
-        return list(pool.map(_figures_of_log, paths, chunksize=max(1, len(paths) // (8 * (os.cpu_count() or 1)))))
+    workers = min(os.cpu_count() or 1, len(paths))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method)) as pool:
+        return list(pool.map(_figures_of_log, paths, chunksize=max(1, len(paths) // (8 * workers))))
 
 
 def session_rank_report(session: Session) -> RankReport:
@@ -407,6 +416,32 @@ def _straggler_findings(figures: list[RankFigures], attribute: str, label: str, 
     threshold = median + max(STRAGGLER_K * 1.4826 * mad, STRAGGLER_MIN_SHARE * median, STRAGGLER_MIN_S)
     return [Finding("straggler", (rank,), f"{label}: {what} {value:.2f} s vs median {median:.2f} s")
             for rank, value in values.items() if value > threshold]
+
+
+# --- one lane per rank --------------------------------------------------------------------------------
+
+DIFFERS = "differs"  # the step key of a compile unit named by a divergence finding
+
+
+def rank_timeline(report: RankReport, wall_clock: bool = False) -> Timeline:
+    """One lane per rank, one bar per compile unit (from its compile metrics), each rank from its own
+    first compile unless `wall_clock`; units a finding names are marked `DIFFERS`, a compile that
+    failed or was cut off is marked open. Built from the index alone, so it shows with the overview."""
+    named = {(rank, compile_id) for finding in report.findings for rank in finding.ranks
+             for compile_id in finding.compile_ids}
+    starts = {f.rank: min((u.start_s for u in f.unit_prints if u.start_s is not None), default=None)
+              for f in report.figures}
+    known = [start for start in starts.values() if start is not None]
+    bars = []
+    for lane, figures in enumerate(report.figures):
+        origin = min(known, default=0.0) if wall_clock else starts[figures.rank]
+        for unit in figures.unit_prints:
+            if unit.start_s is None or unit.end_s is None:
+                continue
+            bars.append(Bar(lane, 0, unit.start_s - origin, unit.end_s - origin, unit.compile_id, unit.compile_id,
+                            unit.outcome != "ok", DIFFERS if (figures.rank, unit.compile_id) in named else None))
+    return Timeline(bars, [f.label for f in report.figures], 1, [], (min(known, default=0.0)) * 1e6,
+                    tuple(f.rank for f in report.figures), wall_clock)
 
 
 def rank_ranges(ranks: Iterable[int | None]) -> str:

@@ -19,6 +19,7 @@ from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
+from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.graph_break_registry import BreakRegistry
@@ -131,6 +132,16 @@ class SessionAnalysis:
         return session_rank_report(self.session)
 
     @cached_property
+    def timeline(self) -> Timeline:
+        """The compile-stage timeline, each rank's lanes from its own first compile event."""
+        return build_timeline(self.session)
+
+    @cached_property
+    def wall_clock_timeline(self) -> Timeline:
+        """The same lanes on one clock shared by every rank."""
+        return build_timeline(self.session, wall_clock=True)
+
+    @cached_property
     def top_kernels(self) -> list[dict]:
         return top_kernels(self.session.results or {}, self.profile_check)
 
@@ -178,7 +189,8 @@ def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
 def analyse(session: Session) -> SessionAnalysis:
     """The analysis with everything the first view shows already computed (call it off the UI thread)."""
     analysis = SessionAnalysis(session)
-    # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph: here, not on the UI thread
-    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks"):
+    # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph, and the
+    # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread
+    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline"):
         getattr(analysis, fact)
     return analysis

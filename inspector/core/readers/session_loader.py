@@ -91,6 +91,16 @@ def close_session(session: Session) -> None:
         session.extracted_to = None
 
 
+def rank_logs(path: str | Path) -> list[Path]:
+    """The logs of `path` when `open_session` reads it as a folder of TORCH_TRACE logs, one per rank
+    (what a distributed job leaves); [] for anything else. The app indexes these first, to show the
+    per-rank overview before it has read the whole job."""
+    path = Path(path).expanduser()
+    if not path.is_dir() or (path / MANIFEST).is_file() or _debug_runs(path):
+        return []
+    return find_trace_logs(path, root=path)
+
+
 def looks_like_trace_log(path: Path, root: Path | None = None) -> bool:
     """Whether one of the first lines of `path` is a TORCH_TRACE record. A BOM, NULs or a damaged
     line before it are let through (the reader counts them); prose, code or binary data are not."""

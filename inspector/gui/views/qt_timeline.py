@@ -7,25 +7,26 @@ rank, each from its own start, with a toggle to one shared wall clock."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
     QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
     QVBoxLayout, QWidget,
 )
 
 from inspector.core.model.pipeline import PIPELINE
-from inspector.core.analysis.timeline import Timeline, build_timeline, chrome_trace
+from inspector.core.analysis.timeline import Timeline, chrome_trace
 from inspector.core.numbers import seconds
+from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
                 "backend compile": "#d9822b", None: "#8a8f98"}
-COLOUR_KEYS = list(STEP_COLOURS)
 LABEL_MIN_PX = 70
 MAX_LABELS = 400
 LABELLED_RANKS = 64
@@ -47,20 +48,53 @@ def merged_rects(x0, x1, rows, min_width: float, px_per_row: float):
     return x0[index], ends, rows[index]
 
 
+class LaneAxis(pg.AxisItem):
+    """The left axis of a lane chart: as many lane names as fit without overlapping, evenly spaced,
+    every lane's once zoomed in far enough. (Explicit ticks would draw all of them: with hundreds
+    of ranks, an unreadable smear that costs more to paint than the bars.)"""
+
+    def __init__(self):
+        super().__init__("left")
+        self.labels: list[str] = []
+        self.rows_per_lane = 1
+
+    def set_lanes(self, labels: list[str], rows_per_lane: int) -> None:
+        self.labels, self.rows_per_lane = labels, max(1, rows_per_lane)
+        self.picture = None  # drawn again with the new names
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 (pyqtgraph's names)
+        if not self.labels:
+            return []
+        low, high = sorted((minVal, maxVal))  # an inverted axis gives them top first
+        first = max(0, int(low // self.rows_per_lane))
+        last = min(len(self.labels) - 1, int(high // self.rows_per_lane))
+        line = QFontMetrics(self.style["tickFont"] or self.font()).height() * 1.2
+        step = max(1, math.ceil((last - first + 1) / max(1, int(size // line))))
+        lanes = range(first + (-first) % step, last + 1, step)
+        return [(step * self.rows_per_lane, [(lane + 0.5) * self.rows_per_lane for lane in lanes])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        lanes = (int(value // self.rows_per_lane) for value in values)
+        return [self.labels[lane] if 0 <= lane < len(self.labels) else "" for lane in lanes]
+
+
 class GanttItem(pg.GraphicsObject):
     """All bars in one item, painted from arrays: only bars in view, at least a pixel wide, with
-    labels only where they fit — so a frame costs the same at 100 or 10,000 spans."""
+    labels only where they fit — so a frame costs the same at 100 or 10,000 spans. A bar's colour is
+    `colours[bar.step]` (the pipeline steps' colours unless told otherwise)."""
 
-    def __init__(self, timeline: Timeline):
+    def __init__(self, timeline: Timeline, colours: dict[str | None, str] = STEP_COLOURS):
         super().__init__()
         self.timeline = timeline
         bars = timeline.bars
         self.x0 = np.array([bar.start_s for bar in bars], dtype=float)
         self.x1 = np.array([bar.end_s for bar in bars], dtype=float)
         self.row = np.array([bar.lane * timeline.depth + bar.depth for bar in bars], dtype=float)
-        self.colour = np.array([COLOUR_KEYS.index(bar.step) for bar in bars], dtype=int)
+        keys = list(colours)
+        self.colour = np.array([keys.index(bar.step) for bar in bars], dtype=int)
         self.open = np.array([bar.is_open for bar in bars], dtype=bool)
-        self.brushes = [QBrush(QColor(STEP_COLOURS[key])) for key in COLOUR_KEYS]
+        self.brushes = [QBrush(QColor(colour)) for colour in colours.values()]
         self.rows = max(1, len(timeline.lanes) * timeline.depth)
 
     def boundingRect(self) -> QRectF:
@@ -79,21 +113,23 @@ class GanttItem(pg.GraphicsObject):
         min_width = 1.0 / px_per_s
         visible = np.nonzero((self.x1 >= left) & (self.x0 <= right))[0]
         px_per_row = abs(painter.transform().m22()) or 1.0
+        height = max(0.84, 1.0 / px_per_row)  # at least a pixel: a lane thinner than that still shows its bars
+        top = (1.0 - height) / 2
         painter.setPen(Qt.PenStyle.NoPen)
-        for key in range(len(COLOUR_KEYS)):
+        for key in range(len(self.brushes)):
             chosen = visible[self.colour[visible] == key]
             if not len(chosen):
                 continue
             painter.setBrush(self.brushes[key])
             x0, x1, rows = merged_rects(self.x0[chosen], self.x1[chosen], self.row[chosen], min_width, px_per_row)
-            painter.drawRects([QRectF(a, y + 0.08, b - a, 0.84) for a, b, y in zip(x0, x1, rows)])
+            painter.drawRects([QRectF(a, y + top, b - a, height) for a, b, y in zip(x0, x1, rows)])
         unfinished = visible[self.open[visible]]
         if len(unfinished):
             pen = QPen(QColor("#d64545"), 2)
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRects([QRectF(self.x0[i], self.row[i] + 0.08, self.x1[i] - self.x0[i], 0.84) for i in unfinished])
+            painter.drawRects([QRectF(self.x0[i], self.row[i] + top, self.x1[i] - self.x0[i], height) for i in unfinished])
         self._labels(painter, visible, px_per_s)
 
     def _labels(self, painter, visible, px_per_s: float) -> None:
@@ -126,7 +162,7 @@ class QtTimeline(QWidget):
         self.selection = pg.LinearRegionItem(orientation="horizontal", movable=False,
                                              brush=pg.mkBrush(255, 200, 0, 60), pen=pg.mkPen(None))
         self.selection.setZValue(-10)
-        self.plot = pg.PlotWidget(background=self.palette().base().color())
+        self.plot = pg.PlotWidget(background=self.palette().base().color(), axisItems={"left": LaneAxis()})
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.invertY(True)
         self.plot.setLabel("bottom", "time since the first compile event", units="s")
@@ -151,6 +187,7 @@ class QtTimeline(QWidget):
                                    "On: all ranks on one clock, from the first event of any rank.")
         self.wall_clock.hide()
         self.wall_clock.toggled.connect(self._on_clock_toggled)
+        self.clock_request = LatestRequest(self)
         self.rank_lines: list[pg.InfiniteLine] = []
         export = QPushButton("Export Perfetto / Chrome trace…")
         export.clicked.connect(self.ask_export)
@@ -180,7 +217,8 @@ class QtTimeline(QWidget):
         self.wall_clock.setChecked(False)
         self.wall_clock.blockSignals(False)
         self.wall_clock.setVisible(len(loaded.session.ranks) > 1)
-        self.show_timeline(build_timeline(loaded.session))
+        self.clock_request.supersede()
+        self.show_timeline(loaded.analysis.timeline)
         self._on_unit_selected(self.model.unit)
         self_s = loaded.analysis.compile_time["self_s"]
         total = sum(self_s.values()) or 1.0
@@ -202,15 +240,15 @@ class QtTimeline(QWidget):
         self.plot.addItem(self.markers)
         self.plot.addItem(self.selection)
         self.selection.hide()
-        axis = self.plot.getAxis("left")
-        axis.setTicks([[(lane * timeline.depth + 0.5, label) for lane, label in enumerate(timeline.lanes)]])
+        self.plot.getAxis("left").set_lanes(timeline.lanes, timeline.depth)
         self._mark_ranks(timeline)
         self.plot.setYRange(0, max(1, len(timeline.lanes) * timeline.depth), padding=0.02)
         self.plot.setXRange(0, max(timeline.end_s, 1e-3), padding=0.01)
 
     def _mark_ranks(self, timeline: Timeline) -> None:
-        """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks (past that the lane
-        labels name the rank, and a label per rank costs more than the bars); none for a single process."""
+        """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks; none for a single
+        process. Past LABELLED_RANKS the lane labels name the rank, and the rules are one item drawn
+        across the data: 256 separate rules took ~0.3 s of the UI thread to add and paint."""
         self.rank_lines = []
         groups = timeline.rank_groups()
         many = len(groups) > 1
@@ -220,18 +258,29 @@ class QtTimeline(QWidget):
             return
         colour = self.palette().text().color()
         pen = pg.mkPen(colour, width=1)
+        if len(groups) > LABELLED_RANKS:
+            rows = np.repeat([first * timeline.depth for _rank, first, _lanes in groups], 2)
+            ends = np.tile([0.0, max(timeline.end_s, 1e-3)], len(groups))
+            self.plot.addItem(pg.PlotCurveItem(ends, rows, connect="pairs", pen=pen))
+            return
         for rank, first, _lanes in groups:
-            label = (f"rank {rank}" if rank is not None else "unnumbered") if len(groups) <= LABELLED_RANKS else None
+            label = f"rank {rank}" if rank is not None else "unnumbered"
             line = pg.InfiniteLine(pos=first * timeline.depth, angle=0, movable=False, pen=pen, label=label,
                                    labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)], "color": colour})
             self.plot.addItem(line)
             self.rank_lines.append(line)
 
     def _on_clock_toggled(self, shared: bool) -> None:
+        """The other clock's timeline is built off the UI thread (a few hundred ms for 256 ranks)."""
         loaded = self.model.loaded
         if loaded is not None:
-            self.show_timeline(build_timeline(loaded.session, wall_clock=shared))
-            self._on_unit_selected(self.model.unit)
+            analysis = loaded.analysis
+            self.clock_request.run(lambda: analysis.wall_clock_timeline if shared else analysis.timeline,
+                                   self._show_clock, lambda message, _tb: self.plot.setTitle(message))
+
+    def _show_clock(self, timeline: Timeline) -> None:
+        self.show_timeline(timeline)
+        self._on_unit_selected(self.model.unit)
 
     def _on_hover(self, event) -> None:
         if self.gantt is None:
