@@ -246,6 +246,36 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     assert int(table.item(0, 0).text()) == slowest and view.selected_rank() == slowest  # the sort and the row stay
 
 
+def test_session_tree_of_many_ranks_lists_a_rank_when_opened_or_selected(qtbot, window, planted_job):
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QPoint, Qt
+
+    from inspector.gui.views.qt_navigator import LISTED_RANKS, UNIT_ROLE
+
+    folder, _ = planted_job
+    assert RANKS > LISTED_RANKS
+    loaded = open_and_wait(qtbot, window, folder)
+    tree = window.views["Session"]
+    ranks = [tree.topLevelItem(row) for row in range(tree.topLevelItemCount())]
+    assert [item.text(0) for item in ranks[:2]] == ["rank 0  (7 units)", "rank 1  (7 units)"] and len(ranks) == RANKS
+    assert all(item.childCount() == 0 and not item.isExpanded() for item in ranks[1:])  # listed when opened
+
+    def units_under(item):
+        frames = [item.child(i) for i in range(item.childCount())]
+        return [frame.child(i).data(0, UNIT_ROLE) for frame in frames for i in range(frame.childCount())]
+
+    rect = tree.visualItemRect(ranks[5])  # open rank 5 by its arrow, as a person does
+    arrow = QPoint(rect.left() - tree.indentation() // 2, rect.center().y())
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=arrow)
+    qtbot.waitUntil(ranks[5].isExpanded, timeout=3000)
+    assert units_under(ranks[5]) == loaded.session.ranks[5].units
+
+    window.model.select_unit(loaded.session.ranks[20].units[3])  # selected elsewhere (the Ranks tab, Problems)
+    assert units_under(ranks[20]) == loaded.session.ranks[20].units
+    assert tree.currentItem().data(0, UNIT_ROLE) is loaded.session.ranks[20].units[3]
+    assert ranks[7].childCount() == 0
+
+
 def test_logs_without_distinct_rank_numbers_are_listed_not_lined_up(planted_job, tmp_path):
     folder, _ = planted_job
     for name in ("a", "b"):

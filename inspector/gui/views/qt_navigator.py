@@ -14,6 +14,8 @@ from inspector.gui.views.qt_status_icons import status_icon
 from inspector.gui.qt_plain_text import plain_tip
 
 UNIT_ROLE = Qt.ItemDataRole.UserRole
+RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank whose units are listed when it is opened
+LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
 COLUMN_TIPS = ("compile id and function; the icon says how the compile ended", "graph breaks in this unit",
                "kernels Inductor generated", "compile time (entire_frame_compile_time_s)")
 
@@ -37,6 +39,9 @@ class QtNavigator(QTreeWidget):
         self.setUniformRowHeights(True)
         self._items: dict[int, QTreeWidgetItem] = {}
         self._live: dict[str, QTreeWidgetItem] = {}
+        self._unlisted: dict = {}  # rank number: (its item, the rank), for ranks whose units are not listed yet
+        self._analysis = None
+        self.itemExpanded.connect(self._on_expanded)
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         self.currentItemChanged.connect(self._on_current_changed)
@@ -56,6 +61,7 @@ class QtNavigator(QTreeWidget):
         self.clear()
         self._items.clear()
         self._live = {}
+        self._unlisted = {}
         note = QTreeWidgetItem(self, ["capturing…"])
         note.setToolTip(0, "compile units appear here as they start; the full tree when the session opens")
         note.setFlags(Qt.ItemFlag.NoItemFlags)
@@ -71,36 +77,64 @@ class QtNavigator(QTreeWidget):
                                          + "; the full entry appears when the session opens"))
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
+        """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
+        listed when it is opened or one of its units is selected elsewhere: 256 ranks' 1,800 items
+        took ~80 ms of the UI thread, most of the time nobody opens most ranks."""
         self.clear()
         self._items.clear()
         self._live = {}
-        many_ranks = len(loaded.session.ranks) > 1
-        for rank in loaded.session.ranks:
-            parent = self.invisibleRootItem()
-            if many_ranks:
-                parent = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
-                parent.setExpanded(True)
-            for frame in rank.frames:
-                frame_item = QTreeWidgetItem(parent, [f"frame {frame.frame_id}: {frame.function or '?'}"])
-                frame_item.setToolTip(0, plain_tip(f"frame {frame.frame_id}: {frame.function or '?'}\n{frame.location or ''}"))
-                frame_item.setExpanded(True)
-                for unit in frame.units:
-                    compile_s = unit.metric("entire_frame_compile_time_s")
-                    item = QTreeWidgetItem(frame_item, [
-                        unit.title, str(len(unit.breaks)) if unit.breaks else "",
-                        str(loaded.analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
-                    item.setIcon(0, status_icon(unit.status.value))
-                    item.setToolTip(0, plain_tip(f"{unit.title}\nstatus: {unit.status.value.replace('_', ' ')}"
-                                                 f"\n{unit.location or ''}\nattempts: {unit.attempts}"
-                                                 + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
-                                                    if unit.recompile and unit.recompile.failed_guards else "")))
-                    item.setData(0, UNIT_ROLE, unit)
-                    self._tip_all(item)
-                    self._items[id(unit)] = item
-        if not self._items:
+        self._unlisted = {}
+        self._analysis = loaded.analysis
+        ranks = loaded.session.ranks
+        on_demand = len(ranks) > LISTED_RANKS
+        for rank in ranks:
+            if len(ranks) == 1:
+                self._list_units(self.invisibleRootItem(), rank)
+                continue
+            item = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
+            if on_demand:
+                item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+                item.setData(0, RANK_ROLE, rank.rank)
+                self._unlisted[rank.rank] = (item, rank)
+            else:
+                self._list_units(item, rank)
+                item.setExpanded(True)
+        if not ranks or not any(rank.units for rank in ranks):
             QTreeWidgetItem(self, ["no compile units in this session"])
 
+    def _list_units(self, parent: QTreeWidgetItem, rank) -> None:
+        for frame in rank.frames:
+            frame_item = QTreeWidgetItem(parent, [f"frame {frame.frame_id}: {frame.function or '?'}"])
+            frame_item.setToolTip(0, plain_tip(f"frame {frame.frame_id}: {frame.function or '?'}\n{frame.location or ''}"))
+            frame_item.setExpanded(True)
+            for unit in frame.units:
+                compile_s = unit.metric("entire_frame_compile_time_s")
+                item = QTreeWidgetItem(frame_item, [
+                    unit.title, str(len(unit.breaks)) if unit.breaks else "",
+                    str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
+                item.setIcon(0, status_icon(unit.status.value))
+                item.setToolTip(0, plain_tip(f"{unit.title}\nstatus: {unit.status.value.replace('_', ' ')}"
+                                             f"\n{unit.location or ''}\nattempts: {unit.attempts}"
+                                             + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
+                                                if unit.recompile and unit.recompile.failed_guards else "")))
+                item.setData(0, UNIT_ROLE, unit)
+                self._tip_all(item)
+                self._items[id(unit)] = item
+
+    def _on_expanded(self, item: QTreeWidgetItem) -> None:
+        self._list_rank(item.data(0, RANK_ROLE))
+
+    def _list_rank(self, number) -> None:
+        """List the units of rank `number` if they are not listed yet."""
+        entry = self._unlisted.pop(number, None)
+        if entry is not None:
+            item, rank = entry
+            self._list_units(item, rank)
+            item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+
     def _on_unit_selected(self, unit) -> None:
+        if unit is not None and id(unit) not in self._items:
+            self._list_rank(unit.rank)
         item = self._items.get(id(unit)) if unit is not None else None
         if item is not None and item is not self.currentItem():
             self.setCurrentItem(item)
