@@ -70,10 +70,12 @@ class LatestRequest:
         self.latest = 0
 
     def run(self, work: Callable[[], object], on_done: Callable[[object], None],
-            on_failed: Callable[[str, str], None]) -> None:
+            on_failed: Callable[[str, str], None]) -> int:
+        """Start `work`; returns its request number (`latest` while no newer request came)."""
         request = self.supersede()
         run_in_background(work, lambda result: on_done(result) if request == self.latest else None,
                           lambda message, tb: on_failed(message, tb) if request == self.latest else None, self.parent)
+        return request
 
     def supersede(self) -> int:
         """Forget the answers still on their way (the view shows something else now)."""

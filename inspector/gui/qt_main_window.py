@@ -285,12 +285,13 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.show()
         started = time.perf_counter()
         reading = LoadProgress(self.progress_bar, self)
-        self._opens.run(lambda: load_session(path, reading.report, reading.overview),
-                        lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
-                        lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)))
-        request = self._opens.latest  # an overview of an open superseded meanwhile is not shown
+        # connected before the worker starts, so it cannot emit first; an overview of an open superseded
+        # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
         reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
                                     if request == self._opens.latest else None)
+        request = self._opens.run(lambda: load_session(path, reading.report, reading.overview),
+                                  lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
+                                  lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)))
 
     def ask_compare(self) -> None:
         path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")

@@ -440,7 +440,7 @@ def rank_timeline(report: RankReport, wall_clock: bool = False) -> Timeline:
                 continue
             bars.append(Bar(lane, 0, unit.start_s - origin, unit.end_s - origin, unit.compile_id, unit.compile_id,
                             unit.outcome != "ok", DIFFERS if (figures.rank, unit.compile_id) in named else None))
-    return Timeline(bars, [f.label for f in report.figures], 1, [], (min(known, default=0.0)) * 1e6,
+    return Timeline(bars, [f.label for f in report.figures], 1, [], min(known, default=0.0) * 1e6,
                     tuple(f.rank for f in report.figures), wall_clock)
 
 

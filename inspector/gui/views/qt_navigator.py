@@ -79,7 +79,7 @@ class QtNavigator(QTreeWidget):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
         listed when it is opened or one of its units is selected elsewhere: 256 ranks' 1,800 items
-        took ~80 ms of the UI thread, most of the time nobody opens most ranks."""
+        took ~80 ms of the UI thread, and most ranks are never opened."""
         self.clear()
         self._items.clear()
         self._live = {}

@@ -76,8 +76,8 @@ class QtRanksView(QWidget):
         """A big job's overview from the index: shown now; clicks wait for the details."""
         self.details, self.pending = False, None
         self._show(report)
-        self.heading.setText(self._counts(report) + " Reading every rank's details: a rank or finding you "
-                             "click is selected once they are in.")
+        self.heading.setText(self._counts(report) + " Reading every rank's details: a rank, bar or finding "
+                             "you click is selected once they are in.")
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         """The details are in: the report again, now with graph differences explained node by node;
@@ -114,10 +114,10 @@ class QtRanksView(QWidget):
         for row, figures in enumerate(report.figures):
             cells = [figures.rank, figures.units, figures.breaks, figures.recompiles, figures.cache_hits,
                      figures.cache_misses, figures.failed, figures.compile_time_s, figures.first_collective_s]
-            for column_, value in enumerate(cells):
-                item = _NumberItem(value) if value is not None or column_ else QTableWidgetItem(figures.log)
+            for column, value in enumerate(cells):
+                item = _NumberItem(value) if value is not None or column else QTableWidgetItem(figures.log)
                 item.setData(RANK_ROLE, figures.rank)
-                self.table.setItem(row, column_, item)
+                self.table.setItem(row, column, item)
             straggler = QTableWidgetItem("straggler" if figures.rank in stragglers else "")
             straggler.setData(RANK_ROLE, figures.rank)
             straggler.setToolTip(plain_tip(f"A straggler's figure is {STRAGGLER_RULE}."))
