@@ -111,10 +111,16 @@ def cache_rates(session: Session) -> dict[str, dict]:
     return rates
 
 
+def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
+    """Σ entire_frame_compile_time_s over the units that recorded it (None when none did), and how
+    many did: T_compile of a session, or of one rank."""
+    measured = [value for value in (unit.metric("entire_frame_compile_time_s") for unit in units) if value is not None]
+    return (sum(measured) if measured else None), len(measured)
+
+
 def compile_time(session: Session) -> dict:
     """Total compile seconds (from compilation_metrics) and seconds per stage (from the spans)."""
-    frame_times = [unit.metric("entire_frame_compile_time_s") for unit in session.units]
-    measured = [value for value in frame_times if value is not None]
+    total_s, units_measured = measured_compile_s(session.units)
     spans = [span for unit in session.units for span in unit.spans]
     for rank in session.ranks:
         spans += rank.spans
@@ -122,8 +128,8 @@ def compile_time(session: Session) -> dict:
     per_stage = stage_totals(spans)
     traced = sum(root.duration_us() for root in spans) / 1e6  # wall time inside outermost stages
     return {
-        "total_s": sum(measured) if measured else None,
-        "units_measured": len(measured),
+        "total_s": total_s,
+        "units_measured": units_measured,
         "per_stage_s": per_stage,
         "per_stage_share": {name: seconds / traced for name, seconds in per_stage.items()} if traced else {},
         "self_s": stage_self_totals(spans),

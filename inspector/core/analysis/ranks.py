@@ -26,6 +26,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from inspector.core.analysis.figures import measured_compile_s
 from inspector.core.analysis.timeline import Bar, Timeline
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.fx_graph_text import parse_fx_graph
@@ -139,8 +140,6 @@ def rank_figures(rank: Rank, damage: dict[str, int] | None = None) -> RankFigure
     """The figures and unit fingerprints of one rank (reads each unit's Dynamo graph text)."""
     units = rank.units
     prints = tuple(_unit_print(unit) for unit in units)
-    times = [unit.metric("entire_frame_compile_time_s") for unit in units]
-    measured = [value for value in times if value is not None]
     events = [event for unit in units for event in unit.cache_events]
     counts = damage if damage is not None else rank.problems.counts
     return RankFigures(
@@ -149,7 +148,7 @@ def rank_figures(rank: Rank, damage: dict[str, int] | None = None) -> RankFigure
         recompiles=sum(1 for unit in units if unit.recompile), cache_hits=sum(e.outcome == "hit" for e in events),
         cache_misses=sum(e.outcome == "miss" for e in events),
         failed=sum(unit.status in (UnitStatus.FAILED, UnitStatus.CUT) for unit in units),
-        compile_time_s=sum(measured) if measured else None, first_collective_s=_first_collective(prints),
+        compile_time_s=measured_compile_s(units)[0], first_collective_s=_first_collective(prints),
         damage={kind: int(counts[kind]) for kind in DAMAGE if counts.get(kind)}, unit_prints=prints)
 
 

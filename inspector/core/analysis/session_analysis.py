@@ -94,7 +94,7 @@ class SessionAnalysis:
 
     @cached_property
     def verdict(self) -> Verdict:
-        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup)))
+        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup, self.compile_time)))
 
     @cached_property
     def break_registry(self) -> BreakRegistry | None:

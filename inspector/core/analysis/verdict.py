@@ -29,15 +29,13 @@ class Figure:
 
 
 def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, dict],
-            speedup: Speedup) -> list[Figure]:
+            speedup: Speedup, compile_time: dict) -> list[Figure]:
     """The figures in display order, from the facts the session's analysis holds (break sites,
-    fusion, cache rates, the speedup estimate): each is computed once, there."""
+    fusion, cache rates, the speedup estimate, compile time): each is computed once, there."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
     missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
-    compile_times = [unit.metric("entire_frame_compile_time_s") for unit in session.units]
-    compile_times = [t for t in compile_times if t is not None]
-    t_compile = sum(compile_times) if compile_times else None
+    t_compile, units_measured = compile_time["total_s"], compile_time["units_measured"]
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
     break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
@@ -51,7 +49,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
 
     figures = [
         Figure("t_compile", "T_compile", t_compile, "s", "Σ entire_frame_compile_time_s over compile units",
-               f"compilation_metrics of {len(compile_times)} unit(s)" if compile_times else "no compilation_metrics in the log"),
+               f"compilation_metrics of {units_measured} unit(s)" if units_measured else "no compilation_metrics in the log"),
         Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
         Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
