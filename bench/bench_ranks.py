@@ -167,7 +167,8 @@ def main() -> int:
     figures = cores[-1]
     found = sorted((f["kind"], tuple(f["ranks"])) for f in figures["findings"])
     expected = sorted((p["kind"], tuple(p["ranks"])) for p in planted)
-    print(f"{figures['ranks']} ranks, {size_mb:.0f} MB of logs, {args.workers} worker processes, {args.rounds} round(s)")
+    print(f"{figures['ranks']} ranks, {size_mb:.0f} MB of logs, {args.rounds} round(s); the core with {args.workers} "
+          f"worker processes, the app with its own pool (one per core: {os.cpu_count()})")
     for core, app, anchor in zip(cores, apps, anchors):
         peak = core["main_mb"] + args.workers * core["worker_mb"]
         if "overview_s" not in app:  # a job under OVERVIEW_FIRST_BYTES opens whole, straight to its details

@@ -194,34 +194,64 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
     assert (unit.rank, str(unit.compile_id)) == (RANKS // 4, "[0/3]")
 
 
-def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_effect(
-        qtbot, window, planted_job, monkeypatch):
-    """What a user of a many-rank job sees: the Ranks tab filled from the per-rank index while the
-    details are still read; a rank clicked meanwhile is selected when they arrive, on the tab and in
-    the sort order the user chose."""
+@pytest.fixture
+def held_details(monkeypatch, planted_job):
+    """The real load of the planted job, kept 'still reading its details' until the test lets it go
+    (`release()`) or fails it (`fail(message)`): the one way to act, deterministically, between the
+    overview and the details. List it after `window`, so it lets go before the window waits for its
+    workers."""
     pytest.importorskip("PySide6")
     import threading
 
+    from inspector.gui import qt_session_model
+
+    folder, _ = planted_job
+    gate, failure = threading.Event(), []
+    analyse = qt_session_model.analyse
+
+    def held_analyse(session):
+        if Path(session.source) == folder:
+            assert gate.wait(60)
+            if failure:
+                raise ValueError(failure[0])
+        return analyse(session)
+
+    class Hold:
+        @staticmethod
+        def release():
+            gate.set()
+
+        @staticmethod
+        def fail(message: str):
+            failure.append(message)
+            gate.set()
+
+    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
+    yield Hold()
+    gate.set()
+
+
+def open_to_overview(qtbot, window, folder):
+    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000):
+        window.open_path(folder)
+    return window.views["Ranks"]
+
+
+def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_effect(
+        qtbot, window, planted_job, held_details):
+    """What a user of a many-rank job sees: the Ranks tab filled from the per-rank index while the
+    details are still read; a rank clicked meanwhile is selected when they arrive, on the tab and in
+    the sort order the user chose."""
     from PySide6.QtCore import QPoint, Qt
 
     from inspector.gui import qt_session_model
-    from inspector.gui.views.qt_ranks_view import COLUMNS
+    from inspector.gui.views.qt_ranks_view import COLUMNS, DETAILS, OVERVIEW
 
     folder, expected = planted_job
     assert rank_logs(folder) == find_trace_logs(folder) and len(rank_logs(folder)) == RANKS
     assert sum(log.stat().st_size for log in rank_logs(folder)) >= qt_session_model.OVERVIEW_FIRST_BYTES
-    details_may_finish = threading.Event()
-    analyse = qt_session_model.analyse
-
-    def held_analyse(session):  # the real load, kept 'still reading' until the test has clicked
-        assert details_may_finish.wait(60)
-        return analyse(session)
-
-    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
-    view = window.views["Ranks"]
-    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000):
-        window.open_path(folder)
-    assert window.model.loaded is None and not view.details
+    view = open_to_overview(qtbot, window, folder)
+    assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view
     assert view.table.rowCount() == RANKS and view.findings.count() == len(expected) + 1
     assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s). Reading every rank's details")
@@ -238,12 +268,51 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     assert window.model.unit is None and f"rank {slowest} is selected once they are in" in view.heading.text()
 
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as loaded:
-        details_may_finish.set()
+        held_details.release()
     session = loaded.args[0].session
     qtbot.waitUntil(lambda: window.model.unit is session.ranks[slowest].units[0], timeout=5000)
-    assert view.details and view.heading.text() == f"{RANKS} ranks; {len(expected)} divergence finding(s)."
+    assert view.phase == DETAILS and view.heading.text() == f"{RANKS} ranks; {len(expected)} divergence finding(s)."
     assert window.tabs.currentWidget() is view  # not thrown over to the Summary
     assert int(table.item(0, 0).text()) == slowest and view.selected_rank() == slowest  # the sort and the row stay
+
+
+def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_first(
+        qtbot, window, planted_job, held_details):
+    from PySide6.QtCore import Qt
+
+    from inspector.gui.views.qt_ranks_view import DETAILS
+
+    folder, _ = planted_job
+    if not MULTI_RANK.is_dir():
+        pytest.skip("the public multi-rank corpus is not here")
+    view = open_to_overview(qtbot, window, folder)
+    table = view.table
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(2, 1)).center())
+    assert "rank 2 is selected once they are in" in view.heading.text()
+    loaded = open_and_wait(qtbot, window, MULTI_RANK)  # opened before the job's details came
+    held_details.release()  # ...which now arrive for an open nobody waits for
+    qtbot.wait(300)
+    assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
+    assert view.phase == DETAILS and table.rowCount() == 4 and view.selected_row() is None
+    assert view.heading.text() == "4 ranks; 3 divergence finding(s)."
+
+
+def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, window, planted_job, held_details):
+    from PySide6.QtCore import Qt
+
+    from inspector.gui.views.qt_ranks_view import FAILED
+
+    folder, _ = planted_job
+    view = open_to_overview(qtbot, window, folder)
+    with qtbot.waitSignal(window.model.sigLoadFailed, timeout=60_000):
+        held_details.fail("out of memory while reading rank 7")
+    assert view.phase == FAILED and view.table.rowCount() == RANKS
+    assert view.heading.text().endswith("Only this overview: the details could not be read: out of memory while "
+                                        "reading rank 7")
+    table = view.table
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(4, 1)).center())
+    assert "no unit of rank 4 to select" in view.heading.text() and window.model.unit is None
+    assert window.last_message == "out of memory while reading rank 7"
 
 
 def test_session_tree_of_many_ranks_lists_a_rank_when_opened_or_selected(qtbot, window, planted_job):

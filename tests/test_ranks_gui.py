@@ -264,3 +264,34 @@ def test_rank_lanes_one_lane_per_rank_hover_click_and_wall_clock(qtbot, window, 
     starts = lane_starts(lanes.timeline)
     assert starts[1] == 0.0 and starts[3] == pytest.approx(261703.8, abs=0.1)  # rank 3 ran three days later
     assert "any rank" in lanes.plot.getAxis("bottom").labelText
+
+
+def test_logs_without_rank_numbers_each_list_and_select_their_own_units(qtbot, window, no_slot_errors, tmp_path):
+    """Past LISTED_RANKS logs the Session tree lists a log's units when it is opened: logs that carry
+    no rank number (or share one) must each open to their own units, and a click on one in the Ranks
+    tab select its own, not the first log's."""
+    from inspector.gui.views.qt_navigator import LISTED_RANKS, UNIT_ROLE
+
+    for index in range(LISTED_RANKS + 2):
+        shutil.copy(BUNDLED / "trace" / "dedicated_log_torch_trace_example.log",
+                    tmp_path / f"dedicated_log_torch_trace_run{index:02d}.log")
+    loaded = open_and_wait(qtbot, window, tmp_path)
+    ranks = loaded.session.ranks
+    assert len(ranks) == LISTED_RANKS + 2 and all(rank.rank is None for rank in ranks)
+    tree = window.views["Session"]
+    items = rows(tree)
+    tree.expandItem(items[5])
+    frame = items[5].child(0)
+    assert [frame.child(i).data(0, UNIT_ROLE) for i in range(frame.childCount())] == ranks[5].frames[0].units
+    assert items[6].childCount() == 0
+    window.model.select_unit(ranks[9].units[1])
+    assert tree.currentItem().data(0, UNIT_ROLE) is ranks[9].units[1]
+
+    view = window.views["Ranks"]
+    window.tabs.setCurrentWidget(view)
+    table = view.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == ranks[7].log_path.name)
+    table.scrollToItem(table.item(row, 1))
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     table.visualItemRect(table.item(row, 1)).center())
+    qtbot.waitUntil(lambda: window.model.unit is ranks[7].units[0], timeout=3000)

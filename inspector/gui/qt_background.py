@@ -70,11 +70,20 @@ class LatestRequest:
         self.latest = 0
 
     def run(self, work: Callable[[], object], on_done: Callable[[object], None],
-            on_failed: Callable[[str, str], None]) -> int:
-        """Start `work`; returns its request number (`latest` while no newer request came)."""
+            on_failed: Callable[[str, str], None],
+            on_superseded: Callable[[object], None] | None = None) -> int:
+        """Start `work`; returns its request number. A result that arrives after a newer request
+        goes to `on_superseded` (to let go of what it holds: a session's extracted bundle, say)."""
         request = self.supersede()
-        run_in_background(work, lambda result: on_done(result) if request == self.latest else None,
-                          lambda message, tb: on_failed(message, tb) if request == self.latest else None, self.parent)
+
+        def done(result) -> None:
+            if request == self.latest:
+                on_done(result)
+            elif on_superseded is not None:
+                on_superseded(result)
+
+        run_in_background(work, done, lambda message, tb: on_failed(message, tb) if request == self.latest else None,
+                          self.parent)
         return request
 
     def supersede(self) -> int:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from inspector.core.outputs.html_report import render_report
 from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
+from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.xla_dump import looks_like_xla_dump
 from inspector.gui.qt_background import LatestRequest, run_in_background
@@ -69,6 +70,7 @@ class QtMainWindow(QMainWindow):
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
         self._opens = LatestRequest(self)  # a session opened while another still loads replaces it
+        self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
         self.overview_shown = False  # the open under way showed its per-rank overview already
         self.capture = QtCaptureController(self)
@@ -281,17 +283,21 @@ class QtMainWindow(QMainWindow):
             return
         self.status.setText(f"Opening {path}…")
         self.overview_shown = False
+        self.model.opening(path)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
         started = time.perf_counter()
-        reading = LoadProgress(self.progress_bar, self)
-        # connected before the worker starts, so it cannot emit first; an overview of an open superseded
+        if self._reading is not None:
+            self._reading.detach()
+        reading = self._reading = LoadProgress(self.progress_bar, self)
+        # connected before the worker starts, so it cannot emit first; the overview of an open superseded
         # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
         reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
                                     if request == self._opens.latest else None)
         request = self._opens.run(lambda: load_session(path, reading.report, reading.overview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
-                                  lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)))
+                                  lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
+                                  lambda loaded: (reading.deleteLater(), close_session(loaded.session)))
 
     def ask_compare(self) -> None:
         path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")
@@ -309,7 +315,8 @@ class QtMainWindow(QMainWindow):
         a = self.model.loaded.analysis
         self.status.setText(f"Opening {path} to compare…")
         self._compares.run(lambda: load_session(path), lambda b: self._show_diff(a, b.analysis),
-                           lambda message, _tb: self.show_message("Cannot compare", message))
+                           lambda message, _tb: self.show_message("Cannot compare", message),
+                           lambda b: close_session(b.session))
 
     def _open_xla_dump(self, path: Path) -> None:
         self.views["XLA"].open(path)

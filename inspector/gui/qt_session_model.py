@@ -56,9 +56,12 @@ def load_session(path: Path, progress: Callable[[int, int], None] | None = None,
     holds the GIL for 100+ ms, which the UI thread would feel as a freeze. The session's objects are
     then frozen out of later collections."""
     if overview is not None:
-        logs = rank_logs(path)
-        if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
-            overview(rank_report(index_ranks(logs, start_method="spawn")))
+        try:
+            logs = rank_logs(path)
+            if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
+                overview(rank_report(index_ranks(logs, start_method="spawn")))
+        except Exception:  # the overview only saves waiting: the whole read below says what is wrong
+            pass
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -78,7 +81,7 @@ class LoadProgress(QObject):
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
     sigOverview = Signal(object)  # RankReport
 
-    def __init__(self, bar: QProgressBar, parent: QObject | None = None):
+    def __init__(self, bar: QProgressBar | None, parent: QObject | None = None):
         super().__init__(parent)
         self.bar = bar
         self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
@@ -89,7 +92,13 @@ class LoadProgress(QObject):
     def overview(self, report: RankReport) -> None:
         self.sigOverview.emit(report)
 
+    def detach(self) -> None:
+        """A newer open has the bar now: this (superseded) load no longer moves it."""
+        self.bar = None
+
     def _show(self, done: int, total: int) -> None:
+        if self.bar is None:
+            return
         if total <= 0 or done >= total:
             self.bar.setRange(0, 0)
             return
@@ -99,6 +108,7 @@ class LoadProgress(QObject):
 
 
 class QtSessionModel(QObject):
+    sigOpening = Signal(str)  # path: an open starts (what a view keeps for the open under way is dropped)
     sigOverview = Signal(object)  # RankReport of a job whose details are still being read
     sigLoaded = Signal(object)  # LoadedSession
     sigLoadFailed = Signal(str, str)  # path, message
@@ -111,6 +121,9 @@ class QtSessionModel(QObject):
         self.loaded: LoadedSession | None = None
         self.unit: CompileUnit | None = None
         self.kernel = None
+
+    def opening(self, path: Path) -> None:
+        self.sigOpening.emit(str(path))
 
     def show_overview(self, report: RankReport) -> None:
         """A big job's per-rank overview, before its details (`set_loaded`) arrive."""

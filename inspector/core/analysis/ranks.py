@@ -427,13 +427,12 @@ def rank_timeline(report: RankReport, wall_clock: bool = False) -> Timeline:
     first compile unless `wall_clock`; units a finding names are marked `DIFFERS`, a compile that
     failed or was cut off is marked open. Built from the index alone, so it shows with the overview."""
     named = {(rank, compile_id) for finding in report.findings for rank in finding.ranks
-             for compile_id in finding.compile_ids}
-    starts = {f.rank: min((u.start_s for u in f.unit_prints if u.start_s is not None), default=None)
-              for f in report.figures}
-    known = [start for start in starts.values() if start is not None]
+             for compile_id in finding.compile_ids}  # (a report of ranks sharing a number names no unit)
+    starts = [min((u.start_s for u in f.unit_prints if u.start_s is not None), default=None) for f in report.figures]
+    known = [start for start in starts if start is not None]
     bars = []
     for lane, figures in enumerate(report.figures):
-        origin = min(known, default=0.0) if wall_clock else starts[figures.rank]
+        origin = min(known, default=0.0) if wall_clock else starts[lane]
         for unit in figures.unit_prints:
             if unit.start_s is None or unit.end_s is None:
                 continue

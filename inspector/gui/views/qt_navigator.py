@@ -14,7 +14,7 @@ from inspector.gui.views.qt_status_icons import status_icon
 from inspector.gui.qt_plain_text import plain_tip
 
 UNIT_ROLE = Qt.ItemDataRole.UserRole
-RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank whose units are listed when it is opened
+RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank listed when opened: its place among the session's ranks
 LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
 COLUMN_TIPS = ("compile id and function; the icon says how the compile ended", "graph breaks in this unit",
                "kernels Inductor generated", "compile time (entire_frame_compile_time_s)")
@@ -39,7 +39,8 @@ class QtNavigator(QTreeWidget):
         self.setUniformRowHeights(True)
         self._items: dict[int, QTreeWidgetItem] = {}
         self._live: dict[str, QTreeWidgetItem] = {}
-        self._unlisted: dict = {}  # rank number: (its item, the rank), for ranks whose units are not listed yet
+        self._unlisted: dict = {}  # place among the ranks: (its item, the rank), for ranks not listed yet
+        self._rank_of: dict[int, int] = {}  # id(unit): the place of its rank, for the units of those ranks
         self._analysis = None
         self.itemExpanded.connect(self._on_expanded)
         model.sigLoaded.connect(self._on_loaded)
@@ -61,7 +62,7 @@ class QtNavigator(QTreeWidget):
         self.clear()
         self._items.clear()
         self._live = {}
-        self._unlisted = {}
+        self._unlisted, self._rank_of = {}, {}
         note = QTreeWidgetItem(self, ["capturing…"])
         note.setToolTip(0, "compile units appear here as they start; the full tree when the session opens")
         note.setFlags(Qt.ItemFlag.NoItemFlags)
@@ -83,19 +84,20 @@ class QtNavigator(QTreeWidget):
         self.clear()
         self._items.clear()
         self._live = {}
-        self._unlisted = {}
+        self._unlisted, self._rank_of = {}, {}
         self._analysis = loaded.analysis
         ranks = loaded.session.ranks
         on_demand = len(ranks) > LISTED_RANKS
-        for rank in ranks:
+        for position, rank in enumerate(ranks):
             if len(ranks) == 1:
                 self._list_units(self.invisibleRootItem(), rank)
                 continue
             item = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
-            if on_demand:
+            if on_demand:  # keyed by place: logs of one job may share a rank number, or have none
                 item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
-                item.setData(0, RANK_ROLE, rank.rank)
-                self._unlisted[rank.rank] = (item, rank)
+                item.setData(0, RANK_ROLE, position)
+                self._unlisted[position] = (item, rank)
+                self._rank_of.update((id(unit), position) for unit in rank.units)
             else:
                 self._list_units(item, rank)
                 item.setExpanded(True)
@@ -122,19 +124,21 @@ class QtNavigator(QTreeWidget):
                 self._items[id(unit)] = item
 
     def _on_expanded(self, item: QTreeWidgetItem) -> None:
-        self._list_rank(item.data(0, RANK_ROLE))
+        key = item.data(0, RANK_ROLE)
+        if key is not None:  # a rank's item (frames have none)
+            self._list_rank(key)
 
-    def _list_rank(self, number) -> None:
-        """List the units of rank `number` if they are not listed yet."""
-        entry = self._unlisted.pop(number, None)
+    def _list_rank(self, key: int) -> None:
+        """List the units of the rank at place `key` if they are not listed yet."""
+        entry = self._unlisted.pop(key, None)
         if entry is not None:
             item, rank = entry
             self._list_units(item, rank)
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
 
     def _on_unit_selected(self, unit) -> None:
-        if unit is not None and id(unit) not in self._items:
-            self._list_rank(unit.rank)
+        if unit is not None and id(unit) not in self._items and id(unit) in self._rank_of:
+            self._list_rank(self._rank_of[id(unit)])
         item = self._items.get(id(unit)) if unit is not None else None
         if item is not None and item is not self.currentItem():
             self.setCurrentItem(item)

@@ -21,7 +21,7 @@ LEGEND = "Grey: a compile unit · orange: one a divergence finding names · red 
 
 
 class QtRankLanes(QWidget):
-    sigUnitClicked = Signal(object, str)  # rank, compile id
+    sigUnitClicked = Signal(int, str)  # lane (the rank's place in the report), compile id
 
     def __init__(self):
         super().__init__()
@@ -51,12 +51,14 @@ class QtRankLanes(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.plot)
 
-    def show_report(self, report: RankReport) -> None:
+    def show_report(self, report: RankReport | None) -> None:
         self.report = report
         self._draw()
 
     def _draw(self) -> None:
         if self.report is None:
+            self.plot.clear()
+            self.timeline = self.gantt = None
             return
         timeline = self.timeline = rank_timeline(self.report, self.wall_clock.isChecked())
         self.plot.clear()
@@ -93,4 +95,4 @@ class QtRankLanes(QWidget):
         index = self._bar_at(event.scenePos())
         if index is not None:
             bar = self.timeline.bars[index]
-            self.sigUnitClicked.emit(self.timeline.lane_ranks[bar.lane], bar.compile_id)
+            self.sigUnitClicked.emit(bar.lane, bar.compile_id)

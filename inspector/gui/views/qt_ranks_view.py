@@ -21,7 +21,12 @@ from inspector.gui.views.qt_rank_lanes import QtRankLanes
 
 COLUMNS = ("Rank", "Units", "Breaks", "Recompiles", "Cache hits", "Cache misses", "Failed", "Compile s",
            "First collective s", "Straggler")
-RANK_ROLE = Qt.ItemDataRole.UserRole
+ROW_ROLE = Qt.ItemDataRole.UserRole  # on a table cell: the place of its rank in the report's figures
+FINDING_ROLE = Qt.ItemDataRole.UserRole  # on a report line: its Finding
+NOTHING_OPEN = "Open a distributed run (a folder of per-rank logs) to compare its ranks."
+# What the view shows: nothing, a big job's overview while its details are read, an overview whose
+# details could not be read, or the open session's report.
+EMPTY, OVERVIEW, FAILED, DETAILS = "empty", "overview", "failed", "details"
 
 
 class _NumberItem(QTableWidgetItem):
@@ -40,7 +45,7 @@ class QtRanksView(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
-        self.heading = QLabel("Open a distributed run (a folder of per-rank logs) to compare its ranks.")
+        self.heading = QLabel(NOTHING_OPEN)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -61,44 +66,63 @@ class QtRanksView(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(split)
         self.report: RankReport | None = None
-        self.details = False  # whether the report shown is the loaded session's (else an index overview)
-        self.pending = None  # (rank, compile ids) clicked while the details were still being read
+        self.phase = EMPTY
+        self.pending = None  # (row of the report, compile ids) clicked while the details were still being read
         self.sort = (0, Qt.SortOrder.AscendingOrder)  # by rank, until the user sorts by a column: then that stays
         self.table.horizontalHeader().sortIndicatorChanged.connect(lambda column, order: setattr(self, "sort", (column, order)))
+        model.sigOpening.connect(self._on_opening)
         model.sigOverview.connect(self._on_overview)
         model.sigLoaded.connect(self._on_loaded)
         model.sigLoadFailed.connect(self._on_load_failed)
         self.table.cellClicked.connect(self._on_rank_clicked)
         self.findings.itemClicked.connect(self._on_finding_clicked)
-        self.lanes.sigUnitClicked.connect(lambda rank, compile_id: self._select(rank, (compile_id,)))
+        self.lanes.sigUnitClicked.connect(lambda lane, compile_id: self._select(lane, (compile_id,)))
+
+    def _on_opening(self, _path: str) -> None:
+        """Another open starts: a click waiting for an earlier open's details is forgotten, and an
+        overview whose details never came gives way to the open session's report (or to nothing)."""
+        self.pending = None
+        if self.phase in (OVERVIEW, FAILED):
+            if self.model.loaded is not None:
+                self._on_loaded(self.model.loaded)
+            else:
+                self._clear()
 
     def _on_overview(self, report: RankReport) -> None:
         """A big job's overview from the index: shown now; clicks wait for the details."""
-        self.details, self.pending = False, None
+        self.phase, self.pending = OVERVIEW, None
         self._show(report)
         self.heading.setText(self._counts(report) + " Reading every rank's details: a rank, bar or finding "
                              "you click is selected once they are in.")
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         """The details are in: the report again, now with graph differences explained node by node;
-        the rank selected meanwhile stays selected, and a click made while reading takes effect."""
-        selected = self.selected_rank() if not self.details else None
-        self.details = True
+        the row selected in the overview stays selected, and a click made while reading takes effect."""
+        selected = self.selected_row() if self.phase == OVERVIEW else None
+        self.phase = DETAILS
         report = loaded.analysis.ranks
         self._show(report)
         self.heading.setText(self._counts(report) if len(report.figures) > 1
                              else "A single-process run: nothing to compare across ranks.")
         if selected is not None:
-            self.select_rank_row(selected)
+            self.select_row(selected)
         if self.pending is not None:  # after every view has the session and its first unit is selected
-            rank, compile_ids = self.pending
+            position, compile_ids = self.pending
             self.pending = None
-            QTimer.singleShot(0, lambda: self._select(rank, compile_ids))
+            QTimer.singleShot(0, lambda: self._select(position, compile_ids))
 
     def _on_load_failed(self, _path: str, message: str) -> None:
-        if not self.details and self.report is not None:
-            self.pending = None
-            self.heading.setText(self._counts(self.report) + f" The details could not be read: {message}")
+        """The open under way failed: if it showed an overview, that stays, saying why it is all there is."""
+        if self.phase == OVERVIEW:
+            self.phase, self.pending = FAILED, None
+            self.heading.setText(self._counts(self.report) + f" Only this overview: the details could not be read: {message}")
+
+    def _clear(self) -> None:
+        self.phase, self.report = EMPTY, None
+        self.table.setRowCount(0)
+        self.findings.clear()
+        self.lanes.show_report(None)
+        self.heading.setText(NOTHING_OPEN)
 
     @staticmethod
     def _counts(report: RankReport) -> str:
@@ -106,6 +130,7 @@ class QtRanksView(QWidget):
         return f"{count} rank{'s' if count != 1 else ''}; {len(report.findings)} divergence finding(s)."
 
     def _show(self, report: RankReport) -> None:
+        """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none)."""
         self.report = report
         stragglers = report.stragglers()
         self.table.setSortingEnabled(False)
@@ -116,10 +141,10 @@ class QtRanksView(QWidget):
                      figures.cache_misses, figures.failed, figures.compile_time_s, figures.first_collective_s]
             for column, value in enumerate(cells):
                 item = _NumberItem(value) if value is not None or column else QTableWidgetItem(figures.log)
-                item.setData(RANK_ROLE, figures.rank)
+                item.setData(ROW_ROLE, row)
                 self.table.setItem(row, column, item)
             straggler = QTableWidgetItem("straggler" if figures.rank in stragglers else "")
-            straggler.setData(RANK_ROLE, figures.rank)
+            straggler.setData(ROW_ROLE, row)
             straggler.setToolTip(plain_tip(f"A straggler's figure is {STRAGGLER_RULE}."))
             self.table.setItem(row, len(COLUMNS) - 1, straggler)
         self.table.setSortingEnabled(True)
@@ -128,42 +153,55 @@ class QtRanksView(QWidget):
         self.findings.clear()
         for line, finding in zip(report.lines(), (None, *report.findings)):
             item = QListWidgetItem(line if finding is None else f"{line}  [{finding.kind}]")
-            item.setData(RANK_ROLE, finding)
+            item.setData(FINDING_ROLE, finding)
             self.findings.addItem(item)
         self.lanes.show_report(report)
 
-    def selected_rank(self):
-        """The rank of the selected row (None when no row is selected)."""
+    def selected_row(self) -> int | None:
+        """The place in the report of the selected row (None when no row is selected)."""
         rows = self.table.selectionModel().selectedRows()
-        return self.table.item(rows[0].row(), 0).data(RANK_ROLE) if rows else None
+        return self.table.item(rows[0].row(), 0).data(ROW_ROLE) if rows else None
 
-    def select_rank_row(self, rank) -> None:
-        row = next((r for r in range(self.table.rowCount()) if self.table.item(r, 0).data(RANK_ROLE) == rank), None)
+    def selected_rank(self) -> int | None:
+        position = self.selected_row()
+        return self.report.figures[position].rank if position is not None else None
+
+    def select_row(self, position: int) -> None:
+        row = next((r for r in range(self.table.rowCount()) if self.table.item(r, 0).data(ROW_ROLE) == position), None)
         if row is not None:
             self.table.selectRow(row)
 
     def _on_rank_clicked(self, row: int, _column: int) -> None:
         item = self.table.item(row, 0)
         if item is not None:
-            self._select(item.data(RANK_ROLE), ())
+            self._select(item.data(ROW_ROLE), ())
 
     def _on_finding_clicked(self, item: QListWidgetItem) -> None:
-        finding = item.data(RANK_ROLE)
-        if finding is not None and finding.ranks:
-            self._select(finding.ranks[0], finding.compile_ids)
+        finding = item.data(FINDING_ROLE)
+        if finding is not None and finding.ranks and self.report is not None:
+            position = next((i for i, f in enumerate(self.report.figures) if f.rank == finding.ranks[0]), None)
+            if position is not None:
+                self._select(position, finding.compile_ids)
 
-    def _select(self, rank, compile_ids: tuple[str, ...]) -> None:
-        """Select the first unit of `rank` named in `compile_ids` (else its first unit) in every view;
-        while the details are still read, remember it for when they are in."""
-        if not self.details:
-            self.pending = (rank, compile_ids)
-            label = f"rank {rank}" if rank is not None else "that log"
+    def _select(self, position: int, compile_ids: tuple[str, ...]) -> None:
+        """Select the first unit of the rank at `position` of the report named in `compile_ids` (else
+        its first unit) in every view; while the details are still read, remember it for when they are in."""
+        figures = self.report.figures[position]
+        label = f"rank {figures.rank}" if figures.rank is not None else figures.log
+        if self.phase == OVERVIEW:
+            self.pending = (position, compile_ids)
             self.heading.setText(self._counts(self.report) + f" Reading every rank's details: {label} is "
                                  "selected once they are in.")
             return
+        if self.phase == FAILED:
+            self.heading.setText(self._counts(self.report) + f" The details could not be read: no unit of {label} "
+                                 "to select.")
+            return
         if not self.model.loaded:
             return
-        units = next((r.units for r in self.model.loaded.session.ranks if r.rank == rank), [])
+        rank = next((r for r in self.model.loaded.session.ranks  # a rank number alone may be shared
+                     if r.rank == figures.rank and (r.log_path.name if r.log_path else "") == figures.log), None)
+        units = rank.units if rank is not None else []
         named = [unit for unit in units if str(unit.compile_id) in compile_ids]
         if named or units:
             self.model.select_unit((named or units)[0])

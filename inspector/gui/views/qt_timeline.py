@@ -64,7 +64,7 @@ class LaneAxis(pg.AxisItem):
         self.update()
 
     def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 (pyqtgraph's names)
-        if not self.labels:
+        if not self.labels or not (math.isfinite(minVal) and math.isfinite(maxVal)):
             return []
         low, high = sorted((minVal, maxVal))  # an inverted axis gives them top first
         first = max(0, int(low // self.rows_per_lane))
@@ -247,8 +247,8 @@ class QtTimeline(QWidget):
 
     def _mark_ranks(self, timeline: Timeline) -> None:
         """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks; none for a single
-        process. Past LABELLED_RANKS the lane labels name the rank, and the rules are one item drawn
-        across the data: 256 separate rules took ~0.3 s of the UI thread to add and paint."""
+        process. Past LABELLED_RANKS the lane names the axis has room for carry the rank, and the rules
+        are one item drawn across the data: 256 separate rules took ~0.3 s of the UI thread to add and paint."""
         self.rank_lines = []
         groups = timeline.rank_groups()
         many = len(groups) > 1
@@ -279,6 +279,7 @@ class QtTimeline(QWidget):
                                    self._show_clock, lambda message, _tb: self.plot.setTitle(message))
 
     def _show_clock(self, timeline: Timeline) -> None:
+        self.plot.setTitle(None)  # a failure shown there before is over
         self.show_timeline(timeline)
         self._on_unit_selected(self.model.unit)
 
