@@ -20,6 +20,17 @@ def top_items(tree):
     return [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
 
 
+def open_row(qtbot, tree, item) -> None:
+    """Open a top-level row by a click on its arrow, as a person does (its rows are made then)."""
+    from PySide6.QtCore import QPoint, Qt
+
+    tree.scrollToItem(item)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(rect.left() - tree.indentation() // 2, rect.center().y()))
+    qtbot.waitUntil(item.isExpanded, timeout=3000)
+
+
 def hover_every_row(qtbot, tree):
     from PySide6.QtCore import QEvent, QPoint
     from PySide6.QtGui import QHelpEvent
@@ -57,6 +68,7 @@ def test_breaks_show_their_gb_type_and_link_and_look_unlike_recompiles(qtbot, wi
     tip = shown_text(brk.toolTip(0))  # what the tooltip displays
     assert "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html" in tip
     assert "Hint: Use `torch.cond` to express dynamic control flow." in tip
+    open_row(qtbot, problems, brk)
     details = [brk.child(i).text(0) for i in range(brk.childCount())]
     assert "Documentation: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html" in details
     icon = {kind: rows[kind].icon(0).pixmap(16, 16).toImage() for kind in ("graph_break", "recompile")}
@@ -76,6 +88,7 @@ def test_recompiles_are_one_row_per_cause_that_expands_to_each_recompile(qtbot, 
     group = next(item for item in recompiles if item.text(1) == "14")
     assert group.text(0).startswith("Recompile ×14 rank 1 kernel: x size dim 0 (2 → 3 → 4")
     assert "torch._dynamo.mark_dynamic(x, 0)" in group.toolTip(0)
+    open_row(qtbot, problems, group)
     units = [group.child(i) for i in range(group.childCount()) if group.child(i).data(0, UNIT_ROLE) is not None]
     assert len(units) == 14
     problems.itemActivated.emit(units[4], 0)

@@ -1,8 +1,9 @@
 """Problems pane: breaks (one row per site, with torch's GB id and count), recompiles (one row per
 cause, expandable to each recompile), silent fallbacks, wrong results, slow compiled code. Each kind
-has its own icon; long reasons are elided with the full text, GB explanation and link in the tooltip.
-Activating a row selects its compile unit and shows its source line. A distributed run adds a Rank
-column and a filter (all ranks / one rank) above the list."""
+has its own icon; long reasons are elided with the full text, GB explanation and link in the tooltip;
+a row's detail lines and recompiles are made when it is first opened. Activating a row selects its
+compile unit and shows its source line. A distributed run adds a Rank column and a filter (all ranks
+/ one rank) above the list."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ def tooltip_text(problem: Problem) -> str:
     if problem.reference:
         parts.append(problem.reference)
     return "\n\n".join(part for part in parts if part)
+
+
+def _detail_lines(problem: Problem) -> list[str]:
+    lines = [line.strip() for line in [*problem.detail.split("\n"), *problem.reference.split("\n")][:DETAIL_LINES]]
+    return [line for line in lines if line]
 
 
 class QtProblems(QTreeWidget):
@@ -63,6 +69,7 @@ class QtProblems(QTreeWidget):
         layout.addWidget(self.rank_bar)
         layout.addWidget(self)
         model.sigLoaded.connect(self._on_loaded)
+        self.itemExpanded.connect(self._on_expanded)
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)
 
@@ -107,15 +114,24 @@ class QtProblems(QTreeWidget):
         item.setToolTip(0, plain_tip(tip))
         item.setToolTip(2, plain_tip(f"{problem.file}:{problem.line}" if problem.file else ""))
         item.setData(0, PROBLEM_ROLE, problem)
+        if problem.units or _detail_lines(problem):  # its rows are made when it is opened
+            item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+
+    def _on_expanded(self, item: QTreeWidgetItem) -> None:
+        """A problem's rows, made the first time it is opened: a 256-rank job has hundreds of
+        problems with five or more rows each, which took most of this list's ~75 ms to fill."""
+        problem = item.data(0, PROBLEM_ROLE)
+        if problem is None or item.childCount():
+            return
+        where, ranks = item.text(2), item.text(RANK_COLUMN)
         for label, compile_id in problem.units:  # one child per recompile of a group: activating selects it
             child = QTreeWidgetItem(item, [label, "", where, str(compile_id), ranks])
             child.setData(0, UNIT_ROLE, compile_id)
             child.setToolTip(0, plain_tip(label))
-        for line in [*problem.detail.split("\n"), *problem.reference.split("\n")][:DETAIL_LINES]:
-            if line.strip():
-                child = QTreeWidgetItem(item, [line.strip()])
-                child.setToolTip(0, plain_tip(line.strip()))
-                child.setFirstColumnSpanned(True)  # a detail line reads across the whole pane
+        for line in _detail_lines(problem):
+            child = QTreeWidgetItem(item, [line])
+            child.setToolTip(0, plain_tip(line))
+            child.setFirstColumnSpanned(True)  # a detail line reads across the whole pane
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         unit = item.data(0, UNIT_ROLE)

@@ -7,7 +7,7 @@ Drawn from the per-rank index, so it shows with a big job's overview."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
 from inspector.core.analysis.ranks import DIFFERS, RankReport, rank_timeline
@@ -71,10 +71,7 @@ class QtRankLanes(QWidget):
         self.plot.setXRange(0, max(timeline.end_s, 1e-3), padding=0.01)
 
     def _bar_at(self, scene_pos) -> int | None:
-        if self.gantt is None:
-            return None
-        point = self.plot.getViewBox().mapSceneToView(QPointF(scene_pos))
-        return self.gantt.bar_at(point.x(), point.y())
+        return self.gantt.bar_under(scene_pos) if self.gantt is not None else None
 
     def _on_hover(self, event) -> None:
         index = self._bar_at(event[0])

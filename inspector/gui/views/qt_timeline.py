@@ -100,6 +100,14 @@ class GanttItem(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, max(1e-6, float(self.x1.max()) if len(self.x1) else 1.0), self.rows)
 
+    def bar_under(self, scene_pos) -> int | None:
+        """The bar under a point of the scene (where the mouse is), or None."""
+        view = self.getViewBox()
+        if view is None:
+            return None
+        point = view.mapSceneToView(QPointF(scene_pos))
+        return self.bar_at(point.x(), point.y())
+
     def bar_at(self, x: float, y: float) -> int | None:
         hits = np.nonzero((self.x0 <= x) & (self.x1 >= x) & (self.row == np.floor(y)))[0]
         return int(hits[-1]) if len(hits) else None
@@ -287,8 +295,7 @@ class QtTimeline(QWidget):
         if self.gantt is None:
             return
         position = event[0]
-        point = self.plot.getViewBox().mapSceneToView(position)
-        index = self.gantt.bar_at(point.x(), point.y())
+        index = self.gantt.bar_under(position)
         if index is None:
             QToolTip.hideText()
             return
@@ -306,8 +313,7 @@ class QtTimeline(QWidget):
     def _on_click(self, event) -> None:
         if self.gantt is None:
             return
-        point = self.plot.getViewBox().mapSceneToView(QPointF(event.scenePos()))
-        index = self.gantt.bar_at(point.x(), point.y())
+        index = self.gantt.bar_under(event.scenePos())
         if index is not None and self.timeline.bars[index].lane < len(self.lane_units):
             self.model.select_unit(self.lane_units[self.timeline.bars[index].lane])
 
