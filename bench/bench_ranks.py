@@ -6,9 +6,10 @@ names every planted difference and nothing else; `tlparse --all-ranks-html` time
 Two opens, each in a fresh process: the core's per-rank index and report (what the CLI and any
 executor run), and the desktop app (offscreen) opening the folder as a user does: time until its
 Ranks tab shows the overview, time until every rank's details are in, the longest the UI thread
-did not respond, and the peak RSS of the app with its worker processes together (sampled).
+did not respond, and the peak memory of the app with its child processes together (PSS, sampled).
 
-Targets (issue 18): ≤ 10 s to the overview and ≤ 1 GB peak RSS on the 2-core development box. The
+Targets (issue 18): ≤ 10 s to the overview and ≤ 1 GB peak memory (RSS; for the app with its child
+processes, their PSS, which counts a page they share once) on the 2-core development box. The
 job is built by bench/make_many_ranks.py (not timed). With --rounds R the three measurements
 alternate R times (core, app, tlparse, core, …), so machine load falls on all of them alike.
 """
@@ -53,7 +54,7 @@ print(json.dumps({"seconds": elapsed, "ranks": len(report.figures), "main_mb": o
 
 # The app, offscreen, opening the folder; the GUI is imported under the main guard, since the index
 # spawns its workers, and a spawned child imports the main module again. Its memory is sampled from
-# outside (`run_sampling_rss`): reading /proc from the UI thread would itself stall it.
+# outside (`run_sampling_memory`): reading /proc from the UI thread would itself stall it.
 APP = r"""
 import json, os, sys, time
 from pathlib import Path
@@ -98,29 +99,34 @@ if __name__ == "__main__":
 """
 
 
-def tree_rss_mb(pid: int) -> float:
-    """RSS of `pid` and its children, from /proc (0 once it has ended)."""
-    total = 0
+def tree_pss_mb(pid: int) -> float:
+    """Memory of `pid` and its children from /proc: their PSS (resident pages, each shared page split
+    among the processes sharing it). Plain RSS would count a child caught between fork and exec
+    (graphviz's dot being started, say) as a second copy of the app."""
+    total_kb = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            if entry.name != str(pid) and parent != pid:
+                continue
+            with open(f"/proc/{entry.name}/smaps_rollup", encoding="ascii") as rollup:
+                total_kb += next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+        except (OSError, IndexError, ValueError, StopIteration):
             continue
-        if entry.name == str(pid) or int(fields[1]) == pid:
-            total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    return total / 2**20
+    return total_kb / 1024
 
 
-def run_sampling_rss(command: list[str], env: dict) -> tuple[str, float]:
-    """Run `command`; its stdout and the peak RSS of it and its worker processes together (every 50 ms)."""
+def run_sampling_memory(command: list[str], env: dict) -> tuple[str, float]:
+    """Run `command`; its stdout and the peak memory (PSS) of it and its child processes together,
+    sampled every 50 ms."""
     with tempfile.TemporaryFile("w+") as out:
         child = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.DEVNULL, text=True)
         peak = 0.0
         while child.poll() is None:
-            peak = max(peak, tree_rss_mb(child.pid))
+            peak = max(peak, tree_pss_mb(child.pid))
             time.sleep(0.05)
         if child.returncode:
             raise subprocess.CalledProcessError(child.returncode, command)
@@ -158,7 +164,7 @@ def main() -> int:
             cores.append(json.loads(result.stdout))
             script = work / "open_in_app.py"
             script.write_text(APP, encoding="utf-8")
-            stdout, peak = run_sampling_rss([sys.executable, str(script), str(folder), str(work / "settings.ini")],
+            stdout, peak = run_sampling_memory([sys.executable, str(script), str(folder), str(work / "settings.ini")],
                                             {**env, "HOME": str(work)})
             apps.append({**json.loads(stdout.strip().splitlines()[-1]), "peak_mb": peak})
             anchors.append(tlparse_seconds(folder, work / "tl_out"))
@@ -175,7 +181,7 @@ def main() -> int:
             app["overview_s"] = app["details_s"]
         print(f"core index + report: {core['seconds']:.2f} s, peak RSS ≤ {peak:.0f} MB | app: overview "
               f"{app['overview_s']:.2f} s, details {app['details_s']:.2f} s, longest UI stall {app['stall_ms']:.0f} ms, "
-              f"peak RSS with workers {app['peak_mb']:.0f} MB, {app['rows']} rows on the {app['tab']} tab"
+              f"peak memory (PSS) with its child processes {app['peak_mb']:.0f} MB, {app['rows']} rows on the {app['tab']} tab"
               + (f" | tlparse --all-ranks-html {anchor:.2f} s (overview / tlparse = {app['overview_s'] / anchor:.2f})"
                  if anchor else ""))
     for finding in figures["findings"]:
