@@ -81,9 +81,9 @@ class LoadProgress(QObject):
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
     sigOverview = Signal(object)  # RankReport
 
-    def __init__(self, bar: QProgressBar | None, parent: QObject | None = None):
+    def __init__(self, bar: QProgressBar, parent: QObject | None = None):
         super().__init__(parent)
-        self.bar = bar
+        self.bar: QProgressBar | None = bar  # None once detached
         self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
 
     def report(self, done: int, total: int) -> None:
