@@ -72,7 +72,7 @@ class QtMainWindow(QMainWindow):
         self._opens = LatestRequest(self)  # a session opened while another still loads replaces it
         self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
-        self.overview_shown = False  # the open under way showed its per-rank overview already
+        self.overview_shown = False  # the latest open showed its per-rank overview (reset as each open starts)
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
         self.tabs = QTabWidget()
@@ -362,12 +362,10 @@ class QtMainWindow(QMainWindow):
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()
         self.model.set_loaded(loaded)
-        self.overview_shown = False
         self.status.setText(f"Opened {loaded.session.source} in {seconds(time.perf_counter() - started)}")
 
     def _on_load_failed(self, path: Path, message: str) -> None:
         self.progress_bar.hide()
-        self.overview_shown = False
         self.model.load_failed(path, message)
         self.status.setText(f"Could not open {path}")
         self.show_message("Cannot open", message)

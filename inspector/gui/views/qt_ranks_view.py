@@ -84,7 +84,7 @@ class QtRanksView(QWidget):
         self.pending = None
         if self.phase in (OVERVIEW, FAILED):
             if self.model.loaded is not None:
-                self._on_loaded(self.model.loaded)
+                self._show_loaded(self.model.loaded)
             else:
                 self._clear()
 
@@ -99,17 +99,20 @@ class QtRanksView(QWidget):
         """The details are in: the report again, now with graph differences explained node by node;
         the row selected in the overview stays selected, and a click made while reading takes effect."""
         selected = self.selected_row() if self.phase == OVERVIEW else None
-        self.phase = DETAILS
-        report = loaded.analysis.ranks
-        self._show(report)
-        self.heading.setText(self._counts(report) if len(report.figures) > 1
-                             else "A single-process run: nothing to compare across ranks.")
+        self._show_loaded(loaded)
         if selected is not None:
             self.select_row(selected)
         if self.pending is not None:  # after every view has the session and its first unit is selected
             position, compile_ids = self.pending
             self.pending = None
             QTimer.singleShot(0, lambda: self._select(position, compile_ids))
+
+    def _show_loaded(self, loaded: LoadedSession) -> None:
+        self.phase = DETAILS
+        report = loaded.analysis.ranks
+        self._show(report)
+        self.heading.setText(self._counts(report) if len(report.figures) > 1
+                             else "A single-process run: nothing to compare across ranks.")
 
     def _on_load_failed(self, _path: str, message: str) -> None:
         """The open under way failed: if it showed an overview, that stays, saying why it is all there is."""
@@ -134,6 +137,7 @@ class QtRanksView(QWidget):
         self.report = report
         stragglers = report.stragglers()
         self.table.setSortingEnabled(False)
+        self.table.clearSelection()  # a row's place means another rank in another report
         self.table.clearContents()
         self.table.setRowCount(len(report.figures))
         for row, figures in enumerate(report.figures):
@@ -161,10 +165,6 @@ class QtRanksView(QWidget):
         """The place in the report of the selected row (None when no row is selected)."""
         rows = self.table.selectionModel().selectedRows()
         return self.table.item(rows[0].row(), 0).data(ROW_ROLE) if rows else None
-
-    def selected_rank(self) -> int | None:
-        position = self.selected_row()
-        return self.report.figures[position].rank if position is not None else None
 
     def select_row(self, position: int) -> None:
         row = next((r for r in range(self.table.rowCount()) if self.table.item(r, 0).data(ROW_ROLE) == position), None)
