@@ -295,7 +295,8 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     held_details.release()  # ...which now arrive for an open nobody waits for
     qtbot.wait(300)
     assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
-    assert view.phase == DETAILS and table.rowCount() == 4 and view.selected_row() is None
+    assert view.phase == DETAILS and table.rowCount() == 4
+    assert view.report.figures[view.selected_row()].rank == 0  # the row of the unit selected, not rank 2's
     assert view.heading.text() == "4 ranks; 3 divergence finding(s)."
 
 

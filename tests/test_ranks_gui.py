@@ -258,6 +258,7 @@ def test_rank_lanes_one_lane_per_rank_hover_click_and_wall_clock(qtbot, window, 
     QTest.mouseClick(lanes.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
     qtbot.waitUntil(lambda: window.model.unit is not None, timeout=3000)
     assert (window.model.unit.rank, str(window.model.unit.compile_id)) == (3, "[0/0]")
+    assert view.report.figures[view.selected_row()].rank == 3  # its rank's row is selected too
 
     QTest.mouseClick(lanes.wall_clock, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: lanes.timeline.wall_clock, timeout=3000)

@@ -74,6 +74,7 @@ class QtRanksView(QWidget):
         model.sigOverview.connect(self._on_overview)
         model.sigLoaded.connect(self._on_loaded)
         model.sigLoadFailed.connect(self._on_load_failed)
+        model.sigUnitSelected.connect(self._on_unit_selected)
         self.table.cellClicked.connect(self._on_rank_clicked)
         self.findings.itemClicked.connect(self._on_finding_clicked)
         self.lanes.sigUnitClicked.connect(lambda lane, compile_id: self._select(lane, (compile_id,)))
@@ -170,6 +171,17 @@ class QtRanksView(QWidget):
         row = next((r for r in range(self.table.rowCount()) if self.table.item(r, 0).data(ROW_ROLE) == position), None)
         if row is not None:
             self.table.selectRow(row)
+
+    def _on_unit_selected(self, unit) -> None:
+        """The row of the selected unit's rank is selected too, whichever view chose the unit."""
+        if unit is None or self.phase != DETAILS or self.model.loaded is None:
+            return
+        rank = next((r for r in self.model.loaded.session.ranks if any(u is unit for u in r.units)), None)
+        log = rank.log_path.name if rank is not None and rank.log_path else ""
+        position = next((i for i, f in enumerate(self.report.figures)
+                         if rank is not None and f.rank == rank.rank and f.log == log), None)
+        if position is not None and position != self.selected_row():
+            self.select_row(position)
 
     def _on_rank_clicked(self, row: int, _column: int) -> None:
         item = self.table.item(row, 0)
