@@ -327,25 +327,8 @@ class Measurer:
                          "cpu_total_us": event.cpu_time_total, "self_device_us": device_us})
         key = "self_device_us" if self.cuda else "self_cpu_us"
         rows.sort(key=lambda row: -row[key])
-        return {"trace": f"profile/{label}.json", "runs": calls, "warmup_excluded": PROFILE_WARMUP, "wall_s": wall, "time_key": key,
-                "compiled_region_s": compiled_region_seconds(prof), "ops": rows[:TOP_KERNELS]}
-
-
-def compiled_region_seconds(prof) -> float:
-    """Wall time covered by 'Torch-Compiled Region' events (their union: regions can nest)."""
-    intervals = sorted((event.time_range.start, event.time_range.end) for event in prof.events()
-                       if event.name.startswith("Torch-Compiled Region"))
-    covered, current_start, current_end = 0.0, None, None
-    for start, end in intervals:
-        if current_end is None or start > current_end:
-            if current_end is not None:
-                covered += current_end - current_start
-            current_start, current_end = start, end
-        else:
-            current_end = max(current_end, end)
-    if current_end is not None:
-        covered += current_end - current_start
-    return covered / 1e6
+        return {"trace": f"profile/{label}.json", "runs": calls, "warmup_excluded": PROFILE_WARMUP, "wall_s": wall,
+                "time_key": key, "ops": rows[:TOP_KERNELS]}
 
 
 def cuda_round(torch, fn, inputs, budget: float) -> tuple[float, int]:

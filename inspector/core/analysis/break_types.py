@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inspector.core.analysis.figures import BreakSite, break_sites
 from inspector.core.model.session import GraphBreak, Session
-from inspector.core.readers.graph_break_registry import BreakRegistry, find_registry
+from inspector.core.readers.graph_break_registry import BreakRegistry, BreakType, find_registry
 
 _LINK = re.compile(r"(https?://\S*?/gb/gb(\d{4})\.html)", re.I)
 # Older torch words these two commonest breaks differently ("generic_jump TensorVariable()", "call_function
@@ -56,15 +56,22 @@ def break_type(brk: GraphBreak, registry: BreakRegistry | None) -> BreakTypeMatc
         gb_id = f"GB{link[2]}"
         entry = registry.types.get(gb_id) if registry else None
         if entry is None:  # a newer torch than the registry: the id and link still stand
-            return BreakTypeMatch(gb_id, brk.reason, "", tuple(brk.hints), link[1], "link in the message")
-        return BreakTypeMatch(gb_id, entry.gb_type, entry.explanation, entry.hints, link[1], "link in the message")
+            return BreakTypeMatch(gb_id, brk.reason, brk.explanation, tuple(brk.hints), link[1], "link in the message")
+        return _typed(entry, brk, link[1], "link in the message")
     if registry is None:
         return None
     for name, matched_by in ((brk.reason, "break type name"), (KIND_TYPES.get(brk.kind), "break kind")):
         entry = registry.by_type(name) if name else None
         if entry is not None:
-            return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, entry.url, matched_by)
+            return _typed(entry, brk, entry.url, matched_by)
     return None
+
+
+def _typed(entry: BreakType, brk: GraphBreak, url: str, matched_by: str) -> BreakTypeMatch:
+    """The registry's words for the type; where the registry builds them at run time (GB0007's
+    explanation is a variable there), the words torch wrote for this break."""
+    return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation or brk.explanation,
+                          entry.hints or tuple(brk.hints), url, matched_by)
 
 
 def site_types(session: Session, registry: BreakRegistry | None = None,

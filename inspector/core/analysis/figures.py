@@ -22,15 +22,19 @@ class BreakSite:
     hints: list[str]
     code: str | None
     breaks: list[GraphBreak] = field(default_factory=list)
+    via: str = ""  # the library frames the user's line called into ("via copy.py:153"), '' for none
 
     @property
     def count(self) -> int:
         return len(self.breaks)
 
     def to_json(self) -> dict:
+        """The site as the summary writes it; `via` only for a site in library code, so summaries of
+        logs without one stay as they were."""
         return {"location": self.location, "reason": self.reason, "kind": self.kind, "count": self.count,
                 "code": self.code, "hints": self.hints,
-                "compile_ids": sorted({str(brk.compile_id) for brk in self.breaks})}
+                "compile_ids": sorted({str(brk.compile_id) for brk in self.breaks}),
+                **({"via": self.via} if self.via else {})}
 
 
 def break_sites(session: Session) -> list[BreakSite]:
@@ -39,8 +43,9 @@ def break_sites(session: Session) -> list[BreakSite]:
         key = (brk.site, brk.reason)
         site = sites.get(key)
         if site is None:
-            site = sites[key] = BreakSite(brk.site, brk.reason, brk.kind, brk.hints,
-                                          brk.location.code if brk.location else None)
+            where = str(brk.location) if brk.location else brk.reason
+            site = sites[key] = BreakSite(where, brk.reason, brk.kind, brk.hints,
+                                          brk.location.code if brk.location else None, via=brk.via_text)
         site.breaks.append(brk)
     return list(sites.values())
 
@@ -112,9 +117,10 @@ def cache_rates(session: Session) -> dict[str, dict]:
 
 
 def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
-    """Σ entire_frame_compile_time_s over the units that recorded it (None when none did), and how
-    many did: T_compile of a session, or of one rank."""
-    measured = [value for value in (unit.metric("entire_frame_compile_time_s") for unit in units) if value is not None]
+    """Σ of every compile of the units that recorded one — the frame's (entire_frame_compile_time_s,
+    all attempts) and its lazy backward graph's — (None when none did), and how many units did:
+    T_compile of a session, or of one rank."""
+    measured = [value for value in (unit.compile_s for unit in units) if value is not None]
     return (sum(measured) if measured else None), len(measured)
 
 
@@ -127,9 +133,12 @@ def compile_time(session: Session) -> dict:
     open_stages = sorted({span.name for root in spans for span in root.walk() if span.is_open})
     per_stage = stage_totals(spans)
     traced = sum(root.duration_us() for root in spans) / 1e6  # wall time inside outermost stages
+    backward = [(unit, unit.backward_compile_s) for unit in session.units if unit.backward_compile_s is not None]
     return {
         "total_s": total_s,
         "units_measured": units_measured,
+        "backward_s": sum(seconds for _, seconds in backward) if backward else None,
+        "backward_units": [str(unit.compile_id) for unit, _ in backward],
         "per_stage_s": per_stage,
         "per_stage_share": {name: seconds / traced for name, seconds in per_stage.items()} if traced else {},
         "self_s": stage_self_totals(spans),
@@ -143,5 +152,5 @@ def session_warnings(session: Session) -> list[str]:
         warnings += [f"{unit.compile_id} {unit.function or ''}: {text}" for text in unit.warnings]
         if unit.fail_type:
             warnings.append(f"{unit.compile_id} {unit.function or ''}: compile failed: {unit.fail_type}: "
-                            f"{(unit.fail_reason or '').splitlines()[0] if unit.fail_reason else ''}")
+                            f"{unit.fail_summary}")
     return warnings

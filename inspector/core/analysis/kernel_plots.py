@@ -56,8 +56,8 @@ def op_family_bars(results: dict, top: int = 12) -> list[tuple[str, float | None
 
 
 def compile_time_per_unit(session: Session) -> list[tuple[str, float]]:
-    return [(f"{unit.compile_id} {unit.function or ''}"[:40], unit.metric("entire_frame_compile_time_s"))
-            for unit in session.units if unit.metric("entire_frame_compile_time_s") is not None]
+    return [(f"{unit.compile_id} {unit.function or ''}"[:40], unit.compile_s)
+            for unit in session.units if unit.compile_s is not None]
 
 
 def memory_bars(results: dict) -> list[tuple[str, float | None, float | None]]:

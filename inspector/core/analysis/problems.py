@@ -61,7 +61,7 @@ def find_problems(analysis: SessionAnalysis) -> list[Problem]:
         gb = f"{match.gb_id} " if match else ""
         problems.append(Problem(
             "graph_break", "warning", f"Graph break ×{site.count}: {gb}{site.reason}",
-            f"{site.location}{code}\n{first.explanation}{hint}".strip(),
+            f"{site.location}{f' ({site.via})' if site.via else ''}{code}\n{first.explanation}{hint}".strip(),
             first.compile_id.without_attempt(), rank_of.get(id(first)), location.file if location else None,
             location.line if location else None, site.count, match.text if match else "",
             per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))

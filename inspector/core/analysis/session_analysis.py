@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from inspector.core.analysis.attention import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
@@ -17,6 +18,7 @@ from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
+from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
@@ -94,7 +96,8 @@ class SessionAnalysis:
 
     @cached_property
     def verdict(self) -> Verdict:
-        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup, self.compile_time)))
+        return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup,
+                                     self.compile_time, self.slowness)))
 
     @cached_property
     def break_registry(self) -> BreakRegistry | None:
@@ -117,6 +120,21 @@ class SessionAnalysis:
     @cached_property
     def slowness(self) -> Slowness:
         return slowness(self.session)
+
+    @cached_property
+    def regions(self) -> tuple[RegionAccounting | None, str]:
+        """Each compiled region's share of a profiled compiled call (nesting resolved), or None and why."""
+        return region_accounting(self.session)
+
+    @cached_property
+    def notices(self) -> list[Notice]:
+        """Eager fallbacks and a break count torch contradicts: shown before every figure."""
+        return notices(self.session, self.counters_check.note)
+
+    @cached_property
+    def counters_check(self) -> CountersCheck:
+        """The log's break count against torch's counters of the same run."""
+        return counters_check(self.session)
 
     @cached_property
     def problems(self) -> list[Problem]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite, FusionStats
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
-from inspector.core.analysis.speedup import Speedup, break_even_calls
+from inspector.core.analysis.slowness import Slowness
+from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
 
@@ -29,9 +30,10 @@ class Figure:
 
 
 def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, dict],
-            speedup: Speedup, compile_time: dict) -> list[Figure]:
+            speedup: Speedup, compile_time: dict, slowness: Slowness) -> list[Figure]:
     """The figures in display order, from the facts the session's analysis holds (break sites,
-    fusion, cache rates, the speedup estimate, compile time): each is computed once, there."""
+    fusion, cache rates, the speedup estimate, compile time, where a compiled call's time goes):
+    each is computed once, there."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
     missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
@@ -39,16 +41,16 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
     break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
-    inside, runs = _compiled_region_share(results)
-    n_sites = len(sites)
-    gap = t_exec * (1 - inside) if measured and inside is not None else None
+    eager = _eager_part(session, sites, slowness)
+    gap = t_exec * eager.share if measured and eager.share is not None else None
+    ceiling = t_eager / gap if gap and t_eager else None
     cache = cache_rates.get("fx_graph", {})
 
     def need(value, source):
         return source if value is not None else missing
 
     figures = [
-        Figure("t_compile", "T_compile", t_compile, "s", "Σ entire_frame_compile_time_s over compile units",
+        Figure("t_compile", "T_compile", t_compile, "s", "Σ compile time of every unit (frame + backward graph)",
                f"compilation_metrics of {units_measured} unit(s)" if units_measured else "no compilation_metrics in the log"),
         Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
         Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
@@ -68,11 +70,10 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                f"{fusion.n_eliminated} ops eliminated, from provenance maps" if fusion.n_fused is not None
                else "needs provenance tracking (INDUCTOR_PROVENANCE=1) for every kernel"),
         Figure("break_cost", "T_overhead", gap, "s/call",
-               "N_break × T_fallback ≈ T_execute × (share of a call outside compiled regions)",
-               f"{n_sites} break site(s); profile of {runs} compiled call(s)" if gap is not None
-               else "needs a profile of the compiled run"),
-        Figure("amdahl", "S_max", t_eager / gap if gap and t_eager and 0 < gap < t_eager else None, "×",
-               "1 / (1 − p), p = 1 − T_gap / T_eager", _amdahl_source(gap, t_eager)),
+               "N_break × T_fallback ≈ T_execute × (eager share of a compiled call)",
+               eager.source if gap is not None or eager.share is None else missing),
+        Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap = T_overhead: the part compiling left eager)",
+               _amdahl_source(gap, t_eager, eager, speedup)),
         Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
                "%", "FX graph cache hits / lookups",
                f"{cache.get('hit', 0)} hit, {cache.get('miss', 0)} miss" if cache else "no cache events in the log"),
@@ -80,15 +81,47 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     return figures
 
 
-def _amdahl_source(gap: float | None, t_eager: float | None) -> str:
+@dataclass(frozen=True)
+class EagerPart:
+    """The share of a profiled compiled call that ran eagerly because of breaks or fallbacks — the
+    profile's "eager Python and ops between compiled regions" row, so the ceiling and the profile
+    section state one figure — or None with why."""
+
+    share: float | None
+    source: str
+
+
+def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) -> EagerPart:
+    fallbacks = [unit for unit in session.units if unit.fail_type]
+    if not sites and not fallbacks:
+        return EagerPart(None, "no graph break and no eager fallback: the model runs inside compiled graphs "
+                               "(the Python around them is the call's own overhead, not a break's)")
+    between = next((cost for cost in slowness.costs if cost.key == "eager_between"), None)
+    if between is None or between.share is None:
+        return EagerPart(None, "needs a profile of the compiled run")
+    causes = ", ".join(part for part in (f"{len(sites)} break site(s)" if sites else "",
+                                         f"{len(fallbacks)} unit(s) fell back to eager" if fallbacks else "") if part)
+    return EagerPart(between.share, f"{causes}; {between.share:.0%} of a profiled compiled call is eager work "
+                                    "between and inside compiled regions (see where a compiled call's time goes)")
+
+
+def _amdahl_source(gap: float | None, t_eager: float | None, eager: EagerPart, speedup: Speedup) -> str:
+    if eager.share is None:
+        return eager.source
+    if eager.share <= 0:
+        return "the profile leaves no eager time between compiled graphs: no ceiling from eager gaps"
     if gap is None or not t_eager:
         return "needs a measured run with a profile"
-    if gap <= 0:
-        return "no time outside compiled regions: no ceiling from eager gaps"
     if gap >= t_eager:
-        return (f"time outside compiled regions ({gap * 1e6:.0f} µs) exceeds the whole eager call "
-                f"({t_eager * 1e6:.0f} µs): overhead, not eager code, bounds the speedup")
-    return "eager gaps between compiled regions, from the profile"
+        return (f"the eager part of a compiled call ({gap * 1e6:.0f} µs) is as long as the whole eager call "
+                f"({t_eager * 1e6:.0f} µs): faster compiled graphs cannot make the call faster, only fewer breaks can")
+    words = "the eager part of a compiled call bounds the speedup, from the profile"
+    if speedup.state in (INCONCLUSIVE, UNMEASURED) or not speedup.has_interval:
+        words += "; the timing is INCONCLUSIVE, so this ceiling is as uncertain as S"
+    if speedup.has_interval:
+        words += (f"; with S's interval the ceiling lies in {speedup.low / eager.share:.3g}–"
+                  f"{speedup.high / eager.share:.3g}× (S_max = S / eager share)")
+    return words
 
 
 def _speedup_source(speedup) -> str:
@@ -116,15 +149,6 @@ def _runs_note(results: dict, key: str) -> str:
         return (f"{len(timing['rounds'])} rounds of ~{seconds(timing.get('round_budget_s', 0))} ({calls:,} calls), "
                 f"interleaved with the other{spread}, {threads} thread(s)")
     return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
-
-
-def _compiled_region_share(results: dict) -> tuple[float | None, int]:
-    """Share of the profiled compiled calls' wall time spent inside compiled regions. A share, not
-    seconds: the profiler slows everything it watches, the regions and the gaps alike."""
-    profile = (results.get("profile") or {}).get("compiled")
-    if not profile or not profile.get("wall_s") or not profile.get("compiled_region_s"):
-        return None, 0
-    return min(1.0, profile["compiled_region_s"] / profile["wall_s"]), profile.get("runs") or 0
 
 
 def top_kernels(results: dict, check: ProfileCheck, label: str = "compiled", limit: int = 10) -> list[dict]:

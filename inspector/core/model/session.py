@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.compile_spans import Marker, Span
@@ -52,11 +52,21 @@ class GraphBreak:
     kind: str = "other"  # data_dependent | explicit | unsupported | other
     restarted: bool = False
     text: str = ""
+    # library frames (standard library, packages, torch) between the user's line and the traced line
+    # that broke, outermost first: `location` is the user's own call into them
+    via: list[SourceLocation] = field(default_factory=list)
 
     @property
     def site(self) -> str:
         """Where the break is, for deduplication across recompiles and attempts."""
-        return str(self.location) if self.location else self.reason
+        where = str(self.location) if self.location else self.reason
+        return f"{where} {self.via_text}" if self.via else where
+
+    @property
+    def via_text(self) -> str:
+        """'via copy.py:153 → _tensor.py:110' ('' for a break in the user's own line)."""
+        names = (f"{PureWindowsPath(frame.file).name}:{frame.line}" for frame in self.via)  # / and \\ alike
+        return "via " + " → ".join(names) if self.via else ""
 
 
 @dataclass
@@ -149,12 +159,17 @@ class CompileUnit:
     output_code: list[CodeArtifact] = field(default_factory=list)
     artifacts: list[TextArtifact] = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
+    # bwd_compilation_metrics: the backward graph is compiled lazily, at the first backward call, after
+    # the frame's own compile ended; its figures (start time, inductor time) are not the frame's
+    backward_metrics: dict = field(default_factory=dict)
     cache_events: list[CacheEvent] = field(default_factory=list)
     provenance: dict | None = None
     warnings: list[str] = field(default_factory=list)
     fail_type: str | None = None
     fail_reason: str | None = None
     restart_reasons: list[str] = field(default_factory=list)
+    # the restarts that cut no graph (a float Dynamo could not turn into a tensor): attempts, not breaks
+    analysis_restarts: list[str] = field(default_factory=list)
     started: bool = False  # a dynamo_start record opened this compile
     finished: bool = False  # its compilation_metrics record (written when Dynamo is done with it) arrived
     span_source: LazySpans | None = field(default=None, repr=False)
@@ -171,6 +186,16 @@ class CompileUnit:
     @property
     def title(self) -> str:
         return f"{self.compile_id} {self.function or '?'}"
+
+    @property
+    def fail_summary(self) -> str:
+        """The failure in one line with its root cause: a backend failure reads "backend='x' raised:"
+        on its first line and says what went wrong on the next ones."""
+        first, _, rest = (self.fail_reason or "").strip().partition("\n")
+        if not first.rstrip().endswith(":"):
+            return first.strip()
+        cause = rest.strip().split("\n\n", 1)[0]  # the root cause's message, up to its first blank line
+        return " ".join(line.strip() for line in [first, *cause.splitlines()] if line.strip())
 
     @property
     def status(self) -> UnitStatus:
@@ -194,9 +219,23 @@ class CompileUnit:
         return [kernel for artifact in self.output_code for kernel in artifact.code.kernels]
 
     def metric(self, name: str):
-        value = self.metrics.get(name)
-        usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        return value if usable else None  # a log may say "Infinity" or a string where a figure goes
+        return _figure(self.metrics.get(name))
+
+    @property
+    def backward_compile_s(self) -> float | None:
+        """Seconds the lazy backward compile took (None when the log has no backward compile)."""
+        total_us = _figure(self.backward_metrics.get("backward_cumulative_compile_time_us"))
+        if total_us is not None:
+            return total_us / 1e6
+        return _figure(self.backward_metrics.get("inductor_compile_time_s"))  # logs before the cumulative field
+
+    @property
+    def compile_s(self) -> float | None:
+        """Every compile of this unit: the frame (all its attempts) and its backward graph."""
+        forward, backward = self.metric("entire_frame_compile_time_s"), self.backward_compile_s
+        if forward is None and backward is None:
+            return None
+        return (forward or 0.0) + (backward or 0.0)
 
 
 class LazySpans:
@@ -297,3 +336,9 @@ class Session:
         if self.manifest is not None:
             return bool(self.manifest.get("complete"))
         return not self.problems.counts.get("truncated")
+
+
+def _figure(value):
+    """A number from a log record, or None where the log says "Infinity" or a string instead."""
+    usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return value if usable else None

@@ -4,6 +4,7 @@ graph, kernel and compile stage again."""
 
 from __future__ import annotations
 
+from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary import SCHEMA_VERSION, summarize
@@ -11,13 +12,13 @@ from inspector.core.readers import index_cache
 
 
 def summary_identity(analysis: SessionAnalysis) -> list | None:
-    """What a cached summary must match: the session's files, the summary's schema, and the
-    graph-break registry its break types are explained with (None: do not cache)."""
+    """What a cached summary must match: the session's files, the summary's schema, the tool that
+    worked it out, and the graph-break registry its break types are explained with (None: do not cache)."""
     identity = index_cache.session_identity(analysis.session)
     if identity is None:
         return None
     registry = analysis.break_registry
-    return [*identity, SCHEMA_VERSION, [registry.source, str(registry.path), registry.torch_version] if registry else None]
+    return [*identity, SCHEMA_VERSION, __version__, [registry.source, str(registry.path), registry.torch_version] if registry else None]
 
 
 def session_summary(session: Session) -> dict:

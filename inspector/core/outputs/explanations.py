@@ -17,7 +17,7 @@ def explanations(analysis: SessionAnalysis) -> dict:
             "sites": [{"location": site.location, "reason": site.reason, "count": site.count,
                        "file": site.breaks[0].location.file if site.breaks[0].location else None,
                        "line": site.breaks[0].location.line if site.breaks[0].location else None,
-                       "type": match.to_json() if match else None}
+                       "type": match.to_json() if match else None, **({"via": site.via} if site.via else {})}
                       for site, match in analysis.site_types],
         },
         "recompile_groups": [group.to_json() for group in analysis.recompile_groups],
@@ -33,10 +33,11 @@ def render_explanations(summary: dict) -> list[str]:
     lines.append(f"  registry: {registry['described']}" if registry else "  no registry found (torch < 2.7 and no bundled copy)")
     for site in summary["break_types"]["sites"]:
         kind = site["type"]
+        where = site["location"] + (f" ({site['via']})" if site.get("via") else "")
         if kind is None:
-            lines.append(f"  {site['location']}: type not identified ({site['reason'][:100]})")
+            lines.append(f"  {where}: type not identified ({site['reason'][:100]})")
             continue
-        lines.append(f"  {site['location']}  {kind['gb_id']} {kind['gb_type']}  ×{site['count']}")
+        lines.append(f"  {where}  {kind['gb_id']} {kind['gb_type']}  ×{site['count']}")
         if kind["explanation"]:
             lines.append(f"    {kind['explanation']}")
         lines += [f"    hint: {hint}" for hint in kind["hints"][:3]]

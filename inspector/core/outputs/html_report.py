@@ -29,6 +29,23 @@ def _e(value) -> str:
     return escape(show_controls("" if value is None else str(value)), quote=True)
 
 
+def _regions_section(regions: dict | None) -> list[str]:
+    if regions is None:
+        return []
+    title = "<h2>Compiled regions at run time</h2>"
+    if "reason" in regions:
+        return [title, f"<p class='muted'>{_e(regions['reason'])}</p>"]
+    return [title, f"<p class='muted'>Per profiled call ({regions['calls']} calls of {regions['call_us']:.1f} µs); "
+                   f"a region's own time leaves out the regions entered inside it. Outside every region: "
+                   f"{regions['overhead_outside_us']:.1f} µs of guard checks, {regions['eager_outside_us']:.1f} µs "
+                   "of eager work.</p>",
+            _table(["Region", "Entered per call", "Span µs", "Own µs", "In compiled graph µs", "Guards and wrappers µs",
+                    "Eager µs"],
+                   [[row["compile_id"], f"{row['entries_per_call']:.3g}", f"{row['span_us']:.1f}", f"{row['own_us']:.1f}",
+                     f"{row['graph_us']:.1f}", f"{row['overhead_us']:.1f}", f"{row['eager_us']:.1f}"]
+                    for row in regions["regions"]])]
+
+
 def _table(headers: list[str], rows: list[list]) -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
@@ -45,6 +62,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
              f"<p class='muted'>{_e(summary['source'])} — {_e(summary['kind'])}, torch "
              f"{_e(summary['torch_version'] or 'unknown')}, {'complete' if summary['complete'] else 'INCOMPLETE'}; "
              f"torch-compile-inspector {_e(summary['tool_version'])}</p>",
+             *(f"<p class='bad'><b>Attention:</b> {_e(notice['text'])}</p>" for notice in summary["notices"]),
              "<h2>Was it worth it?</h2>",
              _speedup_paragraph(summary),
              _table(["Figure", "Value", "Formula", "Where it comes from"],
@@ -52,7 +70,8 @@ def render_report(subject: Session | SessionAnalysis) -> str:
                      for f in summary["verdict"]]),
              f"<h2>Graph breaks: {len(summary['graph_breaks'])} at {len(summary['break_sites'])} site(s)</h2>"]
     for site in summary["break_sites"]:
-        parts.append(f"<p><b>{_e(site['location'])}</b> ×{site['count']} [{_e(site['kind'])}] in "
+        via = f" ({_e(site['via'])})" if site.get("via") else ""
+        parts.append(f"<p><b>{_e(site['location'])}</b>{via} ×{site['count']} [{_e(site['kind'])}] in "
                      f"{_e(', '.join(site['compile_ids']))}<br>{_e(site['reason'])}</p>")
         if site["code"]:
             parts.append(f"<pre>{_e(site['code'])}</pre>")
@@ -62,10 +81,14 @@ def render_report(subject: Session | SessionAnalysis) -> str:
                         [[r["compile_id"], r["function"], g["plain"], f"{g['against']}: {g['guard']}"]
                          for r in summary["recompiles"] for g in r["failed_guards"][:3]]))
     parts += _explained_sections(summary)
+    parts += _regions_section(summary["regions"])
     parts.append("<h2>Compile units</h2>")
-    parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "Kernels", "Where"],
+    parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "of it backward s", "Kernels", "Where"],
                         [[u["rank"], u["compile_id"], u["function"], u["status"],
-                          "—" if u["compile_time_s"] is None else f"{u['compile_time_s']:.2f}", u["kernels"], u["location"]]
+                          "—" if u["compile_time_s"] is None else f"{u['compile_time_s']:.2f}",
+                          f"{u['backward_compile_time_s']:.2f}" if u["backward_compile_time_s"] is not None
+                          else ("not recorded" if u["backward_graph"] else "no backward graph"),
+                          u["kernels"], u["location"]]
                          for u in summary["units"]]))
     parts.append("<h2>Compile timeline</h2>")
     parts.append(timeline_svg(session))
@@ -150,10 +173,11 @@ def _explained_sections(summary: dict) -> list[str]:
              f"<p class='muted'>Registry: {_e(registry['described'] if registry else 'none found')}</p>"]
     for site in summary["break_types"]["sites"]:
         kind = site["type"]
+        where = f"<b>{_e(site['location'])}</b>" + (f" ({_e(site['via'])})" if site.get("via") else "")
         if kind is None:
-            parts.append(f"<p><b>{_e(site['location'])}</b>: type not identified</p>")
+            parts.append(f"<p>{where}: type not identified</p>")
             continue
-        parts.append(f"<p><b>{_e(site['location'])}</b> ×{site['count']}: <a href='{_e(kind['url'])}'>{_e(kind['gb_id'])}</a> "
+        parts.append(f"<p>{where} ×{site['count']}: <a href='{_e(kind['url'])}'>{_e(kind['gb_id'])}</a> "
                      f"{_e(kind['gb_type'])}<br>{_e(kind['explanation'])}</p>")
         parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in kind["hints"][:3]]
     groups = summary["recompile_groups"]

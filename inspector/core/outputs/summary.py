@@ -4,16 +4,19 @@ scripts and CI, and its human rendering. The CLI prints it; the GUI's verdict re
 from __future__ import annotations
 
 import math
+import re
 
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
 from inspector.core.numbers import count, quantity
+from inspector.core.readers.break_reasons import is_frame_skip
 
 SCHEMA = "torch-compile-inspector/summary"
-SCHEMA_VERSION = 2  # 2: `speedup` (interval, three-state verdict, machine), `run.profile_check`
+SCHEMA_VERSION = 3  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time
 TOP_KERNELS = 10
+_RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
 
 
 def summarize(subject: Session | SessionAnalysis) -> dict:
@@ -29,9 +32,11 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "torch_version": session.torch_version,
         "complete": session.complete,
         "ranks": [rank.rank for rank in session.ranks],
+        "notices": [notice.to_json() for notice in analysis.notices],
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
         "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
         "break_sites": [site.to_json() for site in analysis.break_sites],
+        **_not_breaks(session),
         "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
                         "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
                                           for g in unit.recompile.failed_guards]}
@@ -56,6 +61,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "run": _run(analysis),
         "measurements": session.results,
         **explanations(analysis),
+        "regions": _regions(analysis),
         "per_rank": analysis.ranks.to_json() if len(session.ranks) > 1 else None,
     }
 
@@ -66,10 +72,7 @@ def _run(analysis: SessionAnalysis) -> dict | None:
     if session.manifest is None:
         return None
     results = session.results or {}
-    counters = results.get("counters") or {}
-    torch_breaks = None
-    if counters:
-        torch_breaks = sum(counters.get("graph_break", {}).values()) + sum(counters.get("unimplemented", {}).values())
+    check = analysis.counters_check
     return {
         "complete": bool(session.manifest.get("complete")),
         "exit_status": session.manifest.get("exit_status"),
@@ -82,9 +85,18 @@ def _run(analysis: SessionAnalysis) -> dict | None:
         "t_first_call_s": results.get("t_first_call_s"),
         "top_kernels": analysis.top_kernels,
         "profile_check": analysis.profile_check.to_json(),
-        "torch_counted_breaks": torch_breaks,
-        "breaks_agree_with_torch": torch_breaks == len(session.breaks) if torch_breaks is not None else None,
+        "torch_counted_breaks": check.torch_breaks,
+        "breaks_agree_with_torch": check.agree,
+        **({"torch_counted_frame_skips": check.torch_frame_skips} if check.torch_frame_skips else {}),
     }
+
+
+def _regions(analysis: SessionAnalysis) -> dict | None:
+    """The per-region accounting of the compiled profile; None for logs without a capture's profile."""
+    if not ((analysis.session.results or {}).get("profile") or {}).get("compiled"):
+        return None
+    accounting, why = analysis.regions
+    return accounting.to_json() if accounting else {"reason": why}
 
 
 def _unit(unit, fusion) -> dict:
@@ -93,7 +105,8 @@ def _unit(unit, fusion) -> dict:
         "location": str(unit.location) if unit.location else None, "status": unit.status.value,
         "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
         "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,
-        "fusion_ratio": fusion.fusion_ratio, "compile_time_s": unit.metric("entire_frame_compile_time_s"),
+        "fusion_ratio": fusion.fusion_ratio, "compile_time_s": unit.compile_s,
+        "backward_compile_time_s": unit.backward_compile_s, "backward_graph": "aot_backward" in unit.graphs,
         "stages": list(unit.graphs),
         "kernel_names": [kernel.name for kernel in unit.kernels],
     }
@@ -104,7 +117,20 @@ def _break(brk, rank) -> dict:
     return {"compile_id": str(brk.compile_id), "rank": rank, "file": location.file if location else None,
             "line": location.line if location else None, "function": location.function if location else None,
             "code": location.code if location else None, "reason": brk.reason, "kind": brk.kind,
-            "hints": brk.hints, "restarted": brk.restarted}
+            "hints": brk.hints, "restarted": brk.restarted,
+            **({"via": [str(frame) for frame in brk.via]} if brk.via else {})}
+
+
+def _not_breaks(session: Session) -> dict:
+    """What the log holds beside the breaks and must not be counted with them: restarts of analysis that
+    cut no graph, and frames Dynamo skipped whole (run eagerly). Keys only where there are some."""
+    restarts = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+                 "reason": _RESTART_CLASS.sub(r"\1", reason)}
+                for unit in session.units for reason in unit.analysis_restarts]
+    skips = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+              "location": str(unit.location) if unit.location else None, "type": unit.fail_summary}
+             for unit in session.units if unit.fail_reason and is_frame_skip(unit.fail_reason)]
+    return {**({"analysis_restarts": restarts} if restarts else {}), **({"frame_skips": skips} if skips else {})}
 
 
 def _kernel_kinds(session: Session) -> dict[str, int]:
@@ -135,22 +161,30 @@ def render_text(summary: dict) -> str:
     add(f"{summary['source']}  ({summary['kind']}, torch {summary['torch_version'] or 'version unknown'}, {state})")
     ranks = [r for r in summary["ranks"] if r is not None]
     units = summary["units"]
+    for notice in summary["notices"]:
+        add(f"ATTENTION: {notice['text']}")
     add(count(len(units), "compile unit") + (f" on {count(len(ranks), 'rank')}" if ranks else ""))
     for unit in units:
         rank = f"rank {unit['rank']} " if unit["rank"] is not None else ""
         seconds = f"{unit['compile_time_s']:.2f}s" if unit["compile_time_s"] is not None else "time n/a"
+        backward = ""
+        if unit["backward_graph"]:
+            backward = (f"  (backward graph, compiled in {unit['backward_compile_time_s']:.2f}s)"
+                        if unit["backward_compile_time_s"] is not None else "  (backward graph)")
         add(f"  {rank}{unit['compile_id']:<8} {unit['function'] or '?':<40} {unit['status']:<12} "
-            f"{seconds:>9}  {unit['kernels']} kernels  {unit['location'] or ''}")
+            f"{seconds:>9}  {unit['kernels']} kernels  {unit['location'] or ''}{backward}")
     sites = summary["break_sites"]
     add("")
     add(f"Graph breaks: {len(summary['graph_breaks'])} at {len(sites)} site(s)")
     for site in sites:
-        add(f"  {site['location']}  ×{site['count']}  [{site['kind']}]  in {', '.join(site['compile_ids'])}")
+        via = f" ({site['via']})" if site.get("via") else ""
+        add(f"  {site['location']}{via}  ×{site['count']}  [{site['kind']}]  in {', '.join(site['compile_ids'])}")
         add(f"    {site['reason']}")
         if site["code"]:
             add(f"    code: {site['code']}")
         for hint in site["hints"][:2]:
             add(f"    hint: {hint}")
+    lines.extend(render_not_breaks(summary))
     add("")
     add(f"Recompiles: {len(summary['recompiles'])}")
     for recompile in summary["recompiles"]:
@@ -161,6 +195,9 @@ def render_text(summary: dict) -> str:
     total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
     together = " (all ranks together)" if summary.get("per_rank") else ""
     add(f"Compile time{together}: {total} over {count(timing['units_measured'], 'measured unit')}")
+    if timing["backward_s"] is not None:
+        add(f"  of which backward graphs: {timing['backward_s']:.2f} s ({count(len(timing['backward_units']), 'unit')}: "
+            f"{', '.join(timing['backward_units'])}), compiled at the first backward call")
     traced = sum(timing["self_s"].values())
     if traced:
         add("  where it went (own time of each stage, nested stages excluded):")
@@ -181,6 +218,7 @@ def render_text(summary: dict) -> str:
     lines.extend(render_ranks(summary.get("per_rank")))
     lines.extend(render_verdict(summary))
     lines.extend(render_explanations(summary))
+    lines.extend(render_regions(summary["regions"]))
     if summary["warnings"]:
         add("")
         add("Warnings:")
@@ -195,6 +233,36 @@ def render_text(summary: dict) -> str:
         for category, entry in summary["unreadable"].items():
             add(f"  {entry['count']} {entry['meaning']}" + (f" (e.g. {entry['examples'][0]})" if entry["examples"] else ""))
     return "\n".join(lines)
+
+
+def render_not_breaks(summary: dict) -> list[str]:
+    """Restarts that cut no graph and frames skipped whole, under the breaks but not counted with them."""
+    lines = [f"  not a break: {restart['compile_id']} {restart['function'] or '?'} restarted analysis "
+             f"({restart['reason']})" for restart in summary.get("analysis_restarts", [])]
+    lines += [f"  frame skipped (runs eagerly, not a break): {skip['compile_id']} {skip['function'] or '?'}: {skip['type']}"
+              for skip in summary.get("frame_skips", [])]
+    counted = (summary.get("run") or {}).get("torch_counted_frame_skips") or {}
+    lines += [f"  frames skipped per torch's counters (not breaks): {', '.join(f'{kind} ×{n}' for kind, n in counted.items())}"] \
+        if counted else []
+    return lines
+
+
+def render_regions(regions: dict | None) -> list[str]:
+    """Each compiled region of a profiled call: how often it is entered and where its own time goes."""
+    if regions is None:
+        return []
+    lines = ["", "Compiled regions at run time (profile; nested regions taken out of their parent's own time):"]
+    if "reason" in regions:
+        return lines + [f"  {regions['reason']}"]
+    lines.append(f"  {regions['calls']} profiled calls of {regions['call_us']:.1f} µs; "
+                 f"outside every region per call: {regions['overhead_outside_us']:.1f} µs of guard checks, "
+                 f"{regions['eager_outside_us']:.1f} µs of eager work")
+    lines.append(f"  {'region':<10} {'entered':>8} {'span µs':>10} {'own µs':>10} {'in graph':>10} {'overhead':>10} "
+                 f"{'eager':>10}")
+    for row in regions["regions"]:
+        lines.append(f"  {row['compile_id']:<10} {row['entries_per_call']:>7.3g}× {row['span_us']:>10.1f} "
+                     f"{row['own_us']:>10.1f} {row['graph_us']:>10.1f} {row['overhead_us']:>10.1f} {row['eager_us']:>10.1f}")
+    return lines
 
 
 def render_ranks(per_rank: dict | None) -> list[str]:
@@ -257,7 +325,4 @@ def render_verdict(summary: dict) -> list[str]:
                                                              else " — NOT CONSISTENT with the measured call, shares only:"))
         for row in run["top_kernels"][:8]:
             lines.append(f"    {row['time_us_per_call']:10.1f} µs/call {row['share']:6.1%}  {row['name'][:90]}")
-    if run["breaks_agree_with_torch"] is False:
-        lines.append(f"  NOTE: torch's counters saw {run['torch_counted_breaks']} breaks, the log shows "
-                     f"{len(summary['graph_breaks'])}")
     return lines

@@ -15,11 +15,13 @@ _HINT = re.compile(r"^\s*Hint:\s*(?P<text>.*)$", re.M)
 _TRACE_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)', re.M)
 _GUARD_LINE = re.compile(r"^\s*-?\s*(?P<against>!?\d+/\d+(?:/\d+)?):\s*(?P<guard>.+)$")
 
-_SIZE_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_STRIDE_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' stride mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_DTYPE_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' dtype mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_RANK_MISMATCH = re.compile(r"tensor '(?P<name>[^']+)' rank mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_REQUIRES_GRAD = re.compile(r"tensor '(?P<name>[^']+)' requires_grad mismatch\. expected requires_grad=(?P<expected>\S+)")
+_SIZE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_STRIDE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' stride mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_DTYPE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' dtype mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_RANK_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' rank mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_REQUIRES_GRAD = re.compile(r"tensor '(?P<name>.+?)' requires_grad mismatch\. expected requires_grad=(?P<expected>\S+)")
+_GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) in (?P<function>[\w<>.]+)")
+_ANY_COMMENT = re.compile(r"\s+#\s")
 _VALUE_GUARD = re.compile(r"^(?P<name>L\[.*?\]|G\[.*?\]|\S+) == (?P<expected>.+?)(?:\s+#.*)?$")
 
 
@@ -66,7 +68,8 @@ def parse_break_reason(text: str) -> BreakText:
 def classify_break(text: str) -> str:
     lowered = text.lower()
     if "data-dependent" in lowered or "data dependent" in lowered or "jump with tensorvariable" in lowered \
-            or "generic_jump tensorvariable" in lowered:  # torch < 2.7 wording
+            or "generic_jump tensorvariable" in lowered \
+            or "dynamic shape operator" in lowered or "depends on input tensor data" in lowered:  # nonzero, masks
         return "data_dependent"
     if "graph_break()" in lowered or "user-inserted graph break" in lowered:
         return "explicit"
@@ -75,12 +78,76 @@ def classify_break(text: str) -> str:
     return "other"
 
 
+# Frames of code the user did not write: the standard library (``lib/python3.11/``, ``\\Lib\\`` on
+# Windows, frozen modules), installed packages (torch among them) and torch's own source tree.
+_LIBRARY_FILE = re.compile(r"[/\\]lib[/\\]python\d[\d.]*t?[/\\]|\\Lib\\|[/\\](?:site|dist)-packages[/\\]"
+                           r"|^<frozen |[/\\]torch[/\\]_(?:dynamo|functorch|inductor|ops|tensor)\b")
+
+
+def is_library_file(path: str) -> bool:
+    """Whether a traceback frame is in the standard library, an installed package or torch."""
+    return bool(_LIBRARY_FILE.search(path))
+
+
 def user_frame(stack: list[tuple[str, int, str, str]], file: str | None, line: int | None):
-    """The traceback frame at the break site (the user's own line), if the traceback holds it."""
-    for frame in reversed(stack):
-        if frame[0] == file and frame[1] == line:
-            return frame
-    return None
+    """The frame a break belongs to in the user's eyes, and the library frames between it and the
+    break: torch names the innermost traced line ("in user code at …/copy.py:153") even when that
+    line is in the standard library; the user's own call into it is the line to show.
+
+    Returns (frame, via): `frame` is the innermost frame of the user's own code (None when the
+    traceback holds no frame at `file:line` or no user frame), `via` the frames inward of it, outermost first."""
+    at = next((index for index in range(len(stack) - 1, -1, -1)
+               if stack[index][0] == file and stack[index][1] == line), None)
+    if at is None:
+        return None, []
+    for index in range(at, -1, -1):
+        if not is_library_file(stack[index][0]):
+            return stack[index], stack[index + 1:at + 1]
+    return stack[at], []
+
+
+# Frame-level skips: torch's convert_frame raises these before or instead of tracing, so Dynamo runs the
+# whole frame eagerly and cuts no graph. They are counted in counters["unimplemented"] beside the breaks.
+FRAME_SKIP_TYPES = ("Attempt to trace generator", "Dynamo recompile limit exceeded", "Dynamo cache limit exceeded",
+                    "Excessive RestartAnalysis() calls")
+
+
+def is_frame_skip(text: str) -> bool:
+    """Whether a counter key or failure text (its first line is the break type) is a frame skip."""
+    return _first_line(text).startswith(FRAME_SKIP_TYPES)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0].strip()
+
+
+def counted_by_torch(counters: dict) -> tuple[int, dict[str, int]]:
+    """torch's own count of graph breaks, and of frame skips by type, from ``torch._dynamo`` counters.
+    Both land in ``graph_break`` and ``unimplemented``, keyed by the message (its first line the type):
+    a generator skip leaves no record in the log, so only breaks compare with the log's breaks."""
+    breaks, skips = 0, {}
+    for group in ("graph_break", "unimplemented"):
+        entries = counters.get(group)
+        for message, times in (entries.items() if isinstance(entries, dict) else ()):
+            if not isinstance(times, int):
+                continue
+            if is_frame_skip(message):
+                skips[_first_line(message)] = skips.get(_first_line(message), 0) + times
+            else:
+                breaks += times
+    return breaks, skips
+
+
+# Restarts of analysis that cut no graph: Dynamo traces the frame again with one decision changed
+# (specialise a float it could not turn into a tensor, unspecialise a module, …). torch records the
+# exception's class as the reason, or one of these fixed texts; a break that restarts records its message.
+_NOT_A_BREAK_RESTART = re.compile(r"^<class '[\w.]*RestartAnalysis'>$|^Unknown fail_and_restart_analysis$"
+                                  r"|^autograd\.grad consumed grad_fns|^source-less requires_grad_\(\) intermediate")
+
+
+def restart_is_break(reason: str) -> bool:
+    """Whether a ``restart_reasons`` entry reports a graph break (else it is an internal restart)."""
+    return not _NOT_A_BREAK_RESTART.search(reason.strip())
 
 
 def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
@@ -95,16 +162,40 @@ def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
         entries = [payload]
     failed: list[tuple[str, str]] = []
     for entry in entries:
+        in_user_stack = False  # torch ≥ 2.9 follows a guard with "User stack trace:" and its frames
         for raw in entry.split("\n"):
             match = _GUARD_LINE.match(raw)
             if match:
                 failed.append((match["against"], match["guard"].strip()))
+                in_user_stack = False
+            elif raw.strip() == "User stack trace:" or in_user_stack:
+                in_user_stack = True  # the guard's comment already names the user's line; raw keeps the frames
             elif raw.strip() and failed:
                 against, guard = failed[-1]
                 failed[-1] = (against, f"{guard} {raw.strip()}")
             elif raw.strip():
                 failed.append(("", raw.strip()))
     return failed
+
+
+@dataclass(frozen=True)
+class GuardComment:
+    """What torch appends to a guard: the user's line that made it (`depth = len(inspect.stack())`),
+    and where that line is."""
+
+    code: str
+    file: str
+    line: int
+    function: str
+
+
+def split_guard_comment(guard: str) -> tuple[str, GuardComment | None]:
+    """The guard without its trailing comments, and the comment when it names a user line."""
+    comment = _GUARD_COMMENT.search(guard)
+    bare = _ANY_COMMENT.split(guard, 1)[0].strip()
+    if comment is None:
+        return bare, None
+    return bare, GuardComment(comment["code"].strip(), comment["file"], int(comment["line"]), comment["function"])
 
 
 def explain_guard(guard: str) -> str:

@@ -12,7 +12,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.core.readers.break_reasons import explain_guard, parse_break_reason, parse_recompile_reasons, user_frame
+from inspector.core.readers.break_reasons import (
+    explain_guard, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
+)
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.compile_spans import build_spans, small_args
 from inspector.core.model.session import (
@@ -32,8 +34,8 @@ GRAPH_STAGES = {
     "inductor_pre_grad_graph": "pre_grad",
     "inductor_post_grad_graph": "post_grad",
 }
-METRICS_KINDS = ("compilation_metrics", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics",
-                 "compilation_metrics_runtime")
+BACKWARD_METRICS_KINDS = ("bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics")
+METRICS_KINDS = ("compilation_metrics", *BACKWARD_METRICS_KINDS, "compilation_metrics_runtime")
 GUARD_KINDS = ("dynamo_guards", "dynamo_cpp_guards_str")
 SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "guard_added_fast",
                   "expression_created", "symbolic_shape_specialization", "propagate_real_tensors",
@@ -130,6 +132,9 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     metrics = record.meta
+    if record.kind in BACKWARD_METRICS_KINDS:
+        unit.backward_metrics.update(metrics)
+        return
     unit.finished = unit.finished or record.kind == "compilation_metrics"
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
@@ -172,14 +177,15 @@ def _on_break_reason(builder: RankBuilder, record: TraceRecord) -> None:
 
 def _graph_break(compile_id: CompileId, text: str) -> GraphBreak:
     parsed = parse_break_reason(text)
-    frame = user_frame(parsed.stack, parsed.file, parsed.line)
+    frame, via = user_frame(parsed.stack, parsed.file, parsed.line)
     location = None
-    if parsed.file:
-        location = SourceLocation(parsed.file, parsed.line, frame[2] if frame else None,
-                                  frame[3] if frame else None)
-    stack = [SourceLocation(f, line, fn, code) for f, line, fn, code in parsed.stack]
+    if frame:
+        location = SourceLocation(*frame)
+    elif parsed.file:
+        location = SourceLocation(parsed.file, parsed.line)
+    stack = [SourceLocation(*f) for f in parsed.stack]
     return GraphBreak(compile_id, parsed.reason, location, parsed.explanation, parsed.hints, stack,
-                      parsed.kind, text=text)
+                      parsed.kind, text=text, via=[SourceLocation(*f) for f in via])
 
 
 def _on_recompile(builder: RankBuilder, record: TraceRecord) -> None:
@@ -330,12 +336,15 @@ def _unit_key(compile_id_text: str | None) -> tuple | None:
 
 
 def _finish_breaks(builder: RankBuilder) -> None:
-    """Mark breaks after which Dynamo restarted, and add restart reasons no artifact reported."""
+    """Mark breaks after which Dynamo restarted, and add the breaks that only a restart reason reports
+    (older torch wrote no artifact). A restart that is no break (a float Dynamo could not turn into a
+    tensor) stays a restart of the unit: its status says so and its attempts count it."""
     for unit in builder.units.values():
         for brk in unit.breaks:
             brk.restarted = brk.compile_id.attempt < unit.attempts - 1
+        unit.analysis_restarts = [reason for reason in unit.restart_reasons if not restart_is_break(reason)]
         if not unit.breaks and unit.restart_reasons:
-            for reason in unit.restart_reasons:
+            for reason in filter(restart_is_break, unit.restart_reasons):
                 brk = _graph_break(unit.compile_id, reason)
                 brk.restarted = True
                 unit.breaks.append(brk)
@@ -349,7 +358,22 @@ def _frames(units) -> list[Frame]:
         if frame is None:
             frame = frames[key] = Frame(unit.compile_id.frame, unit.function, unit.location)
         frame.units.append(unit)
+    for frame in frames.values():
+        _name_from_siblings(frame)
     return list(frames.values())
+
+
+def _name_from_siblings(frame: Frame) -> None:
+    """Units of one frame id compile one code object (torch numbers frames per code object), so a unit
+    torch wrote no code details for — a recompile-limit skip has no dynamo_start and no co_name — is
+    named after its siblings."""
+    named = next((unit for unit in frame.units if unit.function), None)
+    if named is None:
+        return
+    for unit in frame.units:
+        if not unit.function:
+            unit.function, unit.location = named.function, unit.location or named.location
+    frame.function, frame.location = frame.function or named.function, frame.location or named.location
 
 
 def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_trace",

@@ -29,6 +29,11 @@ class QtDashboard(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
+        self.notices = QLabel("")  # eager fallbacks, a break count torch contradicts: read before any figure
+        self.notices.setWordWrap(True)
+        self.notices.setTextFormat(Qt.TextFormat.PlainText)
+        self.notices.setStyleSheet("color: #b42318; font-weight: bold;")
+        self.notices.setVisible(False)
         self.source = QLabel("")
         self.source.setTextFormat(Qt.TextFormat.PlainText)  # paths and stage names from the log
         self.source.setWordWrap(True)
@@ -48,6 +53,7 @@ class QtDashboard(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.notices)
         layout.addWidget(self.source)
         layout.addWidget(self.ranks)
         layout.addWidget(self.timing)
@@ -61,6 +67,8 @@ class QtDashboard(QWidget):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         analysis, session = loaded.analysis, loaded.session
         self.title.setText(analysis.headline())
+        self.notices.setText("\n".join(f"Attention: {notice.text}" for notice in analysis.notices))
+        self.notices.setVisible(bool(analysis.notices))
         environment = (session.results or {}).get("environment") or {}
         where = f"{session.source} — {session.kind}, torch {session.torch_version or 'unknown'}"
         if environment:

@@ -17,7 +17,7 @@ UNIT_ROLE = Qt.ItemDataRole.UserRole
 RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank listed when opened: its place among the session's ranks
 LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
 COLUMN_TIPS = ("compile id and function; the icon says how the compile ended", "graph breaks in this unit",
-               "kernels Inductor generated", "compile time (entire_frame_compile_time_s)")
+               "kernels Inductor generated", "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
 
 
 class QtNavigator(QTreeWidget):
@@ -110,7 +110,7 @@ class QtNavigator(QTreeWidget):
             frame_item.setToolTip(0, plain_tip(f"frame {frame.frame_id}: {frame.function or '?'}\n{frame.location or ''}"))
             frame_item.setExpanded(True)
             for unit in frame.units:
-                compile_s = unit.metric("entire_frame_compile_time_s")
+                compile_s = unit.compile_s
                 item = QTreeWidgetItem(frame_item, [
                     unit.title, str(len(unit.breaks)) if unit.breaks else "",
                     str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])

@@ -1,0 +1,61 @@
+"""What a reader must see before any figure: code that silently runs eagerly (a suppressed compile
+error, the recompile limit) and a break count that torch's own counters contradict. The text summary
+prints these first and the dashboard shows them under its headline, because every figure below them
+reads differently once they are known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.model.session import Session
+from inspector.core.readers.break_reasons import counted_by_torch
+
+
+@dataclass(frozen=True)
+class CountersCheck:
+    """The log's graph breaks against torch's own counters of the same run (a capture keeps them):
+    breaks with breaks, frame skips apart, since a skipped generator frame leaves no record in the log."""
+
+    torch_breaks: int | None  # None: the run kept no counters
+    torch_frame_skips: dict[str, int]
+    log_breaks: int
+
+    @property
+    def agree(self) -> bool | None:
+        return None if self.torch_breaks is None else self.torch_breaks == self.log_breaks
+
+    @property
+    def note(self) -> str | None:
+        if self.agree is not False:
+            return None
+        return (f"torch's counters saw {self.torch_breaks} graph break(s) (frame skips apart), the log shows "
+                f"{self.log_breaks}: figures built on breaks follow the log")
+
+
+def counters_check(session: Session) -> CountersCheck:
+    counters = (session.results or {}).get("counters") or {}
+    torch_breaks, skips = counted_by_torch(counters) if counters else (None, {})
+    return CountersCheck(torch_breaks, skips, len(session.breaks))
+
+
+@dataclass(frozen=True)
+class Notice:
+    key: str  # fallback | counters
+    compile_id: str | None
+    text: str
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "compile_id": self.compile_id, "text": self.text}
+
+
+def notices(session: Session, counters_note: str | None) -> list[Notice]:
+    """The fallbacks of `session` in unit order, then `counters_note` (the break-count check's
+    disagreement with torch, None when they agree or the run kept no counters)."""
+    found = [Notice("fallback", str(unit.compile_id),
+                    f"{unit.compile_id} {unit.function or '?'}"
+                    + (f" ({unit.location})" if unit.location else "")
+                    + f" runs EAGERLY (torch fell back without raising): {unit.fail_summary}")
+             for unit in session.units if unit.fail_type]
+    if counters_note:
+        found.append(Notice("counters", None, counters_note))
+    return found

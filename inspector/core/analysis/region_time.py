@@ -1,0 +1,172 @@
+"""Each compiled region's share of a compiled call, from the profile's trace. Regions nest: a resumed
+frame runs inside its caller's 'Torch-Compiled Region' (the caller's bytecode called it), and the eager
+code between a break and the resume function runs inside the caller's region too. So a region's own
+time is its span less the regions inside it, and of its own time only the compiled graphs it calls
+are compiled work: the rest is eager Python and ops. Counting the union of the spans as "compiled"
+called almost every call compiled once it broke, and gave Amdahl ceilings of 50-200×."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.analysis.profile_ops import COMPILED_REGION
+from inspector.core.model.session import Session
+from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent, read_profiler_trace
+
+GRAPH_EVENT = "## Call CompiledFxGraph"
+GUARD_EVENT = "TorchDynamo Cache Lookup"
+RUNTIME_WRAPPERS = ("Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
+STEP_EVENT = "ProfilerStep#"
+
+
+@dataclass
+class RegionTime:
+    """One compile unit's region, per profiled call (µs): how often it was entered and where its
+    own time went."""
+
+    compile_id: str  # "0/0", as the profiler names the region
+    entries: int = 0
+    span_us: float = 0.0  # inclusive: the regions nested in it too
+    nested_us: float = 0.0  # in regions entered from inside this one
+    graph_us: float = 0.0  # in the compiled graphs it called
+    overhead_us: float = 0.0  # guard checks and torch's runtime wrappers directly inside it
+
+    @property
+    def own_us(self) -> float:
+        return self.span_us - self.nested_us
+
+    @property
+    def eager_us(self) -> float:
+        """Own time that is neither a compiled graph nor torch's overhead: eager code run in the region."""
+        return max(0.0, self.own_us - self.graph_us - self.overhead_us)
+
+    def per_call(self, calls: int) -> dict:
+        return {"compile_id": self.compile_id, "entries_per_call": self.entries / calls,
+                "span_us": self.span_us / calls, "own_us": self.own_us / calls, "graph_us": self.graph_us / calls,
+                "overhead_us": self.overhead_us / calls, "eager_us": self.eager_us / calls}
+
+
+@dataclass(frozen=True)
+class RegionAccounting:
+    calls: int  # profiled calls (ProfilerStep spans)
+    call_us: float  # wall time of one call, from the steps
+    regions: tuple[dict, ...]  # RegionTime.per_call rows, in the order first entered
+    overhead_outside_us: float  # per call: guard checks (and wrappers) before a region is entered
+    eager_outside_us: float  # per call: eager work outside every region (before the first, between frames)
+    source: str  # the trace it was read from
+
+    def to_json(self) -> dict:
+        return {"calls": self.calls, "call_us": self.call_us, "regions": list(self.regions),
+                "overhead_outside_us": self.overhead_outside_us, "eager_outside_us": self.eager_outside_us,
+                "source": self.source}
+
+
+def region_accounting(session: Session, label: str = "compiled") -> tuple[RegionAccounting | None, str]:
+    """The accounting of the capture's profile trace of `label`, or None with the reason."""
+    profile = ((session.results or {}).get("profile") or {}).get(label) or {}
+    if not profile.get("trace"):
+        return None, "no profile trace in this session"
+    folder = Path(session.extracted_to or session.source)
+    try:
+        trace = read_profiler_trace(folder / profile["trace"], root=folder)
+    except (OSError, ValueError) as error:
+        return None, f"profile trace not readable: {error}"
+    accounting = account(trace, profile.get("runs"), profile.get("wall_s"))
+    if accounting is None:
+        return None, "the profile trace holds no profiled calls (ProfilerStep) with compiled regions"
+    return accounting, ""
+
+
+def account(trace: ProfilerTrace, runs: int | None = None, wall_s: float | None = None) -> RegionAccounting | None:
+    """Per profiled call, from the trace's ProfilerStep spans; a trace without them (captures from
+    before the profiler's schedule) counts as `runs` calls that took `wall_s` in all."""
+    regions: dict[str, RegionTime] = {}
+    calls, call_us, outside = 0, 0.0, Outside()
+    for events in trace.by_thread().values():
+        for step, inside in _steps(events):
+            calls += 1
+            call_us += step.duration_us
+            _account_step(step, inside, regions, outside)
+    with_regions = [events for events in trace.by_thread().values()
+                    if any(event.name.startswith(COMPILED_REGION) for event in events)]
+    if not calls and runs and wall_s and len(with_regions) == 1:
+        calls, call_us = runs, wall_s * 1e6
+        _account_step(TraceEvent("calls", "", 0.0, call_us, ""), with_regions[0], regions, outside)
+    if not calls or not regions:
+        return None
+    return RegionAccounting(calls, call_us / calls, tuple(region.per_call(calls) for region in regions.values()),
+                            outside.overhead_us / calls, outside.eager_us / calls, str(trace.path.name))
+
+
+def _steps(events: list[TraceEvent]):
+    """Each ProfilerStep span of a thread with the events inside it (a thread's events are sorted
+    by start, enclosing spans first)."""
+    step, inside = None, []
+    for event in events:
+        if step is not None and event.start_us >= step.end_us:
+            yield step, inside
+            step, inside = None, []
+        if event.name.startswith(STEP_EVENT):
+            step, inside = event, []
+        elif step is not None:
+            inside.append(event)
+    if step is not None:
+        yield step, inside
+
+
+@dataclass
+class Outside:
+    """A call's time outside every region, summed over calls."""
+
+    overhead_us: float = 0.0
+    eager_us: float = 0.0
+
+
+def _account_step(step: TraceEvent, events: list[TraceEvent], regions: dict[str, RegionTime], outside: Outside) -> None:
+    """Adds one call's events to `regions` and its time outside them to `outside`. Each event counts
+    toward the innermost region open around it, and only the outermost of nested counted events
+    counts (a graph inside a wrapper is the wrapper's)."""
+    stack: list[tuple[TraceEvent, RegionTime | None, bool]] = []  # event, innermost region, counted
+    counted_outside = 0.0
+    regions_outside = 0.0
+    for event in events:
+        while stack and event.start_us >= stack[-1][0].end_us:
+            stack.pop()
+        region, inside_counted = _innermost(stack)
+        name = event.name
+        if name.startswith(COMPILED_REGION):
+            own = regions.setdefault(_compile_id(name), RegionTime(_compile_id(name)))
+            own.entries += 1
+            own.span_us += event.duration_us
+            if region is not None:
+                region.nested_us += event.duration_us
+            else:
+                regions_outside += event.duration_us
+            stack.append((event, own, False))
+            continue
+        counted = not inside_counted and name.startswith((GRAPH_EVENT, GUARD_EVENT, *RUNTIME_WRAPPERS))
+        if counted:
+            if region is None:
+                counted_outside += event.duration_us
+            elif name.startswith(GRAPH_EVENT):
+                region.graph_us += event.duration_us
+            else:
+                region.overhead_us += event.duration_us
+        stack.append((event, None, counted))
+    outside.overhead_us += counted_outside
+    outside.eager_us += max(0.0, step.duration_us - regions_outside - counted_outside)
+
+
+def _innermost(stack: list[tuple[TraceEvent, RegionTime | None, bool]]) -> tuple[RegionTime | None, bool]:
+    """The innermost open region, and whether a counted event is open inside it."""
+    counted = False
+    for _, region, is_counted in reversed(stack):
+        if region is not None:
+            return region, counted
+        counted = counted or is_counted
+    return None, counted
+
+
+def _compile_id(name: str) -> str:
+    return name[len(COMPILED_REGION):].lstrip(": ").strip() or "?"

@@ -1,0 +1,91 @@
+"""torch.profiler's Chrome trace (`export_chrome_trace`, `*.pt.trace.json[.gz]`) read into its
+complete events: the one reader of profiler traces, for a capture's own profile and for traces a user
+brings. Damaged input reads as far as it can: an event that cannot be read is counted, not fatal."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.readers import json_codec
+from inspector.core.readers.safe_files import UnsafeFile, read_bytes
+
+MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One complete ('X') event: a span of one thread."""
+
+    name: str
+    category: str
+    start_us: float
+    duration_us: float
+    thread: str  # "pid/tid": spans nest only within one thread
+
+    @property
+    def end_us(self) -> float:
+        return self.start_us + self.duration_us
+
+
+@dataclass(frozen=True)
+class ProfilerTrace:
+    path: Path
+    events: tuple[TraceEvent, ...]  # per thread, by start time, the enclosing span before what it holds
+    unreadable: int  # events that were not readable spans (no name, no time, negative duration)
+
+    def by_thread(self) -> dict[str, list[TraceEvent]]:
+        threads: dict[str, list[TraceEvent]] = {}
+        for event in self.events:
+            threads.setdefault(event.thread, []).append(event)
+        return threads
+
+
+def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> ProfilerTrace:
+    """The trace at `path` (gzip or plain JSON; an object with `traceEvents` or a bare list). Raises
+    OSError or ValueError when the file as a whole is not a trace; single bad events are counted."""
+    path = Path(path)
+    data = read_bytes(path, MAX_TRACE_BYTES, root)
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, path)
+    document = json_codec.loads(data)
+    raw = document.get("traceEvents") if isinstance(document, dict) else document
+    if not isinstance(raw, list):
+        raise ValueError(f"{path}: not a Chrome trace (no traceEvents list)")
+    events, unreadable = [], 0
+    for item in raw:
+        if not isinstance(item, dict) or item.get("ph") != "X":
+            continue
+        event = _event(item)
+        if event is None:
+            unreadable += 1
+        else:
+            events.append(event)
+    events.sort(key=lambda event: (event.thread, event.start_us, -event.duration_us))
+    return ProfilerTrace(path, tuple(events), unreadable)
+
+
+def _event(item: dict) -> TraceEvent | None:
+    name, start, duration = item.get("name"), item.get("ts"), item.get("dur")
+    if not isinstance(name, str) or not _is_number(start) or not _is_number(duration) or duration < 0:
+        return None
+    return TraceEvent(name, str(item.get("cat") or ""), float(start), float(duration),
+                      f"{item.get('pid', '')}/{item.get('tid', '')}")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """Decompressed, with the same cap as a plain trace (a small .gz can inflate to gigabytes)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, MAX_TRACE_BYTES + 1)
+    except zlib.error as error:
+        raise gzip.BadGzipFile(f"{path}: {error}") from error
+    if len(out) > MAX_TRACE_BYTES:
+        raise UnsafeFile(f"{path}: more than {MAX_TRACE_BYTES >> 20} MB once decompressed (not read)")
+    return out
