@@ -4,17 +4,24 @@ its exact API, and the recompile limit past which Dynamo silently runs the frame
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import PureWindowsPath
 
+from inspector.core.analysis.user_names import UserName, user_name
 from inspector.core.model.session import CompileUnit, Session
+from inspector.core.readers.break_reasons import split_guard_comment
 
 DEFAULT_RECOMPILE_LIMIT = 8
-_TENSOR = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>size|stride) mismatch at index (?P<dim>\d+)\. "
+_TENSOR = re.compile(r"tensor '(?P<name>.+?)' (?P<what>size|stride) mismatch at index (?P<dim>\d+)\. "
                      r"expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_TENSOR_PROPERTY = re.compile(r"tensor '(?P<name>[^']+)' (?P<what>dtype|rank|device|requires_grad|dispatch key set)"
+_TENSOR_PROPERTY = re.compile(r"tensor '(?P<name>.+?)' (?P<what>dtype|rank|device|requires_grad|dispatch key set)"
                               r" mismatch\. expected (?P<expected>[^,]+?)(?:, actual (?P<actual>.+?))?$")
-_VALUE = re.compile(r"^(?P<name>[LG]\[.*?\](?:\S*?)?) == (?P<expected>.+?)(?:\s+#.*)?$")
+_VALUE = re.compile(r"^(?P<name>(?:len\()?[A-Za-z_][\w.\[\]'\"]*\)?) == (?P<expected>\S.*)$")
+_CHECKED = re.compile(r"(?<=___check_obj_id\()[^,()]+|(?<=___check_type_id\()[^,()]+")  # `fn.__code__`: no L[...]
+_SOURCE_OF = re.compile(r"^(?P<base>[A-Za-z_]\w*)")  # `args[0]` → `L['args'][0]`
+_LOCAL = re.compile(r"L\['([^']+)'\]")
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
 _LIMIT_HIT = re.compile(r"recompile limit exceeded|hit config\.(?:recompile_limit|cache_size_limit)|"
                         r"cache_size_limit reached|recompile_limit reached", re.I)
@@ -38,6 +45,8 @@ class RecompileGroup:
     diagnosis: str = ""
     fix: str = ""
     guard: str = ""  # torch's words for the first failure
+    name: UserName | None = None  # the guarded value in the user's words
+    symbol: str | None = None  # from the log's create_symbol record for this dim, when it has one
 
     @property
     def count(self) -> int:
@@ -96,13 +105,21 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
             group = groups[key] = RecompileGroup(
                 unit.rank, unit.compile_id.frame, unit.function, str(location) if location else None,
                 location.file if location else None, location.line if location else None, subject, aspect,
-                guard=guard)
+                guard=guard, name=user_name(session, unit, subject, split_guard_comment(guard)[1]))
             if expected is not None:
                 group.history.append(expected)
+        elif aspect == "value" and expected is not None:
+            group.history.append(expected)  # a value guard says only what the newest graph was built for
         group.units.append(unit)
         if actual is not None:
             group.history.append(actual)
     for group in groups.values():
+        if group.aspect == "value":
+            now = _value_in_guards(group.units[-1], group.subject)
+            if now is not None:
+                group.history.append(now)
+        if group.aspect == "value" or group.aspect.startswith("size dim"):
+            group.symbol = _symbol_made(group, group.name.in_code)
         group.diagnosis, group.fix = _explain(group)
         if any(_LIMIT_HIT.search(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
@@ -111,7 +128,9 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
 
 
 def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
-    """(subject, aspect, expected, actual) of one failed guard in torch's words."""
+    """(subject, aspect, expected, actual) of one failed guard in torch's words; the comments torch
+    appends (`  # depth = len(inspect.stack())  # model.py:11 in forward`) are no part of the subject."""
+    guard = split_guard_comment(guard)[0]
     match = _TENSOR.search(guard)
     if match:
         return match["name"], f"{match['what']} dim {match['dim']}", match["expected"], match["actual"]
@@ -121,7 +140,7 @@ def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
     match = _VALUE.match(guard.strip())
     if match:
         return match["name"], "value", match["expected"].strip(), None
-    source = _SOURCE.search(guard)
+    source = _SOURCE.search(guard) or _CHECKED.search(guard)
     if "___check_obj_id" in guard or "ID_MATCH" in guard:
         return (source[0] if source else guard), "object identity", None, None
     if "___check_type_id" in guard or "TYPE_MATCH" in guard:
@@ -154,46 +173,134 @@ def recompile_limit(session: Session) -> RecompileLimit:
     return RecompileLimit(value, values[value], True, at_limit, sorted(values))
 
 
-def _explain(group: RecompileGroup) -> tuple[str, str]:
-    """The diagnosis and the fix for one group, with the exact API to call."""
-    name, n = group.subject, group.count
-    times = "once" if n == 1 else f"{n} times"
+def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:
+    """The value the newest compile specialised `subject` on, from its guards (`len(L['___stack1']) == 15`):
+    the recompile reasons only say what the graphs before it were built for."""
+    name = re.escape(_LOCAL.sub(r"\1", subject))
+    pattern = re.compile(rf"(?:^|[\s:]){name} == (?P<value>[^\s#]+)", re.M)
+    for artifact in unit.artifacts:
+        if artifact.name == "guards":
+            found = pattern.search(_LOCAL.sub(r"\1", artifact.text))
+            if found:
+                return found["value"]
+    return None
+
+
+def _symbol_made(group: RecompileGroup, name: str) -> str | None:
+    """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int) when a unit of the
+    group has the create_symbol record of the guarded value (its source: `L['x'].size()[0]`, `L['n']`)."""
+    source = group.subject if group.subject.startswith(("L[", "G[")) else \
+        _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
+    what = f"`{name}`"
     if group.aspect.startswith("size dim"):
         dim = group.aspect.rsplit(" ", 1)[1]
-        values = " → ".join(group.history)
-        diagnosis = f"`{name}` arrived with a new size in dim {dim} ({values}); Dynamo recompiled {times}."
-        if n == 1:
-            diagnosis += (" After the first change Dynamo usually makes the dim symbolic (automatic dynamic), so one "
-                          "recompile per dim is expected and later sizes reuse the new graph.")
-        elif any(value in ("0", "1") for value in group.history):
-            diagnosis += (" Sizes 0 and 1 are always specialised, even on a dynamic dim: every switch between 1 and "
-                          "another size compiles again.")
-        else:
-            diagnosis += " The dim did not become dynamic, so each new size compiled a new graph."
-        fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
-               f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
-               f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
-    elif group.aspect.startswith("stride dim"):
-        diagnosis = f"`{name}` arrived with a different memory layout (stride); Dynamo recompiled {times}."
+        source, what = f"{source}.size()[{dim}]", f"`{name}` dim {dim}"
+    for unit in group.units:
+        for artifact in unit.artifacts:
+            if artifact.name != "create_symbol":
+                continue
+            try:
+                record = json.loads(artifact.text)
+            except ValueError:
+                continue
+            if record.get("source") == source and record.get("symbol"):
+                return f"The recompile {unit.compile_id} made {what} symbolic ({record['symbol']})"
+    return None
+
+
+def _explain(group: RecompileGroup) -> tuple[str, str]:
+    """The diagnosis and the fix for one group, with the exact API to call, in the user's names."""
+    named = group.name or UserName(group.subject)
+    said, name, n = named.text, named.in_code, group.count
+    times = "once" if n == 1 else f"{n} times"
+    if group.aspect.startswith("size dim"):
+        return _explain_size(group, named, times)
+    if group.aspect.startswith("stride dim"):
+        diagnosis = f"{said} arrived with a different memory layout (stride); Dynamo recompiled {times}."
         fix = f"Make the layout the same on every call, e.g. `{name}.contiguous()` before the compiled call."
     elif group.aspect in ("dtype", "device", "rank", "dispatch key set"):
-        diagnosis = f"`{name}` changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
+        diagnosis = f"{said} changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
         fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
                f"graph per {group.aspect}.")
     elif group.aspect == "requires_grad":
-        diagnosis = f"`{name}` switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
+        diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
         fix = f"Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
+    elif group.aspect == "value" and group.subject.startswith("len("):
+        diagnosis = (f"The graph was specialised on the length {said} ({' → '.join(group.history) or 'see the guard'}): "
+                     f"a Python value, not a tensor; Dynamo recompiled {times}.")
+        fix = (f"Keep `{name}` the same between calls, or compute it outside the compiled code and pass it in as a "
+               f"tensor; else accept one compile per value (up to the recompile limit).")
     elif group.aspect == "value":
-        diagnosis = (f"The graph was specialised on the Python value of `{name}` (was {group.history[0] if group.history else '?'}); "
+        diagnosis = (f"The graph was specialised on the Python value of {said} (was {group.history[0] if group.history else '?'}); "
                      f"a new value recompiled {times}.")
+        if group.symbol:
+            diagnosis += f" {group.symbol}: automatic dynamic, so later values reuse that graph."
         fix = (f"Pass `{name}` as a tensor if it changes per call, or keep it constant; for Python ints Dynamo "
                f"specialises on, `torch._dynamo.config.automatic_dynamic_shapes` (on by default) treats them as "
                f"dynamic after the first change.")
+    elif group.aspect == "object identity" and group.subject.endswith(".__code__"):
+        function = group.subject.removesuffix(".__code__")
+        diagnosis = (f"{group.function or 'This frame'}() ran with a different `{function}` ({times}): each graph was "
+                     f"compiled for one `{function}` and guards on {said}. A wrapper's frame is shared by every function it wraps, so "
+                     f"each new one compiles again in that frame, and all of them share its recompile limit.")
+        fix = (f"Compile the wrapped function, not the wrapper that calls it: `torch.compile({function})` inside "
+               f"the decorator, or decorate a function that is compiled already; or raise "
+               f"`torch._dynamo.config.recompile_limit` if more functions share the wrapper than it allows.")
     elif group.aspect in ("object identity", "type"):
-        diagnosis = f"`{name}` is a different {'object' if group.aspect == 'object identity' else 'type'} than the graph was compiled for ({times})."
+        diagnosis = f"{said} is a different {'object' if group.aspect == 'object identity' else 'type'} than the graph was compiled for ({times})."
         fix = (f"Create `{name}` once outside the loop (a new module, function or closure per call forces a "
                f"recompile each time).")
     else:
         diagnosis = f"A guard failed {times}: {group.guard}"
         fix = "Find what changes between calls in the guard above and keep it fixed."
+    return diagnosis, fix
+
+
+def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[str, str]:
+    """A size change, by cause: an input's shape (mark it dynamic) or a size that comes out of the data
+    (an op like nonzero broke the graph; no input can be marked for it)."""
+    said, name = named.text, named.in_code
+    dim = group.aspect.rsplit(" ", 1)[1]
+    values = " → ".join(group.history)
+    small = any(value in ("0", "1") for value in group.history)
+    if named.data_dependent:
+        op = named.produced_by.location
+        made = f"`{op.code}` at {PureWindowsPath(op.file).name}:{op.line}" if op and op.code else "an op"
+        diagnosis = (f"{named.short} got a new size in dim {dim} ({values}), a size that depends on the data: it is "
+                     f"the result of {made}, an op whose output size depends on its input's values, so the graph "
+                     f"broke there to run it; Dynamo recompiled {times}.")
+    else:
+        diagnosis = f"{said} arrived with a new size in dim {dim} ({values}); Dynamo recompiled {times}."
+    if group.symbol:
+        diagnosis += f" {group.symbol}: automatic dynamic"
+        diagnosis += (". Sizes 0 and 1 are always specialised, even on a dynamic dim: every switch between 1 and "
+                      "another size compiles again." if small else ", so later sizes reuse that graph.")
+    elif group.count == 1:
+        diagnosis += (" After the first change Dynamo usually makes the dim symbolic (automatic dynamic), so one "
+                      "recompile per dim is expected and later sizes reuse the new graph.")
+    elif small:
+        diagnosis += (" Sizes 0 and 1 are always specialised, even on a dynamic dim: every switch between 1 and "
+                      "another size compiles again.")
+    else:
+        diagnosis += " The dim did not become dynamic, so each new size compiled a new graph."
+    if named.data_dependent:
+        fix = ("No input of yours has this size, so mark_dynamic cannot reach it. Keep the op in the graph with "
+               "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` (the size becomes an unbacked "
+               f"symbol; tell Dynamo what you know about it with `torch._check({name}.shape[{dim}] > 0)`-style checks "
+               f"where later code needs them), or move the op out of the compiled code and pass `{name}` in, "
+               f"marked with `torch._dynamo.mark_dynamic({name}, {dim})`.")
+    elif named.module_state:  # measured on torch 2.13: mark_dynamic alone leaves a buffer static
+        fix = ("Dynamo keeps the shapes of module parameters and buffers static: set "
+               "`torch._dynamo.config.force_parameter_static_shapes = False` and "
+               "`torch._dynamo.config.force_nn_module_property_static_shapes = False`, and mark each new tensor "
+               f"when you assign it: `torch._dynamo.mark_dynamic({name}, {dim})`.")
+    elif named.role and not named.user:
+        fix = (f"Mark dim {dim} dynamic before the first call on the tensor Dynamo calls `{named.dynamo}` "
+               f"({named.role}): `torch._dynamo.mark_dynamic(tensor, {dim})` (or `torch._dynamo.maybe_mark_dynamic(tensor, {dim})` if "
+               f"it may stay static), or compile with `torch.compile(..., dynamic=True)`. Padding it to a few fixed "
+               f"sizes also works.")
+    else:
+        fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
+               f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
+               f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
     return diagnosis, fix
