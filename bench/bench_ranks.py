@@ -39,7 +39,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 started = time.perf_counter()
 from inspector.core.analysis.ranks import index_ranks, rank_report
-from inspector.core.readers.session_loader import find_trace_logs
+from inspector.core.readers.trace_logs import find_trace_logs
 folder, workers = Path(sys.argv[1]), int(sys.argv[2])
 logs = find_trace_logs(folder)
 with ProcessPoolExecutor(max_workers=workers) as pool:

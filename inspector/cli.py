@@ -234,8 +234,19 @@ def _modes(args) -> int:
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
 
-def _open(path: str):
-    """The session at `path`, or None after saying why it cannot be opened."""
+def _detect(path: str):
+    """The detected input at `path`, or None after saying why nothing there can be opened."""
+    from inspector.core.readers.sources import detect
+
+    try:
+        return detect(path)
+    except (OSError, ValueError) as error:  # missing, not compile output, refused
+        _say(f"compile-inspector: {error}", file=sys.stderr)
+        return None
+
+
+def _open(path):
+    """The session at `path` (a path or a detected Source), or None after saying why it cannot be opened."""
     from inspector.core.readers.session_loader import open_session
 
     try:
@@ -290,11 +301,14 @@ def _report(args) -> int:
 
 def _diff(args) -> int:
     from inspector.core.analysis.run_diff import diff_runs
-    from inspector.core.readers.xla_dump import looks_like_xla_dump
+    from inspector.core.readers.sources import XLA_DUMP
 
-    if looks_like_xla_dump(args.a) or looks_like_xla_dump(args.b):
-        return _diff_xla(args)
-    a, b = _open(args.a), _open(args.b)
+    sources = _detect(args.a), _detect(args.b)
+    if None in sources:
+        return 2
+    if XLA_DUMP in (sources[0].kind, sources[1].kind):
+        return _diff_xla(args, *sources)
+    a, b = _open(sources[0]), _open(sources[1])
     if a is None or b is None:
         return 2
     result = diff_runs(a, b, args.stage)
@@ -389,11 +403,14 @@ def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.summary import render_text, summarize
-    from inspector.core.readers.xla_dump import looks_like_xla_dump
+    from inspector.core.readers.sources import XLA_DUMP
 
-    if looks_like_xla_dump(args.path):
-        return _summary_xla(args)
-    session = _open(args.path)
+    source = _detect(args.path)
+    if source is None:
+        return 2
+    if source.kind is XLA_DUMP:
+        return _summary_xla(args, source)
+    session = _open(source)
     if session is None:
         return 2
     if args.markdown:
@@ -416,12 +433,11 @@ def _summary(args) -> int:
     return 0
 
 
-def _summary_xla(args) -> int:
+def _summary_xla(args, source) -> int:
     """`summary` of an XLA dump folder: modules, ops, kernels, K, the largest fusions."""
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
-    from inspector.core.readers.xla_dump import open_xla_dump
 
-    dump = open_xla_dump(args.path)
+    dump = source.open()
     summary = summarize_dump(dump)
     if args.json:
         _dump_json(summary)
@@ -433,21 +449,22 @@ def _summary_xla(args) -> int:
     return 0
 
 
-def _diff_xla(args) -> int:
+def _diff_xla(args, a, b) -> int:
     """`diff` of a torch.compile run against an XLA dump (either order): the fusion comparison."""
     from inspector.core.analysis.fusion_compare import compare_fusion
     from inspector.core.outputs.xla_summary import render_comparison_text
-    from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
+    from inspector.core.readers.sources import XLA_DUMP
 
-    torch_path, xla_path = (args.b, args.a) if looks_like_xla_dump(args.a) else (args.a, args.b)
-    if looks_like_xla_dump(torch_path):
+    torch_source, xla_source = (b, a) if a.kind is XLA_DUMP else (a, b)
+    if torch_source.kind is XLA_DUMP:
         print("compile-inspector: diff compares a torch.compile run with an XLA dump; both are XLA dumps",
               file=sys.stderr)
         return 2
-    session = _open(torch_path)
+    session = _open(torch_source)
     if session is None:
         return 2
-    dump = open_xla_dump(xla_path)
+    xla_path = xla_source.path
+    dump = xla_source.open()
     module = dump.module(args.xla_module) if args.xla_module else dump.main_module
     if module is None:
         names = ", ".join(m.label for m in dump.modules) or "none"

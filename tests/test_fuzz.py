@@ -27,7 +27,8 @@ from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import finite, render_text, summarize
 from inspector.core.readers.safe_files import read_source
 from inspector.core.readers.session_bundle import UnsafeBundle
-from inspector.core.readers.session_loader import NotCompileOutput, open_session
+from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.sources import NotCompileOutput
 
 SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
 CASE_SECONDS = 20  # one case takes well under a second; this only catches a hang

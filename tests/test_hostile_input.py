@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from inspector.core.readers.session_bundle import UnsafeBundle, extract_bundle, save_bundle
-from inspector.core.readers.session_loader import NotCompileOutput, open_session
+from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.sources import NotCompileOutput
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"

@@ -23,7 +23,9 @@ from make_many_ranks import TEMPLATE, make_job  # noqa: E402
 from inspector.core.analysis.ranks import DIFFERS, index_ranks, rank_ranges, rank_report, rank_timeline  # noqa: E402
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
 from inspector.core.outputs.summary import render_text, summarize  # noqa: E402
-from inspector.core.readers.session_loader import find_trace_logs, open_session, rank_logs  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.sources import detect  # noqa: E402
+from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
 
 MULTI_RANK = CORPUS / "multi_rank_logs"
 RANKS = 32
@@ -248,8 +250,9 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     from inspector.gui.views.qt_ranks_view import COLUMNS, DETAILS, OVERVIEW
 
     folder, expected = planted_job
-    assert rank_logs(folder) == find_trace_logs(folder) and len(rank_logs(folder)) == RANKS
-    assert sum(log.stat().st_size for log in rank_logs(folder)) >= qt_session_model.OVERVIEW_FIRST_BYTES
+    source = detect(folder)
+    assert source.is_rank_logs and list(source.files) == find_trace_logs(folder) and len(source.files) == RANKS
+    assert sum(log.stat().st_size for log in source.files) >= qt_session_model.OVERVIEW_FIRST_BYTES
     view = open_to_overview(qtbot, window, folder)
     assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view

@@ -24,7 +24,7 @@ from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.readers.xla_dump import looks_like_xla_dump
+from inspector.core.readers.sources import XLA_DUMP, Source, detect
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
@@ -270,16 +270,20 @@ class QtMainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: Path) -> None:
-        """A .py script is set up for a run; anything else is opened as saved compile output."""
+        """A .py script is set up for a run; anything else is opened as saved compile output, its kind
+        detected once here (a few stats and globs) and handed to the load worker."""
         self.settings.add_recent(str(path))
-        if looks_like_xla_dump(path):  # compared with the open torch.compile run, if any
-            self._open_xla_dump(path)
-            return
         if path.suffix == ".py" and path.is_file():
             self.script = path
             self.setWindowTitle(f"{path.name} — torch.compile Inspector")
             self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
             self.model.show_location(str(path), 0)
+            return
+        source = self._detect(path)
+        if source is None:
+            return
+        if source.kind is XLA_DUMP:  # compared with the open torch.compile run, if any
+            self._open_xla_dump(source.path)
             return
         self.status.setText(f"Opening {path}…")
         self.overview_shown = False
@@ -294,7 +298,7 @@ class QtMainWindow(QMainWindow):
         # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
         reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
                                     if request == self._opens.latest else None)
-        request = self._opens.run(lambda: load_session(path, reading.report, reading.overview),
+        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
                                   lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
                                   lambda loaded: (reading.deleteLater(), close_session(loaded.session)))
@@ -306,17 +310,31 @@ class QtMainWindow(QMainWindow):
 
     def compare_with(self, path: Path) -> None:
         """Diff the open session (A) against the one at `path` (B) in the Diff tab."""
-        if looks_like_xla_dump(path):
-            self._open_xla_dump(path)
+        source = self._detect(path, "Cannot compare")
+        if source is None:
+            return
+        if source.kind is XLA_DUMP:
+            self._open_xla_dump(source.path)
             return
         if self.model.loaded is None:
             self.show_message("Nothing to compare", "Open a session first; then compare it with another.")
             return
         a = self.model.loaded.analysis
         self.status.setText(f"Opening {path} to compare…")
-        self._compares.run(lambda: load_session(path), lambda b: self._show_diff(a, b.analysis),
+        self._compares.run(lambda: load_session(source), lambda b: self._show_diff(a, b.analysis),
                            lambda message, _tb: self.show_message("Cannot compare", message),
                            lambda b: close_session(b.session))
+
+    def _detect(self, path: Path, title: str = "Cannot open") -> Source | None:
+        """The kind of input at `path`, or None after saying why nothing there can be opened."""
+        try:
+            return detect(path)
+        except (OSError, ValueError) as error:
+            if title == "Cannot open":
+                self._on_load_failed(path, str(error))
+            else:
+                self.show_message(title, str(error))
+            return None
 
     def _open_xla_dump(self, path: Path) -> None:
         self.views["XLA"].open(path)

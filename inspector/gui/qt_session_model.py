@@ -17,7 +17,8 @@ from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import close_session, open_session, rank_logs
+from inspector.core.readers.session_loader import close_session, open_session
+from inspector.core.readers.sources import Source, detect
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
 # ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.
@@ -48,16 +49,18 @@ class LoadedSession:
         return summarize(self.analysis)
 
 
-def load_session(path: Path, progress: Callable[[int, int], None] | None = None,
+def load_session(source: Source | Path, progress: Callable[[int, int], None] | None = None,
                  overview: Callable[[RankReport], None] | None = None) -> LoadedSession:
-    """Runs on a worker thread. For a big distributed job, `overview` first gets the per-rank
-    overview from the index (seconds before the whole job is read). The cyclic garbage collector is
+    """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
+    distributed job, `overview` first gets the per-rank overview from the index (seconds before the
+    whole job is read). The cyclic garbage collector is
     paused meanwhile: a full collection over the hundreds of thousands of objects a big log makes
     holds the GIL for 100+ ms, which the UI thread would feel as a freeze. The session's objects are
     then frozen out of later collections."""
-    if overview is not None:
+    source = source if isinstance(source, Source) else detect(source)
+    if overview is not None and source.is_rank_logs:
         try:
-            logs = rank_logs(path)
+            logs = list(source.files)
             if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
                 overview(rank_report(index_ranks(logs, start_method="spawn")))
         except Exception:  # the overview only saves waiting: the whole read below says what is wrong
@@ -65,7 +68,7 @@ def load_session(path: Path, progress: Callable[[int, int], None] | None = None,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        loaded = LoadedSession(analyse(open_session(path, progress)))
+        loaded = LoadedSession(analyse(open_session(source, progress)))
     finally:
         if collecting:
             gc.freeze()

@@ -1,0 +1,40 @@
+"""A session folder written by `compile-inspector capture`: manifest, trace logs, measured results
+and structured graphs, read as data only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.session import Session, TextArtifact
+from inspector.core.readers.counted_reads import counted_json, deferred_text
+from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
+from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
+from inspector.core.readers.trace_logs import find_trace_logs
+
+
+def open_capture(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
+    """A session folder from `compile-inspector capture`: manifest, trace logs, measured results and
+    structured graphs. Read as data only: nothing in it is imported or executed; a field of the
+    wrong type is counted and left out; a newer format is refused."""
+    problems = ReadProblems()
+    results_file = path / RESULTS
+    manifest = counted_json(path / MANIFEST, path, problems)
+    results = counted_json(results_file, path, problems) if results_file.is_file() else None
+    manifest = validated(manifest or {}, MANIFEST_SHAPE, MANIFEST, problems) or {}
+    results = validated(results, RESULTS_SHAPE, RESULTS, problems) if results is not None else None
+    manifest, results = upgrade(manifest, results)
+    trace = path / TRACE_DIR
+    logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
+    session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
+    session.manifest, session.results = manifest, results
+    session.load_problems.merge(problems)
+    if session.torch_version is None and session.results:
+        session.torch_version = (session.results.get("environment") or {}).get("torch")
+    for unit in session.units:
+        name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
+        if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
+            unit.artifacts.append(TextArtifact("structured_graph", deferred_text(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
+    return session
