@@ -53,13 +53,21 @@ class RecompileGroup:
         return len(self.units)
 
     @property
+    def shown_subject(self) -> str:
+        """The guarded value as the user wrote it, with Dynamo's name beside it when they differ."""
+        user = self.name.user if self.name else None
+        return f"{user} (Dynamo: {self.subject})" if user and user != self.subject else self.subject
+
+    @property
     def title(self) -> str:
         values = " → ".join(self.history) if self.history else ""
-        return f"{self.subject} {self.aspect}" + (f": {values}" if values else "")
+        return f"{self.shown_subject} {self.aspect}" + (f": {values}" if values else "")
 
     def to_json(self) -> dict:
         return {"rank": self.rank, "frame": self.frame, "function": self.function, "location": self.location,
-                "file": self.file, "line": self.line, "subject": self.subject, "aspect": self.aspect,
+                "file": self.file, "line": self.line, "subject": self.subject,
+                "user_name": self.name.user if self.name else None, "shown_subject": self.shown_subject,
+                "aspect": self.aspect,
                 "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
                 "history": self.history, "guard": self.guard, "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
 

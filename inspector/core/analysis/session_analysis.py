@@ -209,6 +209,6 @@ def analyse(session: Session) -> SessionAnalysis:
     analysis = SessionAnalysis(session)
     # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph, and the
     # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread
-    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline"):
+    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices"):
         getattr(analysis, fact)
     return analysis

@@ -113,9 +113,10 @@ def _amdahl_source(gap: float | None, t_eager: float | None, eager: EagerPart, s
     if gap is None or not t_eager:
         return "needs a measured run with a profile"
     if gap >= t_eager:
-        return (f"the eager part of a compiled call ({gap * 1e6:.0f} µs) is as long as the whole eager call "
-                f"({t_eager * 1e6:.0f} µs): faster compiled graphs cannot make the call faster, only fewer breaks can")
-    words = "the eager part of a compiled call bounds the speedup, from the profile"
+        words = (f"the eager part of a compiled call ({gap * 1e6:.0f} µs) is as long as the whole eager call "
+                 f"({t_eager * 1e6:.0f} µs): faster compiled graphs cannot make the call faster, only fewer breaks can")
+    else:
+        words = "the eager part of a compiled call bounds the speedup, from the profile"
     if speedup.state in (INCONCLUSIVE, UNMEASURED) or not speedup.has_interval:
         words += "; the timing is INCONCLUSIVE, so this ceiling is as uncertain as S"
     if speedup.has_interval:

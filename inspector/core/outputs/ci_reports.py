@@ -55,7 +55,7 @@ def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
                               "shortDescription": {"text": f"Recompile: a guard on {group['aspect']} failed"},
                               "helpUri": "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
                               "help": {"text": summary["recompile_limit"]["text"]}}
-        message = (f"Recompiled ×{group['count']} ({group['function'] or '?'}): {group['subject']} {group['aspect']}"
+        message = (f"Recompiled ×{group['count']} ({group['function'] or '?'}): {group['shown_subject']} {group['aspect']}"
                    + (f" {' → '.join(group['history'])}" if group["history"] else "")
                    + f". {group['diagnosis']} Fix: {group['fix']} {group['stance']}")
         results.append(_result(rule_id, "warning" if group["count"] > 1 else "note", message,
@@ -107,6 +107,8 @@ def _artifact(file: str, root: Path) -> dict:
 def markdown(summary: dict, headline: str) -> str:
     """A pull-request comment: the verdict, break types, recompile causes and where the time goes."""
     out = [f"### torch.compile Inspector: {Path(summary['source']).name}", "", headline, ""]
+    out += [f"> **Attention:** {_cell(notice['text'])}" for notice in summary["notices"]]
+    out += [""] if summary["notices"] else []
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     rows = [(figures[key]["label"], _value(figures[key])) for key in ("speedup", "t_compile", "t_execute", "break_even")
             if key in figures]
@@ -125,7 +127,7 @@ def markdown(summary: dict, headline: str) -> str:
     if groups:
         out += ["", "| frame | guarded value | count | values | fix |", "| --- | --- | --- | --- | --- |"]
         for group in groups:
-            out.append(f"| `{group['function'] or '?'}` | `{group['subject']}` {group['aspect']} | {group['count']} | "
+            out.append(f"| `{group['function'] or '?'}` | `{group['shown_subject']}` {group['aspect']} | {group['count']} | "
                        f"{' → '.join(group['history'])} | {_cell(group['fix'])} |")
         out += ["", groups[0]["stance"]]
     out += ["", f"_{summary['recompile_limit']['text']}_"]

@@ -183,7 +183,7 @@ def _explained_sections(summary: dict) -> list[str]:
     groups = summary["recompile_groups"]
     parts.append(f"<h2>Recompiles by cause: {sum(g['count'] for g in groups)} in {len(groups)} group(s)</h2>")
     parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Why", "Fix"],
-                        [[g["function"], f"{g['subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
+                        [[g["function"], f"{g['shown_subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
                           g["diagnosis"], g["fix"]] for g in groups]))
     parts.append(f"<p class='muted'>{_e(groups[0]['stance'] if groups else '')} {_e(summary['recompile_limit']['text'])}</p>")
     slow = summary["slowness"]

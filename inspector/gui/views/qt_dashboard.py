@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.ranks import RankReport, rank_ranges
+from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.verdict import Figure
 from inspector.core.numbers import quantity, seconds as fmt_seconds
@@ -88,7 +89,7 @@ class QtDashboard(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tip(text))
                 self.table.setItem(row, column, item)
-        self.slowness.setText(slowness_line(analysis.slowness.to_json()))
+        self.slowness.setText(slowness_line(analysis.slowness.to_json()) + regions_line(analysis.regions[0]))
 
     def _show_timing(self, analysis: SessionAnalysis) -> None:
         """Red when the speedup is inconclusive, the machine was busy or the profile disagrees with
@@ -137,3 +138,11 @@ def slowness_line(data: dict) -> str:
         text += " CUDA graphs skipped: " + "; ".join(f"{s['compile_id']} {s['reason']}" for s in data["cudagraph_skips"])
     return text
 
+
+def regions_line(accounting: RegionAccounting | None) -> str:
+    """Each compiled region's own time per call and how much of it the compiled graph took."""
+    if accounting is None:
+        return ""
+    parts = "; ".join(f"{row['compile_id']} {row['own_us']:.0f} µs own ({row['graph_us']:.0f} in its graph, "
+                      f"{row['eager_us']:.0f} eager)" for row in accounting.regions)
+    return f"\nCompiled regions per call (nested regions taken out of their parent's own time): {parts}."
