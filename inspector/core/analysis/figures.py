@@ -89,11 +89,10 @@ def _kernel_stage(unit: CompileUnit) -> str | None:
     return None
 
 
-def session_fusion(session: Session, per_unit_fusion: dict[int, FusionStats] | None = None) -> FusionStats:
-    """Fusion over the units that produced code; `per_unit_fusion` (by id(unit)) reuses figures
-    already computed."""
+def session_fusion(session: Session, per_unit_fusion: dict[CompileUnit, FusionStats] | None = None) -> FusionStats:
+    """Fusion over the units that produced code; `per_unit_fusion` reuses figures already computed."""
     known = per_unit_fusion or {}
-    per_unit = [known.get(id(unit)) or unit_fusion(unit) for unit in session.units if unit.output_code]
+    per_unit = [known.get(unit) or unit_fusion(unit) for unit in session.units if unit.output_code]
     n_ops = [stats.n_ops for stats in per_unit]
     eliminated = [stats.n_eliminated for stats in per_unit]
     return FusionStats(

@@ -5,22 +5,60 @@ problem names where to jump: a compile unit and a source location."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import Protocol
 
-from inspector.core.analysis.recompile_groups import STANCE
-from inspector.core.analysis.speedup import SLOWER
+from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.figures import BreakSite
+from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup, RecompileLimit
+from inspector.core.analysis.slowness import Slowness
+from inspector.core.analysis.speedup import SLOWER, Speedup
 from inspector.core.model.compile_id import CompileId
+from inspector.core.model.session import Session
 
-if TYPE_CHECKING:
-    from inspector.core.analysis.session_analysis import SessionAnalysis
 
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+class ProblemFacts(Protocol):
+    """The facts of a session's analysis that problems are found in (SessionAnalysis has them all)."""
+
+    session: Session
+    break_sites: list[BreakSite]
+    site_types: list[tuple[BreakSite, BreakTypeMatch | None]]
+    recompile_groups: list[RecompileGroup]
+    recompile_limit: RecompileLimit
+    speedup: Speedup
+    slowness: Slowness
+
+
+class _Word(str, Enum):
+    """A closed set of words: compares, hashes and prints as its value (the JSON and the icons use it)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ProblemKind(_Word):
+    GRAPH_BREAK = "graph_break"
+    RECOMPILE = "recompile"
+    FALLBACK = "fallback"
+    FAILED = "failed"
+    MISMATCH = "mismatch"
+    SLOWER = "slower"
+    UNREADABLE = "unreadable"
+
+
+class Severity(_Word):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # graph_break | recompile | fallback | failed | mismatch | slower | unreadable
-    severity: str  # error | warning | info
+    kind: ProblemKind
+    severity: Severity
     title: str
     detail: str
     compile_id: CompileId | None = None
@@ -44,25 +82,24 @@ class Problem:
         return next((compile_id for other, compile_id in self.per_rank if other == rank), self.compile_id)
 
 
-def find_problems(analysis: SessionAnalysis) -> list[Problem]:
+def find_problems(analysis: ProblemFacts) -> list[Problem]:
     """Every problem, worst first, from the session's analysis (break types, recompile groups, the
     recompile limit and the measured slowness are facts of it)."""
     session = analysis.session
     problems: list[Problem] = []
-    rank_of = {id(brk): unit.rank for unit in session.units for brk in unit.breaks}
     for site, match in analysis.site_types:
         first = site.breaks[0]
         per_rank: dict[int | None, CompileId] = {}
         for brk in site.breaks:
-            per_rank.setdefault(rank_of.get(id(brk)), brk.compile_id.without_attempt())
+            per_rank.setdefault(brk.rank, brk.compile_id.without_attempt())
         location = first.location
         hint = f"\nHint: {site.hints[0]}" if site.hints else ""
         code = f"\n{site.code}" if site.code else ""
         gb = f"{match.gb_id} " if match else ""
         problems.append(Problem(
-            "graph_break", "warning", f"Graph break ×{site.count}: {gb}{site.reason}",
+            ProblemKind.GRAPH_BREAK, Severity.WARNING, f"Graph break ×{site.count}: {gb}{site.reason}",
             f"{site.location}{f' ({site.via})' if site.via else ''}{code}\n{first.explanation}{hint}".strip(),
-            first.compile_id.without_attempt(), rank_of.get(id(first)), location.file if location else None,
+            first.compile_id.without_attempt(), first.rank, location.file if location else None,
             location.line if location else None, site.count, match.text if match else "",
             per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))
     limit = analysis.recompile_limit
@@ -71,27 +108,27 @@ def find_problems(analysis: SessionAnalysis) -> list[Problem]:
         values = f" ({' → '.join(group.history)})" if group.history else ""
         rank = f"rank {group.rank} " if group.rank is not None else ""
         problems.append(Problem(
-            "recompile", "warning", f"Recompile ×{group.count} {rank}{group.function or '?'}: {group.shown_subject} {group.aspect}{values}",
+            ProblemKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.function or '?'}: {group.shown_subject} {group.aspect}{values}",
             f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
             f"Guard (torch's words): {group.guard}",
             first.compile_id, group.rank, group.file, group.line, group.count,
             units=tuple((_changed(unit), unit.compile_id) for unit in group.units)))
     for frame in limit.frames_at_limit:
-        problems.append(Problem("fallback", "error", f"Recompile limit reached: {frame} now runs eagerly", limit.text))
+        problems.append(Problem(ProblemKind.FALLBACK, Severity.ERROR, f"Recompile limit reached: {frame} now runs eagerly", limit.text))
     for unit in session.units:
         if unit.fail_type:
             problems.append(Problem(
-                "failed", "error", f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
+                ProblemKind.FAILED, Severity.ERROR, f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
                 unit.compile_id, unit.rank, unit.location.file if unit.location else None,
                 unit.location.line if unit.location else None))
         for warning in unit.warnings:
-            problems.append(Problem("fallback", "warning", f"Silent fallback {unit.compile_id}: {warning}", warning,
+            problems.append(Problem(ProblemKind.FALLBACK, Severity.WARNING, f"Silent fallback {unit.compile_id}: {warning}", warning,
                                     unit.compile_id, unit.rank))
     problems += _run_problems(analysis)
     if session.problems:
-        problems.append(Problem("unreadable", "info", f"{session.problems.total} unreadable item(s) in the input",
+        problems.append(Problem(ProblemKind.UNREADABLE, Severity.INFO, f"{session.problems.total} unreadable item(s) in the input",
                                 "\n".join(session.problems.describe())))
-    return sorted(problems, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind != "graph_break"))
+    return sorted(problems, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind is not ProblemKind.GRAPH_BREAK))
 
 
 def _changed(unit) -> str:
@@ -99,14 +136,14 @@ def _changed(unit) -> str:
     return f"{unit.compile_id}: {guards[0].plain if guards else 'reason not recorded'}"
 
 
-def _run_problems(analysis: SessionAnalysis) -> list[Problem]:
+def _run_problems(analysis: ProblemFacts) -> list[Problem]:
     session = analysis.session
     results = session.results or {}
     problems = []
     for check in results.get("correctness") or []:
         if not check.get("allclose"):
             problems.append(Problem(
-                "mismatch", "error", f"Compiled output differs from eager ({check['inputs']})",
+                ProblemKind.MISMATCH, Severity.ERROR, f"Compiled output differs from eager ({check['inputs']})",
                 f"max abs error {check['max_abs_error']:.3g}, max rel error {check['max_rel_error']:.3g} "
                 f"(allclose at rtol {results.get('tolerance', {}).get('rtol')}, atol {results.get('tolerance', {}).get('atol')})"))
     eager = (results.get("eager") or {}).get("median_s")
@@ -124,9 +161,9 @@ def _run_problems(analysis: SessionAnalysis) -> list[Problem]:
             causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
                 f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         problems.append(Problem(
-            "slower", "warning", f"Compiled is {1 / speedup.value:.1f}× slower than eager ({speedup.interval_text()})",
+            ProblemKind.SLOWER, Severity.WARNING, f"Compiled is {1 / speedup.value:.1f}× slower than eager ({speedup.interval_text()})",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
     error = (session.manifest or {}).get("error")
     if error:
-        problems.append(Problem("failed", "error", f"Capture failed ({error.get('kind')})", error.get("message", "")))
+        problems.append(Problem(ProblemKind.FAILED, Severity.ERROR, f"Capture failed ({error.get('kind')})", error.get("message", "")))
     return problems

@@ -65,12 +65,12 @@ class SessionAnalysis:
         return session_fusion(self.session, self.unit_fusion)
 
     @cached_property
-    def unit_fusion(self) -> dict[int, FusionStats]:
-        """Per compile unit, keyed by id(unit) (units are not hashable by value)."""
-        return {id(unit): unit_fusion(unit) for unit in self.session.units}
+    def unit_fusion(self) -> dict[CompileUnit, FusionStats]:
+        """Per compile unit (units are hashed by identity)."""
+        return {unit: unit_fusion(unit) for unit in self.session.units}
 
     def fusion_of(self, unit: CompileUnit) -> FusionStats:
-        return self.unit_fusion[id(unit)]
+        return self.unit_fusion[unit]
 
     @cached_property
     def cache(self) -> dict[str, dict]:

@@ -39,7 +39,7 @@ class SourceLocation:
         return f"{where} in {self.function}" if self.function else where
 
 
-@dataclass
+@dataclass(eq=False)  # one break is one event: equal by identity, so it can key a dict or a set
 class GraphBreak:
     """One graph break as Dynamo reported it; `restarted` when Dynamo re-traced the frame after it."""
 
@@ -55,6 +55,7 @@ class GraphBreak:
     # library frames (standard library, packages, torch) between the user's line and the traced line
     # that broke, outermost first: `location` is the user's own call into them
     via: list[SourceLocation] = field(default_factory=list)
+    rank: int | None = None  # the rank whose log reported it (None for a single-process run)
 
     @property
     def site(self) -> str:
@@ -145,7 +146,7 @@ class CacheEvent:
     detail: dict = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(eq=False)  # one unit is one compile: equal by identity, so it can key a dict or a set
 class CompileUnit:
     compile_id: CompileId
     rank: int | None = None

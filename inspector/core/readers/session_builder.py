@@ -336,7 +336,7 @@ def _unit_key(compile_id_text: str | None) -> tuple | None:
 
 
 def _finish_breaks(builder: RankBuilder) -> None:
-    """Mark breaks after which Dynamo restarted, and add the breaks that only a restart reason reports
+    """Mark breaks after which Dynamo restarted and give each its rank, and add the breaks that only a restart reason reports
     (older torch wrote no artifact). A restart that is no break (a float Dynamo could not turn into a
     tensor) stays a restart of the unit: its status says so and its attempts count it."""
     for unit in builder.units.values():
@@ -348,6 +348,8 @@ def _finish_breaks(builder: RankBuilder) -> None:
                 brk = _graph_break(unit.compile_id, reason)
                 brk.restarted = True
                 unit.breaks.append(brk)
+        for brk in unit.breaks:
+            brk.rank = unit.rank
 
 
 def _frames(units) -> list[Frame]:

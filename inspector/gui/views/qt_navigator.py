@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
+from inspector.core.model.session import CompileUnit
 from inspector.core.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_status_icons import status_icon
@@ -37,10 +38,10 @@ class QtNavigator(QTreeWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setUniformRowHeights(True)
-        self._items: dict[int, QTreeWidgetItem] = {}
+        self._items: dict[CompileUnit, QTreeWidgetItem] = {}
         self._live: dict[str, QTreeWidgetItem] = {}
         self._unlisted: dict = {}  # place among the ranks: (its item, the rank), for ranks not listed yet
-        self._rank_of: dict[int, int] = {}  # id(unit): the place of its rank, for the units of those ranks
+        self._rank_of: dict[CompileUnit, int] = {}  # the place of its rank, for the units of those ranks
         self._analysis = None
         self.itemExpanded.connect(self._on_expanded)
         model.sigLoaded.connect(self._on_loaded)
@@ -97,7 +98,7 @@ class QtNavigator(QTreeWidget):
                 item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
                 item.setData(0, RANK_ROLE, position)
                 self._unlisted[position] = (item, rank)
-                self._rank_of.update((id(unit), position) for unit in rank.units)
+                self._rank_of.update((unit, position) for unit in rank.units)
             else:
                 self._list_units(item, rank)
                 item.setExpanded(True)
@@ -121,7 +122,7 @@ class QtNavigator(QTreeWidget):
                                                 if unit.recompile and unit.recompile.failed_guards else "")))
                 item.setData(0, UNIT_ROLE, unit)
                 self._tip_all(item)
-                self._items[id(unit)] = item
+                self._items[unit] = item
 
     def _on_expanded(self, item: QTreeWidgetItem) -> None:
         key = item.data(0, RANK_ROLE)
@@ -137,9 +138,9 @@ class QtNavigator(QTreeWidget):
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
 
     def _on_unit_selected(self, unit) -> None:
-        if unit is not None and id(unit) not in self._items and id(unit) in self._rank_of:
-            self._list_rank(self._rank_of[id(unit)])
-        item = self._items.get(id(unit)) if unit is not None else None
+        if unit is not None and unit not in self._items and unit in self._rank_of:
+            self._list_rank(self._rank_of[unit])
+        item = self._items.get(unit) if unit is not None else None
         if item is not None and item is not self.currentItem():
             self.setCurrentItem(item)
 
