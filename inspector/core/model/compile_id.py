@@ -1,11 +1,13 @@
 """Compile ids as torch.compile prints them: ``[frame/compile]``, ``[0/0_1]`` for a restarted attempt,
-``[!ca/frame/compile]`` under compiled autograd."""
+``[!ca/frame/compile]`` under compiled autograd, and ``[-/-]`` (as tlparse writes it) for what was
+compiled outside any Dynamo frame: torch.export, AOTInductor."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+NO_FRAME = -1  # the frame number of OUTSIDE_DYNAMO: it sorts before every real frame
 _ID_TEXT = re.compile(r"^\[?(?:!(?P<ca>\d+)/)?(?P<frame>\d+)/(?P<compile>\d+)(?:_(?P<attempt>\d+))?\]?$")
 
 
@@ -26,7 +28,13 @@ class CompileId:
     def without_attempt(self) -> CompileId:
         return CompileId(self.frame, self.compile, 0, self.autograd)
 
+    @property
+    def outside_dynamo(self) -> bool:
+        return self.frame == NO_FRAME
+
     def __str__(self) -> str:
+        if self.outside_dynamo:
+            return "[-/-]"
         prefix = f"!{self.autograd}/" if self.autograd is not None else ""
         suffix = f"_{self.attempt}" if self.attempt else ""
         return f"[{prefix}{self.frame}/{self.compile}{suffix}]"
@@ -34,6 +42,8 @@ class CompileId:
     @classmethod
     def parse(cls, text: str) -> CompileId | None:
         """Read ``0/1``, ``[0/1_2]`` or ``!0/1/2``; None when the text is no compile id."""
+        if text.strip() in ("-/-", "[-/-]"):
+            return OUTSIDE_DYNAMO
         match = _ID_TEXT.match(text.strip())
         if not match:
             return None
@@ -51,3 +61,6 @@ class CompileId:
         autograd = envelope.get("compiled_autograd_id")
         return cls(frame, compile_, attempt if isinstance(attempt, int) else 0,
                    autograd if isinstance(autograd, int) else None)
+
+
+OUTSIDE_DYNAMO = CompileId(NO_FRAME, NO_FRAME)  # torch.export and AOTInductor compile no Dynamo frame

@@ -10,15 +10,21 @@ from dataclasses import dataclass, field
 
 _DEFINITION = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*=\s*async_compile\.(?P<how>\w+)\(")
 _STRING_END = re.compile(r"^\s*(?:'''|\"\"\")")
-_SOURCE_NODES = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]"
-                           r"(?:,\s*Original ATen:\s*\[(?P<aten>[^\]]*)\])?")
-_HANDLES = re.compile(r"#\s*\[Provenance debug handles\]\s*(?P<handles>.+)$")
+_SOURCE_NODES = re.compile(r"(?:#|//)\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]"
+                           r"(?:,\s*Original ATen:\s*\[(?P<aten>[^\]]*)\])?")  # Python or C++ comments
+_HANDLES = re.compile(r"(?:#|//)\s*\[Provenance debug handles\]\s*(?P<handles>.+)$")
 _CALL_FUNCTION = re.compile(r"^\s*def call\(")
 _LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<name>[A-Za-z_]\w*)(?:\.run)?\(")
 _EXTERN = re.compile(r"\bextern_kernels\.(?P<op>\w+)\(")
 _FALLBACK = re.compile(r"^\s*(?:\w+(?:,\s*\w+)*\s*=\s*)?(?:torch\.ops\.)?(?P<op>aten\.\w+(?:\.\w+)?)\(")
 _AOT_ID = re.compile(r"^# AOT ID: \[(?P<ids>[^\]]*)\]", re.M)
 _KIND_BY_HOW = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp", "halide": "halide"}
+# AOTInductor's C++: kernels are `extern "C"` functions, run from AOTInductorModel::run_impl, with
+# library ops called as aoti_torch_<device>_<op> shims (allocation helpers have no device in the name)
+_AOT_RUN = re.compile(r"^\s*void\s+AOTInductorModel::run_impl\(", re.M)
+_CPP_FUNCTION = re.compile(r'^extern "C"\s+[\w\s*&:<>]*?\b(?P<name>[A-Za-z_]\w*)\s*\(')
+_CPP_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\(")
+_AOT_SHIM = re.compile(r"\b(?P<name>aoti_torch_(?:cpu|cuda|xpu|mps)_(?P<op>[A-Za-z_]\w*?)(?:_out)?)\(")
 
 
 @dataclass
@@ -54,6 +60,8 @@ class OutputCode:
 
 def parse_output_code(text: str, path: str | None = None, provenance: dict | None = None) -> OutputCode:
     """Split `text` into kernels; `provenance` is an ``inductor_provenance_tracking_node_mappings``."""
+    if _AOT_RUN.search(text):
+        return _parse_aot_code(text, path, provenance)
     lines = text.split("\n")
     kernels: list[Kernel] = []
     by_name: dict[str, Kernel] = {}
@@ -95,6 +103,70 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
     if provenance:
         apply_provenance(code, provenance)
     return code
+
+
+def _parse_aot_code(text: str, path: str | None, provenance: dict | None) -> OutputCode:
+    """AOTInductor's C++ (wrapper, then kernel code): each `extern "C"` kernel at its definition (or
+    its declaration, when the kernel code is absent), with the lines run_impl calls it from, and each
+    library shim run_impl calls, with the source nodes and debug handles of the comments above."""
+    lines = text.split("\n")
+    by_name: dict[str, Kernel] = {}
+    for index, line in enumerate(lines):
+        function = _CPP_FUNCTION.match(line)
+        if not function:
+            continue
+        end, has_body = _cpp_function_end(lines, index)
+        known = by_name.get(function["name"])
+        if known is None or (has_body and known.start_line == known.end_line):
+            by_name[function["name"]] = Kernel(function["name"], "cpp", index + 1, end if has_body else index + 1)
+    kernels = list(by_name.values())
+    run = _AOT_RUN.search(text)
+    start = text.count("\n", 0, run.start()) if run else len(lines)
+    end, _ = _cpp_function_end(lines, start)
+    pending_nodes, pending_handles = None, []
+    for index in range(start + 1, min(end, len(lines))):
+        stripped = lines[index].strip()
+        if stripped.startswith("//"):
+            pending_nodes = _SOURCE_NODES.search(stripped) or pending_nodes
+            handles = _HANDLES.search(stripped)
+            pending_handles = handles["handles"].split() if handles else pending_handles
+            continue
+        call, shim = _CPP_CALL.match(lines[index]), _AOT_SHIM.search(stripped)
+        if call and call["name"] in by_name:
+            kernel = by_name[call["name"]]
+            kernel.call_lines.append(index + 1)
+        elif shim:
+            kernel = Kernel(shim["name"], "extern", index + 1, index + 1, [index + 1], aten_ops=[f"aten.{shim['op']}"])
+            kernels.append(kernel)
+        else:
+            continue
+        kernel.debug_handles.extend(handle for handle in pending_handles if handle not in kernel.debug_handles)
+        if not kernel.source_nodes:
+            _apply_comment(kernel, pending_nodes)
+        pending_nodes, pending_handles = None, []
+    code = OutputCode(text=text, path=path, kernels=[kernel for kernel in kernels if kernel.kind != "cpp" or kernel.call_lines
+                                                     or kernel.end_line > kernel.start_line])
+    if provenance:
+        apply_provenance(code, provenance)
+    return code
+
+
+def _cpp_function_end(lines: list[str], index: int) -> tuple[int, bool]:
+    """The 1-based last line of the C++ function starting at `index`, and whether it has a body (a
+    declaration ends at its `;`). Braces are counted as written, comments left out (kernels hold no
+    braces in strings)."""
+    depth, opened = 0, False
+    for probe in range(index, len(lines)):
+        for char in lines[probe].split("//", 1)[0]:
+            if char == "{":
+                depth, opened = depth + 1, True
+            elif char == "}":
+                depth -= 1
+            elif char == ";" and not opened:
+                return probe + 1, False
+        if opened and depth <= 0:
+            return probe + 1, True
+    return len(lines), opened
 
 
 def _definition_end(lines: list[str], index: int) -> int:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path, PureWindowsPath
 
-from inspector.core.model.compile_id import CompileId
+from inspector.core.model.compile_id import NO_FRAME, CompileId
 from inspector.core.model.compile_spans import Marker, Span
 from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_graph
 from inspector.core.model.output_code import OutputCode, parse_output_code
@@ -232,8 +232,11 @@ class CompileUnit:
 
     @property
     def compile_s(self) -> float | None:
-        """Every compile of this unit: the frame (all its attempts) and its backward graph."""
+        """Every compile of this unit: the frame (all its attempts) and its backward graph; for a unit
+        outside Dynamo, its compile stages."""
         forward, backward = self.metric("entire_frame_compile_time_s"), self.backward_compile_s
+        if forward is None and self.compile_id.outside_dynamo:  # export / AOTInductor: no frame, its stages
+            forward = sum(span.duration_us() for span in self.spans) / 1e6 or None
         if forward is None and backward is None:
             return None
         return (forward or 0.0) + (backward or 0.0)
@@ -273,6 +276,12 @@ class Frame:
     function: str | None = None
     location: SourceLocation | None = None
     units: list[CompileUnit] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """`frame 0: forward`, or what was compiled outside any Dynamo frame (torch.export, AOTInductor)."""
+        where = "outside Dynamo" if self.frame_id == NO_FRAME else f"frame {self.frame_id}"
+        return f"{where}: {self.function or '?'}"
 
 
 @dataclass

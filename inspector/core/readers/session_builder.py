@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.core.readers.break_reasons import (
-    explain_guard, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
+    explain_guard, is_library_file, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
 )
-from inspector.core.model.compile_id import CompileId
+from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, small_args
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
@@ -51,16 +51,23 @@ class RankBuilder:
         self.session = session
         self.units: dict[tuple, CompileUnit] = {}
         self.chromium_events: list[TraceRecord] = []
+        self.aot_code: dict[CompileUnit, dict] = {}  # per unit: AOTInductor's code dumps, joined into one output code
 
-    def unit(self, record: TraceRecord) -> CompileUnit | None:
+    def unit(self, record: TraceRecord, outside_dynamo: bool = False) -> CompileUnit | None:
+        """The unit `record` belongs to; a record of compile work with no compile id (torch.export,
+        AOTInductor: graphs, code, metrics) goes to the one `[-/-]` unit when `outside_dynamo`."""
         compile_id = record.compile_id or _metrics_compile_id(record)
         if compile_id is None:
-            return None
+            if not outside_dynamo:
+                return None
+            compile_id = OUTSIDE_DYNAMO
         unit = self.units.get(compile_id.unit_key)
         if unit is None:
             unit = CompileUnit(compile_id=compile_id.without_attempt(), rank=self.log.rank)
             self.units[compile_id.unit_key] = unit
         unit.attempts = max(unit.attempts, compile_id.attempt + 1)
+        if compile_id.outside_dynamo and unit.location is None:
+            _name_from_stack(unit, self.log.stack(record))
         return unit
 
     def lazy_text(self, record: TraceRecord) -> Callable[[], str]:
@@ -76,6 +83,17 @@ class RankBuilder:
             unit.artifacts.append(artifact)
         else:
             self.session.global_artifacts.append(artifact)
+
+
+def _name_from_stack(unit: CompileUnit, stack: list[dict]) -> None:
+    """A unit outside Dynamo is named after the API the user's code called (aoti_compile_and_package,
+    export) and located at that call: the last frame of the user's own code in the record's stack."""
+    user = [index for index, frame in enumerate(stack) if not is_library_file(frame["file"])]
+    if not user:
+        return
+    call = stack[user[-1]]
+    unit.location = SourceLocation(call["file"], call["line"], call["function"], call["code"])
+    unit.function = stack[user[-1] + 1]["function"] if user[-1] + 1 < len(stack) else call["function"]
 
 
 def _metrics_compile_id(record: TraceRecord) -> CompileId | None:
@@ -98,7 +116,7 @@ def _on_dynamo_start(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_graph(builder: RankBuilder, record: TraceRecord) -> None:
-    unit = builder.unit(record)
+    unit = builder.unit(record, outside_dynamo=True)
     if unit is None:
         return
     stage = GRAPH_STAGES.get(record.name, record.name)
@@ -115,7 +133,7 @@ def _next_free(graphs: dict, stage: str) -> str:
 
 
 def _on_output_code(builder: RankBuilder, record: TraceRecord) -> None:
-    unit = builder.unit(record)
+    unit = builder.unit(record, outside_dynamo=True)
     if unit is None:
         return
     path = record.meta.get("filename") or record.meta.get("file_path")
@@ -128,7 +146,8 @@ def _on_guards(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
-    unit = builder.unit(record)
+    # AOTInductor writes its metrics with no compile id, after the graphs and code of its [-/-] unit
+    unit = builder.unit(record, outside_dynamo=OUTSIDE_DYNAMO.unit_key in builder.units)
     if unit is None:
         return
     metrics = record.meta
@@ -198,7 +217,7 @@ def _on_recompile(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
-    unit = builder.unit(record)
+    unit = builder.unit(record, outside_dynamo=True)
     if unit is None:
         return
     cache, _, outcome = record.name.rpartition("_cache_")
@@ -208,7 +227,7 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
-    unit = builder.unit(record)
+    unit = builder.unit(record, outside_dynamo=True)
     mapping = builder.log.payload_json(record)
     if unit is not None and isinstance(mapping, dict):
         unit.provenance = {**(unit.provenance or {}), **mapping}
@@ -246,6 +265,33 @@ def _on_dump_file(builder: RankBuilder, record: TraceRecord) -> None:
     builder.keep(record, builder.text_artifact(record, f"file: {record.meta.get('name', '?')}"))
 
 
+AOT_CODE_DUMPS = ("inductor_aot_wrapper_code", "inductor_aot_kernel_code")
+
+
+def _on_graph_dump(builder: RankBuilder, record: TraceRecord) -> None:
+    """AOTInductor's C++ wrapper and kernel code become one output code of the unit, the wrapper
+    first: its calls name the kernels the kernel code defines, as one Python output code would."""
+    name = record.meta.get("name")
+    if name not in AOT_CODE_DUMPS:
+        builder.keep(record, builder.text_artifact(record, f"graph_dump: {name or '?'}"))
+        return
+    unit = builder.unit(record, outside_dynamo=True)
+    parts = builder.aot_code.setdefault(unit, {})
+    parts[name] = (record.meta.get("filename"), builder.lazy_text(record))
+    if len(parts) == 1:
+        unit.output_code.append(CodeArtifact(str(parts[name][0] or name), lambda: _joined_aot_code(parts),
+                                             lambda: unit.provenance))
+
+
+def _joined_aot_code(parts: dict) -> str:
+    texts = []
+    for name in AOT_CODE_DUMPS:
+        if name in parts:
+            path, text = parts[name]
+            texts.append(f"// ---- {name}: {path or '?'} ----\n{text()}")
+    return "\n".join(texts)
+
+
 def _on_link(builder: RankBuilder, record: TraceRecord) -> None:
     name, url = record.meta.get("name", "link"), record.meta.get("url", "")
     builder.keep(record, TextArtifact(f"link: {name}", lambda: str(url)))
@@ -258,6 +304,7 @@ HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
     "chromium_event": _on_chromium_event,
     "dump_file": _on_dump_file,
     "link": _on_link,
+    "graph_dump": _on_graph_dump,
     **{kind: _on_graph for kind in GRAPH_STAGES},
     **{kind: _on_guards for kind in GUARD_KINDS},
     **{kind: _on_metrics for kind in METRICS_KINDS},
@@ -291,7 +338,7 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
             log.problems.add("bad_record", f"line {record.line_no} ({record.name}): {type(error).__name__}: {error}")
     for kind, count in unknown.items():
         session.unknown_kinds[kind] = session.unknown_kinds.get(kind, 0) + count
-    spans = LazySpans(_span_builder(builder.chromium_events, log))
+    spans = LazySpans(_span_builder(builder.chromium_events, log, OUTSIDE_DYNAMO.unit_key in builder.units))
     for unit in builder.units.values():
         unit.span_source = spans
     _finish_breaks(builder)
@@ -299,8 +346,10 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
                 problems=log.problems)
 
 
-def _span_builder(records: list[TraceRecord], log: TraceLog):
-    """A deferred build of the rank's spans, grouped by compile unit."""
+def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: bool):
+    """A deferred build of the rank's spans, grouped by compile unit; with an `outside_dynamo` unit
+    (torch.export, AOTInductor), the stages that name no compile id are that unit's."""
+    unowned_key = OUTSIDE_DYNAMO.unit_key if outside_dynamo else None
 
     def build():
         events = []
@@ -318,11 +367,11 @@ def _span_builder(records: list[TraceRecord], log: TraceLog):
         by_unit: dict[tuple, list] = {}
         unowned = []
         for span in forest.roots:
-            key = _unit_key(span.compile_id)
+            key = _unit_key(span.compile_id) or unowned_key
             (by_unit.setdefault(key, []) if key else unowned).append(span)
         markers: dict[tuple, list] = {}
         for marker in forest.markers:
-            key = _unit_key(marker.compile_id)
+            key = _unit_key(marker.compile_id) or unowned_key
             if key:
                 markers.setdefault(key, []).append(marker)
         return by_unit, unowned, markers

@@ -119,12 +119,20 @@ class TraceLog:
 
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
+        meta = self._envelope(record).get(record.kind)
+        return meta if isinstance(meta, dict) else {}
+
+    def stack(self, record: TraceRecord) -> list[dict]:
+        """The envelope's `stack` (where the user's code called in, for records made outside any
+        compile), resolved; [] when it has none."""
+        return resolve_stack(self._envelope(record).get("stack"), self.strings, self.problems)
+
+    def _envelope(self, record: TraceRecord) -> dict:
         raw = self._read(record.line_start, record.line_end)
         try:
             line = raw.decode("utf-8", errors="replace")
             envelope = json_codec.loads(line[_PREFIX.match(line).end():])
-            meta = envelope.get(record.kind)
-            return meta if isinstance(meta, dict) else {}
+            return envelope if isinstance(envelope, dict) else {}
         except (ValueError, AttributeError):
             return {}
 

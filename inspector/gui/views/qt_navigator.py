@@ -107,8 +107,8 @@ class QtNavigator(QTreeWidget):
 
     def _list_units(self, parent: QTreeWidgetItem, rank) -> None:
         for frame in rank.frames:
-            frame_item = QTreeWidgetItem(parent, [f"frame {frame.frame_id}: {frame.function or '?'}"])
-            frame_item.setToolTip(0, plain_tip(f"frame {frame.frame_id}: {frame.function or '?'}\n{frame.location or ''}"))
+            frame_item = QTreeWidgetItem(parent, [frame.title])
+            frame_item.setToolTip(0, plain_tip(f"{frame.title}\n{frame.location or ''}"))
             frame_item.setExpanded(True)
             for unit in frame.units:
                 compile_s = unit.compile_s
