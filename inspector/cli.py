@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--max-compile-time", type=float, help="seconds")
     check.add_argument("--max-rank-divergence", type=int, metavar="N",
                        help="fail when the ranks of a distributed run differ in more than N ways")
+    check.add_argument("--max-export-issues", type=int, metavar="N",
+                       help="fail when torch.export met more than N issues (data-dependent expressions, fake kernels)")
     check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
     check.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (one testcase per check)")
     check.add_argument("--sarif", metavar="FILE",
@@ -369,7 +371,7 @@ def _check(args) -> int:
     analysis = SessionAnalysis(session)
     try:
         checks = check_run(analysis, baseline, args.max_breaks, args.min_speedup, args.max_compile_time,
-                           args.tolerance, args.max_rank_divergence)
+                           args.tolerance, args.max_rank_divergence, args.max_export_issues)
     except ValueError as error:  # a negative minimum or tolerance: nonsense, not a gate
         _say(f"compile-inspector: check: {error}", file=sys.stderr)
         return 2

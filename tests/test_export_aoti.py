@@ -61,3 +61,65 @@ def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
     qtbot.waitUntil(lambda: code.outline.rowCount() == len(loaded.session.units[0].kernels), timeout=10_000)
     names = {code.outline.item(row, 0).text() for row in range(code.outline.rowCount())}
     assert set(facts["kernels"]) <= names
+
+
+@pytest.fixture(scope="module")
+def draft_run(tmp_path_factory, inductor_cache):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    folder = tmp_path_factory.mktemp("draft")
+    run = run_traced(SCENARIOS / "draft_export.py", folder, inductor_cache,
+                     extra_env={"TORCH_DTRACE": str(folder / "trace")})  # where draft export writes its log
+    return run, json.loads((run.folder / "draft_facts.json").read_text())["failures"]
+
+
+KIND_OF = {"DATA_DEPENDENT_ERROR": "data_dependent", "MISSING_FAKE_KERNEL": "missing_fake_kernel",
+           "MISMATCHED_FAKE_KERNEL": "mismatched_fake_kernel"}
+
+
+def test_a_draft_export_log_reports_each_issue_torch_reported(draft_run):
+    run, failures = draft_run
+    analysis = SessionAnalysis(open_session(run.trace_dir))
+    found = analysis.export_issues
+    assert sorted((KIND_OF[f["type"]], f["expr"] or f["op"]) for f in failures) == \
+        sorted((finding.issue.kind, finding.issue.subject) for finding in found)
+    data = next(finding for finding in found if finding.issue.kind == "data_dependent")
+    torch_line = next(f["line"] for f in failures if f["type"] == "DATA_DEPENDENT_ERROR")
+    assert data.issue.location.line == torch_line and data.issue.location.file.endswith("draft_export.py")
+    assert data.expression == "total > 2" and "torch._check(total > 2)" in data.fix  # the user's name, not u0
+    kernel = next(finding for finding in found if finding.issue.kind == "missing_fake_kernel")
+    assert "triple(x)" in kernel.issue.location.code and 'register_fake("tci::triple")' in kernel.fix
+    assert analysis.session.units[0].graphs["exported_program"].graph.op_nodes
+
+
+def test_export_issues_reach_every_output_and_the_gate(draft_run, tmp_path):
+    import subprocess
+    import sys
+
+    run, failures = draft_run
+    summary = summarize(SessionAnalysis(open_session(run.trace_dir)))
+    text = render_text(summary)
+    assert f"Export issues: {len(failures)}" in text and "torch._check(total > 2)" in text
+    sarif = tmp_path / "export.sarif"
+    done = subprocess.run([sys.executable, "-m", "inspector", "check", str(run.trace_dir), "--max-export-issues", "0",
+                           "--sarif", str(sarif)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and f"{len(failures)} export issue(s), at most 0 allowed" in done.stdout
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    lines = sorted(r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results
+                   if r["ruleId"].startswith("export/"))
+    assert len(lines) == len(failures) and all(line > 0 for line in lines)
+    allowed = subprocess.run([sys.executable, "-m", "inspector", "check", str(run.trace_dir), "--max-export-issues",
+                              str(len(failures))], capture_output=True, text=True, timeout=120)
+    assert allowed.returncode == 0
+
+
+def test_the_app_lists_export_issues_under_problems(draft_run, qtbot, window):
+    from inspector.gui.views.qt_problems import PROBLEM_ROLE
+
+    run, failures = draft_run
+    open_and_wait(qtbot, window, run.trace_dir)
+    problems = window.views["Problems"]
+    rows = [problems.topLevelItem(i) for i in range(problems.topLevelItemCount())]
+    export_rows = [row for row in rows if row.data(0, PROBLEM_ROLE) and row.data(0, PROBLEM_ROLE).kind == "export"]
+    assert len(export_rows) == len(failures)
+    assert any(row.text(0) == "Export: data-dependent expression: total > 2" for row in export_rows)

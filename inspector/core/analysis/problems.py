@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Protocol
 
 from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup, RecompileLimit
 from inspector.core.analysis.slowness import Slowness
@@ -25,6 +26,7 @@ class ProblemFacts(Protocol):
     site_types: list[tuple[BreakSite, BreakTypeMatch | None]]
     recompile_groups: list[RecompileGroup]
     recompile_limit: RecompileLimit
+    export_issues: list[ExportFinding]
     speedup: Speedup
     slowness: Slowness
 
@@ -43,6 +45,7 @@ class ProblemKind(_Word):
     FAILED = "failed"
     MISMATCH = "mismatch"
     SLOWER = "slower"
+    EXPORT = "export"
     UNREADABLE = "unreadable"
 
 
@@ -102,6 +105,12 @@ def find_problems(analysis: ProblemFacts) -> list[Problem]:
             first.compile_id.without_attempt(), first.rank, location.file if location else None,
             location.line if location else None, site.count, match.text if match else "",
             per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))
+    for finding in analysis.export_issues:
+        location = finding.issue.location
+        problems.append(Problem(
+            ProblemKind.EXPORT, Severity.WARNING, f"Export: {finding.title}" + (f" ×{finding.issue.count}" if finding.issue.count > 1 else ""),
+            f"{finding.what}\nFix: {finding.fix}", None, finding.rank, location.file if location else None,
+            location.line if location else None, finding.issue.count))
     limit = analysis.recompile_limit
     for group in analysis.recompile_groups:
         first = group.units[0]

@@ -161,7 +161,8 @@ class Check:
 
 def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAnalysis | None = None,
               max_breaks: int | None = None, min_speedup: float | None = None, max_compile_s: float | None = None,
-              tolerance: float = 0.1, max_rank_divergence: int | None = None) -> list[Check]:
+              tolerance: float = 0.1, max_rank_divergence: int | None = None,
+              max_export_issues: int | None = None) -> list[Check]:
     """The CI gate: one line per check; a baseline adds 'no new breaks' and 'no slower than it'.
     Speedup checks read the interval: a run whose speedup is inconclusive, or whose interval
     straddles the threshold, is INCONCLUSIVE rather than passing or failing on noise."""
@@ -171,6 +172,8 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
         ("--max-compile-time", max_compile_s, max_compile_s is not None and not max_compile_s >= 0, "a time (≥ 0 s)"),
         ("--tolerance", tolerance, not 0 <= tolerance < 1, "a share (0 ≤ t < 1)"),
         ("--max-rank-divergence", max_rank_divergence, max_rank_divergence is not None and max_rank_divergence < 0,
+         "a count (≥ 0)"),
+        ("--max-export-issues", max_export_issues, max_export_issues is not None and max_export_issues < 0,
          "a count (≥ 0)")) if bad]
     if nonsense:
         raise ValueError("; ".join(nonsense))
@@ -195,6 +198,11 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
         checks.append(Check("max-rank-divergence", len(findings) <= max_rank_divergence,
                             f"{len(findings)} finding(s) across {len(run.session.ranks)} rank(s), at most "
                             f"{max_rank_divergence} allowed" + "".join(f"\n  {f}  [{f.kind}]" for f in findings)))
+    if max_export_issues is not None:
+        issues = run.export_issues
+        checks.append(Check("max-export-issues", len(issues) <= max_export_issues,
+                            f"{len(issues)} export issue(s), at most {max_export_issues} allowed"
+                            + "".join(f"\n  {issue.issue.location or '?'}: {issue.title}" for issue in issues)))
     if baseline is not None:
         base = as_analysis(baseline)
         new_sites = diff_breaks(base, run)["new"]

@@ -10,6 +10,7 @@ from functools import cached_property
 
 from inspector.core.analysis.attention import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
+from inspector.core.analysis.export_report import ExportFinding, export_findings
 from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
 )
@@ -108,6 +109,11 @@ class SessionAnalysis:
     def site_types(self) -> list[tuple[BreakSite, BreakTypeMatch | None]]:
         """Each break site with its registry entry (None when unidentified)."""
         return site_types(self.session, self.break_registry, self.break_sites)
+
+    @cached_property
+    def export_issues(self) -> list[ExportFinding]:
+        """What torch.export met and worked around, with the fix for each."""
+        return export_findings(self.session)
 
     @cached_property
     def recompile_groups(self) -> list[RecompileGroup]:

@@ -70,6 +70,22 @@ class GraphBreak:
         return "via " + " → ".join(names) if self.via else ""
 
 
+@dataclass(eq=False)
+class ExportIssue:
+    """One issue torch.export met and worked around (draft export reports them; so does tlparse -e):
+    a data-dependent expression it had to assume, a custom op without a fake kernel or with one
+    that disagrees with the real kernel."""
+
+    kind: str  # data_dependent | missing_fake_kernel | mismatched_fake_kernel
+    subject: str  # the expression (`u1 > 2`) or the op (`mylib.foo.default`)
+    location: SourceLocation | None  # the user's line that raised it
+    result: str | None = None  # what export assumed the expression was
+    names: dict[str, list[str]] = field(default_factory=dict)  # the user's locals holding each symbol
+    sources: dict[str, str] = field(default_factory=dict)  # symbol → the input it stands for
+    reason: str = ""  # why a fake kernel mismatched
+    count: int = 1
+
+
 @dataclass
 class FailedGuard:
     against: str  # the compile id whose guards failed, e.g. "0/0"
@@ -160,6 +176,7 @@ class CompileUnit:
     output_code: list[CodeArtifact] = field(default_factory=list)
     artifacts: list[TextArtifact] = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
+    export_issues: list[ExportIssue] = field(default_factory=list)
     # bwd_compilation_metrics: the backward graph is compiled lazily, at the first backward call, after
     # the frame's own compile ended; its figures (start time, inductor time) are not the frame's
     backward_metrics: dict = field(default_factory=dict)
@@ -208,7 +225,7 @@ class CompileUnit:
             return UnitStatus.GRAPH_BREAK
         if self.restart_reasons or self.attempts > 1:
             return UnitStatus.RESTART
-        if "dynamo" not in self.graphs and not self.output_code:
+        if "dynamo" not in self.graphs and not self.output_code and not (self.compile_id.outside_dynamo and self.graphs):
             return UnitStatus.EMPTY_GRAPH
         outcomes = {event.outcome for event in self.cache_events if event.cache == "fx_graph"}
         if outcomes == {"hit"}:

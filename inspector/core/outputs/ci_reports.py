@@ -35,7 +35,7 @@ def junit_xml(checks, source: str) -> str:
 
 
 def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
-    """SARIF 2.1.0: one result per break site and per recompile group, at the user's line."""
+    """SARIF 2.1.0: one result per break site, per recompile group and per export issue, at the user's line."""
     root = (source_root or Path.cwd()).resolve()
     rules: dict[str, dict] = {}
     results = []
@@ -60,6 +60,12 @@ def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
                    + f". {group['diagnosis']} Fix: {group['fix']} {group['stance']}")
         results.append(_result(rule_id, "warning" if group["count"] > 1 else "note", message,
                                group["file"], group["line"], root))
+    for issue in summary["export_issues"]:
+        rule_id = f"export/{issue['kind']}"
+        rules.setdefault(rule_id, {"id": rule_id, "name": "ExportIssue",
+                                   "shortDescription": {"text": f"torch.export: {issue['kind'].replace('_', ' ')}"},
+                                   "helpUri": "https://docs.pytorch.org/docs/stable/export.html"})
+        results.append(_result(rule_id, "warning", f"{issue['what']}. Fix: {issue['fix']}", issue["file"], issue["line"], root))
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -113,6 +119,12 @@ def markdown(summary: dict, headline: str) -> str:
     rows = [(figures[key]["label"], _value(figures[key])) for key in ("speedup", "t_compile", "t_execute", "break_even")
             if key in figures]
     out += ["| figure | value |", "| --- | --- |", *[f"| {label} | {value} |" for label, value in rows], ""]
+    issues = summary["export_issues"]
+    if issues:
+        out += [f"**Export issues:** {len(issues)}", "", "| where | kind | expression | fix |", "| --- | --- | --- | --- |"]
+        out += [f"| `{_where(issue['file'], issue['line'], issue['location'] or '?')}` | {issue['kind']} | "
+                f"{_cell(issue['expression'])} | {_cell(issue['fix'])} |" for issue in issues]
+        out.append("")
     sites = summary["break_types"]["sites"]
     out.append(f"**Graph breaks:** {sum(site['count'] for site in sites)} at {len(sites)} site(s)")
     if sites:

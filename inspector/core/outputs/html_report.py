@@ -76,6 +76,11 @@ def render_report(subject: Session | SessionAnalysis) -> str:
         if site["code"]:
             parts.append(f"<pre>{_e(site['code'])}</pre>")
         parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in site["hints"][:2]]
+    if summary["export_issues"]:
+        parts.append(f"<h2>Export issues: {len(summary['export_issues'])}</h2>")
+        parts.append(_table(["Where", "Kind", "Expression or op", "What happened", "Fix"],
+                            [[issue["location"], issue["kind"], issue["expression"], issue["what"], issue["fix"]]
+                             for issue in summary["export_issues"]]))
     parts.append(f"<h2>Recompiles: {len(summary['recompiles'])}</h2>")
     parts.append(_table(["Unit", "Function", "Failed guard", "In torch's words"],
                         [[r["compile_id"], r["function"], g["plain"], f"{g['against']}: {g['guard']}"]

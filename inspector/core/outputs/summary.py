@@ -36,6 +36,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
         "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
         "break_sites": [site.to_json() for site in analysis.break_sites],
+        "export_issues": [finding.to_json() for finding in analysis.export_issues],
         **_not_breaks(session),
         "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
                         "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
@@ -185,6 +186,7 @@ def render_text(summary: dict) -> str:
         for hint in site["hints"][:2]:
             add(f"    hint: {hint}")
     lines.extend(render_not_breaks(summary))
+    lines.extend(render_export_issues(summary["export_issues"]))
     add("")
     add(f"Recompiles: {len(summary['recompiles'])}")
     for recompile in summary["recompiles"]:
@@ -244,6 +246,20 @@ def render_not_breaks(summary: dict) -> list[str]:
     counted = (summary.get("run") or {}).get("torch_counted_frame_skips") or {}
     lines += [f"  frames skipped per torch's counters (not breaks): {', '.join(f'{kind} ×{n}' for kind, n in counted.items())}"] \
         if counted else []
+    return lines
+
+
+def render_export_issues(issues: list[dict]) -> list[str]:
+    """What torch.export worked around, each at the user's line with its fix (nothing without export)."""
+    if not issues:
+        return []
+    lines = ["", f"Export issues: {len(issues)}"]
+    for issue in issues:
+        lines.append(f"  {issue['location'] or '?'}  ×{issue['count']}  [{issue['kind']}]  {issue['expression']}")
+        if issue["code"]:
+            lines.append(f"    code: {issue['code']}")
+        lines.append(f"    {issue['what']}")
+        lines.append(f"    fix: {issue['fix']}")
     return lines
 
 

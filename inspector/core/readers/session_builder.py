@@ -8,6 +8,7 @@ into the rank under construction. A handler that fails on an odd record is count
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from inspector.core.readers.break_reasons import (
 from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, small_args
 from inspector.core.model.session import (
-    CacheEvent, CodeArtifact, CompileUnit, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
+    CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     Recompile, Session, SourceLocation, TextArtifact,
 )
 from inspector.core.readers import index_cache
@@ -39,8 +40,10 @@ METRICS_KINDS = ("compilation_metrics", *BACKWARD_METRICS_KINDS, "compilation_me
 GUARD_KINDS = ("dynamo_guards", "dynamo_cpp_guards_str")
 SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "guard_added_fast",
                   "expression_created", "symbolic_shape_specialization", "propagate_real_tensors",
-                  "missing_fake_kernel", "mismatched_fake_kernel", "unbacked_symbol_rebinding")
+                  "unbacked_symbol_rebinding")
 DESCRIBE_KINDS = ("describe_storage", "describe_tensor", "describe_source")
+EXPORT_ISSUE_KINDS = {"propagate_real_tensors_provenance": "data_dependent", "missing_fake_kernel": "missing_fake_kernel",
+                      "mismatched_fake_kernel": "mismatched_fake_kernel"}
 
 
 class RankBuilder:
@@ -257,6 +260,48 @@ def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
     builder.keep(record, TextArtifact(record.kind, text, "json"))
 
 
+def _on_export_issue(builder: RankBuilder, record: TraceRecord) -> None:
+    """An issue export worked around, once per kind, subject and user line (torch logs each time it
+    meets it; draft export counts them the same way)."""
+    meta = builder.log.full_meta(record)
+    unit = builder.unit(record, outside_dynamo=True)
+    kind = EXPORT_ISSUE_KINDS[record.kind]
+    subject = str(meta.get("expr") or meta.get("op") or "?")
+    stack = resolve_stack(meta.get("user_stack"), builder.log.strings, builder.log.problems)
+    user = [frame for frame in stack if not is_library_file(frame["file"])] or stack
+    location = SourceLocation(user[-1]["file"], user[-1]["line"], user[-1]["function"], user[-1]["code"]) if user else None
+    for issue in unit.export_issues:
+        if (issue.kind, issue.subject, str(issue.location)) == (kind, subject, str(location)):
+            issue.count += 1
+            return
+    frame_locals = meta.get("frame_locals") if isinstance(meta.get("frame_locals"), dict) else {}
+    names = frame_locals.get("locals") if isinstance(frame_locals.get("locals"), dict) else {}
+    sources = meta.get("symbol_to_sources") if isinstance(meta.get("symbol_to_sources"), dict) else {}
+    unit.export_issues.append(ExportIssue(
+        kind, subject, location, str(meta["result"]) if meta.get("result") is not None else None,
+        {str(name): [str(symbol) for symbol in symbols] for name, symbols in names.items() if isinstance(symbols, list)},
+        {str(symbol): str(source) for symbol, source in sources.items()}, str(meta.get("reason") or "")))
+    unit.artifacts.append(TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
+
+
+def _on_exported_program(builder: RankBuilder, record: TraceRecord) -> None:
+    """The program torch.export produced: its graph module as a graph stage, the whole text (graph
+    signature, range constraints) as an artifact."""
+    unit = builder.unit(record, outside_dynamo=True)
+    unit.function = unit.function or "torch.export"
+    text = builder.lazy_text(record)
+    unit.graphs.setdefault("exported_program", GraphArtifact("exported_program", lambda: _graph_module_part(text())))
+    unit.artifacts.append(TextArtifact("exported_program", text))
+
+
+def _graph_module_part(text: str) -> str:
+    """`ExportedProgram:` + an indented graph module + `Graph signature:` …: the module, unindented."""
+    lines = text.split("\n")
+    body = lines[1:] if lines and lines[0].startswith("ExportedProgram") else lines
+    end = next((index for index, line in enumerate(body) if line.startswith("Graph signature")), len(body))
+    return textwrap.dedent("\n".join(body[:end]))
+
+
 def _on_describe(builder: RankBuilder, record: TraceRecord) -> None:
     """Fake-tensor descriptions of graph inputs: known, and left on disk (the graphs carry the shapes)."""
 
@@ -305,6 +350,8 @@ HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
     "dump_file": _on_dump_file,
     "link": _on_link,
     "graph_dump": _on_graph_dump,
+    "exported_program": _on_exported_program,
+    **{kind: _on_export_issue for kind in EXPORT_ISSUE_KINDS},
     **{kind: _on_graph for kind in GRAPH_STAGES},
     **{kind: _on_guards for kind in GUARD_KINDS},
     **{kind: _on_metrics for kind in METRICS_KINDS},

@@ -16,7 +16,7 @@ COLOURS = {
 
 # One letter per problem kind, on the severity's colour: a break and a recompile never look alike.
 KIND_LETTERS = {"graph_break": "B", "recompile": "R", "fallback": "E", "failed": "!", "mismatch": "≠",
-                "slower": "S", "unreadable": "?"}
+                "slower": "S", "unreadable": "?", "export": "X"}
 
 
 def _painted(size: int, colour_key: str, draw) -> QIcon:

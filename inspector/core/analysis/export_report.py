@@ -1,0 +1,91 @@
+"""The export report (draft export's, tlparse -e's): each issue torch.export met and worked around,
+at the user's line, in the user's names (the local that holds a symbol instead of `u1`), with what
+to do about it — the fix differs by kind: assert a data-dependent assumption, write a fake kernel,
+correct one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from inspector.core.model.session import CompileUnit, ExportIssue, Session, SourceLocation
+
+KINDS = {"data_dependent": "data-dependent expression", "missing_fake_kernel": "missing fake kernel",
+         "mismatched_fake_kernel": "mismatched fake kernel"}
+
+
+@dataclass(frozen=True)
+class ExportFinding:
+    issue: ExportIssue
+    rank: int | None
+    expression: str  # the subject in the user's names where the log gives them
+    what: str  # the issue in words
+    fix: str
+
+    @property
+    def title(self) -> str:
+        return f"{KINDS.get(self.issue.kind, self.issue.kind)}: {self.expression}"
+
+    def to_json(self) -> dict:
+        location = self.issue.location
+        return {"kind": self.issue.kind, "subject": self.issue.subject, "expression": self.expression,
+                "rank": self.rank, "location": str(location) if location else None,
+                "file": location.file if location else None, "line": location.line if location else None,
+                "code": location.code if location else None, "count": self.issue.count, "assumed": self.issue.result,
+                "sources": self.issue.sources, "what": self.what, "fix": self.fix}
+
+
+def export_findings(session: Session) -> list[ExportFinding]:
+    return [_finding(_located(issue, unit), unit.rank) for unit in session.units for issue in unit.export_issues]
+
+
+def _located(issue: ExportIssue, unit: CompileUnit) -> ExportIssue:
+    """A fake-kernel issue names only its op: place it at the user's line that calls the op, from the
+    exported program's graph (its node for the op carries the line)."""
+    graph = unit.graphs.get("exported_program")
+    if issue.location is not None or graph is None:
+        return issue
+    node = next((node for node in graph.graph.nodes if node.target == issue.subject and node.source), None)
+    if node is None:
+        return issue
+    source = node.source
+    return replace(issue, location=SourceLocation(source.file, source.line, source.function, source.code))
+
+
+def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
+    where = f" at {issue.location}" if issue.location else ""
+    if issue.kind == "data_dependent":
+        expression = _in_user_names(issue.subject, issue.names)
+        check = expression if issue.result in (None, "True") else f"not ({expression})"
+        return ExportFinding(issue, rank, expression,
+                             f"export could not evaluate `{expression}` (`{issue.subject}`){where}: it depends on a "
+                             f"tensor's data, so export assumed {issue.result or 'a value'} and asserts it in the graph "
+                             f"(met {issue.count}×)",
+                             f"state the assumption before that line: `torch._check({check})`, or write the branch "
+                             "with `torch.cond` if both outcomes occur")
+    op = issue.subject
+    if issue.kind == "missing_fake_kernel":
+        return ExportFinding(issue, rank, op, f"torch.ops.{op} has no fake kernel{where}: export cannot trace through it "
+                                              "without running it on real data",
+                             f"register one: `@torch.library.register_fake(\"{_qualified(op)}\")` returning "
+                             "empty tensors of the output's shape and dtype")
+    return ExportFinding(issue, rank, op, f"the fake kernel of torch.ops.{op} disagrees with the real one{where}"
+                                          + (f": {issue.reason}" if issue.reason else ""),
+                         "correct the fake kernel's output shapes, strides and dtypes to match the real kernel")
+
+
+def _in_user_names(expression: str, names: dict[str, list[str]]) -> str:
+    """`u1 > 2` with each symbol replaced by the local that held it (`m > 2`), where unambiguous."""
+    holder: dict[str, str] = {}
+    for name, symbols in names.items():
+        if len(symbols) == 1:
+            holder.setdefault(symbols[0], name)
+    if not holder:
+        return expression
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda match: holder.get(match[0], match[0]), expression)
+
+
+def _qualified(op: str) -> str:
+    """`tci.triple.default` (as the log names an overload) → `tci::triple` (as torch.library wants it)."""
+    namespace, _, rest = op.partition(".")
+    return f"{namespace}::{rest.split('.', 1)[0]}" if rest else op
