@@ -37,6 +37,7 @@ from inspector.gui.views.qt_log_pane import QtLogPane
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_ranks_view import QtRanksView
+from inspector.gui.views.qt_shapes import QtShapesView
 from inspector.gui.views.qt_source_view import QtSourceView
 from inspector.gui.views.qt_diff_view import QtDiffView
 from inspector.gui.views.qt_graph_view import QtGraphView
@@ -53,6 +54,7 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "Graph": "The selected unit's FX graph at any stage, folded into modules",
             "Source": "Your script with graph breaks and recompiles marked",
             "Code": "What Inductor generated for the selected unit, kernel by kernel",
+            "Shapes": "Dynamic shapes of the selected unit: symbols, guards, dims specialised to a constant",
             "Timeline": "Where compile time went: stages per compile unit",
             "Kernels": "Kernel times, eager against compiled, compile time and memory",
             "Diff": "Two runs side by side (File ▸ Compare With…)",
@@ -87,6 +89,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Graph", QtGraphView(self.model))
         self.add_tab("Source", QtSourceView(self.model))
         self.add_tab("Code", QtCodeView(self.model))
+        self.add_tab("Shapes", QtShapesView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
         self.add_tab("Kernels", QtKernelPlots(self.model))
         self.add_tab("Ranks", QtRanksView(self.model))

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
+from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.user_names import UserName, user_name
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.break_reasons import split_guard_comment
@@ -47,6 +48,7 @@ class RecompileGroup:
     guard: str = ""  # torch's words for the first failure
     name: UserName | None = None  # the guarded value in the user's words
     symbol: str | None = None  # from the log's create_symbol record for this dim, when it has one
+    specialised: ShapeEvent | None = None  # where the graph it failed against made this dim a constant
 
     @property
     def count(self) -> int:
@@ -128,6 +130,8 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
                 group.history.append(now)
         if group.aspect == "value" or group.aspect.startswith("size dim"):
             group.symbol = _symbol_made(group, group.name.in_code)
+        if group.aspect.startswith("size dim"):
+            group.specialised = _specialised_before(session, group)
         group.diagnosis, group.fix = _explain(group)
         if any(_LIMIT_HIT.search(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
@@ -194,11 +198,28 @@ def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:
     return None
 
 
+def _specialised_before(session: Session, group: RecompileGroup) -> ShapeEvent | None:
+    """The specialisation, in the unit whose guard failed first, of the dim that changed: a dynamic
+    dim the code made static (`if x.shape[0] == 4:`) is why a new size could not reuse that graph."""
+    first = group.units[0]
+    against = first.recompile.failed_guards[0].against if first.recompile and first.recompile.failed_guards else ""
+    previous = next((unit for unit in session.units if unit.rank == first.rank
+                     and str(unit.compile_id.without_attempt()) == f"[{against}]"), None)
+    if previous is None:
+        return None
+    return specialisation(previous, f"{_source_of(group)}.size()[{group.aspect.rsplit(' ', 1)[1]}]")
+
+
+def _source_of(group: RecompileGroup) -> str:
+    """Dynamo's source for the guarded value (`L['x']`) from the guard's subject (`x`)."""
+    return group.subject if group.subject.startswith(("L[", "G[")) else \
+        _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
+
+
 def _symbol_made(group: RecompileGroup, name: str) -> str | None:
     """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int) when a unit of the
     group has the create_symbol record of the guarded value (its source: `L['x'].size()[0]`, `L['n']`)."""
-    source = group.subject if group.subject.startswith(("L[", "G[")) else \
-        _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
+    source = _source_of(group)
     what = f"`{name}`"
     if group.aspect.startswith("size dim"):
         dim = group.aspect.rsplit(" ", 1)[1]
@@ -279,6 +300,12 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                      f"broke there to run it; Dynamo recompiled {times}.")
     else:
         diagnosis = f"{said} arrived with a new size in dim {dim} ({values}); Dynamo recompiled {times}."
+    spec = group.specialised
+    if spec is not None:
+        where = f"{PureWindowsPath(spec.location.file).name}:{spec.location.line}" if spec.location else "?"
+        diagnosis += (f" The dim was dynamic, but the graph it failed against specialised it: {spec.detail} at {where}"
+                      + (f" by `{spec.location.code}`" if spec.location and spec.location.code else "")
+                      + ", so no other size could reuse that graph.")
     if group.symbol:
         diagnosis += f" {group.symbol}: automatic dynamic"
         diagnosis += (". Sizes 0 and 1 are always specialised, even on a dynamic dim: every switch between 1 and "
@@ -297,6 +324,11 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                f"symbol; tell Dynamo what you know about it with `torch._check({name}.shape[{dim}] > 0)`-style checks "
                f"where later code needs them), or move the op out of the compiled code and pass `{name}` in, "
                f"marked with `torch._dynamo.mark_dynamic({name}, {dim})`.")
+    elif spec is not None:
+        line = f"`{spec.location.code}`" if spec.location and spec.location.code else "the code at that line"
+        fix = (f"Marking the dim dynamic cannot help while {line} compares `{name}.shape[{dim}]` with a constant: "
+               "that comparison is what makes the size static. Branch on something that is not the size (a flag, "
+               "a config value), write the branch with `torch.cond`, or accept one graph per size it tests.")
     elif named.module_state:  # measured on torch 2.13: mark_dynamic alone leaves a buffer static
         fix = ("Dynamo keeps the shapes of module parameters and buffers static: set "
                "`torch._dynamo.config.force_parameter_static_shapes = False` and "

@@ -20,6 +20,7 @@ from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
+from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
@@ -114,6 +115,11 @@ class SessionAnalysis:
     def export_issues(self) -> list[ExportFinding]:
         """What torch.export met and worked around, with the fix for each."""
         return export_findings(self.session)
+
+    @cached_property
+    def shapes(self) -> list[tuple[CompileUnit, list[ShapeEvent]]]:
+        """Per unit with dynamic shapes: symbols created, guards added, specialisations, at user lines."""
+        return session_shapes(self.session)
 
     @cached_property
     def recompile_groups(self) -> list[RecompileGroup]:
@@ -215,6 +221,6 @@ def analyse(session: Session) -> SessionAnalysis:
     analysis = SessionAnalysis(session)
     # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph, and the
     # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread
-    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices"):
+    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices", "shapes"):
         getattr(analysis, fact)
     return analysis

@@ -37,6 +37,8 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
         "break_sites": [site.to_json() for site in analysis.break_sites],
         "export_issues": [finding.to_json() for finding in analysis.export_issues],
+        "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.to_json() for event in events]}
+                   for unit, events in analysis.shapes],
         **_not_breaks(session),
         "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
                         "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
@@ -192,6 +194,7 @@ def render_text(summary: dict) -> str:
     for recompile in summary["recompiles"]:
         first = recompile["failed_guards"][0]["plain"] if recompile["failed_guards"] else "reason not recorded"
         add(f"  {recompile['compile_id']} {recompile['function'] or ''}: {first}")
+    lines.extend(render_shapes(summary["shapes"]))
     timing = summary["compile_time"]
     add("")
     total = f"{timing['total_s']:.2f} s" if timing["total_s"] is not None else "not recorded"
@@ -260,6 +263,32 @@ def render_export_issues(issues: list[dict]) -> list[str]:
             lines.append(f"    code: {issue['code']}")
         lines.append(f"    {issue['what']}")
         lines.append(f"    fix: {issue['fix']}")
+    return lines
+
+
+SHAPE_GUARDS_SHOWN = 6
+
+
+def render_shapes(shapes: list[dict]) -> list[str]:
+    """Per unit with dynamic shapes: its symbols and specialisations, and its first guards."""
+    if not shapes:
+        return []
+    lines = ["", "Dynamic shapes (symbols, specialisations, guards; at your lines):"]
+    for unit in shapes:
+        events = unit["events"]
+        symbols = [e for e in events if e["kind"] in ("symbol", "unbacked")]
+        lines.append(f"  {unit['compile_id']}: " + ", ".join(
+            f"{e['shown_source'] or e['symbol']} → {e['detail']}" + (" (unbacked)" if e["kind"] == "unbacked" else "")
+            for e in symbols))
+        for event in events:
+            if event["kind"] == "specialization":
+                lines.append(f"    SPECIALISED {event['shown_source']}: {event['detail']} at {event['location'] or '?'}"
+                             + (f": `{event['code']}`" if event["code"] else ""))
+        guards = [e for e in events if e["kind"] == "guard"]
+        for event in guards[:SHAPE_GUARDS_SHOWN]:
+            lines.append(f"    guard {event['detail']}  at {event['location'] or '?'}")
+        if len(guards) > SHAPE_GUARDS_SHOWN:
+            lines.append(f"    … {len(guards) - SHAPE_GUARDS_SHOWN} more guard(s) (--json lists them all)")
     return lines
 
 

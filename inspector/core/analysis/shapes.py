@@ -1,0 +1,106 @@
+"""Dynamic shapes per compile unit, from the symbolic-shape records of the log: the symbols Dynamo
+created (with the input each stands for), the unbacked ones (sizes that come out of the data), the
+guards it added and the symbols it specialised to a constant — each at the user's line that caused
+it. This is how "why did my dynamic dim become static, why did 0/1 recompile" goes past the guard
+text: the specialisation names the line (`if x.shape[0] == 4:`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from inspector.core.model.session import CompileUnit, Session, SourceLocation
+from inspector.core.readers.break_reasons import is_library_file
+
+SHAPE_RECORDS = {"create_symbol": "symbol", "create_unbacked_symbol": "unbacked", "guard_added": "guard",
+                 "guard_added_fast": "guard", "symbolic_shape_specialization": "specialization"}
+_SIZE_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]\.size\(\)\[(?P<dim>\d+)\]$")
+_LOCAL_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]$")
+
+
+@dataclass(frozen=True)
+class ShapeEvent:
+    kind: str  # symbol | unbacked | guard | specialization
+    symbol: str | None
+    source: str | None  # Dynamo's name for the input: L['x'].size()[0]
+    detail: str  # the value and range, the guard, or what it was specialised to and why
+    value: str | None
+    location: SourceLocation | None  # the user's line
+
+    @property
+    def shown_source(self) -> str | None:
+        """The input in the user's words: `x.shape[0]` for L['x'].size()[0], `n` for L['n']."""
+        return user_source(self.source) if self.source else None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "symbol": self.symbol, "source": self.source, "shown_source": self.shown_source,
+                "detail": self.detail, "value": self.value, "location": str(self.location) if self.location else None,
+                "code": self.location.code if self.location else None}
+
+
+def user_source(source: str) -> str:
+    size = _SIZE_SOURCE.match(source)
+    if size:
+        return f"{size['name']}.shape[{size['dim']}]"
+    local = _LOCAL_SOURCE.match(source)
+    return local["name"] if local else source
+
+
+def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
+    """The unit's symbolic-shape events in log order (the records stay on disk until asked for)."""
+    events: list[ShapeEvent] = []
+    sources: dict[str, str] = {}
+    for artifact in unit.artifacts:
+        kind = SHAPE_RECORDS.get(artifact.name)
+        if kind is None:
+            continue
+        try:
+            record = json.loads(artifact.text)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        symbol = record.get("symbol")
+        source = record.get("source") or next(iter(record.get("sources") or []), None)
+        if symbol and source:
+            sources.setdefault(str(symbol), str(source))
+        events.append(ShapeEvent(kind, str(symbol) if symbol else None, str(source) if source else None,
+                                 _detail(kind, record, sources), _value(kind, record), _user_line(record)))
+    return events
+
+
+def session_shapes(session: Session) -> list[tuple[CompileUnit, list[ShapeEvent]]]:
+    return [(unit, events) for unit in session.units if (events := unit_shapes(unit))]
+
+
+def specialisation(unit: CompileUnit, source: str) -> ShapeEvent | None:
+    """Where `unit` specialised the input `source` (L['x'].size()[0]) to a constant, if it did."""
+    return next((event for event in unit_shapes(unit) if event.kind == "specialization" and event.source == source), None)
+
+
+def _detail(kind: str, record: dict, sources: dict[str, str]) -> str:
+    if kind in ("symbol", "unbacked"):
+        value = f" = {record['val']}" if record.get("val") is not None else ""
+        return f"{record.get('symbol')}{value}, range {record.get('vr', '?')}"
+    if kind == "guard":
+        expression = str(record.get("expr", "?"))
+        named = re.sub(r"\b[su]\d+\b", lambda match: user_source(sources[match[0]]) if match[0] in sources
+                       else match[0], expression)
+        return expression if named == expression else f"{expression}  ({named})"
+    return (f"{record.get('symbol')} specialised to {record.get('value')}"
+            + (f" ({record['reason'].replace('_', ' ')})" if record.get("reason") else ""))
+
+
+def _value(kind: str, record: dict) -> str | None:
+    value = record.get("val") if kind in ("symbol", "unbacked") else record.get("value")
+    return str(value) if value is not None else None
+
+
+def _user_line(record: dict) -> SourceLocation | None:
+    stack = [frame for frame in record.get("user_stack") or [] if isinstance(frame, dict)]
+    user = [frame for frame in stack if not is_library_file(str(frame.get("file", "")))] or stack
+    if not user:
+        return None
+    frame = user[-1]
+    return SourceLocation(str(frame.get("file")), frame.get("line"), frame.get("function"), frame.get("code"))
