@@ -33,6 +33,8 @@ def test_an_aotinductor_log_is_a_unit_with_its_graphs_code_and_kernels(aoti_run)
     # the exported program's graph, as torch.export holds it, is the first stage
     assert {"before_pre_grad_graph", "aot_inference", "post_grad"} <= set(unit.graphs)
     assert len(unit.graphs["before_pre_grad_graph"].graph.op_nodes) == facts["exported_ops"]
+    for stage, artifact in unit.graphs.items():  # inputs declared in the body (a pytree spec) read too
+        assert artifact.graph.unreadable == [] and any(node.op == "placeholder" for node in artifact.graph.nodes), stage
     code = unit.output_code[0].code
     assert code.language == "cpp"
     generated = sorted(kernel.name for kernel in unit.kernels if kernel.kind == "cpp")

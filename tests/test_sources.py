@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,8 +40,12 @@ def _match_gzipped_log(path: Path) -> sources.Match | None:
     return sources.Match(path, (path,)) if b"] {" in head.split(b"\n", 1)[0] else None
 
 
+_UNPACKED: list[Path] = []  # removed when the test that registered the kind ends
+
+
 def _open_gzipped_log(source: sources.Source, progress):
     folder = Path(tempfile.mkdtemp(prefix="tci-gz-"))
+    _UNPACKED.append(folder)
     log = folder / source.path.name.removesuffix(".gz")
     log.write_bytes(gzip.decompress(source.path.read_bytes()))
     session = build_trace_session([log], source.path, progress=progress)
@@ -55,7 +60,9 @@ GZIPPED_LOG = sources.InputKind("gzipped_trace_log", "a gzipped TORCH_TRACE log 
 @pytest.fixture
 def gzipped_kind(monkeypatch):
     monkeypatch.setattr(sources, "KINDS", [*sources.KINDS, GZIPPED_LOG])  # the one registration
-    return GZIPPED_LOG
+    yield GZIPPED_LOG
+    while _UNPACKED:
+        shutil.rmtree(_UNPACKED.pop(), ignore_errors=True)
 
 
 @pytest.fixture

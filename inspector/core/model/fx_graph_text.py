@@ -14,6 +14,10 @@ _CLASS = re.compile(r"^(\s*)class\s+([^\s(]+)\s*\(.*\)\s*:\s*$")
 _DEF_FORWARD = re.compile(r"^(\s*)def\s+forward\s*\((.*)$")
 _SOURCE = re.compile(r"^#\s*File:\s*(?P<file>.+?):(?P<line>\d+)(?:\s+in\s+(?P<fn>[^,]+))?,\s*code:\s*(?P<code>.*)$")
 _ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+)$')
+# A graph whose inputs come through a pytree spec (an exported program, AOTInductor's graphs) declares
+# them in its body, `arg4_1: "f32[s77, 16]"; `, then unpacks them: `arg4_1, = fx_pytree.tree_flatten_spec(…)`
+_DECLARED_INPUT = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*:\s*"(?P<annot>[^"]*)"\s*;?$')
+_UNPACK_INPUTS = re.compile(r"^[\w\s,]+=\s*fx_pytree\.tree_flatten_spec\(")
 _CLEANUP = re.compile(r";\s+(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
 _PARAM = re.compile(r'([A-Za-z_]\w*)\s*(?::\s*"([^"]*)")?')
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\s*=[^=])")
@@ -170,6 +174,12 @@ class _GraphTextParser:
             assign = _ASSIGN.match(stripped)
             if assign:
                 self._add_assignment(current, assign, source, index, aliases)
+                continue
+            declared = _DECLARED_INPUT.match(stripped)
+            if declared:
+                self._add_params(current, f'(self, {declared["name"]}: "{declared["annot"]}")', index)
+                continue
+            if _UNPACK_INPUTS.match(stripped):
                 continue
             current.unreadable.append((index, stripped))
         return self._root()
