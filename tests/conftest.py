@@ -162,6 +162,6 @@ def window(qtbot, tmp_path):
 
 def open_and_wait(qtbot, window, path: Path):
     """Open `path` in the window and return the LoadedSession once the views have it."""
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=30_000) as blocker:
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000) as blocker:
         window.open_path(path)
     return blocker.args[0]

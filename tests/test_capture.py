@@ -385,7 +385,7 @@ def test_app_controller_enforces_the_timeout_and_ends_the_whole_tree(qtbot, tmp_
     manifest = json.loads((Path(session) / "manifest.json").read_text())
     assert manifest["stopped_by"] == "timeout" and not manifest["complete"]
     child, daemon = map(int, pids_file.read_text().split())
-    qtbot.waitUntil(lambda: _gone(child) and _gone(daemon), timeout=5000)
+    qtbot.waitUntil(lambda: _gone(child) and _gone(daemon), timeout=60_000)
     assert not controller.running
 
 

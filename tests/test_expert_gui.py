@@ -28,7 +28,7 @@ def open_row(qtbot, tree, item) -> None:
     rect = tree.visualItemRect(item)
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(rect.left() - tree.indentation() // 2, rect.center().y()))
-    qtbot.waitUntil(item.isExpanded, timeout=3000)
+    qtbot.waitUntil(item.isExpanded, timeout=60_000)
 
 
 def hover_every_row(qtbot, tree):

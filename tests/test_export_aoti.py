@@ -60,7 +60,7 @@ def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
     assert any(item.text(0) == "outside Dynamo: aoti_compile_and_package" for item in items)
     window.model.select_unit(loaded.session.units[0])
     code = window.views["Code"]
-    qtbot.waitUntil(lambda: code.outline.rowCount() == len(loaded.session.units[0].kernels), timeout=10_000)
+    qtbot.waitUntil(lambda: code.outline.rowCount() == len(loaded.session.units[0].kernels), timeout=60_000)
     names = {code.outline.item(row, 0).text() for row in range(code.outline.rowCount())}
     assert set(facts["kernels"]) <= names
 

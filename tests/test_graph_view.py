@@ -29,7 +29,7 @@ def open_graph(qtbot, window, path, stage="dynamo"):
     window.tabs.setCurrentWidget(graph)
     graph.stage.setCurrentText(stage)
     qtbot.waitUntil(lambda: graph.layer is not None and graph.stage.currentText() == stage
-                    and graph.graph is graph.unit.graphs[stage].graph, timeout=30_000)
+                    and graph.graph is graph.unit.graphs[stage].graph, timeout=60_000)
     return graph
 
 
@@ -68,11 +68,11 @@ def test_folded_modules_open_and_search_reveals_inside(qtbot, window, captured_e
     assert stacks and any(stacks.values())
     graph.fold_all()
     qtbot.waitUntil(lambda: graph.expanded == set() and graph.layer is not None
-                    and any(i.startswith("group:") for i in graph.layer.ids), timeout=30_000)
+                    and any(i.startswith("group:") for i in graph.layer.ids), timeout=120_000)
     assert "group:blocks" in graph.layer.ids
     target = next(name for name, stack in stacks.items() if stack and module_path(stack[-1])[:2] == ("blocks", "1"))
     graph.reveal(target)
-    qtbot.waitUntil(lambda: graph.layer is not None and target in graph.layer.ids, timeout=30_000)
+    qtbot.waitUntil(lambda: graph.layer is not None and target in graph.layer.ids, timeout=60_000)
     assert {"blocks", "blocks/1"} <= graph.expanded and graph.layer.selected == target
 
 
@@ -126,7 +126,7 @@ def test_a_transformer_big_enough_opens_folded(qtbot, window, captured_examples)
     folded = next(item for item in graph.layer.ids if item.startswith("group:"))
     graph._on_activated(folded)  # double-click opens it
     qtbot.waitUntil(lambda: folded[len("group:"):] in graph.expanded and graph.layer is not None
-                    and folded not in graph.layer.ids, timeout=30_000)
+                    and folded not in graph.layer.ids, timeout=60_000)
 
 
 def test_graphs_of_the_gpu_log_open(qtbot, window, corpus):
@@ -167,7 +167,7 @@ def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
     old = graph.layer
     del layers
     graph.fold_all()
-    qtbot.waitUntil(lambda: graph.layer is not None and graph.layer is not old, timeout=30_000)
+    qtbot.waitUntil(lambda: graph.layer is not None and graph.layer is not old, timeout=60_000)
     del old
     gc.collect()
     assert [ref() for ref in gone] == [None, None]

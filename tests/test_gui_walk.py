@@ -77,11 +77,11 @@ def _walk_timeline(qtbot, window) -> None:
     timeline.hover_text = ""
     QTest.mouseMove(timeline.plot.viewport(), point + QPoint(1, 0))
     QTest.mouseMove(timeline.plot.viewport(), point)
-    qtbot.waitUntil(lambda: bool(timeline.hover_text), timeout=3000)
+    qtbot.waitUntil(lambda: bool(timeline.hover_text), timeout=60_000)
     assert bar.name in timeline.hover_text and bar.compile_id in timeline.hover_text
     assert bar.name in QToolTip.text()
     QTest.mouseClick(timeline.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
-    qtbot.waitUntil(lambda: window.model.unit is timeline.lane_units[bar.lane], timeout=3000)
+    qtbot.waitUntil(lambda: window.model.unit is timeline.lane_units[bar.lane], timeout=60_000)
     assert timeline.selected_lane() == bar.lane  # the clicked unit's lane is shaded
     _sweep(qtbot, timeline.plot)
     _sweep(qtbot, timeline.totals)
@@ -97,13 +97,13 @@ def _walk_kernels(qtbot, window) -> None:
         return
     point = _plot_point(plots.kernels, plots.kernel_values[index] / 2, index)
     QTest.mouseMove(plots.kernels.viewport(), point)
-    qtbot.waitUntil(lambda: plots.kernel_labels[index] in plots.hover_text, timeout=3000)
+    qtbot.waitUntil(lambda: plots.kernel_labels[index] in plots.hover_text, timeout=60_000)
     QTest.mouseClick(plots.kernels.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
     code = window.views["Code"]
-    qtbot.waitUntil(lambda: window.tabs.currentWidget() is code, timeout=3000)
+    qtbot.waitUntil(lambda: window.tabs.currentWidget() is code, timeout=60_000)
     assert window.model.kernel.name == plots.kernel_names[index]
     assert plots.selected == index  # the bar is highlighted
-    qtbot.waitUntil(lambda: code.outline.currentRow() >= 0, timeout=5000)
+    qtbot.waitUntil(lambda: code.outline.currentRow() >= 0, timeout=60_000)
     row = code.outline.currentRow()
     assert code.outline.item(row, 0).text() == plots.kernel_names[index]
 
@@ -160,7 +160,7 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
     _click_items(qtbot, window.views["Code"].outline)
     # Ctrl+F puts the cursor in the Code pane's find box
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.views["Code"].find, timeout=3000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.views["Code"].find, timeout=60_000)
     assert len(loaded.session.units) > 0
 
 
@@ -169,10 +169,10 @@ def test_diff_panes_are_labelled_and_an_identical_run_says_so(qtbot, window, no_
     diff = window.views["Diff"]
     assert diff.pages.currentWidget() is diff.guidance and "Compare With" in diff.guidance.text()
     window.compare_with(BUNDLED)
-    qtbot.waitUntil(lambda: diff.differences.count() > 0, timeout=30_000)
+    qtbot.waitUntil(lambda: diff.differences.count() > 0, timeout=60_000)
     assert diff.labels[0].toolTip() == f"A: {BUNDLED}" and diff.labels[1].toolTip() == f"B: {BUNDLED}"
     assert diff.differences.item(0).text().startswith("No differences")
-    qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=30_000)
+    qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=60_000)
     assert "moved" not in diff.run.toPlainText()
     for view in diff.views:
         _sweep(qtbot, view)
@@ -184,7 +184,7 @@ def test_empty_modes_tab_guides_and_source_elsewhere_is_a_message(qtbot, window,
     assert modes.pages.currentWidget() is modes.guidance and "Compare Modes" in modes.guidance.text()
     source = window.views["Source"]
     source.show_location("/nowhere/model.py", 3)
-    qtbot.waitUntil(lambda: "not on this machine" in source.placeholderText(), timeout=10_000)
+    qtbot.waitUntil(lambda: "not on this machine" in source.placeholderText(), timeout=60_000)
     assert source.toPlainText() == ""
 
 
@@ -256,10 +256,10 @@ def test_errors_are_plain_words(qtbot, window, no_slot_errors, tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_text("")
     window.open_path(empty)
-    qtbot.waitUntil(lambda: hasattr(window, "last_message"), timeout=10_000)
+    qtbot.waitUntil(lambda: hasattr(window, "last_message"), timeout=60_000)
     assert "is empty" in window.last_message and "first line" not in window.last_message
     assert "Error" not in window.last_message.split(":")[0]
     del window.last_message
     window.open_path(tmp_path / "missing")
-    qtbot.waitUntil(lambda: hasattr(window, "last_message"), timeout=10_000)
+    qtbot.waitUntil(lambda: hasattr(window, "last_message"), timeout=60_000)
     assert not window.last_message.startswith("FileNotFoundError")

@@ -273,7 +273,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as loaded:
         held_details.release()
     session = loaded.args[0].session
-    qtbot.waitUntil(lambda: window.model.unit is session.ranks[slowest].units[0], timeout=5000)
+    qtbot.waitUntil(lambda: window.model.unit is session.ranks[slowest].units[0], timeout=60_000)
     assert view.phase == DETAILS and view.heading.text() == f"{RANKS} ranks; {len(expected)} divergence finding(s)."
     assert window.tabs.currentWidget() is view  # not thrown over to the Summary
     selected = view.report.figures[view.selected_row()].rank
@@ -342,7 +342,7 @@ def test_session_tree_of_many_ranks_lists_a_rank_when_opened_or_selected(qtbot, 
     rect = tree.visualItemRect(ranks[5])  # open rank 5 by its arrow, as a person does
     arrow = QPoint(rect.left() - tree.indentation() // 2, rect.center().y())
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=arrow)
-    qtbot.waitUntil(ranks[5].isExpanded, timeout=3000)
+    qtbot.waitUntil(ranks[5].isExpanded, timeout=60_000)
     assert units_under(ranks[5]) == loaded.session.ranks[5].units
 
     window.model.select_unit(loaded.session.ranks[20].units[3])  # selected elsewhere (the Ranks tab, Problems)

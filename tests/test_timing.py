@@ -178,7 +178,7 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
     window.model.select_kernel_named(kernel.name)
     code = window.views["Code"]
-    qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
     cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]
     flagged = [cell for cell in cells if cell.text() != "—"]
     assert flagged and all(cell.text().endswith("⚠") and "PROFILE INCONSISTENT" in cell.toolTip() for cell in flagged)

@@ -198,7 +198,7 @@ def test_xla_view_shows_modules_kernels_graph_and_comparison(qtbot, window, jax_
     view = window.views["XLA"]
     window.open_path(folder)
     assert window.tabs.currentWidget() is view
-    qtbot.waitUntil(lambda: view.layer is not None and view.comparison is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: view.layer is not None and view.comparison is not None, timeout=60_000)
     assert view.modules.rowCount() == len(dump.modules)
     main = dump.main_module
     row = dump.modules.index(main)
@@ -212,15 +212,15 @@ def test_xla_view_shows_modules_kernels_graph_and_comparison(qtbot, window, jax_
     assert f"group:{name}" in view.layer.ids and not view.expanded
     view.kernels.cellDoubleClicked.emit(fused, 0)
     qtbot.waitUntil(lambda: view.layer is not None and name in view.expanded
-                    and f"group:{name}" not in view.layer.ids, timeout=30_000)
+                    and f"group:{name}" not in view.layer.ids, timeout=60_000)
     assert {op.name for op in main.kernels[fused].ops} <= set(view.layer.ids)
     view.view.sigActivated.emit(f"open:{name}")
-    qtbot.waitUntil(lambda: view.layer is not None and f"group:{name}" in view.layer.ids, timeout=30_000)
+    qtbot.waitUntil(lambda: view.layer is not None and f"group:{name}" in view.layer.ids, timeout=60_000)
     view.stage.setCurrentText("before optimisation")
-    qtbot.waitUntil(lambda: view.layer is not None and "instructions" in view.graph_status.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: view.layer is not None and "instructions" in view.graph_status.text(), timeout=60_000)
     for other in range(view.modules.rowCount()):  # every module shows without error
         view.modules.setCurrentCell(other, 0)
-        qtbot.waitUntil(lambda: view.layer is not None or "No HLO" in view.graph_status.text(), timeout=30_000)
+        qtbot.waitUntil(lambda: view.layer is not None or "No HLO" in view.graph_status.text(), timeout=60_000)
     window.grab().save(str(tmp_path / "xla_view.png"))
 
 
