@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 EXAMPLE := resources/examples/mlp_breaks.py
 
-.PHONY: setup run test test-fast bench dist dist-test clean
+.PHONY: setup run test test-fast bench dist dist-test deb install-test-deps clean
 
 setup: $(STAMP)
 
@@ -34,15 +34,43 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench_trace_reader.py
 
+# The app is frozen from a venv holding only what it runs on (the `gui` extra) and PyInstaller (the
+# `build` extra): nothing from `dev` (jax, scipy, transformers, pytest, torch) can get into it.
+RUNTIME := build/runtime-venv
+RUNTIME_STAMP := $(RUNTIME)/.installed
+DIST := build/dist/compile-inspector
+
+$(RUNTIME_STAMP): pyproject.toml
+	rm -rf $(RUNTIME)
+	$(PYTHON) -m venv $(RUNTIME)
+	$(RUNTIME)/bin/python -m pip install -q --upgrade pip
+	$(RUNTIME)/bin/python -m pip install -q '.[gui,build]'
+	touch $(RUNTIME_STAMP)
+
 # A onedir desktop app without torch (captures use the user's own Python): build/dist/compile-inspector/
-dist: $(STAMP)
-	$(VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath build/dist --workpath build/work \
+dist: $(RUNTIME_STAMP)
+	$(RUNTIME)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath build/dist --workpath build/work \
 		packaging/compile-inspector.spec
-	@du -sh build/dist/compile-inspector
+	@du -sh $(DIST)
 
 # The frozen app's self-test, run with an empty environment (no Python packages reachable).
 dist-test: dist
-	env -i HOME="$$HOME" PATH=/usr/bin:/bin build/dist/compile-inspector/compile-inspector --selftest
+	env -i HOME="$$HOME" PATH=/usr/bin:/bin $(DIST)/compile-inspector --selftest
+
+# build/compile-inspector_<version>_<arch>.deb: install with `sudo apt install ./build/compile-inspector_*.deb`
+deb: dist
+	packaging/make_deb.sh $(DIST) build
+
+# Debian packages tests/test_install.py needs (run as root; installs only the missing ones): a display
+# and its tools, the desktop's MIME, launcher and gio tools, and the libraries Qt's xcb plugin loads.
+INSTALL_TEST_DEBS := xvfb x11-utils xdg-utils libfile-mimeinfo-perl shared-mime-info desktop-file-utils \
+	libglib2.0-bin libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xkb1 \
+	libxkbcommon-x11-0 libxcb-cursor0
+install-test-deps:
+	@missing="$$(for p in $(INSTALL_TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q '^install ok installed' || echo $$p; done)"; \
+	if [ -n "$$missing" ]; then apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache build

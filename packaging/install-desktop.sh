@@ -20,5 +20,5 @@ mkdir -p "$data/icons/hicolor/scalable/apps"
 cp "$here/resources/icons/compile-inspector.svg" "$data/icons/hicolor/scalable/apps/compile-inspector.svg"
 command -v update-mime-database >/dev/null && update-mime-database "$data/mime" || true
 command -v update-desktop-database >/dev/null && update-desktop-database "$data/applications" || true
-command -v xdg-mime >/dev/null && xdg-mime default compile-inspector.desktop application/x-tcinspect || true
+command -v xdg-mime >/dev/null && xdg-mime default compile-inspector.desktop application/x-tcinspect text/x-torch-trace || true
 echo "installed: $data/applications/compile-inspector.desktop -> $binary"

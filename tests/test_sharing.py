@@ -125,23 +125,3 @@ def test_selftest_passes_from_source():
                           env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "selftest passed" in done.stdout
-
-
-@pytest.mark.slow
-def test_frozen_build_runs_its_selftest_without_python_packages(tmp_path):
-    """`make dist` from this checkout, then the binary with an empty environment (measured: ~30 s)."""
-    pyinstaller = Path(sys.executable).parent / "pyinstaller"
-    if not pyinstaller.exists():
-        pytest.skip("pyinstaller is not installed")
-    subprocess.run([str(pyinstaller), "--noconfirm", "--log-level", "WARN", "--distpath", str(tmp_path / "dist"),
-                    "--workpath", str(tmp_path / "work"), str(ROOT / "packaging" / "compile-inspector.spec")],
-                   check=True, capture_output=True, timeout=900)
-    binary = tmp_path / "dist" / "compile-inspector" / "compile-inspector"
-    bare = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([str(binary), "--selftest"], capture_output=True, text=True, env=bare, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "selftest passed" in done.stdout
-    bundle, _ = save_bundle(BUNDLED, tmp_path / "shared.tcinspect")
-    summary = subprocess.run([str(binary), "summary", str(bundle)], capture_output=True, text=True, env=bare, timeout=120)
-    assert summary.returncode == 0 and "Graph breaks: 4 at 2 site(s)" in summary.stdout
-    assert not any("torch" in p.name.lower() and p.is_dir() for p in (binary.parent / "_internal").iterdir())
