@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+from contextlib import contextmanager
 
 from inspector import __version__
 from inspector.capture.options import MODES
@@ -32,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.add_argument("--markdown", action="store_true", help="print a Markdown summary for a pull-request comment")
+    _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
@@ -41,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("report", help="write a self-contained HTML report of a session")
     report.add_argument("path")
     report.add_argument("-o", "--output", required=True)
+    _add_no_cache(report)
     report.set_defaults(run=_report)
     diff = commands.add_parser("diff", help="what changed between two runs: breaks, recompiles, graphs, kernels, times")
     diff.add_argument("a")
@@ -48,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--stage", help="graph stage to diff (default: the first of dynamo, post_grad, aot_*)")
     diff.add_argument("--json", action="store_true")
     diff.add_argument("--xla-module", help="with an XLA dump: the module to compare (default: the largest)")
+    _add_no_cache(diff)
     diff.set_defaults(run=_diff)
     check = commands.add_parser("check", help="CI gate: exit 1 with a reason per failed check, 4 when a speedup "
                                               "check is inconclusive (noisy timing) and nothing failed")
@@ -66,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="also write graph breaks and recompiles as SARIF 2.1.0 at your source lines (code scanning)")
     check.add_argument("--source-root", metavar="DIR",
                        help="repository root that SARIF paths are relative to (default: the current folder)")
+    _add_no_cache(check)
     check.set_defaults(run=_check)
     command: list[str] = []
     if "--" in argv:
@@ -82,11 +89,25 @@ def main(argv: list[str] | None = None) -> int:
         args.target = extra + command
         if not args.target:
             parser.error("modes needs a SCRIPT")
+    cache_setting = os.environ.get("TCI_NO_CACHE")
+    if getattr(args, "no_cache", False):
+        os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
     try:
         return args.run(args)
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C during a long read: one line, the shell's code for SIGINT
+        _say("compile-inspector: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if cache_setting is None:
+            os.environ.pop("TCI_NO_CACHE", None)
+
+
+def _add_no_cache(command) -> None:
+    command.add_argument("--no-cache", action="store_true",
+                         help="read the input again instead of using (or writing) the index cache (as TCI_NO_CACHE=1)")
 
 
 def add_capture_commands(commands) -> None:
@@ -126,7 +147,10 @@ def _capture_settings(args):
 
 
 def _prepare_folder(folder, overwrite: bool, clear) -> bool:
-    """False (after saying why) when `folder` holds something and --overwrite was not given."""
+    """False (after saying why) when `folder` holds something and --overwrite was not given, or is a file."""
+    if folder.exists() and not folder.is_dir():
+        _say(f"compile-inspector: {folder} is a file, not a folder; choose a folder for the session", file=sys.stderr)
+        return False
     if folder.exists() and any(folder.iterdir()):
         if not overwrite:
             _say(f"compile-inspector: {folder} is not empty; choose a new folder or pass --overwrite", file=sys.stderr)
@@ -175,14 +199,34 @@ def _capture(args) -> int:
         _say(f"compile-inspector: cannot start {plan.command[0]}: {error}", file=sys.stderr)
         return 2
     printer = ProgressPrinter(plan.session, sys.stderr, quiet=args.quiet)
-    try:
-        process.wait(on_tick=printer.tick)
-    except KeyboardInterrupt:
-        process.stop("cancelled")
-        process.wait()
+    with _termination_as_interrupt():
+        try:
+            process.wait(on_tick=printer.tick)
+        except KeyboardInterrupt:
+            process.stop("cancelled")
+            process.wait()
     printer.tick()
     printer.finish(process.exit_code)
     return process.exit_code
+
+
+@contextmanager
+def _termination_as_interrupt():
+    """SIGTERM and SIGHUP (a `kill`, a closed terminal, a CI job cancelled) stop a capture as Ctrl-C
+    does: the whole process tree is stopped and the session's manifest says so. Only the first one
+    interrupts; later ones are ignored so the stop itself can finish."""
+    def interrupt(signum, frame):
+        for number in watched:
+            signal.signal(number, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    watched = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    previous = {number: signal.signal(number, interrupt) for number in watched}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _modes(args) -> int:
@@ -217,7 +261,8 @@ def _modes(args) -> int:
         _say(f"{outcome.mode}: {state}", file=sys.stderr)
 
     settings = _capture_settings(args)
-    runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
+    with _termination_as_interrupt():
+        runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
     rows = compare_modes(runs.sessions)
     best = best_mode(rows)
     if args.json:
@@ -267,16 +312,12 @@ def _bundle(args) -> int:
     if not folder.is_dir():
         _say(f"compile-inspector: {folder} is not a folder", file=sys.stderr)
         return 2
-    target = Path(args.output)
-    if not target.parent.is_dir():
-        _say(f"compile-inspector: cannot write {target}: the folder {target.parent} does not exist", file=sys.stderr)
-        return 2
     if _open(args.path) is None:
         return 2
     try:
-        out, skipped = save_bundle(folder, target)
-    except OSError as error:
-        _say(f"compile-inspector: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        out, skipped = save_bundle(folder, args.output)
+    except (OSError, ValueError) as error:  # ValueError: OutputRefused, the path cannot or must not be written
+        _say(f"compile-inspector: {_write_failure(args.output, error)}", file=sys.stderr)
         return 2
     for name in skipped:
         _say(f"left out (a link, FIFO or device, not a regular file): {name}", file=sys.stderr)
@@ -285,20 +326,31 @@ def _bundle(args) -> int:
 
 
 def _report(args) -> int:
-    from pathlib import Path
-
+    from inspector.core.output_file import checked_target, write_text
     from inspector.core.outputs.html_report import render_report
 
+    try:
+        checked_target(args.output, [args.path])  # before the read: a refused path is known at once
+    except ValueError as error:
+        _say(f"compile-inspector: {error}", file=sys.stderr)
+        return 2
     session = _open(args.path)
     if session is None:
         return 2
     try:
-        Path(args.output).write_text(render_report(session), encoding="utf-8")
-    except OSError as error:
-        _say(f"compile-inspector: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        write_text(args.output, render_report(session), [args.path, session.source])
+    except (OSError, ValueError) as error:
+        _say(f"compile-inspector: {_write_failure(args.output, error)}", file=sys.stderr)
         return 2
     _say(args.output)
     return 0
+
+
+def _write_failure(target: str, error: Exception) -> str:
+    """Why `target` was not written, in one line (nothing was left half-written)."""
+    if isinstance(error, OSError):
+        return f"cannot write {target}: {error.strerror or error}"
+    return str(error)
 
 
 def _diff(args) -> int:
@@ -377,28 +429,35 @@ def _check(args) -> int:
         return 2
     for check in checks:
         _say(f"{check.word} {check.name}: {check.reason}")
-    try:
-        _write_ci_reports(args, analysis, checks)
-    except OSError as error:  # an unwritable report path is a usage error, not a failed gate
-        _say(f"compile-inspector: check: cannot write the report: {error}", file=sys.stderr)
+    failure = _write_ci_reports(args, analysis, checks)
+    if failure:  # an unwritable or refused report path is a usage error, not a failed gate
+        _say(f"compile-inspector: check: {failure}", file=sys.stderr)
         return 2
     if any(check.passed is False for check in checks):
         return 1
     return EXIT_INCONCLUSIVE if any(check.passed is None for check in checks) else 0
 
 
-def _write_ci_reports(args, analysis, checks) -> None:
-    """`check --junit/--sarif`: the same checks and findings in the formats CI systems read."""
+def _write_ci_reports(args, analysis, checks) -> str | None:
+    """`check --junit/--sarif`: the same checks and findings in the formats CI systems read; returns
+    why one could not be written (None when all were)."""
     from pathlib import Path
 
+    from inspector.core.output_file import write_text
     from inspector.core.outputs.ci_reports import junit_xml, sarif_log
     from inspector.core.outputs.summary import summarize
 
-    if args.junit:
-        Path(args.junit).write_text(junit_xml(checks, str(analysis.session.source)), encoding="utf-8")
-    if args.sarif:
-        root = Path(args.source_root) if args.source_root else None
-        Path(args.sarif).write_text(json.dumps(sarif_log(summarize(analysis), root), indent=1), encoding="utf-8")
+    inputs = [path for path in (args.path, args.baseline, analysis.session.source) if path]
+    for target, render in ((args.junit, lambda: junit_xml(checks, str(analysis.session.source))),
+                           (args.sarif, lambda: json.dumps(sarif_log(summarize(analysis),
+                                                                     Path(args.source_root) if args.source_root else None),
+                                                           indent=1))):
+        if target:
+            try:
+                write_text(target, render(), inputs)
+            except (OSError, ValueError) as error:
+                return _write_failure(target, error)
+    return None
 
 
 def _summary(args) -> int:

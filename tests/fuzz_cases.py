@@ -68,7 +68,8 @@ def split_records(text: str) -> list[Record]:
     return records
 
 
-def _fix_md5(record: Record) -> None:
+def fix_md5(record: Record) -> None:
+    """Give the record's envelope the md5 of its (edited) payload, as torch would have written it."""
     try:
         envelope = json.loads(record.envelope)
     except (ValueError, RecursionError):
@@ -124,7 +125,7 @@ def mutate_log(text: str, rng: random.Random) -> str:
             record.payload[line] = mutate_json_text(record.payload[line], rng) if rng.random() < 0.3 else (
                 record.payload[line][: rng.randrange(len(record.payload[line]) + 1)] + rng.choice(["", "(", "{", "\x00", "é"]))
             if action == "payload_fixed":
-                _fix_md5(record)
+                fix_md5(record)
         elif action == "cut_line":
             record.envelope = record.envelope[: rng.randrange(len(record.envelope) + 1)]
         elif action == "drop":
@@ -140,7 +141,7 @@ def mutate_log(text: str, rng: random.Random) -> str:
             record.envelope = '{"artifact": ' + DEEP + "}"
         elif action == "deep_payload":
             record.payload = [DEEP]
-            _fix_md5(record)
+            fix_md5(record)
         elif action == "escape":
             record.envelope = record.envelope.replace('"', '"\\u001b[2J\\u202e', 1) if '"' in record.envelope else record.envelope
         elif action == "crlf":

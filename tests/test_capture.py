@@ -479,3 +479,11 @@ def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
     runs.record(second, 143, {"kind": "cancelled", "message": "stopped by the user"}, "cancelled")
     assert runs.next_step() is None
     assert [o.mode for o in runs.outcomes] == ["default", "reduce-overhead"] and not any(o.complete for o in runs.outcomes)
+
+
+def test_the_runner_reads_the_launcher_pid_under_the_name_the_launcher_writes():
+    """runner.py cannot import the session format module: its copy of the variable's name must stay
+    the same, or a killed launcher would leave the run going (tests/test_hostile_round2.py)."""
+    from inspector.core.readers.session_format import LAUNCHER_ENV
+
+    assert _runner_module().LAUNCHER_ENV == LAUNCHER_ENV

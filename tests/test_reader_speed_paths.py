@@ -5,6 +5,7 @@ changed is read again; a damaged or foreign cache entry is ignored, never truste
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -148,7 +149,8 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
     open_session(log)
     entry = _entry(cache_dir, "index")
     data = entry.read_bytes()
-    head, _, body = data.partition(b"\n")
+    head, _, rest = data.partition(b"\n")
+    body = rest.partition(b"\n")[2]
     if damage == "truncated":
         entry.write_bytes(data[: len(data) // 2])
     elif damage == "flipped byte":
@@ -158,7 +160,7 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
         entry.write_bytes(os.urandom(4096))
     elif damage == "empty":
         entry.write_bytes(b"")
-    else:  # a well-formed entry with a valid checksum whose content is not what the reader wrote
+    else:  # a well-formed entry, signed with this user's key, whose content is not what the reader wrote
         decoded = json.loads(body)
         if damage == "wrong shape":
             decoded["columns"]["kind"] = ["dynamo_start"]
@@ -173,17 +175,84 @@ def test_a_summary_entry_for_another_file_is_not_used(tmp_path, cache_dir):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
     session_summary(open_session(log))
     entry = _entry(cache_dir, "summary")
-    head, _, body = entry.read_bytes().partition(b"\n")
+    head, _, rest = entry.read_bytes().partition(b"\n")
+    body = rest.partition(b"\n")[2]
     header = json.loads(head)
     header["identity"][2][0]["size"] += 1  # an entry written for a log of another size
     _rewrite(entry, header, json.loads(body))
     assert index_cache.load_summary(index_cache.session_identity(open_session(log))) is None
 
 
-def _rewrite(entry: Path, header: dict, body) -> None:
-    data = json.dumps(body).encode()
+def _rewrite(entry: Path, header: dict, body, key: bytes | None = None) -> None:
+    """Write an entry as the cache does, signed with `key` (default: this user's own key, as only
+    someone who can read it could)."""
+    key = key if key is not None else (entry.parent.parent / "key").read_bytes()
+    data, head = json.dumps(body).encode(), json.dumps(header).encode()
+    signature = hmac.new(key, head + b"\n" + data, hashlib.sha256).hexdigest().encode()
+    entry.write_bytes(head + b"\n" + signature + b"\n" + data)
+
+
+def _entry_parts(entry: Path) -> tuple[dict, object]:
+    head, _, rest = entry.read_bytes().partition(b"\n")
+    return json.loads(head), json.loads(rest.partition(b"\n")[2])
+
+
+def test_an_entry_with_a_recomputed_checksum_but_no_valid_signature_is_not_trusted(tmp_path, cache_dir):
+    """A crafted entry (say, in a restored CI cache) that relabels a record to invent a graph break:
+    whatever its checksum says, without this user's key it is not read."""
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    expected = _summary_without_cache(log)
+    open_session(log)
+    entry = _entry(cache_dir, "index")
+    header, body = _entry_parts(entry)
+    kinds = body["columns"]["kind"]
+    kinds[kinds.index("dynamo_start")] = "dynamo_graph_break"
+    _rewrite(entry, header, body, key=os.urandom(32))
+    assert index_cache.load_log(log) is None
+    data = json.dumps(body).encode()  # the format before signatures: a plain md5 anyone can recompute
     header["md5"] = hashlib.md5(data).hexdigest()
     entry.write_bytes(json.dumps(header).encode() + b"\n" + data)
+    assert index_cache.load_log(log) is None
+    assert _summary_text(log) == expected
+
+
+def test_an_in_place_edit_with_the_modification_time_restored_is_noticed(tmp_path, cache_dir):
+    """Same size, same mtime, same inode: the change time (which cannot be set back) and the content
+    fingerprint still tell."""
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    open_session(log)
+    stat = log.stat()
+    with open(log, "r+b") as handle:  # in place: the inode stays
+        data = handle.read()
+        spot = data.index(b"dynamo_output_graph")
+        handle.seek(spot)
+        handle.write(b"dynamo_outpux_graph")
+    os.utime(log, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert log.stat().st_mtime_ns == stat.st_mtime_ns and log.stat().st_ino == stat.st_ino
+    assert index_cache.load_log(log) is None
+    assert open_session(log).unknown_kinds.get("dynamo_outpux_graph"), "read from the file, not the stale entry"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="ownership is a POSIX notion")
+def test_a_cache_others_can_write_is_not_read(tmp_path, cache_dir):
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    open_session(log)
+    entry = _entry(cache_dir, "index")
+    assert index_cache.load_log(log) is not None
+    entry.chmod(0o666)  # anybody could have replaced it
+    assert index_cache.load_log(log) is None
+    entry.chmod(0o600)
+    (cache_dir / index_cache.APP_DIR).chmod(0o777)
+    assert index_cache.load_log(log) is None
+
+
+def test_no_cache_option_neither_reads_nor_writes_the_cache(tmp_path, cache_dir, capsys):
+    from inspector.cli import main
+
+    log = _settled_copy(BUNDLED_LOG, tmp_path)
+    assert main(["summary", str(log), "--no-cache"]) == 0
+    assert "compile unit" in capsys.readouterr().out
+    assert not (cache_dir / index_cache.APP_DIR / "index").exists()
 
 
 def test_a_fresh_log_is_not_cached(tmp_path, cache_dir):

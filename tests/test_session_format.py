@@ -45,3 +45,4 @@ def test_the_first_format_and_an_unversioned_manifest_open(tmp_path, version):
     session = open_session(_copy_with_version(tmp_path, version))
     assert session.manifest["format_version"] == FORMAT_VERSION
     assert len(session.breaks) == 4 and session.results is not None
+

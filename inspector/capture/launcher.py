@@ -22,9 +22,11 @@ from pathlib import Path
 from inspector import __version__
 from inspector.capture import process_tree
 from inspector.capture.options import OPTIONS, runner_argv
+from inspector.core.process_state import start_time
 from inspector.core.readers.session_format import ENTRIES as SESSION_ENTRIES
 from inspector.core.readers.session_format import FORMAT as SESSION_FORMAT
 from inspector.core.readers.session_format import FORMAT_VERSION as SESSION_FORMAT_VERSION
+from inspector.core.readers.session_format import LAUNCHER_ENV
 RUNNER = Path(__file__).with_name("runner.py")
 EXIT_TIMEOUT = 124
 KILL_GRACE_S = 0.5
@@ -141,11 +143,13 @@ class CaptureProcess:
         self._kill_at: float | None = None
         self._tree: set[process_tree.Member] = set()
         self.error: dict | None = None  # {kind, message} once the run has ended, if it failed
-        write_manifest(plan, started=self.started, complete=False, exit_status=None)
+        launcher = {"pid": os.getpid(), "start": start_time(os.getpid()), "node": platform.node()}
+        write_manifest(plan, started=self.started, complete=False, exit_status=None, launcher=launcher)
         self._stdout = open(plan.session / "stdout.txt", "wb")
         self._stderr = open(plan.session / "stderr.txt", "wb")
         try:
-            self.process = subprocess.Popen(plan.command, env={**plan.env, process_tree.MARK: self.mark},
+            self.process = subprocess.Popen(plan.command, env={**plan.env, process_tree.MARK: self.mark,
+                                                                LAUNCHER_ENV: str(os.getpid())},
                                             stdout=self._stdout, stderr=self._stderr, stdin=subprocess.DEVNULL,
                                             cwd=plan.script.parent if plan.script else None, start_new_session=True)
         except OSError as error:
@@ -153,7 +157,7 @@ class CaptureProcess:
             self.error = {"kind": "cannot_start", "message": f"could not start {plan.command[0]}: {error}"}
             write_manifest(plan, ended=time.time(), exit_status=None, complete=False, error=self.error)
             raise
-        self._since = process_tree.start_time(self.process.pid) or 0  # the mark is looked for in younger processes
+        self._since = start_time(self.process.pid) or 0  # the mark is looked for in younger processes
 
     @property
     def running(self) -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
+
+from inspector.core.process_state import PROC
+from inspector.core.process_state import stat as _stat
 
 MARK = "TORCH_COMPILE_INSPECTOR_CAPTURE"
-PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -27,28 +28,11 @@ def new_mark() -> str:
     return secrets.token_hex(8)
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, start time) of a live process, None when it is gone or a zombie."""
-    try:
-        text = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2:].split()  # after "pid (comm) ": state ppid pgrp … starttime is the 20th
-    if len(fields) < 20 or fields[0] in ("Z", "X"):
-        return None
-    return int(fields[1]), int(fields[19])
-
-
 def _carries(pid: int, marker: bytes) -> bool:
     try:
         return marker in (PROC / str(pid) / "environ").read_bytes().split(b"\0")
     except OSError:  # another user's process, or gone
         return False
-
-
-def start_time(pid: int) -> int | None:
-    info = _stat(pid)
-    return info[1] if info else None
 
 
 def members(root: int | None, mark: str | None, since: int = 0) -> set[Member]:

@@ -21,6 +21,7 @@ import os
 import platform
 import resource
 import runpy
+import signal
 import statistics
 import sys
 import time
@@ -490,7 +491,28 @@ def copy_break_registry(torch, session: Path) -> None:
         pass  # torch < 2.7 has no registry: the app falls back to its own copy
 
 
+LAUNCHER_ENV = "TORCH_COMPILE_INSPECTOR_LAUNCHER"  # as inspector/core/readers/session_format.py names it
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_launcher() -> None:
+    """Ask the kernel to end this run when the launcher dies, even by SIGKILL (Linux): nobody would
+    read what it goes on writing into the session. If the launcher is already gone, end now."""
+    launcher = os.environ.get(LAUNCHER_ENV, "")
+    if not launcher.isdigit() or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(launcher):  # it died before the request was made
+        os._exit(128 + signal.SIGKILL)
+
+
 def main(argv: list[str]) -> int:
+    die_with_launcher()
     try:  # lead a process group, so the app can stop this run and every compile worker it starts
         os.setpgid(0, 0)
     except OSError:

@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
     apply_theme(app, args.theme)
     window = QtMainWindow()
+    _close_on_termination(window)
     if args.screenshot:
         window.resize(*args.size)
     window.show()
@@ -64,3 +65,19 @@ def main(argv: list[str] | None = None) -> int:
             grab_when_ready()
         QTimer.singleShot(60_000, app.quit)  # never hang a screenshot run
     return app.exec()
+
+
+def _close_on_termination(window) -> None:
+    """SIGTERM or SIGHUP (a logout, `kill`) closes the window as the user would: a running capture is
+    stopped, and the folders of opened bundles are removed at exit. Python runs signal handlers only
+    between bytecodes, so a timer lets it in while Qt's event loop waits."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            signal.signal(number, lambda *_: window.close())
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)

@@ -5,9 +5,11 @@ reads differently once they are known."""
 
 from __future__ import annotations
 
+import platform
 from dataclasses import dataclass
 
 from inspector.core.model.session import Session
+from inspector.core.process_state import start_time
 from inspector.core.readers.break_reasons import counted_by_torch
 
 
@@ -40,7 +42,7 @@ def counters_check(session: Session) -> CountersCheck:
 
 @dataclass(frozen=True)
 class Notice:
-    key: str  # fallback | counters
+    key: str  # fallback | counters | capture
     compile_id: str | None
     text: str
 
@@ -58,4 +60,25 @@ def notices(session: Session, counters_note: str | None) -> list[Notice]:
              for unit in session.units if unit.fail_type]
     if counters_note:
         found.append(Notice("counters", None, counters_note))
+    capture = capture_state(session)
+    if capture:
+        found.append(Notice("capture", None, capture))
     return found
+
+
+def capture_state(session: Session) -> str | None:
+    """What a capture that never recorded its end is doing: still running on this machine, or left
+    behind by a launcher that died (killed, the machine went down). None when it ended, or for a
+    session of a version that did not record its launcher."""
+    manifest = session.manifest or {}
+    launcher = manifest.get("launcher")
+    if manifest.get("ended") is not None or not launcher:
+        return None
+    pid, node = launcher["pid"], launcher["node"]
+    if node != platform.node():
+        return (f"The capture never recorded its end: it was still running on {node}, or its launcher died there. "
+                f"What it had captured is shown.")
+    if launcher["start"] is not None and start_time(pid) == launcher["start"]:
+        return f"This capture is still running (launcher pid {pid}): open it again later for the rest."
+    return (f"The capture's launcher (pid {pid}) died before the run ended — killed, or the machine went down; "
+            f"the traced program was stopped with it. What it had captured is shown.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
-from inspector.core.outputs.summary import SCHEMA_VERSION, summarize
+from inspector.core.outputs.summary import SCHEMA, SCHEMA_VERSION, summarize
 from inspector.core.readers import index_cache
 
 
@@ -26,7 +26,13 @@ def session_summary(session: Session) -> dict:
     analysis = SessionAnalysis(session)
     identity = summary_identity(analysis)
     summary = index_cache.load_summary(identity)
-    if summary is None:
+    if not _is_summary(summary):
         summary = summarize(analysis)
         index_cache.store_summary(identity, summary)
     return summary
+
+
+def _is_summary(document: dict | None) -> bool:
+    """A signed entry is still only a hint: it must be this schema's summary, by this tool."""
+    return (isinstance(document, dict) and document.get("schema") == SCHEMA
+            and document.get("schema_version") == SCHEMA_VERSION and document.get("tool_version") == __version__)

@@ -1,14 +1,20 @@
 """Reports where CI users look: JUnit XML (one testcase per `check`), SARIF 2.1.0 (graph breaks and
 recompiles as results at the user's source lines, so code scanning annotates a pull request), and
-Markdown for a pull-request comment. All three are built from the summary JSON, nothing recomputed."""
+Markdown for a pull-request comment. All three are built from the summary JSON, nothing recomputed.
+
+Everything in them may quote a log, and a log is anybody's text: XML gets no character it forbids
+(a control character in a path would make the JUnit file unreadable), SARIF only line numbers ≥ 1,
+and Markdown — posted where others click — no live link, image, HTML or broken table cell."""
 
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from inspector import __version__
+from inspector.core.outputs.plain_text import show_controls
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -18,18 +24,20 @@ def junit_xml(checks, source: str) -> str:
     inconclusive one (the timing cannot tell) is skipped with its reason, neither passed nor failed."""
     failures = sum(check.passed is False for check in checks)
     skipped = sum(check.passed is None for check in checks)
+    source = show_controls(source)  # XML allows none of what show_controls escapes but tab and newline
     suites = ET.Element("testsuites", name="compile-inspector check", tests=str(len(checks)), failures=str(failures))
     suite = ET.SubElement(suites, "testsuite", name="compile-inspector check", tests=str(len(checks)),
                           failures=str(failures), errors="0", skipped=str(skipped))
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="session", value=source)
     for check in checks:
-        case = ET.SubElement(suite, "testcase", classname="compile_inspector.check", name=check.name)
+        name, reason = show_controls(check.name), show_controls(check.reason)
+        case = ET.SubElement(suite, "testcase", classname="compile_inspector.check", name=name)
         if check.passed:
-            ET.SubElement(case, "system-out").text = check.reason
+            ET.SubElement(case, "system-out").text = reason
         elif check.passed is None:
-            ET.SubElement(case, "skipped", message=f"INCONCLUSIVE: {check.reason}")
+            ET.SubElement(case, "skipped", message=f"INCONCLUSIVE: {reason}")
         else:
-            ET.SubElement(case, "failure", message=check.reason, type="CheckFailed").text = f"{check.name}: {check.reason}"
+            ET.SubElement(case, "failure", message=reason, type="CheckFailed").text = f"{name}: {reason}"
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -92,12 +100,25 @@ def _break_rule(rule_id: str, kind: dict | None) -> dict:
 
 def _result(rule_id: str, level: str, message: str, file: str | None, line: int | None, root: Path) -> dict:
     result = {"ruleId": rule_id, "level": level, "message": {"text": message}}
-    if file:
+    if file and isinstance(file, str):
         physical: dict = {"artifactLocation": _artifact(file, root)}
-        if line:
-            physical["region"] = {"startLine": int(line)}
+        start = _line_number(line)
+        if start is not None:
+            physical["region"] = {"startLine": start}
         result["locations"] = [{"physicalLocation": physical}]
     return result
+
+
+def _line_number(value) -> int | None:
+    """A line number SARIF accepts (an integer ≥ 1), or None: the result is then placed on the file
+    alone (a log can say `co_firstlineno: "abc"`, `1e400`, `[1]` or `-5`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = int(value) if not isinstance(value, float) or value.is_integer() else None
+    except (ValueError, OverflowError):
+        return None
+    return number if number is not None and number >= 1 else None
 
 
 def _artifact(file: str, root: Path) -> dict:
@@ -112,8 +133,8 @@ def _artifact(file: str, root: Path) -> dict:
 
 def markdown(summary: dict, headline: str) -> str:
     """A pull-request comment: the verdict, break types, recompile causes and where the time goes."""
-    out = [f"### torch.compile Inspector: {Path(summary['source']).name}", "", headline, ""]
-    out += [f"> **Attention:** {_cell(notice['text'])}" for notice in summary["notices"]]
+    out = [f"### torch.compile Inspector: {_text(Path(summary['source']).name)}", "", _text(headline), ""]
+    out += [f"> **Attention:** {_prose(notice['text'])}" for notice in summary["notices"]]
     out += [""] if summary["notices"] else []
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     rows = [(figures[key]["label"], _value(figures[key])) for key in ("speedup", "t_compile", "t_execute", "break_even")
@@ -122,8 +143,8 @@ def markdown(summary: dict, headline: str) -> str:
     issues = summary["export_issues"]
     if issues:
         out += [f"**Export issues:** {len(issues)}", "", "| where | kind | expression | fix |", "| --- | --- | --- | --- |"]
-        out += [f"| `{_where(issue['file'], issue['line'], issue['location'] or '?')}` | {issue['kind']} | "
-                f"{_cell(issue['expression'])} | {_cell(issue['fix'])} |" for issue in issues]
+        out += [f"| {_code(_where(issue['file'], issue['line'], issue['location'] or '?'))} | {_text(issue['kind'])} | "
+                f"{_text(issue['expression'])} | {_prose(issue['fix'])} |" for issue in issues]
         out.append("")
     sites = summary["break_types"]["sites"]
     out.append(f"**Graph breaks:** {sum(site['count'] for site in sites)} at {len(sites)} site(s)")
@@ -131,25 +152,26 @@ def markdown(summary: dict, headline: str) -> str:
         out += ["", "| where | type | count | what to do |", "| --- | --- | --- | --- |"]
         for site in sites:
             kind = site["type"]
-            name = f"[{kind['gb_id']}]({kind['url']}) {kind['gb_type']}" if kind else site["reason"]
+            name = f"{_link(kind['gb_id'], kind['url'])} {_text(kind['gb_type'])}" if kind else _text(site["reason"])
             hint = kind["hints"][0] if kind and kind["hints"] else ""
-            out.append(f"| `{_where(site['file'], site['line'], site['location'])}` | {_cell(name)} | {site['count']} | {_cell(hint)} |")
+            out.append(f"| {_code(_where(site['file'], site['line'], site['location']))} | {name} | {site['count']} | "
+                       f"{_prose(hint)} |")
     groups = summary["recompile_groups"]
     out += ["", f"**Recompiles:** {sum(group['count'] for group in groups)} in {len(groups)} group(s)"]
     if groups:
         out += ["", "| frame | guarded value | count | values | fix |", "| --- | --- | --- | --- | --- |"]
         for group in groups:
-            out.append(f"| `{group['function'] or '?'}` | `{group['shown_subject']}` {group['aspect']} | {group['count']} | "
-                       f"{' → '.join(group['history'])} | {_cell(group['fix'])} |")
-        out += ["", groups[0]["stance"]]
-    out += ["", f"_{summary['recompile_limit']['text']}_"]
+            out.append(f"| {_code(group['function'] or '?')} | {_code(group['shown_subject'])} {_text(group['aspect'])} | "
+                       f"{group['count']} | {_text(' → '.join(group['history']))} | {_prose(group['fix'])} |")
+        out += ["", _prose(groups[0]["stance"])]
+    out += ["", f"_{_prose(summary['recompile_limit']['text'])}_"]
     slow = summary["slowness"]
     if slow["call_us"] is not None:
         out += ["", f"**Where a compiled call's time goes** ({slow['call_us']:.1f} µs per profiled call):", "",
                 "| part | µs/call | share |", "| --- | --- | --- |"]
-        out += [f"| {cost['label']} | {cost['us_per_call']:.1f} | {cost['share']:.0%} |" for cost in slow["costs"]]
+        out += [f"| {_text(cost['label'])} | {cost['us_per_call']:.1f} | {cost['share']:.0%} |" for cost in slow["costs"]]
     if slow["cudagraph_skips"]:
-        out += ["", "**CUDA graphs skipped:** " + "; ".join(f"{s['compile_id']}: {_cell(s['reason'])}"
+        out += ["", "**CUDA graphs skipped:** " + "; ".join(f"{_text(s['compile_id'])}: {_text(s['reason'])}"
                                                          for s in slow["cudagraph_skips"])]
     return "\n".join(out) + "\n"
 
@@ -163,6 +185,40 @@ def _where(file: str | None, line: int | None, fallback: str) -> str:
     return f"{Path(file).name}:{line}" if file else fallback
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
+# The characters that open Markdown markup anywhere in a line (links and images need `[`, HTML `<`,
+# entities `&`, code a backtick, emphasis `*`, a table cell ends at `|`), and those that do at its start
+# (a heading, a quote, a list). Underscores only emphasise at word edges, so file names keep theirs.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<>|&~]|\b_|_\b|^[#>+=-])")
+
+
+def _text(text: object) -> str:
+    """Log text as plain Markdown text, safe in a table cell too: every character Markdown gives a
+    meaning is escaped (so a break reason cannot post a link, an image or HTML, or end a cell), newlines
+    become spaces and controls are shown as escapes."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", show_controls(str(text))).replace("\n", " ")
+
+
+def _prose(text: object) -> str:
+    """Our own advice (a fix, a hint) that quotes code between backticks: each quote stays a code span,
+    the rest is escaped as `_text`. A backtick smuggled in from a log can only shift which parts are
+    code, never let markup through."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the last one opens nothing
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(_code(part) if index % 2 else _text(part) for index, part in enumerate(parts))
+
+
+def _code(text: object) -> str:
+    """`text` as a code span inside a table cell: fenced by more backticks than any run inside it
+    (so a backtick in a file name cannot close it early), pipes escaped as GitHub tables need."""
+    text = show_controls(str(text)).replace("\n", " ").replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _link(label: object, url: object) -> str:
+    """A link only to an https address (anything else — `javascript:`, `data:` — is shown as text)."""
+    if not (isinstance(url, str) and url.startswith("https://") and not re.search(r"[\s<>()\\\[\]`|]", url)):
+        return _text(label)
+    return f"[{_text(label)}]({url})"

@@ -3,34 +3,43 @@ second: the records a read found (kinds, small metas, offsets, md5 checks), the 
 could not be read, plus the summary of the session once it has been worked out.
 
 Entries live in the user's cache dir (``$XDG_CACHE_HOME`` or ``~/.cache``, then
-``torch-compile-inspector``) as plain JSON: loading one never executes anything. An entry is used only
-when it names the same file with the same size, modification time and inode, was written by this
-version of the reader, and its checksum matches its body; anything else — a changed log, a truncated
-or edited cache file, a different version — is ignored and the log is read again. A log modified in
-the last few seconds is not cached (it may still be being written, and a change within the file
-system's time resolution would go unnoticed). TCI_NO_CACHE=1 turns the cache off.
+``torch-compile-inspector``) as plain JSON: loading one never executes anything. An entry is a hint,
+used only when
+- it names the same file with the same size, modification and change times (ctime cannot be set
+  back, so an edit in place with the old mtime restored is noticed), inode, and a fingerprint of its
+  content (the first and last 64 KiB and 16 blocks spread between them);
+- it was written by this version of the reader;
+- its signature holds: an HMAC-SHA256 of header and body under a key only this user can read, so an
+  entry crafted elsewhere (a shared or restored CI cache) with a recomputed checksum is not trusted;
+- the cache folder and the entry belong to this user.
+Anything else — a changed log, a truncated, edited or foreign cache file, a different version — is
+ignored and the log is read again. A log modified in the last few seconds is not cached (it may still
+be being written). TCI_NO_CACHE=1 (or `--no-cache`) turns the cache off.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from inspector import __version__
+from inspector.core.output_file import write_with
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers import json_codec
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 
-FORMAT = 2  # bump when the reader changes what it keeps of a record
+FORMAT = 3  # bump when the reader changes what it keeps of a record
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 64  # per kind: the logs opened most recently
+FINGERPRINT_BLOCK = 64 << 10  # bytes read at the head and the tail of a file
+FINGERPRINT_SAMPLES = 16  # blocks of 4 KiB spread over the rest
 
 
 def cache_root() -> Path | None:
@@ -41,13 +50,65 @@ def cache_root() -> Path | None:
 
 
 def _identity(path: Path) -> dict | None:
-    """What must not change for an entry to stay valid (None if the file cannot be stat'ed)."""
+    """What must not change for an entry to stay valid (None if the file cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            fingerprint = _fingerprint(handle, stat.st_size)
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "ctime_ns": stat.st_ctime_ns, "inode": stat.st_ino, "fingerprint": fingerprint,
+            "format": FORMAT, "version": __version__}
+
+
+def _fingerprint(handle, size: int) -> str:
+    """A digest of the file's head, tail and evenly spread blocks: ~200 KiB read whatever the size."""
+    digest = hashlib.blake2b(digest_size=16)
+    offsets = [0, max(0, size - FINGERPRINT_BLOCK)]
+    offsets[1:1] = [size * index // (FINGERPRINT_SAMPLES + 1) for index in range(1, FINGERPRINT_SAMPLES + 1)]
+    for offset, length in zip(offsets, [FINGERPRINT_BLOCK, *[4096] * FINGERPRINT_SAMPLES, FINGERPRINT_BLOCK]):
+        handle.seek(offset)
+        digest.update(handle.read(length))
+    return digest.hexdigest()
+
+
+def _owned(path: Path) -> bool:
+    """The file or folder belongs to this user and nobody else may write it (no entry planted by
+    another account in a shared cache folder is read)."""
     try:
         stat = path.stat()
     except OSError:
+        return False
+    return not hasattr(os, "getuid") or (stat.st_uid == os.getuid() and not stat.st_mode & 0o022)
+
+
+def _key(root: Path, create: bool) -> bytes | None:
+    """This user's signing key (32 random bytes in a file only they can read), made on first use."""
+    file = root / "key"
+    try:
+        with open(file, "rb") as handle:
+            key = handle.read()
+        return key if len(key) == 32 and _owned(file) else None
+    except FileNotFoundError:
+        if not create:
+            return None
+    except OSError:
         return None
-    return {"path": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino,
-            "format": FORMAT, "version": __version__}
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        descriptor = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(key := os.urandom(32))
+        return key
+    except FileExistsError:  # another process made it first
+        return _key(root, create=False)
+    except OSError:
+        return None
+
+
+def _signature(key: bytes, header: bytes, body: bytes) -> str:
+    return hmac.new(key, header + b"\n" + body, hashlib.sha256).hexdigest()
 
 
 def _entry_file(kind: str, key: str) -> Path | None:
@@ -58,17 +119,21 @@ def _entry_file(kind: str, key: str) -> Path | None:
 
 
 def _read_entry(file: Path | None, identity) -> object | None:
-    """The body of the entry in `file` if its header matches `identity` and its checksum holds."""
+    """The body of the entry in `file` if its header matches `identity` and its signature holds."""
     if file is None or identity is None:
+        return None
+    root = file.parent.parent
+    key = _key(root, create=False)
+    if key is None or not (_owned(root) and _owned(file)):
         return None
     try:
         with open(file, "rb") as handle:
-            data = handle.read()
-        head, _, body = data.partition(b"\n")
+            head, _, rest = handle.read().partition(b"\n")
+        signature, _, body = rest.partition(b"\n")
+        if not hmac.compare_digest(signature, _signature(key, head, body).encode()):
+            return None
         header = json_codec.loads(head)
         if not isinstance(header, dict) or header.get("identity") != identity:
-            return None
-        if header.get("md5") != hashlib.md5(body).hexdigest():
             return None
         return json_codec.loads(body)
     except (OSError, ValueError, UnicodeDecodeError):
@@ -76,24 +141,22 @@ def _read_entry(file: Path | None, identity) -> object | None:
 
 
 def _write_entry(file: Path | None, identity, body) -> None:
-    """Write atomically (a reader sees the old entry or the new one, never half of one); a cache
-    that cannot be written is no error, only a slower next open."""
+    """Write atomically (a reader sees the old entry or the new one, never half of one), signed with
+    this user's key; a cache that cannot be written is no error, only a slower next open."""
     if file is None or identity is None:
         return
     try:
+        key = _key(file.parent.parent, create=True)
+        if key is None:
+            return
         data = json_codec.dumps(body)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        header = json_codec.dumps({"identity": identity, "md5": hashlib.md5(data).hexdigest()})
-        descriptor, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(header + b"\n" + data)
-        os.replace(temporary, file)
+        header = json_codec.dumps({"identity": identity})
+        file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        entry = header + b"\n" + _signature(key, header, data).encode() + b"\n" + data
+        write_with(file, lambda temporary: temporary.write_bytes(entry))
         _prune(file.parent)
     except (OSError, TypeError, ValueError):
-        try:
-            os.unlink(temporary)
-        except (OSError, UnboundLocalError):
-            pass
+        pass
 
 
 def _prune(folder: Path) -> None:
@@ -206,9 +269,12 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
 
 def session_identity(session: Session) -> list | None:
     """What a session's summary depends on: how it was opened and every file it was read from
-    (None, so nothing is cached, for kinds read from many loose files, and for files still changing)."""
+    (None, so nothing is cached, for kinds read from many loose files, for files still changing, and
+    for a capture that has not ended)."""
     if session.kind not in ("torch_trace", "capture"):
         return None
+    if session.kind == "capture" and (session.manifest or {}).get("ended") is None:
+        return None  # a capture still running, or left by a dead launcher: what it says changes with time
     files = [rank.log_path for rank in session.ranks if rank.log_path is not None]
     if session.kind == "capture":
         files += [Path(session.source) / name for name in ("manifest.json", "results.json")

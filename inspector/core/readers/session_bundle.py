@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
+import signal
 import stat
 import tempfile
+import threading
 import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from inspector.core.output_file import write_with
+from inspector.core.process_state import stat as process_stat
 from inspector.core.readers.safe_files import open_regular
 
 BUNDLE_SUFFIX = ".tcinspect"
@@ -30,12 +35,21 @@ class UnsafeBundle(ValueError):
 
 
 def save_bundle(session_dir: str | Path, out_file: str | Path) -> tuple[Path, list[str]]:
-    """Zip `session_dir` into `out_file`; returns the file and what was left out (links, FIFOs,
-    devices: anything but a regular file)."""
+    """Zip `session_dir` into `out_file` (`.tcinspect` added when missing); returns the file and what
+    was left out (links, FIFOs, devices: anything but a regular file). The zip is written beside the
+    target and renamed when complete (a full disk leaves no half bundle); a target inside the session
+    folder is refused (OutputRefused, a ValueError)."""
+    given = os.fspath(out_file)
     session_dir, out_file = Path(session_dir).resolve(), Path(out_file)
-    if out_file.suffix != BUNDLE_SUFFIX:
+    if given.strip() and out_file.suffix != BUNDLE_SUFFIX:  # an empty path is refused by write_with
         out_file = out_file.with_name(out_file.name + BUNDLE_SUFFIX)
     skipped: list[str] = []
+    written = write_with(out_file if given.strip() else given, lambda temporary: _zip(session_dir, temporary, skipped),
+                         [session_dir])
+    return written, skipped
+
+
+def _zip(session_dir: Path, out_file: Path, skipped: list[str]) -> None:
     with zipfile.ZipFile(out_file, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         for root, dirs, files in os.walk(session_dir, followlinks=False):
             root_path = Path(root)
@@ -49,9 +63,7 @@ def save_bundle(session_dir: str | Path, out_file: str | Path) -> tuple[Path, li
                 if not stat.S_ISREG(path.lstat().st_mode):  # a link could point anywhere, a FIFO never ends
                     skipped.append(relative)
                     continue
-                if path.resolve() != out_file.resolve():
-                    archive.write(path, relative)
-    return out_file, skipped
+                archive.write(path, relative)
 
 
 def check_bundle(archive: zipfile.ZipFile, archive_bytes: int | None = None) -> None:
@@ -103,6 +115,35 @@ def check_bundle(archive: zipfile.ZipFile, archive_bytes: int | None = None) -> 
 
 
 _extracted: list[Path] = []
+_swept: set[str] = set()  # the folders this process has cleared of stale extractions
+# tcinspect-<bundle stem>-<pid of the process that opened it>-<mkdtemp's random part>
+_FOLDER = re.compile(r"^tcinspect-.*-(\d+)-[^-]+$")
+
+
+def _folder_prefix(bundle: Path) -> str:
+    return f"tcinspect-{bundle.stem[:40]}-{os.getpid()}-"
+
+
+def remove_stale_folders(parent: str | Path | None = None) -> list[Path]:
+    """Remove the extraction folders that processes now gone left in `parent` (default: the temp
+    dir) — killed before their exit handlers ran. Only this user's folders, only of dead processes
+    (a live one, or a pid taken again, keeps its folder). Returns what was removed."""
+    folder = Path(parent or tempfile.gettempdir())
+    removed = []
+    try:
+        candidates = list(folder.iterdir())
+    except OSError:
+        return removed
+    for candidate in candidates:
+        match = _FOLDER.match(candidate.name)
+        try:
+            mine = candidate.lstat().st_uid == os.getuid() and stat.S_ISDIR(candidate.lstat().st_mode)
+        except OSError:
+            continue
+        if match and mine and int(match.group(1)) != os.getpid() and process_stat(int(match.group(1))) is None:
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
+    return removed
 
 
 def extract_bundle(bundle: str | Path, parent: str | Path | None = None) -> Path:
@@ -126,8 +167,13 @@ def extract_bundle(bundle: str | Path, parent: str | Path | None = None) -> Path
 def _extract(archive: zipfile.ZipFile, bundle: Path, size: int, parent: str | Path | None) -> Path:
     if parent is not None:
         Path(parent).mkdir(parents=True, exist_ok=True)
-    target = Path(tempfile.mkdtemp(prefix=f"tcinspect-{bundle.stem[:40]}-", dir=parent))
+    place = os.path.realpath(parent or tempfile.gettempdir())
+    if place not in _swept:  # the first bundle opened here: clear what killed processes left behind
+        _swept.add(place)
+        remove_stale_folders(place)
+    target = Path(tempfile.mkdtemp(prefix=_folder_prefix(bundle), dir=parent))
     _extracted.append(target)
+    _remove_on_termination()
     try:
         check_bundle(archive, size)
         _write_entries(archive, target)
@@ -169,3 +215,20 @@ def remove_extracted(folder: Path | None = None) -> None:
 
 
 atexit.register(remove_extracted)
+
+
+def _remove_on_termination() -> None:
+    """SIGTERM with the default action would end the process without exit handlers: the folders would
+    stay. Where nobody chose a handler of their own, SIGTERM now removes them and exits as SIGTERM
+    would (status 143). Only the main thread may set handlers; elsewhere the app's own handler (which
+    closes the window and exits normally) covers it."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def terminate(signum, frame):
+        remove_extracted()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, terminate)

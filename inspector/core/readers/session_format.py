@@ -19,6 +19,7 @@ TRACE_DIR = "trace"
 PROFILE_DIR = "profile"
 GRAPHS_DIR = "graphs"
 BREAK_REGISTRY = "graph_break_registry.json"  # the capture's copy of its torch's graph-break registry
+LAUNCHER_ENV = "TORCH_COMPILE_INSPECTOR_LAUNCHER"  # the launcher's pid, given to the runner to die with it
 # Everything a capture writes into its session folder (and so may clear before a new capture).
 ENTRIES = (MANIFEST, "manifest.tmp", RESULTS, "results.tmp", PROGRESS, STDOUT, STDERR, TRACE_DIR, PROFILE_DIR,
            GRAPHS_DIR, BREAK_REGISTRY)

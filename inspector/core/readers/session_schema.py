@@ -59,6 +59,7 @@ MANIFEST = Obj({
     "settings": Obj({"mode": str, "dynamic": str, "fullgraph": bool, "backend": str, "device": str, "runs": int,
                      "warmup": int, "profile": bool, "timeout_s": Nullable(NUMBER), "threads": Nullable(int)}),
     "host": MapOf(str),
+    "launcher": Obj({"pid": int, "start": Nullable(int), "node": str}),
 })
 
 RESULTS = Obj({

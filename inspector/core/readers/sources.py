@@ -143,7 +143,11 @@ def expected() -> str:
 def detect(path: str | Path) -> Source:
     """The kind of input at `path`, decided once. Raises FileNotFoundError or NotCompileOutput with
     a message naming what was expected."""
-    path = Path(path).expanduser()
+    try:
+        path = Path(path).expanduser()
+    except RuntimeError:  # `~someone/…` of a user this machine does not know
+        raise FileNotFoundError(f"{path} does not exist: no home folder is known for {str(path).split('/')[0]}. "
+                                f"Expected {expected()}.") from None
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist. Expected {expected()}.")
     if not path.is_dir():

@@ -204,6 +204,10 @@ def rank_from_filename(path: Path) -> int | None:
 
 
 CHUNK_BYTES = 4 << 20
+# An envelope line (a record's JSON head) longer than this is no record torch writes — the largest
+# real ones are a few hundred KiB — and is skipped unread: a hostile log with a line of hundreds of
+# MB without a newline costs one pass over it, not memory for all of it.
+MAX_ENVELOPE_BYTES = 16 << 20
 
 
 def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
@@ -224,26 +228,52 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
         problems.add("unreadable_file", f"{path}: {error.strerror or error}")
         return TraceLog(path, records, strings, problems, file_rank)
     scanner = _Scanner(records, strings, problems, verify_md5, file_rank)
+
+    def read(size: int) -> bytes:
+        try:
+            return handle.read(size)
+        except OSError as error:
+            problems.add("unreadable_file", f"{path}: {error.strerror or error}")
+            return b""
+
     with handle:
-        buffer, base = b"", 0
+        buffer, base, want = b"", 0, CHUNK_BYTES
         while True:
-            try:
-                block = handle.read(CHUNK_BYTES)
-            except OSError as error:
-                problems.add("unreadable_file", f"{path}: {error.strerror or error}")
-                block = b""
+            block = read(want)
             at_eof = not block
             buffer = buffer + block if buffer else block
             consumed = scanner.feed(buffer, base, at_eof)
             if at_eof:
                 break
             buffer, base = buffer[consumed:], base + consumed
+            # A record longer than a chunk waits for more; reading as much again as is pending keeps
+            # the rescans of a big payload linear in its size.
+            want = max(CHUNK_BYTES, len(buffer))
+            if len(buffer) > MAX_ENVELOPE_BYTES and buffer.find(b"\n", 0, MAX_ENVELOPE_BYTES) == -1 \
+                    and not buffer.startswith(b"\t"):
+                skipped, buffer = _skip_line(read, buffer)
+                problems.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
+                scanner.line_no += 1
+                base += skipped
+                want = CHUNK_BYTES
             if progress is not None:
                 progress(base)
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
     return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"))
+
+
+def _skip_line(read: Callable[[int], bytes], pending: bytes) -> tuple[int, bytes]:
+    """Read past the end of the line `pending` starts, keeping none of it: (bytes skipped, newline
+    included; what follows the line in the last block read)."""
+    skipped = len(pending)
+    while block := read(CHUNK_BYTES):
+        end = block.find(b"\n")
+        if end >= 0:
+            return skipped + end + 1, block[end + 1:]
+        skipped += len(block)
+    return skipped, b""
 
 
 class _Scanner:
