@@ -464,13 +464,12 @@ def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.summary import render_text, summarize
-    from inspector.core.readers.sources import XLA_DUMP
 
     source = _detect(args.path)
     if source is None:
         return 2
-    if source.kind is XLA_DUMP:
-        return _summary_xla(args, source)
+    if not source.kind.opens_session:
+        return _summary_document(args, source)
     session = _open(source)
     if session is None:
         return 2
@@ -494,18 +493,29 @@ def _summary(args) -> int:
     return 0
 
 
-def _summary_xla(args, source) -> int:
-    """`summary` of an XLA dump folder: modules, ops, kernels, K, the largest fusions."""
+def _summary_document(args, source) -> int:
+    """`summary` of an input that is no torch.compile session (an XLA dump, a tritonparse trace, a
+    profiler trace): its own summary document, as JSON or text."""
+    from inspector.core.outputs.gpu_summary import (render_profile_text, render_triton_text, summarize_profile,
+                                                     summarize_triton)
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
+    from inspector.core.readers.sources import PROFILER_TRACE, TRITON_TRACE, XLA_DUMP
 
-    dump = source.open()
-    summary = summarize_dump(dump)
+    summarize, render = {XLA_DUMP: (summarize_dump, render_dump_text), TRITON_TRACE: (summarize_triton, render_triton_text),
+                         PROFILER_TRACE: (summarize_profile, render_profile_text)}[source.kind]
+    try:
+        summary = summarize(source.open())
+    except (OSError, ValueError) as error:  # the file as a whole is not what its start promised
+        _say(f"compile-inspector: {error}", file=sys.stderr)
+        return 2
     if args.json:
         _dump_json(summary)
     else:
-        _say(render_dump_text(summary))
-    if args.strict and dump.problems:
-        print(f"compile-inspector: --strict: {dump.problems.total} unreadable item(s) in the dump", file=sys.stderr)
+        _say(render(summary))
+    unreadable = sum(entry["count"] for entry in summary.get("problems", {}).values()) \
+        + summary.get("unreadable_events", 0)
+    if args.strict and unreadable:
+        _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in {source.path}", file=sys.stderr)
         return 3
     return 0
 

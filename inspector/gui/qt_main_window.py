@@ -45,6 +45,7 @@ from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
 from inspector.gui.views.qt_stage_strip import ROW_HEIGHT, VISIBLE_ROWS, QtStageStrip
+from inspector.gui.views.qt_gpu_view import QtGpuView
 from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
@@ -95,6 +96,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Ranks", QtRanksView(self.model))
         self.add_tab("Diff", QtDiffView())
         self.add_tab("XLA", QtXlaView(self.model))
+        self.add_tab("GPU", QtGpuView())
         self.modes = QtModeComparison(self.capture, self)
         self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
@@ -285,8 +287,8 @@ class QtMainWindow(QMainWindow):
         source = self._detect(path)
         if source is None:
             return
-        if source.kind is XLA_DUMP:  # compared with the open torch.compile run, if any
-            self._open_xla_dump(source.path)
+        if not source.kind.opens_session:
+            self._open_document(source)
             return
         self.status.setText(f"Opening {path}…")
         self.overview_shown = False
@@ -316,8 +318,8 @@ class QtMainWindow(QMainWindow):
         source = self._detect(path, "Cannot compare")
         if source is None:
             return
-        if source.kind is XLA_DUMP:
-            self._open_xla_dump(source.path)
+        if not source.kind.opens_session:
+            self._open_document(source)
             return
         if self.model.loaded is None:
             self.show_message("Nothing to compare", "Open a session first; then compare it with another.")
@@ -339,9 +341,12 @@ class QtMainWindow(QMainWindow):
                 self.show_message(title, str(error))
             return None
 
-    def _open_xla_dump(self, path: Path) -> None:
-        self.views["XLA"].open(path)
-        self.tabs.setCurrentWidget(self.views["XLA"])
+    def _open_document(self, source: Source) -> None:
+        """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
+        open run, if any), a tritonparse or profiler trace (GPU)."""
+        name = "XLA" if source.kind is XLA_DUMP else "GPU"
+        self.views[name].open(source.path if source.kind is XLA_DUMP else source)
+        self.tabs.setCurrentWidget(self.views[name])
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
         self.views["Diff"].set_sessions(a, b)

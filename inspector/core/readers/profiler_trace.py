@@ -1,18 +1,23 @@
 """torch.profiler's Chrome trace (`export_chrome_trace`, `*.pt.trace.json[.gz]`) read into its
 complete events: the one reader of profiler traces, for a capture's own profile and for traces a user
-brings. Damaged input reads as far as it can: an event that cannot be read is counted, not fatal."""
+brings (a GPU run's, one per rank). Of each event's arguments only those an analysis joins on are
+kept: the correlation that ties a GPU kernel to the runtime call that queued it, device and stream,
+and the kernel file, hash and grid Inductor puts on its Triton kernels' CPU ops. Damaged input reads
+as far as it can: an event that cannot be read is counted, not fatal."""
 
 from __future__ import annotations
 
 import gzip
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.readers import json_codec
+from inspector.core.readers.gpu_files import head
 from inspector.core.readers.safe_files import UnsafeFile, read_bytes
 
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
+KEPT_ARGS = ("correlation", "External id", "device", "stream", "kernel_file", "kernel_hash", "grid", "bytes")
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,7 @@ class TraceEvent:
     start_us: float
     duration_us: float
     thread: str  # "pid/tid": spans nest only within one thread
+    args: dict = field(default_factory=dict, compare=False)  # the KEPT_ARGS it carries
 
     @property
     def end_us(self) -> float:
@@ -35,6 +41,8 @@ class ProfilerTrace:
     path: Path
     events: tuple[TraceEvent, ...]  # per thread, by start time, the enclosing span before what it holds
     unreadable: int  # events that were not readable spans (no name, no time, negative duration)
+    devices: dict = field(default_factory=dict)  # device id → name (deviceProperties)
+    rank: int | None = None  # distributedInfo.rank of a distributed run's trace
 
     def by_thread(self) -> dict[str, list[TraceEvent]]:
         threads: dict[str, list[TraceEvent]] = {}
@@ -64,15 +72,21 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
         else:
             events.append(event)
     events.sort(key=lambda event: (event.thread, event.start_us, -event.duration_us))
-    return ProfilerTrace(path, tuple(events), unreadable)
+    info = document if isinstance(document, dict) else {}
+    devices = {device["id"]: str(device.get("name") or "") for device in info.get("deviceProperties") or []
+               if isinstance(device, dict) and isinstance(device.get("id"), int)}
+    rank = (info.get("distributedInfo") or {}).get("rank") if isinstance(info.get("distributedInfo"), dict) else None
+    return ProfilerTrace(path, tuple(events), unreadable, devices, rank if type(rank) is int else None)
 
 
 def _event(item: dict) -> TraceEvent | None:
     name, start, duration = item.get("name"), item.get("ts"), item.get("dur")
     if not isinstance(name, str) or not _is_number(start) or not _is_number(duration) or duration < 0:
         return None
+    args = item.get("args")
+    kept = {key: args[key] for key in KEPT_ARGS if key in args} if isinstance(args, dict) else {}
     return TraceEvent(name, str(item.get("cat") or ""), float(start), float(duration),
-                      f"{item.get('pid', '')}/{item.get('tid', '')}")
+                      f"{item.get('pid', '')}/{item.get('tid', '')}", kept)
 
 
 def _is_number(value) -> bool:
@@ -89,3 +103,11 @@ def _gunzip(data: bytes, path: Path) -> bytes:
     if len(out) > MAX_TRACE_BYTES:
         raise UnsafeFile(f"{path}: more than {MAX_TRACE_BYTES >> 20} MB once decompressed (not read)")
     return out
+
+
+def looks_like_profiler_trace(path: Path) -> bool:
+    """A `.json[.gz]` file whose first bytes open a Chrome trace object (`traceEvents`)."""
+    if not path.is_file() or not path.name.endswith((".json", ".json.gz")):
+        return False
+    start = head(path)
+    return start.lstrip().startswith(b"{") and b'"traceEvents"' in start

@@ -19,6 +19,8 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
+from inspector.core.readers.profiler_trace import looks_like_profiler_trace, read_profiler_trace
+from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
 Progress = Callable[[int, int], None] | None
@@ -130,8 +132,18 @@ XLA_DUMP = InputKind("xla_dump", "an XLA dump (--xla_dump_to with --xla_dump_hlo
                      lambda source, progress: open_xla_dump(source.path), opens_session=False,
                      elsewhere="`compile-inspector summary` and `diff` read it, and the app opens it in the XLA tab")
 
+GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), and the app opens it in the GPU tab"
+TRITON_TRACE = InputKind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
+                         lambda path: Match(path, (path,)) if looks_like_tritonparse(path) else None,
+                         lambda source, progress: read_tritonparse(source.path), opens_session=False,
+                         elsewhere=GPU_FILES_ELSEWHERE)
+PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])",
+                           lambda path: Match(path, (path,)) if looks_like_profiler_trace(path) else None,
+                           lambda source, progress: read_profiler_trace(source.path), opens_session=False,
+                           elsewhere=GPU_FILES_ELSEWHERE)
+
 # The registry, in the order a path is tried: the first kind that matches opens it.
-KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP]
+KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE]
 
 
 def expected() -> str:

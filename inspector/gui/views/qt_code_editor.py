@@ -104,16 +104,28 @@ class QtCodeEditor(QPlainTextEdit):
         if line > self.blockCount() and self._rest:
             self._pending_line = line
             return
-        block = self.document().findBlockByNumber(max(0, line - 1))
-        cursor = QTextCursor(block)
-        self.setTextCursor(cursor)
-        self.centerCursor()
-        selection = QTextEdit.ExtraSelection()
+        self.tint_lines([line], colour, move_cursor=True)
+
+    def tint_lines(self, lines: list[int], colour: str = COLOURS["warning"], move_cursor: bool = False) -> None:
+        """Tint each 1-based line of `lines` (none: clear the tint) and scroll to the first — the
+        lines another pane's selected line maps to. The cursor stays where the user put it unless
+        `move_cursor`, so a click on a tinted line still reads as a click."""
         dark = self.palette().base().color().lightness() < 128
-        selection.format.setBackground(QColor(colour).darker(260) if dark else QColor(colour).lighter(170))
-        selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-        selection.cursor = cursor
-        self.setExtraSelections([selection])
+        selections = []
+        for line in lines:
+            block = self.document().findBlockByNumber(max(0, line - 1))
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(QColor(colour).darker(260) if dark else QColor(colour).lighter(170))
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        if selections and move_cursor:
+            self.setTextCursor(selections[0].cursor)
+            self.centerCursor()
+        elif selections:  # a plain text edit scrolls by lines
+            visible = max(1, self.viewport().height() // max(1, self.fontMetrics().lineSpacing()))
+            self.verticalScrollBar().setValue(max(0, lines[0] - 1 - visible // 2))
+        self.setExtraSelections(selections)
         self._format_visible()
 
     # --- lazy highlighting ----------------------------------------------------------------------

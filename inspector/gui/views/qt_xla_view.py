@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import (
-    QComboBox, QGraphicsScene, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QSplitter,
     QVBoxLayout, QWidget,
 )
 from PySide6.QtCore import Qt
@@ -21,6 +21,7 @@ from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+from inspector.gui.views.qt_tables import rows_table, table_item
 
 STAGES = ("after optimisation", "before optimisation")
 
@@ -38,11 +39,11 @@ class QtXlaView(QWidget):
         self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
                              "(File ▸ Open Folder or Log…).")
         self.header.setWordWrap(True)
-        self.modules = _table(("module", "platform", "ops before", "kernels after", "K", "fusions"))
+        self.modules = rows_table(("module", "platform", "ops before", "kernels after", "K", "fusions"))
         self.modules.currentCellChanged.connect(lambda row, *_: self._on_module_chosen(row))
-        self.kernels = _table(("kernel", "kind", "ops", "ops inside"))
+        self.kernels = rows_table(("kernel", "kind", "ops", "ops inside"))
         self.kernels.cellDoubleClicked.connect(self._on_kernel_activated)
-        self.families = _table(("op family", "torch.compile fused / alone", "XLA fused / alone", "verdict"))
+        self.families = rows_table(("op family", "torch.compile fused / alone", "XLA fused / alone", "verdict"))
         self.compare_label = QLabel("")
         self.compare_label.setWordWrap(True)
         self.stage = QComboBox()
@@ -97,7 +98,7 @@ class QtXlaView(QWidget):
             summary = summarize_module(module)
             for column, value in enumerate((module.label, module.platform or "", format_count(summary["ops_before"]),
                                             format_count(summary["kernels"]), format_ratio(summary["fusion_ratio"]), str(summary["fusions"]))):
-                self.modules.setItem(row, column, _item(value))
+                self.modules.setItem(row, column, table_item(value))
         main = dump.main_module
         self.modules.setCurrentCell(dump.modules.index(main) if main else -1, 0)
         self._compare()
@@ -111,7 +112,7 @@ class QtXlaView(QWidget):
         for index, kernel in enumerate(kernels):
             names = ", ".join(op.opcode for op in kernel.ops)
             for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)), names)):
-                self.kernels.setItem(index, column, _item(value))
+                self.kernels.setItem(index, column, table_item(value))
         self.expanded = set()
         self._show_graph()
         self._compare()
@@ -139,7 +140,7 @@ class QtXlaView(QWidget):
         for row, family in enumerate(result["families"]):
             for column, value in enumerate((family["family"], format_share(family["torch"]), format_share(family["xla"]),
                                             family["verdict"])):
-                self.families.setItem(row, column, _item(value))
+                self.families.setItem(row, column, table_item(value))
 
     # --- graph ----------------------------------------------------------------------------------
     def _show_graph(self) -> None:
@@ -187,24 +188,4 @@ class QtXlaView(QWidget):
             self.stage.setCurrentText(STAGES[0])  # redraws
         else:
             self._show_graph()
-
-
-def _item(text: str) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    item.setToolTip(text)  # columns cut long op lists and verdicts short
-    return item
-
-
-def _table(headers: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(list(headers))
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-    header = table.horizontalHeader()
-    for column in range(len(headers) - 1):
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)  # long op lists never widen the pane
-    table.setWordWrap(False)
-    table.verticalHeader().hide()
-    return table
 

@@ -1,0 +1,123 @@
+"""What `compile-inspector summary` (text and `--json`) and the app's GPU tab say about the GPU files
+of a run: a tritonparse trace (each kernel's IR stages, compile metadata, the torch.compile unit that
+compiled it, its launches and what varies between them) and a torch.profiler trace (GPU time per
+kernel, per kind and per compiled region, device idle time). JSON and text come from one dict each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.core.analysis.gpu_profile import gpu_profile
+from inspector.core.numbers import number, seconds
+from inspector.core.readers.profiler_trace import ProfilerTrace
+from inspector.core.readers.tritonparse_trace import TritonTrace
+
+TRITON_SCHEMA = "tritonparse-trace-summary/1"
+PROFILE_SCHEMA = "gpu-profile-summary/1"
+TOP = 15
+METADATA = ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")
+
+
+def summarize_triton(trace: TritonTrace) -> dict:
+    return {
+        "schema": TRITON_SCHEMA, "kind": "tritonparse_trace", "source": str(trace.path),
+        "kernels": [{"name": kernel.name, "hash": kernel.hash, "compile_id": kernel.compile_id,
+                     **{key: kernel.metadata.get(key) for key in METADATA},
+                     "stages": {stage: kernel.ir[stage].count("\n") + 1 for stage in kernel.stages},
+                     "python": {"file": kernel.python_file, "line": kernel.python_start_line},
+                     "mapped_stages": sorted(kernel.mappings),
+                     "launches": kernel.launches,
+                     "grids": [{"grid": list(grid) if isinstance(grid, tuple) else grid, "launches": n}
+                               for grid, n in kernel.grids.most_common()],
+                     "varying": kernel.varying}
+                    for kernel in trace.kernels],
+        "launches": trace.launches,
+        "unknown_events": dict(trace.unknown_events),
+        "problems": trace.problems.to_json(),
+    }
+
+
+def render_triton_text(summary: dict) -> str:
+    kernels = summary["kernels"]
+    lines = [f"tritonparse trace: {summary['source']}",
+             f"{len(kernels)} kernel compilation(s), {number(summary['launches'])} launch(es)", ""]
+    for kernel in kernels:
+        origin = f"torch.compile unit {kernel['compile_id']}" if kernel["compile_id"] else "not from torch.compile"
+        where = f"{Path(kernel['python']['file']).name}:{kernel['python']['line']}" if kernel["python"]["file"] else "?"
+        lines.append(f"{kernel['name']}  ({origin}; source {where}; hash {kernel['hash'][:12]})")
+        meta = ", ".join(f"{key} {kernel[key]}" for key in METADATA if kernel[key] is not None)
+        lines.append(f"  {meta}")
+        stages = ", ".join(f"{stage.upper()} {n} lines" for stage, n in kernel["stages"].items())
+        lines.append(f"  IR: {stages or 'none'}"
+                     + (f"; lines mapped for {', '.join(kernel['mapped_stages'])}" if kernel["mapped_stages"] else
+                        "; no source mappings (run tritonparse's parser on the trace to add them)"))
+        if kernel["launches"]:
+            grids = ", ".join(f"{entry['launches']}× {entry['grid']}" for entry in kernel["grids"][:4])
+            lines.append(f"  {number(kernel['launches'])} launch(es); grids: {grids}")
+        for name, how in kernel["varying"].items():
+            lines.append(f"  varies between launches: {name}: {how}")
+    lines += _problems(summary["problems"])
+    return "\n".join(lines)
+
+
+def summarize_profile(trace: ProfilerTrace) -> dict:
+    profile = gpu_profile(trace)
+    total = profile.total_gpu_us or 1.0
+    return {
+        "schema": PROFILE_SCHEMA, "kind": "profiler_trace", "source": str(trace.path), "rank": profile.rank,
+        "gpu_us": profile.total_gpu_us, "by_kind_us": profile.by_kind,
+        "devices": [{"device": device.device, "name": device.name, "busy_us": device.busy_us, "span_us": device.span_us,
+                     "idle_share": device.idle_share} for device in profile.devices],
+        "regions": [{"region": row.name, "calls": row.calls, "cpu_us": row.cpu_us, "gpu_us": row.gpu_us,
+                     "kernels": row.kernels, "gpu_us_per_call": row.gpu_us / row.calls if row.calls else None}
+                    for row in profile.regions],
+        "kernels": [{"name": row.name, "kind": row.kind, "count": row.count, "total_us": row.total_us,
+                     "mean_us": row.mean_us, "share": row.total_us / total, "kernel_file": row.kernel_file,
+                     "grid": row.grid} for row in profile.kernels],
+        "unlinked_gpu_events": profile.unlinked,
+        "unreadable_events": trace.unreadable,
+    }
+
+
+def render_profile_text(summary: dict) -> str:
+    rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
+    lines = [f"Profiler trace{rank}: {summary['source']}",
+             f"GPU time {microseconds(summary['gpu_us'])}: " + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
+                                                                 sorted(summary["by_kind_us"].items(), key=lambda i: -i[1]))]
+    for device in summary["devices"]:
+        lines.append(f"  device {device['device']} {device['name']}: busy {microseconds(device['busy_us'])} of "
+                     f"{microseconds(device['span_us'])} ({device['idle_share']:.0%} idle)")
+    if summary["regions"]:
+        lines += ["", "Compiled regions (GPU time of the kernels queued while each ran):",
+                  f"  {'region':<34} {'calls':>7} {'CPU':>10} {'GPU':>10} {'GPU/call':>10} {'kernels':>8}"]
+        for row in summary["regions"]:
+            per_call = microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—"
+            cpu = microseconds(row["cpu_us"]) if row["calls"] else "—"
+            lines.append(f"  {region_label(row['region'])[:34]:<34} {row['calls'] or '—':>7} {cpu:>10} "
+                         f"{microseconds(row['gpu_us']):>10} {per_call:>10} {row['kernels']:>8}")
+    lines += ["", f"Kernels by GPU time (top {min(TOP, len(summary['kernels']))} of {len(summary['kernels'])}):"]
+    for row in summary["kernels"][:TOP]:
+        source = f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""
+        lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} {row['name'][:70]}{source}")
+    if summary["unlinked_gpu_events"]:
+        lines.append(f"\n{summary['unlinked_gpu_events']} GPU event(s) carry no correlation to a runtime call: "
+                     f"counted in the totals, not in a region")
+    if summary["unreadable_events"]:
+        lines.append(f"{summary['unreadable_events']} event(s) could not be read (left out)")
+    return "\n".join(lines)
+
+
+def microseconds(value: float) -> str:
+    """A trace's µs as people read a duration (12.3 ms, 1.76 µs)."""
+    return seconds(value / 1e6)
+
+
+def region_label(name: str) -> str:
+    """"0/1" is a compile unit (a Torch-Compiled Region); CompiledFunction[Backward] stays as named."""
+    return f"compile unit {name}" if "/" in name else name
+
+
+def _problems(problems: dict) -> list[str]:
+    if not problems:
+        return []
+    return ["", "Could not read:"] + [f"  {entry['count']} {entry['meaning']}" for entry in problems.values()]

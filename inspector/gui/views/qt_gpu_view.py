@@ -1,0 +1,192 @@
+"""GPU view: the GPU files of a run, read without a GPU.
+
+- A tritonparse trace: its kernel compilations (the torch.compile unit each came from, launches,
+  warps, stages, shared memory); for the chosen one, its Python source beside one IR stage (TTIR,
+  TTGIR, LLIR, PTX, …). A click on a source line tints the IR lines it became; a click on an IR line
+  tints the source line it came from (the trace's source mappings).
+- A torch.profiler trace: GPU time per compiled region (calls, CPU, GPU, GPU per call) and per kernel,
+  device idle time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+
+from inspector.core.numbers import number
+from inspector.core.outputs.gpu_summary import microseconds, region_label, summarize_profile
+from inspector.core.readers.profiler_trace import ProfilerTrace
+from inspector.core.readers.sources import Source
+from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
+from inspector.gui.code_highlight import LazyHighlighter
+from inspector.gui.qt_background import run_in_background
+from inspector.gui.views.qt_code_editor import QtCodeEditor
+from inspector.gui.views.qt_tables import fill_rows, rows_table
+
+EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]) or a torch.profiler trace "
+         "(*.pt.trace.json[.gz]) with File ▸ Open.")
+
+
+class QtGpuView(QWidget):
+    def __init__(self):
+        super().__init__()
+        self.trace: TritonTrace | None = None
+        self.kernel: TritonKernel | None = None
+        self.profile: dict | None = None
+        self._syncing = False  # a tint set from the other pane must not tint back
+        self.header = QLabel(EMPTY)
+        self.header.setWordWrap(True)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self._triton_page())
+        self.pages.addWidget(self._profile_page())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.pages, 1)
+
+    def _triton_page(self) -> QWidget:
+        self.kernels = rows_table(("kernel", "torch.compile unit", "launches", "warps", "stages", "shared", "hash"))
+        self.kernels.currentCellChanged.connect(lambda row, *_: self._on_kernel_chosen(row))
+        self.kernel_info = QLabel("")
+        self.kernel_info.setWordWrap(True)
+        self.kernel_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.source = QtCodeEditor()
+        self.source.cursorPositionChanged.connect(self._on_source_line)
+        self.stage = QComboBox()
+        self.stage.currentTextChanged.connect(lambda _: self._show_ir())
+        self.ir = QtCodeEditor()
+        self.ir.cursorPositionChanged.connect(self._on_ir_line)
+        ir_pane = QWidget()
+        ir_layout = QVBoxLayout(ir_pane)
+        ir_layout.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("IR stage:"))
+        bar.addWidget(self.stage)
+        bar.addStretch(1)
+        ir_layout.addLayout(bar)
+        ir_layout.addWidget(self.ir, 1)
+        code = QSplitter(Qt.Orientation.Horizontal)
+        code.addWidget(self.source)
+        code.addWidget(ir_pane)
+        page = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.kernels, 1)
+        top_layout.addWidget(self.kernel_info)
+        page.addWidget(top)
+        page.addWidget(code)
+        page.setSizes([220, 500])
+        return page
+
+    def _profile_page(self) -> QWidget:
+        self.devices = QLabel("")
+        self.devices.setWordWrap(True)
+        self.regions = rows_table(("compiled region", "calls", "CPU", "GPU", "GPU per call", "kernels"))
+        self.profile_kernels = rows_table(("share", "GPU time", "count", "mean", "kind", "kernel (Inductor source, grid)"))
+        page = QSplitter(Qt.Orientation.Vertical)
+        head = QWidget()
+        head_layout = QVBoxLayout(head)
+        head_layout.setContentsMargins(0, 0, 0, 0)
+        head_layout.addWidget(self.devices)
+        head_layout.addWidget(self.regions, 1)
+        page.addWidget(head)
+        page.addWidget(self.profile_kernels)
+        page.setSizes([250, 450])
+        return page
+
+    # --- opening --------------------------------------------------------------------------------
+    def open(self, source: Source) -> None:
+        """Read the file off the UI thread, then show the page for its kind."""
+        self.header.setText(f"Opening {source.path}…")
+        run_in_background(source.open, self.show_document,
+                          lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
+
+    def show_document(self, document: TritonTrace | ProfilerTrace) -> None:
+        if isinstance(document, TritonTrace):
+            self.set_triton(document)
+        else:
+            self.set_profile(document)
+
+    def set_triton(self, trace: TritonTrace) -> None:
+        self.trace, self.kernel = trace, None
+        problems = "; ".join(trace.problems.describe())
+        self.header.setText(f"tritonparse trace {trace.path.name}: {len(trace.kernels)} kernel compilation(s), "
+                            f"{number(trace.launches)} launch(es)" + (f" — could not read: {problems}" if problems else ""))
+        fill_rows(self.kernels, [(kernel.name, kernel.compile_id or "—", number(kernel.launches),
+                                  str(kernel.metadata.get("num_warps", "")), str(kernel.metadata.get("num_stages", "")),
+                                  str(kernel.metadata.get("shared", "")), kernel.hash[:12]) for kernel in trace.kernels])
+        self.pages.setCurrentIndex(0)
+        self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
+
+    def set_profile(self, trace: ProfilerTrace) -> None:
+        self.profile = summary = summarize_profile(trace)
+        rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
+        self.header.setText(f"Profiler trace{rank} {trace.path.name}: GPU time {microseconds(summary['gpu_us'])} — "
+                            + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
+                                        sorted(summary["by_kind_us"].items(), key=lambda item: -item[1])))
+        self.devices.setText("   ".join(f"Device {d['device']} {d['name']}: busy {microseconds(d['busy_us'])} of "
+                                        f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle" for d in summary["devices"]))
+        fill_rows(self.regions, [(region_label(row["region"]), str(row["calls"] or "—"),
+                                  microseconds(row["cpu_us"]) if row["calls"] else "—", microseconds(row["gpu_us"]),
+                                  microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—",
+                                  number(row["kernels"])) for row in summary["regions"]])
+        fill_rows(self.profile_kernels, [
+            (f"{row['share']:.1%}", microseconds(row["total_us"]), number(row["count"]), microseconds(row["mean_us"]), row["kind"],
+             row["name"] + (f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""))
+            for row in summary["kernels"]])
+        self.pages.setCurrentIndex(1)
+
+    # --- a kernel's source and IR ---------------------------------------------------------------
+    def _on_kernel_chosen(self, row: int) -> None:
+        if self.trace is None or not 0 <= row < len(self.trace.kernels):
+            return
+        self.kernel = kernel = self.trace.kernels[row]
+        varying = "; ".join(f"{name}: {how}" for name, how in kernel.varying.items())
+        where = f"{kernel.python_file}:{kernel.python_start_line}" if kernel.python_file else "source not in the trace"
+        self.kernel_info.setText(
+            f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton {kernel.metadata.get('triton_version', '?')}, "
+            f"cache {'hit' if kernel.metadata.get('cache_hit') else 'miss'}"
+            + (f". Varies between launches: {varying}" if varying else "")
+            + ("" if kernel.mappings else ". No source mappings: run tritonparse's parser on the trace to link lines."))
+        self._syncing = True
+        self.source.show_text(kernel.python_code, LazyHighlighter.for_text(kernel.python_code, "python"))
+        self._syncing = False
+        self.stage.blockSignals(True)
+        previous = self.stage.currentText()
+        self.stage.clear()
+        self.stage.addItems([stage.upper() for stage in kernel.stages])
+        if previous in [stage.upper() for stage in kernel.stages]:
+            self.stage.setCurrentText(previous)
+        self.stage.blockSignals(False)
+        self._show_ir()
+
+    def _show_ir(self) -> None:
+        if self.kernel is None:
+            return
+        stage = self.stage.currentText().lower()
+        self._syncing = True
+        self.ir.show_text(self.kernel.ir.get(stage, ""), None)
+        self._syncing = False
+
+    def _on_source_line(self) -> None:
+        """The IR lines the clicked source line became."""
+        if self._syncing or self.kernel is None or self.kernel.python_start_line is None:
+            return
+        line = self.kernel.python_start_line + self.source.textCursor().blockNumber()
+        self._tint(self.ir, self.kernel.lines_for("python", line, self.stage.currentText().lower()))
+
+    def _on_ir_line(self) -> None:
+        """The source line the clicked IR line came from."""
+        if self._syncing or self.kernel is None or self.kernel.python_start_line is None:
+            return
+        line = self.ir.textCursor().blockNumber() + 1
+        python = self.kernel.lines_for(self.stage.currentText().lower(), line, "python")
+        self._tint(self.source, [value - self.kernel.python_start_line + 1 for value in python])
+
+    def _tint(self, editor: QtCodeEditor, lines: list[int]) -> None:
+        self._syncing = True
+        editor.tint_lines(lines)
+        self._syncing = False
+
