@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from inspector.core.model.fx_graph_text import FxGraph, FxNode
 
 FOLD_ABOVE = 300  # graphs with more nodes than this open with their groups folded
-_PARAM = re.compile(r"^l_(?:self|fn|args_\d+|kwargs_[a-z0-9]+)_(?:(?P<path>modules_.*?)_)?(?:parameters|buffers)_(?P<leaf>\w+?)_?$")
+# A parameter or buffer by its mangled name, `l_self_modules_h_modules_0_modules_attn_parameters_weight_`: read by
+# `_parameter_name` in one pass (the regex `^l_(…)_(?:(modules_.*?)_)?(?:parameters|buffers)_(\w+?)_?$` rescanned
+# the rest of the name for every "_" in it: quadratic).
+_PARAM_OWNER = re.compile(r"l_(?:self|fn|args_\d+|kwargs_[a-z0-9]+)_")
+_PARAM_KIND = re.compile(r"_(?=parameters_|buffers_)")
+_WORD_CHARS = re.compile(r"\w*")
 
 
 @dataclass
@@ -83,9 +88,9 @@ def _anchor_parameters(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> Non
         if node.name in paths:
             continue
         if node.op in ("placeholder", "get_attr"):
-            match = _PARAM.match(node.name)
+            match = _parameter_name(node.name)
             if match:
-                owned[node.name] = _module_path(match["path"] or "")
+                owned[node.name] = _module_path(match[0] or "")
         elif node.op == "call_module":
             paths[node.name] = module_path(node.target)
     for node in graph.nodes:
@@ -94,6 +99,41 @@ def _anchor_parameters(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> Non
         used = [owned[name] for name in node.inputs if name in owned]
         if used:
             paths[node.name] = _common(used)
+
+
+def _parameter_name(name: str) -> tuple[str | None, str] | None:
+    """(module path or None, leaf) of a parameter's or buffer's mangled name, as the regex
+    `^l_(?:self|fn|args_\\d+|kwargs_[a-z0-9]+)_(?:(modules_.*?)_)?(?:parameters|buffers)_(\\w+?)_?$` read them,
+    in time linear in the name: the path ends at the first `_parameters_` (or `_buffers_`) after which only
+    word characters follow; the leaf is those, less one "_" at the end."""
+    owner = _PARAM_OWNER.match(name)
+    if owner is None:
+        return None
+    end = len(name) - 1 if name.endswith("\n") else len(name)  # `$` stands before a final line break
+    words = end - len(_WORD_CHARS.match(name[:end][::-1]).group())  # where the word characters ending it begin
+
+    def leaf(start: int) -> str | None:
+        if not words <= start < end:
+            return None
+        return name[start:end - 1] if end - start >= 2 and name[end - 1] == "_" else name[start:end]
+
+    def after_kind(start: int) -> int:
+        return start + len("parameters_") if name.startswith("parameters_", start) else start + len("buffers_")
+
+    start = owner.end()
+    if name.startswith("modules_", start):
+        line_end = name.find("\n")
+        for kind in _PARAM_KIND.finditer(name, start + len("modules_")):
+            if 0 <= line_end < kind.start():
+                break
+            found = leaf(after_kind(kind.start() + 1))
+            if found is not None:
+                return name[start:kind.start()], found
+    elif name.startswith(("parameters_", "buffers_"), start):
+        found = leaf(after_kind(start))
+        if found is not None:
+            return None, found
+    return None
 
 
 def _interpolate(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -> None:
@@ -130,9 +170,9 @@ def _fold_inputs_into_users(graph: FxGraph, paths: dict[str, tuple[str, ...]]) -
         users = [paths[user] for user in graph.users(node.name) if user in paths and graph.node(user).op != "output"]
         paths[node.name] = _common(users) if users else ()
     for node in graph.nodes:  # parameters named after their module but read elsewhere stay with their name
-        match = _PARAM.match(node.name) if node.op in ("placeholder", "get_attr") else None
+        match = _parameter_name(node.name) if node.op in ("placeholder", "get_attr") else None
         if match:
-            paths[node.name] = _module_path(match["path"] or "")
+            paths[node.name] = _module_path(match[0] or "")
 
 
 def _align_to_reference(graph: FxGraph, reference: tuple[FxGraph, dict[str, tuple[str, ...]]],

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 
 _CLASS = re.compile(r"^(\s*)class\s+([^\s(]+)\s*\(.*\)\s*:\s*$")
 _DEF_FORWARD = re.compile(r"^(\s*)def\s+forward\s*\((.*)$")
-_SOURCE = re.compile(r"^#\s*File:\s*(?P<file>.+?):(?P<line>\d+)(?:\s+in\s+(?P<fn>[^,]+))?,\s*code:\s*(?P<code>.*)$")
+# `# File: /x/model.py:12 in forward, code: y = x + 1`, read by `_source_parts` in one pass (the regex
+# `^#\s*File:\s*(.+?):(\d+)(?:\s+in\s+([^,]+))?,\s*code:\s*(.*)$` rescanned the rest of the line for every
+# ":" in it: quadratic in a huge comment).
+_FILE_COMMENT = re.compile(r"#\s*File:")
+_SPACES = re.compile(r"\s*")
+_DIGITS = re.compile(r"\d+")
 _ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+)$')
 # A graph whose inputs come through a pytree spec (an exported program, AOTInductor's graphs) declares
 # them in its body, `arg4_1: "f32[s77, 16]"; `, then unpacks them: `arg4_1, = fx_pytree.tree_flatten_spec(…)`
@@ -216,10 +221,10 @@ class _GraphTextParser:
 
     @staticmethod
     def _source_comment(comment: str, previous: FxSource | None) -> FxSource | None:
-        match = _SOURCE.match(comment)
-        if match:
-            return FxSource(match["file"].strip(), int(match["line"]),
-                            match["fn"].strip() if match["fn"] else None, match["code"].strip())
+        parts = _source_parts(comment)
+        if parts:
+            file, line, function, code = parts
+            return FxSource(file.strip(), int(line), function.strip() if function else None, code.strip())
         if comment.startswith("# No stacktrace found"):
             return None
         return previous
@@ -320,6 +325,68 @@ def _dims(text: str) -> list[str]:
 def _depth(text: str) -> int:
     text = _STRING.sub("", text)
     return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
+def _source_parts(comment: str) -> tuple[str, str, str | None, str] | None:
+    """(file, line, function, code) of `# File: FILE:LINE[ in FUNCTION], code: CODE`, as the regex
+    `^#\\s*File:\\s*(.+?):(\\d+)(?:\\s+in\\s+([^,]+))?,\\s*code:\\s*(.*)$` read them, in time linear in the
+    comment: FILE ends at the first ":" followed by a number and a valid rest. The rest, after the number, is
+    ` in FUNCTION` up to the next "," (or nothing), then `, code: CODE`, CODE running to the end."""
+    head = _FILE_COMMENT.match(comment)
+    if head is None:
+        return None
+    size = len(comment)
+    end = size - 1 if comment.endswith("\n") else size  # `$` stands before a final line break
+    inner = comment.rfind("\n", 0, end)  # CODE begins after every other line break
+    commas = [size + 1, -1]  # (searched from, the first "," from there): the searches only move on
+    codes: dict[int, str | None] = {}
+
+    def code_after(comma: int) -> str | None:  # `,\s*code:\s*(.*)$` at `comma`
+        if comma not in codes:
+            label = _SPACES.match(comment, comma + 1).end()
+            start = _SPACES.match(comment, label + 5).end() if comment.startswith("code:", label) else -1
+            codes[comma] = comment[start:end] if start > inner else None
+        return codes[comma]
+
+    def rest_after(number_end: int) -> tuple[str | None, str] | None:
+        if comment.startswith(",", number_end):
+            code = code_after(number_end)
+            return None if code is None else (None, code)
+        word = _SPACES.match(comment, number_end).end()
+        if word == number_end or not comment.startswith("in", word):
+            return None
+        function = _SPACES.match(comment, word + 2).end()
+        if function == word + 2 or function >= size:
+            return None
+        if comment[function] == ",":  # all spaces up to the ",": the function is the last of them
+            if function - (word + 2) < 2:
+                return None
+            function, comma = function - 1, function
+        else:
+            searched, found = commas
+            if not (searched <= function and (found < 0 or function <= found)):
+                commas[:] = function, comment.find(",", function)
+            comma = commas[1]
+        code = None if comma < 0 else code_after(comma)
+        return None if code is None else (comment[function:comma], code)
+
+    def at_colon(file_start: int, colon: int) -> tuple[str, str, str | None, str] | None:
+        number = _DIGITS.match(comment, colon + 1)
+        rest = rest_after(number.end()) if number else None
+        return (comment[file_start:colon], number[0], *rest) if rest else None
+
+    spaces, file_start = head.end(), _SPACES.match(comment, head.end()).end()
+    line_end = comment.find("\n", file_start)
+    colon = comment.find(":", file_start + 1, size if line_end < 0 else line_end)
+    while colon >= 0:
+        found = at_colon(file_start, colon)
+        if found:
+            return found
+        colon = comment.find(":", colon + 1, size if line_end < 0 else line_end)
+    # The regex then gave a space back to FILE, which lets a ":" right after the spaces end it.
+    if file_start > spaces and comment[file_start - 1] != "\n" and comment.startswith(":", file_start):
+        return at_colon(file_start - 1, file_start)
+    return None
 
 
 def _strip_comment(text: str) -> str:

@@ -12,11 +12,16 @@ import re
 from dataclasses import dataclass, field
 
 _MODULE = re.compile(r"^HloModule\s+(?P<name>[^\s,]+)")
-_COMPUTATION = re.compile(r"^(?P<entry>ENTRY\s+)?%?(?P<name>[\w.\-]+)\s*(?:\(.*\))?\s*(?:->\s*.*)?\{\s*$")
+# A computation's header, `ENTRY %main (p: f32[4]) -> f32[4] {`. Matched only on a line that ends with "{" (else
+# `.*` in it backtracks over the rest of the line for every ")"), with one `\s*` after the name where
+# `\s*(?:\(.*\))?\s*` split a run of spaces between two: both quadratic in the line.
+_COMPUTATION = re.compile(r"^(?P<entry>ENTRY\s+)?%?(?P<name>[\w.\-]+)\s*(?:\(.*\)\s*)?(?:->\s*.*)?\{\s*$")
 _INSTRUCTION_HEAD = re.compile(r"^(?P<root>ROOT\s+)?%?(?P<name>[\w.\-]+)\s*=\s*")
 _OPCODE = re.compile(r"\s*(?P<opcode>[a-z][\w\-]*)\(")
 _OPERAND_NAME = re.compile(r"%([\w.\-]+)")
-_BARE_NAME = re.compile(r"([A-Za-z_][\w.\-]*)\s*$")
+# The name that ends an operand without "%" (`f32[4] x`): see `_bare_name`.
+_NAME_CHARS = re.compile(r"[\w.\-]*")
+_NAME_START = re.compile(r"[A-Za-z_]")
 # Every attribute the reader keeps, in one pattern so each instruction's attributes are scanned once.
 _ATTRIBUTE = re.compile(
     r"\b(?:(?P<multi>calls|branch_computations|called_computations)=\{(?P<names>[^}]*)\}"
@@ -137,7 +142,7 @@ def parse_hlo_module(text: str) -> HloModule:
         if row and table:
             tables.setdefault(table, {})[int(row["id"])] = row["value"]
             continue
-        opened = _COMPUTATION.match(stripped)
+        opened = _COMPUTATION.match(stripped) if stripped.endswith("{") else None
         if opened:
             current = HloComputation(opened["name"], bool(opened["entry"]), line_no=line_no)
             module.computations[current.name] = current
@@ -226,10 +231,20 @@ def _operand_names(text: str) -> list[str]:
         return _OPERAND_NAME.findall(text)
     names = []
     for part in _split_top_level(text):
-        match = _BARE_NAME.search(part.strip())
-        if match:
-            names.append(match.group(1))
+        name = _bare_name(part.strip())
+        if name:
+            names.append(name)
     return names
+
+
+def _bare_name(text: str) -> str | None:
+    """The name `([A-Za-z_][\\w.\\-]*)\\s*$` found in `text`, in time linear in it (that search runs to the end
+    of a long name from each of its characters): of the name characters that end the text, from the first
+    letter or "_" on."""
+    text = text.rstrip()
+    tail = len(_NAME_CHARS.match(text[::-1]).group())
+    start = _NAME_START.search(text, len(text) - tail)
+    return text[start.start():] if start else None
 
 
 def _split_top_level(text: str) -> list[str]:

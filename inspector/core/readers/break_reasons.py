@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 
 from inspector.core.readers import json_codec
 
-_BREAK_AT = re.compile(r"Graph break(?: \([^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
+# Where a break is: `Graph break[ (…)] in user code at FILE:LINE`, the line number last on its line. Found by
+# `_break_at`, a scan linear in the text (a regex with `(.+):(\d+)\s*$` backtracks over the whole line for every
+# "Graph break" on it: quadratic on a hostile log); `_LINE_TAIL` is what follows the last ":" of that line.
+_GRAPH_BREAK, _IN_USER_CODE = "Graph break", " in user code at "
+_LINE_TAIL = re.compile(r"(\d+)\s*")
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
 _EXPLANATION = re.compile(r"^\s*Explanation:\s*(?P<text>.*)$", re.M)
 _HINT = re.compile(r"^\s*Hint:\s*(?P<text>.*)$", re.M)
@@ -21,8 +25,10 @@ _DTYPE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' dtype mismatch\. expected 
 _RANK_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' rank mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
 _REQUIRES_GRAD = re.compile(r"tensor '(?P<name>.+?)' requires_grad mismatch\. expected requires_grad=(?P<expected>\S+)")
 _GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) in (?P<function>[\w<>.]+)")
-_ANY_COMMENT = re.compile(r"\s+#\s")
-_VALUE_GUARD = re.compile(r"^(?P<name>L\[.*?\]|G\[.*?\]|\S+) == (?P<expected>.+?)(?:\s+#.*)?$")
+# Where a guard's comments begin: a "#" between whitespace (`\s+#\s` matched the same "#" but rescanned a
+# whitespace run from each of its characters: quadratic).
+_ANY_COMMENT = re.compile(r"(?<=\s)#(?=\s)")
+_WORD = re.compile(r"\S+")
 
 
 @dataclass
@@ -40,9 +46,9 @@ class BreakText:
 def parse_break_reason(text: str) -> BreakText:
     """Read a ``dynamo_graph_break_reason`` artifact (or an older ``restart_reasons`` entry)."""
     parsed = BreakText()
-    at = _BREAK_AT.search(text)
+    at = _break_at(text)
     if at:
-        parsed.file, parsed.line = at["file"].strip(), int(at["line"])
+        parsed.file, parsed.line = at[0].strip(), int(at[1])
     reason = _REASON.search(text)
     parsed.reason = reason["reason"].strip() if reason else text.strip().split("\n", 1)[0][:300]
     if reason and parsed.reason.endswith(":"):
@@ -63,6 +69,47 @@ def parse_break_reason(text: str) -> BreakText:
                         for frame in _TRACE_FRAME.finditer(traceback[1])]
     parsed.kind = classify_break(parsed.reason + "\n" + parsed.explanation)
     return parsed
+
+
+def _break_at(text: str) -> tuple[str, str] | None:
+    """(file, line) of the first `Graph break[ (…)] in user code at FILE:LINE` whose line ends with the number
+    (whitespace after it allowed): what `Graph break(?: \\([^)]*\\))? in user code at (.+):(\\d+)\\s*$` (re.M)
+    found, in time linear in the text however many "Graph break" a line repeats.
+
+    FILE runs to the last ":" of its line. Every search for ")" or for a line's end starts where the one before
+    it started or later (two kinds of occurrence, each in text order), so each is answered from the last answer
+    or scans text no search of its kind scanned; each line's last ":" is looked up once."""
+    close = [len(text) + 1, -1]  # (searched from, first ")" from there)
+    ends = {False: [len(text) + 1, -1], True: [len(text) + 1, -1]}  # the same for "\n", per kind of occurrence
+    lines: dict[int, tuple[int, re.Match | None]] = {}  # line end → (its last ":", the number after it)
+    start = text.find(_GRAPH_BREAK)
+    while start >= 0:
+        at = start + len(_GRAPH_BREAK)
+        grouped = text.startswith(" (", at)  # `Graph break (user stack suppressed …) in user code at`
+        if grouped:
+            closing = _find_onward(text, ")", at + 2, close)
+            at = closing + 1 if closing >= 0 else -1
+        if at >= 0 and text.startswith(_IN_USER_CODE, at):
+            file_start = at + len(_IN_USER_CODE)
+            end = _find_onward(text, "\n", file_start, ends[grouped])
+            end = len(text) if end < 0 else end
+            if end not in lines:
+                colon = text.rfind(":", text.rfind("\n", 0, end) + 1, end)
+                lines[end] = colon, _LINE_TAIL.fullmatch(text, colon + 1, end) if colon >= 0 else None
+            colon, number = lines[end]
+            if number and colon > file_start:
+                return text[file_start:colon], number[1]
+        start = text.find(_GRAPH_BREAK, start + 1)
+    return None
+
+
+def _find_onward(text: str, char: str, position: int, last: list[int]) -> int:
+    """`text.find(char, position)`, reusing `last` (searched from, found) when the answer is the same."""
+    searched, found = last
+    if not (searched <= position and (found < 0 or position <= found)):
+        found = text.find(char, position)
+        last[:] = position, found
+    return found
 
 
 def classify_break(text: str) -> str:
@@ -192,7 +239,8 @@ class GuardComment:
 def split_guard_comment(guard: str) -> tuple[str, GuardComment | None]:
     """The guard without its trailing comments, and the comment when it names a user line."""
     comment = _GUARD_COMMENT.search(guard)
-    bare = _ANY_COMMENT.split(guard, 1)[0].strip()
+    first = _ANY_COMMENT.search(guard)
+    bare = (guard[:first.start()] if first else guard).strip()
     if comment is None:
         return bare, None
     return bare, GuardComment(comment["code"].strip(), comment["file"], int(comment["line"]), comment["function"])
@@ -208,11 +256,56 @@ def explain_guard(guard: str) -> str:
         match = pattern.search(guard)
         if match:
             return words.format(**match.groupdict())
-    value = _VALUE_GUARD.match(guard)
+    value = value_guard(guard)
     if value:
-        return f"{value['name']} is no longer {value['expected']} (a Python value the graph was specialised on)"
+        return f"{value[0]} is no longer {value[1]} (a Python value the graph was specialised on)"
     if "___check_obj_id" in guard or "ID_MATCH" in guard:
         return f"a different object than the one compiled for: {guard}"
     if "TYPE_MATCH" in guard or "___check_type_id" in guard:
         return f"a value of a different type than compiled for: {guard}"
     return guard
+
+
+def value_guard(guard: str) -> tuple[str, str] | None:
+    """(name, expected) of a guard on a Python value, `L['n'] == 3  # comment`: what
+    `^(L\\[.*?\\]|G\\[.*?\\]|\\S+) == (.+?)(?:\\s+#.*)?$` matched, in time linear in the guard (that regex
+    rescans a whitespace run from each of its characters, and the rest of the guard for each `] == `).
+
+    The name: the shortest `L[…]` (or `G[…]`) on the first line followed by " == ", else the first word when
+    " == " follows it. The value: what follows, on that line, up to the first whitespace before a "#" (the
+    comment), which on a guard of more lines must be the whitespace holding the last line break but a final one."""
+    line_end = guard.find("\n")
+    line_end = len(guard) if line_end < 0 else line_end
+    inner = guard.rfind("\n", 0, len(guard) - 1)  # the last line break that does not end the guard
+    for name_end in _value_names(guard, line_end):
+        start = name_end + len(" == ")
+        if start >= line_end:  # the value is one character or more, all on the first line
+            continue
+        if inner < 0:  # one line (and perhaps a final line break): the value ends where a comment begins
+            end = line_end
+            mark = guard.find("#", start + 2, end)
+            while mark >= 0 and not guard[mark - 1].isspace():
+                mark = guard.find("#", mark + 1, end)
+            if mark >= 0:
+                end = start + 1 + len(guard[start + 1:mark].rstrip())
+            return guard[:name_end], guard[start:end]
+        # Lines after the first: only a comment can end the guard, and only if its "#" ends the whitespace
+        # holding the last inner line break, the same whitespace reaching back to the first line.
+        space_start = len(guard[:inner].rstrip())
+        space_end = len(guard) - len(guard[inner:].lstrip())
+        if guard.startswith("#", space_end) and space_start <= line_end:
+            return guard[:name_end], guard[start:max(space_start, start + 1)]
+        return None
+    return None
+
+
+def _value_names(guard: str, line_end: int):
+    """Where the name of `value_guard` may end, in the order the regex tried them."""
+    if guard.startswith(("L[", "G[")):
+        found = guard.find("] == ", 2, line_end)
+        while found >= 0:
+            yield found + 1
+            found = guard.find("] == ", found + 1, line_end)
+    word = _WORD.match(guard)
+    if word and guard.startswith(" == ", word.end()):
+        yield word.end()
