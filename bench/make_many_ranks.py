@@ -4,13 +4,19 @@ Every clone is the template log (rank 3 of the public multi-rank corpus by defau
 `inductor_collective_schedule` artifact on its first compile, so the job has collectives to compare.
 Planted on chosen ranks, in the log text, with every changed payload's md5 fixed up:
 
-- recompiles: an extra recompile (the template's last compile copied under the next compile id)
+- recompiles: an extra recompile (the template's last compile copied under the next compile id), which
+  also makes the rank's whole-run cache-lookup sequence longer
 - graphs: a different Dynamo graph ([0/3]'s `sum` turned into `mean`)
 - cache: an FX-graph cache miss where the others hit ([0/2])
 - straggler: a slow compile (30 s added to [0/5], after the first collective)
 - collectives: the collective schedule in another order
 - late_collective: a slow first compile (30 s added to [0/0], which holds the first collective): the
   rank is both a compile-time straggler and late to its first collective
+- lacks_collective: the rank never compiled [0/0] (its records dropped): it misses a compile id, and its
+  whole-run sequences of collectives and cache lookups end early — the hang at the next collective
+- tensor_meta: Inductor's runtime/tensor-meta record of [0/1] (present on every rank) with another
+  input shape on two ranks
+- slow_graph: the same record estimating [0/1] five times slower
 
 Writes `planted.json` beside the logs: the findings the divergence report must contain, and no others.
 
@@ -41,7 +47,8 @@ _MD5 = re.compile(r'"has_payload": "([0-9a-f]{32})"')
 def planted_ranks(n: int) -> dict[str, list[int]]:
     """Which ranks carry which difference (the cache miss on two ranks, to show grouping)."""
     return {"recompiles": [n // 2], "graphs": [n // 4], "cache": [3, n - 3], "straggler": [n - 1],
-            "collectives": [n // 8 + 1], "late_collective": [n // 2 + 3]}
+            "collectives": [n // 8 + 1], "late_collective": [n // 2 + 3], "lacks_collective": [n // 2 - 5],
+            "tensor_meta": [n // 4 + 2, n // 4 + 4], "slow_graph": [n - 6]}
 
 
 def split_records(text: str) -> list[list[str]]:
@@ -75,12 +82,27 @@ def schedule_record(template_envelope: str, order: list[str]) -> list[str]:
     return with_payload(envelope, ["\t" + json.dumps(order) + "\n"])
 
 
+def runtime_meta_record(template_envelope: str, shape: list[int], runtime_ns: int) -> list[str]:
+    """Inductor's `inductor_runtime_and_tensor_meta` artifact of [0/1]: its ops with shapes and runtimes."""
+    prefix = template_envelope.split("] {", 1)[0].rsplit(" ", 1)[0]
+    envelope = (f'{prefix} torch/_inductor/debug.py:762] {{"artifact": {{"name": "inductor_runtime_and_tensor_meta", '
+                f'"encoding": "json"}}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0, '
+                f'"has_payload": "{"0" * 32}"}}\n')
+    ops = [{"name": "triton_poi_fused_add_0", "type": "fused", "estimated_runtime_ns": runtime_ns,
+            "inputs": [{"shape": shape, "dtype": "torch.float32", "stride": [shape[1], 1]}]},
+           {"name": "extern_kernels.mm", "type": "extern", "estimated_runtime_ns": 2 * runtime_ns,
+            "inputs": [{"shape": shape, "dtype": "torch.float32", "stride": [shape[1], 1]}]}]
+    return with_payload(envelope, ["\t" + json.dumps({"ops": ops}) + "\n"])
+
+
 def clone(records: list[list[str]], plants: set[str]) -> str:
     last = max(key for key in map(compile_key, records) if key)
     out: list[list[str]] = []
     extra: list[list[str]] = []
     for record in records:
         key = compile_key(record)
+        if key == (0, 0) and "lacks_collective" in plants:
+            continue
         envelope, payload = record[0], record[1:]
         if key == (0, 3) and "graphs" in plants and '"dynamo_output_graph"' in envelope:
             payload = [line.replace(".sum()", ".mean()").replace("sum_1", "mean_1") for line in payload]
@@ -96,6 +118,9 @@ def clone(records: list[list[str]], plants: set[str]) -> str:
         if key == (0, 0) and '"dynamo_output_graph"' in envelope:
             order = [SCHEDULE[1], SCHEDULE[0], SCHEDULE[2]] if "collectives" in plants else SCHEDULE
             out.append(schedule_record(envelope, order))
+        if key == (0, 1) and '"dynamo_output_graph"' in envelope:
+            out.append(runtime_meta_record(envelope, [8, 32] if "tensor_meta" in plants else [8, 16],
+                                           5000 if "slow_graph" in plants else 1000))
         if key == last and "recompiles" in plants:
             extra.append(_renumbered(record, last, (last[0], last[1] + 1)))
     return "".join(line for record in out + extra for line in record)
@@ -119,9 +144,12 @@ def _renumbered(record: list[str], old: tuple[int, int], new: tuple[int, int]) -
     return with_payload(envelope, payload) if payload else [envelope]
 
 
-# The findings each plant must produce, by kind of the report.
-FINDINGS = {"recompiles": ["recompiles"], "graphs": ["graphs"], "cache": ["cache"], "straggler": ["straggler"],
-            "collectives": ["collectives"], "late_collective": ["straggler", "straggler"]}
+# The findings each plant must produce, by kind of the report. An extra recompile also lengthens the
+# rank's whole-run sequence of cache lookups (the copied compile looked the FX graph up too).
+FINDINGS = {"recompiles": ["recompiles", "cache_pattern"], "graphs": ["graphs"], "cache": ["cache"], "straggler": ["straggler"],
+            "collectives": ["collectives"], "late_collective": ["straggler", "straggler"],
+            "lacks_collective": ["compile_ids", "collective_sequence", "cache_pattern"], "tensor_meta": ["tensor_meta"],
+            "slow_graph": ["runtime"]}
 
 
 def expected_findings(n: int) -> list[dict]:

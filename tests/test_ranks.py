@@ -81,14 +81,35 @@ def test_a_loaded_session_reports_the_same_with_node_level_graph_detail(planted_
     assert "added" in graph.message and "similarity" in graph.message  # sum → mean, from the graph matcher
 
 
+def test_whole_run_sequences_tensor_metadata_and_runtime_estimates_say_what_they_risk(planted_job):
+    """tlparse's multi-rank checks (collective sequence, cache pattern and tensor-meta divergence
+    groups, runtime deltas), each naming where the ranks part and what it risks."""
+    folder, _ = planted_job
+    report = rank_report(index_ranks(find_trace_logs(folder)))
+    by_kind = {(finding.kind, finding.ranks): finding for finding in report.findings}
+    lacking, meta, slow = RANKS // 2 - 5, (RANKS // 4 + 2, RANKS // 4 + 4), RANKS - 6
+    sequence = by_kind[("collective_sequence", (lacking,))]
+    assert sequence.compile_ids == ("[0/0]",)
+    assert "ends after 0 where the others go on to all_reduce_ in [0/0]" in sequence.message and "a hang" in sequence.message
+    assert "which this rank never compiled" in by_kind[("cache_pattern", (lacking,))].message
+    assert "only this rank compiled" in by_kind[("cache_pattern", (RANKS // 2,))].message
+    tensors = by_kind[("tensor_meta", meta)]  # both ranks with the other shape in one finding
+    assert tensors.compile_ids == ("[0/1]",) and "first at op 0 triton_poi_fused_add_0" in tensors.message
+    runtime = by_kind[("runtime", (slow,))]
+    assert "+400%" in runtime.message and "collectives after it wait" in runtime.message
+    assert not any(finding.kind == "tensor_meta" and slow in finding.ranks for finding in report.findings)
+
+
 def test_rank_lanes_mark_the_units_the_findings_name(planted_job):
     folder, _ = planted_job
     report = rank_report(index_ranks(find_trace_logs(folder)))
     lanes = rank_timeline(report)
-    assert lanes.lanes == [f"rank {rank}" for rank in range(RANKS)] and len(lanes.bars) == 7 * RANKS + 1
+    # one extra recompile, one rank that never compiled [0/0]
+    assert lanes.lanes == [f"rank {rank}" for rank in range(RANKS)] and len(lanes.bars) == 7 * RANKS + 1 - 1
     marked = sorted((lanes.lane_ranks[bar.lane], bar.compile_id) for bar in lanes.bars if bar.step == DIFFERS)
     assert marked == sorted([(RANKS // 2, "[0/7]"), (RANKS // 4, "[0/3]"), (3, "[0/2]"), (RANKS - 3, "[0/2]"),
-                             (RANKS // 8 + 1, "[0/0]")])
+                             (RANKS // 8 + 1, "[0/0]"), (RANKS // 4 + 2, "[0/1]"), (RANKS // 4 + 4, "[0/1]"),
+                             (RANKS - 6, "[0/1]")])
     longest = max(lanes.bars, key=lambda bar: bar.end_s - bar.start_s)  # a planted slow compile, 30 s over
     assert lanes.lane_ranks[longest.lane] in (RANKS // 2 + 3, RANKS - 1) and longest.end_s - longest.start_s > 30
 
@@ -113,14 +134,16 @@ def test_public_multi_rank_corpus_differences_found():
     assert (rows[1]["units"], rows[1]["recompiles"], rows[1]["cache_misses"]) == (15, 14, 10)
     assert (rows[3]["units"], rows[3]["recompiles"], rows[3]["cache_misses"], rows[3]["cache_hits"]) == (7, 6, 0, 14)
     messages = {(f["kind"], tuple(f["ranks"])): f["message"] for f in per_rank["divergence"]}
-    assert set(messages) == {("recompiles", (1,)), ("recompiles", (3,)), ("outcome", (1, 3))}
+    assert set(messages) == {("recompiles", (1,)), ("recompiles", (3,)), ("outcome", (1, 3)),
+                             ("cache_pattern", (1,)), ("cache_pattern", (3,))}  # as tlparse's cache divergence groups
+    assert "which compiled ok here and failed there" in messages[("cache_pattern", (1,))]
     assert "14 in all" in messages[("recompiles", (1,))] and "5 of them missed the cache" in messages[("recompiles", (1,))]
     assert "missed the cache" not in messages[("recompiles", (3,))]
     assert per_rank["groups"][0]["ranks"] == [0, 2]
     assert summary["ranks"] == [0, 1, 2, 3]  # the existing key is unchanged
     text = render_text(summary)
     assert "Compile time (all ranks together): 15.09 s" in text
-    assert "Rank divergence: 3 finding(s)" in text and "ranks 0, 2 agree" in text
+    assert "Rank divergence: 5 finding(s)" in text and "ranks 0, 2 agree" in text
 
 
 def test_missing_and_cut_off_logs_are_reported_not_fatal(planted_job, tmp_path):
@@ -300,7 +323,7 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
     assert view.phase == DETAILS and table.rowCount() == 4
     assert view.report.figures[view.selected_row()].rank == 0  # the row of the unit selected, not rank 2's
-    assert view.heading.text() == "4 ranks; 3 divergence finding(s)."
+    assert view.heading.text() == "4 ranks; 5 divergence finding(s)."
 
 
 def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, window, planted_job, held_details):

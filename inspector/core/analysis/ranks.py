@@ -41,6 +41,8 @@ STRAGGLER_MIN_SHARE = 0.5
 STRAGGLER_RULE = (f"more than median + max({STRAGGLER_K:g}·1.4826·MAD, {STRAGGLER_MIN_SHARE:g}·median, "
                   f"{STRAGGLER_MIN_S:g} s) over the ranks")
 COLLECTIVE_SCHEDULE = "inductor_collective_schedule"
+RUNTIME_AND_TENSOR_META = "inductor_runtime_and_tensor_meta"  # per graph: ops with shapes and estimated runtimes
+RUNTIME_SPREAD = 1.2  # a rank whose estimated runtime of a graph exceeds the median by this factor is named
 _COLLECTIVE_OP = re.compile(r"(?:_c10d_functional|c10d_functional|torch\.distributed|c10d)\.(\w+)")
 # Read problems that mean a rank's log is not whole.
 DAMAGE = ("truncated", "unreadable_file", "empty_file", "md5_mismatch", "bad_json")
@@ -57,6 +59,8 @@ class UnitPrint:
     guards: tuple[str, ...]  # the guard failures that caused this recompile
     cache: tuple[str, ...]  # "fx_graph hit", ... in log order
     collectives: tuple[str, ...]  # collective kernels in scheduled (or graph) order
+    tensor_meta: tuple[tuple[str, str], ...]  # per op of Inductor's runtime/tensor-meta record: (name, digest)
+    runtime_ns: float | None  # Inductor's estimated runtime of the graph (sum over its ops)
     compile_time_s: float | None
     start_s: float | None
     end_s: float | None
@@ -94,7 +98,8 @@ class RankFigures:
 class Finding:
     """One way some ranks differ from the rest."""
 
-    kind: str  # logs | compile_ids | recompiles | graphs | guards | cache | collectives | outcome | straggler
+    kind: str  # logs | compile_ids | recompiles | graphs | guards | cache | collectives | tensor_meta | outcome |
+    #            cache_pattern | collective_sequence | runtime | straggler
     ranks: tuple[int | None, ...]
     message: str
     compile_ids: tuple[str, ...] = ()
@@ -164,11 +169,13 @@ def _unit_print(unit: CompileUnit) -> UnitPrint:
     if start is None and unit.metric("start_time_us") is not None:
         start = unit.metric("start_time_us") / 1e6
     seconds = unit.metric("entire_frame_compile_time_s")
+    tensor_meta, runtime_ns = _tensor_meta(unit)
     return UnitPrint(
         compile_id=str(unit.compile_id), outcome=outcome, graph=fingerprint, graph_ops=ops,
         guards=tuple(guard.guard for guard in unit.recompile.failed_guards) if unit.recompile else (),
         cache=tuple(f"{event.cache} {event.outcome}" for event in unit.cache_events),
-        collectives=_collectives(unit, graph_text), compile_time_s=seconds, start_s=start,
+        collectives=_collectives(unit, graph_text), tensor_meta=tensor_meta, runtime_ns=runtime_ns,
+        compile_time_s=seconds, start_s=start,
         end_s=start + seconds if start is not None and seconds is not None else None)
 
 
@@ -196,6 +203,43 @@ def _collectives(unit: CompileUnit, graph_text: str) -> tuple[str, ...]:
             if isinstance(schedule, list):
                 return tuple(str(name) for name in schedule)
     return tuple(match.group(1) for match in _COLLECTIVE_OP.finditer(graph_text))
+
+
+def _tensor_meta(unit: CompileUnit) -> tuple[tuple[tuple[str, str], ...], float | None]:
+    """Inductor's per-graph record of its ops (shapes, dtypes, strides, estimated runtime), as one
+    digest per op of all but its runtime (compared across ranks like tlparse does, op by op so a
+    finding can name the op) and the graph's estimated runtime."""
+    for artifact in unit.artifacts:
+        if artifact.name != RUNTIME_AND_TENSOR_META:
+            continue
+        try:
+            record = json_codec.loads(artifact.text)
+        except ValueError:
+            return (), None
+        ops = record.get("ops") if isinstance(record, dict) else None
+        if not isinstance(ops, list):
+            return (), None
+        digests = tuple((str(op.get("name", "?")) if isinstance(op, dict) else "?",
+                         hashlib.blake2b(json_codec.dumps(_canonical(_without_runtime(op))), digest_size=8).hexdigest())
+                        for op in ops)
+        runtimes = [op.get("estimated_runtime_ns") for op in ops if isinstance(op, dict)]
+        numbers = [value for value in runtimes if isinstance(value, int | float) and not isinstance(value, bool)]
+        return digests, float(sum(numbers)) if numbers else None
+    return (), None
+
+
+def _without_runtime(op):
+    """An op's tensor metadata: its record without the runtime estimate (compared on its own)."""
+    return {key: value for key, value in op.items() if key != "estimated_runtime_ns"} if isinstance(op, dict) else op
+
+
+def _canonical(value):
+    """Key order fixed, so two ranks writing the same record digest alike."""
+    if isinstance(value, dict):
+        return {key: _canonical(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
 
 
 def _first_collective(prints: tuple[UnitPrint, ...]) -> float | None:
@@ -276,7 +320,10 @@ def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = Non
     findings: list[Finding] = []
     findings += _missing_and_damaged(figures, expected_ranks)
     findings += _compile_id_findings(figures)
-    findings += _unit_findings(figures, explain_graph)
+    unit_findings = _unit_findings(figures, explain_graph)
+    findings += unit_findings
+    findings += _whole_run_findings(figures, unit_findings)
+    findings += _runtime_findings(figures)
     findings += _straggler_findings(figures, "compile_time_s", "compile-time straggler", "compile time")
     findings += _straggler_findings(figures, "first_collective_s", "reaches its first collective late",
                                     "time to the first collective")
@@ -359,6 +406,8 @@ ASPECTS = {  # kind: (what is compared, how it reads)
     "guards": (lambda u: u.guards, "recompiled on other guards: {value}"),
     "cache": (lambda u: u.cache, "cache {value} (others: {reference})"),
     "collectives": (lambda u: u.collectives, "collective order {value} (others: {reference})"),
+    "tensor_meta": (lambda u: u.tensor_meta, "Inductor's tensor metadata differs ({value}): the ranks compiled "
+                                              "this graph for other shapes, dtypes or strides"),
 }
 
 
@@ -382,9 +431,13 @@ def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
             reference_rank = next(rank for rank, unit in units.items() if value_of(unit) == reference)
             for rank, unit in units.items():
                 value = value_of(unit)
-                if value == reference or (kind == "graphs" and (value is None or reference is None)):
-                    continue
-                message = template.format(value=_shown(value), reference=_shown(reference), ops=unit.graph_ops,
+                if value == reference or (kind in ("graphs", "tensor_meta") and not (value and reference)):
+                    continue  # a rank without the record cannot be compared on it
+                if kind == "tensor_meta":  # ops and digests: shown as the op where they part
+                    shown, reference_shown = _first_op_apart(value, reference), ""
+                else:
+                    shown, reference_shown = _shown(value), _shown(reference)
+                message = template.format(value=shown, reference=reference_shown, ops=unit.graph_ops,
                                           reference_ops=units[reference_rank].graph_ops)
                 if kind == "graphs" and explain_graph is not None:
                     detail = explain_graph(reference_rank, rank, compile_id)
@@ -393,6 +446,122 @@ def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
         findings += _grouped(kind, {rank: ("; ".join(f"{cid} {message}" for cid, message in items),
                                            tuple(cid for cid, _ in items)) for rank, items in differences.items()})
     return findings
+
+
+# Whole-run sequences: what a rank does from its first compile to its last, compared as tlparse's
+# multi-rank report does (one group per distinct sequence), beyond what the shared compile ids show.
+SEQUENCES = {  # kind: (the items of one unit, what a departure risks and what to do)
+    "collective_sequence": (
+        lambda unit: unit.collectives,
+        "collectives must match on every rank: the ranks that issue one the others do not wait for it — a hang (or "
+        "mismatched data) at that collective. Make every rank trace the same graphs: the same input shapes and "
+        "control flow on every rank (pad the last batch, no rank-dependent branches), or mark the dims that vary "
+        "dynamic so no rank alone recompiles into another graph."),
+    "cache_pattern": (
+        lambda unit: unit.cache,
+        "ranks that miss where others hit compile longer and reach the next collective late. Share the compile "
+        "caches (TORCHINDUCTOR_CACHE_DIR on a shared filesystem, or the remote cache) and warm them from one rank."),
+}
+
+
+def _whole_run_findings(figures: list[RankFigures], unit_findings: list[Finding]) -> list[Finding]:
+    """Per kind of sequence, every rank whose whole-run sequence departs from the majority's, with
+    the first point where it does — unless that point is a difference already reported for a compile
+    id both share (collective order or cache outcome of that unit)."""
+    findings = []
+    for kind, (items_of, advice) in SEQUENCES.items():
+        per_unit = {"collective_sequence": "collectives", "cache_pattern": "cache"}[kind]
+        reported = {(rank, cid) for finding in unit_findings if finding.kind == per_unit
+                    for rank in finding.ranks for cid in finding.compile_ids}
+        sequences = {f.rank: tuple((unit.compile_id, item) for unit in f.unit_prints for item in items_of(unit))
+                     for f in figures}
+        reference = _majority({rank: tuple(item for _, item in seq) for rank, seq in sequences.items()})
+        reference_rank = next(rank for rank, seq in sequences.items() if tuple(i for _, i in seq) == reference)
+        units = {f.rank: {unit.compile_id: unit for unit in f.unit_prints} for f in figures}
+        departures = {}
+        for rank, sequence in sequences.items():
+            items = tuple(item for _, item in sequence)
+            if items == reference:
+                continue
+            theirs = sequences[reference_rank]  # located by (compile id, item): a missing compile shows where it is
+            first = next((i for i, (a, b) in enumerate(zip(sequence, theirs)) if a != b), min(len(sequence), len(theirs)))
+            where = _departure_id(sequence, theirs, first, units[rank], units[reference_rank])
+            if (rank, where) in reported:
+                continue
+            cause = _cause(where, units[rank], units[reference_rank])
+            # a missing collective hangs the job whatever caused it; a cache difference that follows from
+            # another finding needs no advice of its own
+            message = _departure(kind, sequence, theirs, first) + (f" — {cause}" if cause else "") \
+                + (f": {advice}" if kind == "collective_sequence" or not cause else "")
+            departures[rank] = (message, (where,))
+        findings += _grouped(kind, departures)
+    return findings
+
+
+def _departure(kind: str, mine: tuple, theirs: tuple, first: int) -> str:
+    noun = "collectives" if kind == "collective_sequence" else "cache lookups"
+
+    def at(sequence, index):
+        cid, item = sequence[index]
+        return f"{_short_op(item)} in {cid}"
+    if first >= len(mine):
+        return (f"the whole-run sequence of {noun} ends after {first} where the others go on to {at(theirs, first)} "
+                f"({len(theirs) - first} more)")
+    if first >= len(theirs):
+        return f"the whole-run sequence of {noun} has {len(mine) - first} more than the others', from {at(mine, first)}"
+    return f"the whole-run sequence of {noun} departs at #{first + 1}: {at(mine, first)} where the others have {at(theirs, first)}"
+
+
+def _departure_id(mine: tuple, theirs: tuple, first: int, my_units: dict, their_units: dict) -> str:
+    """The compile id a departure is at: the one only one side has, if either, else this rank's."""
+    candidates = [sequence[first][0] for sequence in (mine, theirs) if first < len(sequence)]
+    for cid in candidates:
+        if (cid in my_units) != (cid in their_units):
+            return cid
+    return candidates[0]
+
+
+def _cause(compile_id: str, mine: dict[str, UnitPrint], theirs: dict[str, UnitPrint]) -> str:
+    """Why a sequence departs where it does, when another finding already says so."""
+    if compile_id not in theirs:
+        return f"it follows from {compile_id}, which only this rank compiled (see its compile ids)"
+    if compile_id not in mine:
+        return f"it follows from {compile_id}, which this rank never compiled (see its compile ids)"
+    if mine[compile_id].outcome != theirs[compile_id].outcome:
+        return f"it follows from {compile_id}, which compiled {mine[compile_id].outcome} here and {theirs[compile_id].outcome} there"
+    return ""
+
+
+def _runtime_findings(figures: list[RankFigures]) -> list[Finding]:
+    """Ranks whose graph Inductor estimates to run well above the other ranks' median (tlparse's
+    slowest/fastest deltas): every collective after that graph waits for them."""
+    by_id: dict[str, dict] = {}
+    for f in figures:
+        for unit in f.unit_prints:
+            if unit.runtime_ns is not None:
+                by_id.setdefault(unit.compile_id, {})[f.rank] = unit.runtime_ns
+    slow: dict[int | None, list] = {}
+    for compile_id in sorted(by_id, key=_id_order):
+        values = by_id[compile_id]
+        if len(values) < 2:
+            continue
+        median = statistics.median(values.values())
+        for rank, value in values.items():
+            if median > 0 and value > RUNTIME_SPREAD * median:
+                slow.setdefault(rank, []).append(
+                    (compile_id, f"{compile_id} estimated {value / 1e6:.3g} ms vs median {median / 1e6:.3g} ms "
+                                 f"(+{value / median - 1:.0%})"))
+    return _grouped("runtime", {rank: ("; ".join(text for _, text in items) + ": Inductor expects this rank's graph to "
+                                       "run slower; the collectives after it wait for it",
+                                       tuple(cid for cid, _ in items)) for rank, items in slow.items()})
+
+
+def _first_op_apart(ops: tuple[tuple[str, str], ...], reference: tuple[tuple[str, str], ...]) -> str:
+    """Where two ranks' per-op tensor metadata first part: the op, or how many ops each has."""
+    for index, (mine, theirs) in enumerate(zip(ops, reference)):
+        if mine != theirs:
+            return f"first at op {index} {mine[0]}" + (f" (others: {theirs[0]})" if theirs[0] != mine[0] else "")
+    return f"{len(ops)} ops, others {len(reference)}"
 
 
 def _shown(value) -> str:
