@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--json", action="store_true", help="print the versioned JSON summary")
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.add_argument("--markdown", action="store_true", help="print a Markdown summary for a pull-request comment")
+    summary.add_argument("--dask", metavar="ADDRESS",
+                         help="with a folder of rank logs: read them on the Dask cluster at ADDRESS (tcp://host:8786), "
+                              "one task per log where the logs lie, and print the job's rank overview "
+                              "(needs the dask extra)")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
@@ -468,6 +472,8 @@ def _summary(args) -> int:
     source = _detect(args.path)
     if source is None:
         return 2
+    if args.dask:
+        return _rank_overview_on_dask(args, source)
     if not source.kind.opens_session:
         return _summary_document(args, source)
     session = _open(source)
@@ -490,6 +496,42 @@ def _summary(args) -> int:
         _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",
               file=sys.stderr)
         return 3
+    return 0
+
+
+def _rank_overview_on_dask(args, source) -> int:
+    """`summary JOB --dask ADDRESS`: the per-rank figures and divergence report of a folder of rank
+    logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
+    a shared filesystem), only the small figures sent back."""
+    from inspector.core.analysis.ranks import index_ranks, rank_report
+    from inspector.core.outputs.summary import render_ranks
+    from inspector.core.readers.sources import RANK_LOGS
+
+    if source.kind is not RANK_LOGS:
+        _say(f"compile-inspector: --dask reads a folder of rank logs; {source.path} is {source.kind.expected}",
+             file=sys.stderr)
+        return 2
+    try:
+        from distributed import Client
+    except ImportError:
+        _say("compile-inspector: --dask needs Dask's distributed: pip install 'compile-inspector[dask]'", file=sys.stderr)
+        return 2
+    try:
+        client = Client(args.dask, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as error:
+        _say(f"compile-inspector: cannot reach the Dask scheduler at {args.dask}: {error}", file=sys.stderr)
+        return 2
+    with client:
+        workers = len(client.scheduler_info().get("workers", {}))
+        report = rank_report(index_ranks(source.files, client.get_executor()))
+    document = {"schema": "rank-overview/1", "source": str(source.path), "kind": source.kind.name,
+                "engine": {"dask": args.dask, "workers": workers}, "per_rank": report.to_json()}
+    if args.json:
+        _dump_json(document)
+    else:
+        _say(f"{source.path}: {len(report.figures)} rank log(s), read on the Dask cluster at {args.dask} "
+             f"({workers} worker{'s' if workers != 1 else ''})")
+        _say("\n".join(render_ranks(document["per_rank"])))
     return 0
 
 

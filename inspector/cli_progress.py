@@ -9,6 +9,7 @@ from typing import TextIO
 
 from inspector.capture.launcher import read_json, tail_progress
 from inspector.core.model.pipeline import pipeline_step
+from inspector.core.readers.session_format import MANIFEST
 
 
 class ProgressPrinter:
@@ -43,7 +44,7 @@ class ProgressPrinter:
         return None
 
     def finish(self, code: int | None) -> None:
-        manifest = read_json(self.session / "manifest.json") or {}
+        manifest = read_json(self.session / MANIFEST) or {}
         error = manifest.get("error")
         state = "complete" if manifest.get("complete") else "INCOMPLETE"
         if error:

@@ -65,6 +65,27 @@ def test_interval_and_three_states():
     assert bootstrap_interval(CLEARLY_FASTER) == bootstrap_interval(CLEARLY_FASTER)  # seeded: reproducible
 
 
+WIDELY_SLOWER = [(1e-3 * (1 + 0.01 * (i % 3)), c) for i, c in enumerate(
+    (2.5e-3, 24e-3, 3e-3, 22e-3, 2.8e-3, 25e-3, 4e-3, 23e-3, 2.6e-3, 21e-3, 3.5e-3, 24.5e-3))]
+
+
+def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_path):
+    """Issue 29: 'INCONCLUSIVE' although the whole interval lay below 1 — the direction is certain."""
+    slower = estimate(timed(WIDELY_SLOWER, QUIET))
+    assert slower.state == SLOWER and not slower.size_certain and slower.high < 1 and slower.high / slower.low > 3
+    assert "the direction is certain, the size is not" in slower.sentence()
+    low, high = 1 / slower.high, 1 / slower.low
+    assert slower.range_text() == f"{low:.2g}–{high:.2g}×"
+    folder = edited_copy(tmp_path, **timed(WIDELY_SLOWER, QUIET))
+    analysis = SessionAnalysis(open_session(folder))
+    assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in analysis.headline()
+    assert "INCONCLUSIVE" not in analysis.headline()
+    (problem,) = [problem for problem in analysis.problems if problem.kind.value == "slower"]
+    assert f"{low:.2g}–{high:.2g}× slower" in problem.title
+    summary = summarize(analysis)
+    assert summary["speedup"]["state"] == "slower" and summary["speedup"]["size_certain"] is False
+
+
 def test_a_busy_machine_makes_a_small_difference_inconclusive_and_says_so():
     quiet = estimate(timed(SLIGHTLY_FASTER, QUIET))
     busy = estimate(timed(SLIGHTLY_FASTER, BUSY))

@@ -26,7 +26,7 @@ from inspector.core.process_state import start_time
 from inspector.core.readers.session_format import ENTRIES as SESSION_ENTRIES
 from inspector.core.readers.session_format import FORMAT as SESSION_FORMAT
 from inspector.core.readers.session_format import FORMAT_VERSION as SESSION_FORMAT_VERSION
-from inspector.core.readers.session_format import LAUNCHER_ENV
+from inspector.core.readers.session_format import LAUNCHER_ENV, MANIFEST, PROGRESS, RESULTS, STDERR, STDOUT, TRACE_DIR
 RUNNER = Path(__file__).with_name("runner.py")
 EXIT_TIMEOUT = 124
 KILL_GRACE_S = 0.5
@@ -100,7 +100,7 @@ def clear_session(session: Path) -> None:
 
 
 def capture_env(session: Path, settings: CaptureSettings) -> dict[str, str]:
-    env = dict(os.environ, TORCH_TRACE=str(session / "trace"), INDUCTOR_PROVENANCE="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, TORCH_TRACE=str(session / TRACE_DIR), INDUCTOR_PROVENANCE="1", PYTHONUNBUFFERED="1")
     if settings.threads:
         env["OMP_NUM_THREADS"] = str(settings.threads)
     return env
@@ -108,7 +108,7 @@ def capture_env(session: Path, settings: CaptureSettings) -> dict[str, str]:
 
 def write_manifest(plan: CapturePlan, **fields) -> dict:
     """Write (or rewrite) manifest.json; fields given here override what is already there."""
-    path = plan.session / "manifest.json"
+    path = plan.session / MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -134,7 +134,7 @@ class CaptureProcess:
     def __init__(self, plan: CapturePlan):
         self.plan = plan
         plan.session.mkdir(parents=True, exist_ok=True)
-        (plan.session / "trace").mkdir(exist_ok=True)
+        (plan.session / TRACE_DIR).mkdir(exist_ok=True)
         self.started = time.time()
         self._clock = time.monotonic()  # the timeout's clock: immune to wall-clock changes
         self.mark = process_tree.new_mark()
@@ -145,8 +145,8 @@ class CaptureProcess:
         self.error: dict | None = None  # {kind, message} once the run has ended, if it failed
         launcher = {"pid": os.getpid(), "start": start_time(os.getpid()), "node": platform.node()}
         write_manifest(plan, started=self.started, complete=False, exit_status=None, launcher=launcher)
-        self._stdout = open(plan.session / "stdout.txt", "wb")
-        self._stderr = open(plan.session / "stderr.txt", "wb")
+        self._stdout = open(plan.session / STDOUT, "wb")
+        self._stderr = open(plan.session / STDERR, "wb")
         try:
             self.process = subprocess.Popen(plan.command, env={**plan.env, process_tree.MARK: self.mark,
                                                                 LAUNCHER_ENV: str(os.getpid())},
@@ -260,7 +260,7 @@ def finish_manifest(plan: CapturePlan, code: int, stopped_by: str | None) -> dic
 
 def reported_error(session: Path) -> dict | None:
     """The error the runner itself reported (results.json, else its last error event), if any."""
-    results = read_json(session / "results.json")
+    results = read_json(session / RESULTS)
     error = results.get("error") if isinstance(results, dict) else None
     if not isinstance(error, dict):
         error = last_error_event(session)
@@ -304,7 +304,7 @@ def read_progress(session: Path, offset: int = 0) -> list[dict]:
 def tail_progress(session: Path, offset: int = 0) -> tuple[list[dict], int]:
     """Complete progress events written since byte `offset`, and the offset to continue from."""
     try:
-        with open(session / "progress.jsonl", "rb") as handle:
+        with open(session / PROGRESS, "rb") as handle:
             handle.seek(offset)
             data = handle.read()
     except OSError:

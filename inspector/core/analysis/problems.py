@@ -170,7 +170,7 @@ def _run_problems(analysis: ProblemFacts) -> list[Problem]:
             causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
                 f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         problems.append(Problem(
-            ProblemKind.SLOWER, Severity.WARNING, f"Compiled is {1 / speedup.value:.1f}× slower than eager ({speedup.interval_text()})",
+            ProblemKind.SLOWER, Severity.WARNING, f"Compiled is {speedup.range_text()} slower than eager ({speedup.interval_text()})",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
     error = (session.manifest or {}).get("error")
     if error:

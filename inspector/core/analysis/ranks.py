@@ -42,6 +42,7 @@ STRAGGLER_RULE = (f"more than median + max({STRAGGLER_K:g}·1.4826·MAD, {STRAGG
                   f"{STRAGGLER_MIN_S:g} s) over the ranks")
 COLLECTIVE_SCHEDULE = "inductor_collective_schedule"
 RUNTIME_AND_TENSOR_META = "inductor_runtime_and_tensor_meta"  # per graph: ops with shapes and estimated runtimes
+EXECUTOR_BATCH = 8  # rank logs per task on a given executor
 RUNTIME_SPREAD = 1.2  # a rank whose estimated runtime of a graph exceeds the median by this factor is named
 _COLLECTIVE_OP = re.compile(r"(?:_c10d_functional|c10d_functional|torch\.distributed|c10d)\.(\w+)")
 # Read problems that mean a rank's log is not whole.
@@ -261,6 +262,10 @@ def _figures_of_log(path: Path) -> RankFigures:
     return rank_figures(rank)
 
 
+def _figures_of_logs(paths: list[Path]) -> list[RankFigures]:
+    return [_figures_of_log(path) for path in paths]
+
+
 def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
                 start_method: str | None = None) -> list[RankFigures]:
     """The figures of every rank log, one log per task on `executor` (a local process pool by
@@ -271,8 +276,9 @@ def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
     half-copied. Spawned workers import the caller's main module again, so a script calling this
     with "spawn" needs the `if __name__ == "__main__":` guard."""
     paths = list(paths)
-    if executor is not None:
-        return list(executor.map(_figures_of_log, paths))
+    if executor is not None:  # in batches: a cluster's per-task cost (~4 ms on Dask) would outweigh a small log
+        batches = [paths[start:start + EXECUTOR_BATCH] for start in range(0, len(paths), EXECUTOR_BATCH)]
+        return [figures for batch in executor.map(_figures_of_logs, batches) for figures in batch]
     if len(paths) < 4:
         return [_figures_of_log(path) for path in paths]
     workers = min(os.cpu_count() or 1, len(paths))

@@ -197,10 +197,13 @@ class SessionAnalysis:
             parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
         elif speedup.state == FASTER:
             calls = self.verdict.value("break_even")
-            parts.append(f"Compiled is {value:.2f}× faster than eager{interval}"
+            uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
+            parts.append(f"Compiled is {speedup.range_text()} faster than eager{interval}{uncertain}"
                          + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
         else:
-            parts.append(f"Compiled is {1 / value:.2f}× SLOWER than eager{interval}: compiling does not pay off here.")
+            uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
+            parts.append(f"Compiled is {speedup.range_text()} SLOWER than eager{interval}{uncertain}: "
+                         f"compiling does not pay off here.")
         if speedup.reason == OLDER_CAPTURE:
             parts.append("(No interval: older capture.)")
         if speedup.machine is not None and speedup.machine.busy:  # its figures are in speedup.sentence()

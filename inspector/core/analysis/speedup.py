@@ -1,6 +1,8 @@
 """Is compiled faster than eager, and how sure can we be? S = T_eager / T_compiled with a bootstrap
 interval over the capture's interleaved timing rounds, a three-state verdict (faster, slower,
-inconclusive) and the state of the machine while it was measured. One owner for these facts: the
+inconclusive) that keeps direction and size apart — a wide interval wholly on one side of 1 still
+says which way it goes, only its size is uncertain — and the state of the machine while it was
+measured. One owner for these facts: the
 summary, the dashboard, the HTML report, the run diff and the CI gate all read them from here."""
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ FASTER, SLOWER, INCONCLUSIVE, UNMEASURED = "faster", "slower", "inconclusive", "
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 MIN_ROUNDS = 4
-MAX_SPREAD = 3.0  # interval high / low beyond this: the rounds disagree too much to state a direction
+MAX_SPREAD = 3.0  # interval high / low beyond this: the rounds disagree too much to state a size
 BUSY_MARGIN = 1.25  # on a busy machine a direction needs the whole interval this far from 1
 BUSY_SHARE = 0.25  # others' use of the machine's cores that makes it busy
 OLDER_CAPTURE = "no interval: older capture (timed in separate blocks, not interleaved rounds)"
@@ -39,6 +41,7 @@ class Speedup:
     rounds: int
     reason: str  # why this state, in words
     machine: Machine | None
+    size_certain: bool = True  # False: the direction is certain, the interval too wide to state a size
 
     @property
     def has_interval(self) -> bool:
@@ -58,7 +61,7 @@ class Speedup:
         text = {FASTER: f"Compiled is faster: S = {self.interval_text()}",
                 SLOWER: f"Compiled is SLOWER: S = {self.interval_text()}",
                 INCONCLUSIVE: f"Speedup INCONCLUSIVE: S = {self.interval_text()}"}[self.state]
-        if self.state == INCONCLUSIVE or not self.has_interval:
+        if self.state == INCONCLUSIVE or not self.has_interval or not self.size_certain:
             text += f" — {self.reason}"
         if self.machine is not None and self.machine.busy:
             text += f". {self.machine.note[0].upper()}{self.machine.note[1:]}"
@@ -68,7 +71,18 @@ class Speedup:
         return {"state": self.state, "value": self.value, "low": self.low, "high": self.high,
                 "confidence": CONFIDENCE if self.has_interval else None, "rounds": self.rounds,
                 "reason": self.reason, "machine": self.machine.to_json() if self.machine else None,
-                "text": self.sentence()}
+                "size_certain": self.size_certain, "text": self.sentence()}
+
+    def range_text(self) -> str:
+        """How much faster or slower, as a range when the size is uncertain ("2.4–25×")."""
+        if self.value is None:
+            return ""
+        if self.state == SLOWER:
+            point, low, high = 1 / self.value, (1 / self.high if self.has_interval else None), \
+                (1 / self.low if self.has_interval else None)
+        else:
+            point, low, high = self.value, self.low, self.high
+        return f"{low:.2g}–{high:.2g}×" if not self.size_certain and low is not None else f"{point:.2f}×"
 
 
 def estimate(results: dict | None) -> Speedup:
@@ -108,14 +122,14 @@ def _from_rounds(rounds: list[tuple[float, float]], machine: Machine | None) -> 
     low, high = bootstrap_interval(rounds)
     busy = machine is not None and machine.busy
     if low <= 1 <= high:
-        state, reason = INCONCLUSIVE, "the interval spans 1: no measurable difference"
-    elif high / low > MAX_SPREAD:
-        state, reason = INCONCLUSIVE, f"the interval is too wide ({high / low:.1f}× from end to end)"
-    elif busy and low < BUSY_MARGIN and high > 1 / BUSY_MARGIN:
-        state, reason = INCONCLUSIVE, "the machine was busy and the difference is small"
-    else:
-        state = FASTER if low > 1 else SLOWER
-        reason = f"the whole {CONFIDENCE:.0%} interval is {'above' if low > 1 else 'below'} 1"
+        return Speedup(INCONCLUSIVE, value, low, high, n, "the interval spans 1: no measurable difference", machine)
+    if busy and low < BUSY_MARGIN and high > 1 / BUSY_MARGIN:
+        return Speedup(INCONCLUSIVE, value, low, high, n, "the machine was busy and the difference is small", machine)
+    state = FASTER if low > 1 else SLOWER
+    reason = f"the whole {CONFIDENCE:.0%} interval is {'above' if low > 1 else 'below'} 1"
+    if high / low > MAX_SPREAD:  # the direction holds; only the size is unknown
+        return Speedup(state, value, low, high, n, reason + f", but it is wide ({high / low:.1f}× from end to end): "
+                       "the direction is certain, the size is not", machine, size_certain=False)
     return Speedup(state, value, low, high, n, reason, machine)
 
 
@@ -174,5 +188,7 @@ def break_even_calls(speedup: Speedup, t_compile: float | None, t_eager: float |
         return None, f"not stated: the speedup is inconclusive ({speedup.reason})"
     if speedup.state == SLOWER or t_eager <= t_compiled:
         return None, "compiled is not faster: never pays off"
+    if not speedup.size_certain:
+        return None, f"not stated: compiled is faster, but by how much is uncertain ({speedup.range_text()})"
     return t_compile / (t_eager - t_compiled), ("measured run" if speedup.has_interval
                                                 else f"measured run; {OLDER_CAPTURE}")

@@ -32,6 +32,7 @@ from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers import json_codec
+from inspector.core.readers.session_format import MANIFEST, RESULTS
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 
 FORMAT = 3  # bump when the reader changes what it keeps of a record
@@ -277,7 +278,7 @@ def session_identity(session: Session) -> list | None:
         return None  # a capture still running, or left by a dead launcher: what it says changes with time
     files = [rank.log_path for rank in session.ranks if rank.log_path is not None]
     if session.kind == "capture":
-        files += [Path(session.source) / name for name in ("manifest.json", "results.json")
+        files += [Path(session.source) / name for name in (MANIFEST, RESULTS)
                   if (Path(session.source) / name).is_file()]
     identities = [_identity(Path(file)) for file in files]
     if not files or any(identity is None or not _settled(identity) for identity in identities):

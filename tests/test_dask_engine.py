@@ -1,0 +1,84 @@
+"""A job's rank overview read on a Dask cluster (issue 27): a real `distributed.LocalCluster` with
+workers in other processes reads each rank log where it lies and sends back only the figures; the
+report is the one the local process pool gives, and a scheduler that cannot be reached is one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from make_many_ranks import TEMPLATE, make_job  # noqa: E402
+
+from inspector.core.analysis.ranks import EXECUTOR_BATCH, index_ranks, rank_report  # noqa: E402
+from inspector.core.readers.torch_trace import rank_from_filename  # noqa: E402
+from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
+
+distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory) -> Path:
+    if not TEMPLATE.is_file():
+        pytest.skip("the public multi-rank corpus is not here")
+    folder = tmp_path_factory.mktemp("dask") / "job"
+    make_job(folder, 24)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_dashboard_address=None) as local:
+        yield local
+
+
+def cli(*args, timeout: float = 240) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    return done
+
+
+def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster):
+    done = cli("summary", job, "--dask", cluster.scheduler_address, "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["engine"] == {"dask": cluster.scheduler_address, "workers": 2}
+    local = json.loads(json.dumps(rank_report(index_ranks(find_trace_logs(job))).to_json()))
+    assert document["per_rank"] == local
+    kinds = {finding["kind"] for finding in document["per_rank"]["divergence"]}
+    assert {"collective_sequence", "tensor_meta", "recompiles", "straggler"} <= kinds
+    text = cli("summary", job, "--dask", cluster.scheduler_address).stdout
+    assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in text
+    assert "Rank divergence:" in text
+
+
+def test_the_workers_did_the_reading(job, cluster):
+    """Each log is read in a worker process, several logs to a task: the tasks ran on the cluster."""
+    logs = find_trace_logs(job)[:20]
+    with distributed.Client(cluster.scheduler_address) as client:
+        before = client.run(lambda dask_worker: dask_worker.state.executed_count)
+        figures = index_ranks(logs, client.get_executor())
+        after = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert [f.rank for f in figures] == [rank_from_filename(log) for log in logs]
+    assert sum(after.values()) - sum(before.values()) >= -(-len(logs) // EXECUTOR_BATCH)
+
+
+def test_an_unreachable_scheduler_is_one_line(job):
+    done = cli("summary", job, "--dask", "tcp://127.0.0.1:9", timeout=120)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "cannot reach the Dask scheduler" in done.stderr
+
+
+def test_dask_takes_only_a_folder_of_rank_logs(cluster):
+    done = cli("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask", cluster.scheduler_address)
+    assert done.returncode == 2 and "--dask reads a folder of rank logs" in done.stderr
