@@ -62,3 +62,11 @@ def test_bundled_example_session_opens(tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["complete"] and len(summary["break_sites"]) == 2
+
+
+def test_many_recompiles_are_folded_above_their_groups(corpus):
+    """A log with 14 recompiles lists five, says how many more, and leaves the rest to the groups."""
+    text = cli("summary", str(corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_1.log")).stdout
+    block = text.split("\nRecompiles: 14 (grouped by cause further down)\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(block) == 6 and block[-1] == "  … 9 more (every one in --json)"
+    assert "Recompiles by cause:" in text

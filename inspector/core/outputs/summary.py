@@ -16,6 +16,7 @@ from inspector.core.readers.break_reasons import is_frame_skip
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 3  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time
 TOP_KERNELS = 10
+RAW_RECOMPILES = 5  # recompiles listed one by one in the text before their groups by cause
 _RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
 
 
@@ -190,10 +191,13 @@ def render_text(summary: dict) -> str:
     lines.extend(render_not_breaks(summary))
     lines.extend(render_export_issues(summary["export_issues"]))
     add("")
-    add(f"Recompiles: {len(summary['recompiles'])}")
-    for recompile in summary["recompiles"]:
+    recompiles = summary["recompiles"]
+    add(f"Recompiles: {len(recompiles)}" + (" (grouped by cause further down)" if recompiles else ""))
+    for recompile in recompiles[:RAW_RECOMPILES]:
         first = recompile["failed_guards"][0]["plain"] if recompile["failed_guards"] else "reason not recorded"
         add(f"  {recompile['compile_id']} {recompile['function'] or ''}: {first}")
+    if len(recompiles) > RAW_RECOMPILES:
+        add(f"  … {len(recompiles) - RAW_RECOMPILES} more (every one in --json)")
     lines.extend(render_shapes(summary["shapes"]))
     timing = summary["compile_time"]
     add("")
@@ -315,6 +319,7 @@ def render_ranks(per_rank: dict | None) -> list[str]:
     if not per_rank:
         return []
     lines = ["", "Per rank (the figures above are all ranks together):",
+             "  (cache: lookups of every cache together — FX graph, AOTAutograd, …)",
              f"  {'rank':>6} {'units':>6} {'breaks':>6} {'recompiles':>10} {'cache hit':>9} {'miss':>5} "
              f"{'failed':>6} {'compile s':>10} {'1st collective s':>16}"]
     stragglers = {rank for finding in per_rank["divergence"] if finding["kind"] == "straggler" for rank in finding["ranks"]}
