@@ -4,14 +4,13 @@ its exact API, and the recompile limit past which Dynamo silently runs the frame
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.user_names import UserName, user_name
-from inspector.core.model.session import CompileUnit, Session
+from inspector.core.model.session import CompileUnit, Session, artifact_record
 from inspector.core.readers.break_reasons import split_guard_comment
 
 DEFAULT_RECOMPILE_LIMIT = 8
@@ -226,13 +225,8 @@ def _symbol_made(group: RecompileGroup, name: str) -> str | None:
         source, what = f"{source}.size()[{dim}]", f"`{name}` dim {dim}"
     for unit in group.units:
         for artifact in unit.artifacts:
-            if artifact.name != "create_symbol":
-                continue
-            try:
-                record = json.loads(artifact.text)
-            except ValueError:
-                continue
-            if record.get("source") == source and record.get("symbol"):
+            record = artifact_record(artifact) if artifact.name == "create_symbol" else None
+            if record is not None and record.get("source") == source and record.get("symbol"):
                 return f"The recompile {unit.compile_id} made {what} symbolic ({record['symbol']})"
     return None
 

@@ -6,11 +6,10 @@ text: the specialisation names the line (`if x.shape[0] == 4:`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-from inspector.core.model.session import CompileUnit, Session, SourceLocation
+from inspector.core.model.session import CompileUnit, Session, SourceLocation, artifact_record
 from inspector.core.readers.break_reasons import is_library_file
 
 SHAPE_RECORDS = {"create_symbol": "symbol", "create_unbacked_symbol": "unbacked", "guard_added": "guard",
@@ -55,11 +54,8 @@ def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
         kind = SHAPE_RECORDS.get(artifact.name)
         if kind is None:
             continue
-        try:
-            record = json.loads(artifact.text)
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
+        record = artifact_record(artifact)
+        if record is None:
             continue
         symbol = record.get("symbol")
         source = record.get("source") or next(iter(record.get("sources") or []), None)

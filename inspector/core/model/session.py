@@ -3,6 +3,7 @@ compile-stage spans and metrics. Plain objects, built once by `session_builder`,
 
 from __future__ import annotations
 
+import json
 import math
 
 from collections.abc import Callable
@@ -153,6 +154,29 @@ class TextArtifact:
     @property
     def text(self) -> str:
         return self.load_text()
+
+
+@dataclass
+class RecordArtifact(TextArtifact):
+    """A structured record (a symbolic-shape event, say) shown as JSON text, whose fields analyses
+    read directly: rendering hundreds of big records to text only to parse them again cost seconds."""
+
+    load_record: Callable[[], dict] = dict
+
+    @property
+    def record(self) -> dict:
+        return self.load_record()
+
+
+def artifact_record(artifact: TextArtifact) -> dict | None:
+    """The fields of a structured artifact (its JSON text parsed, for one that is only text)."""
+    if isinstance(artifact, RecordArtifact):
+        return artifact.record
+    try:
+        record = json.loads(artifact.text)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 @dataclass

@@ -20,7 +20,7 @@ from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, small_args
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
-    Recompile, Session, SourceLocation, TextArtifact,
+    RecordArtifact, Recompile, Session, SourceLocation, TextArtifact,
 )
 from inspector.core.readers import index_cache
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
@@ -250,14 +250,14 @@ def _on_chromium_event(builder: RankBuilder, record: TraceRecord) -> None:
 def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
     log = builder.log
 
-    def text() -> str:
+    def fields() -> dict:
         meta = log.full_meta(record)
         for key in ("stack", "user_stack"):
             if key in meta:
                 meta[key] = resolve_stack(meta[key], log.strings)
-        return json.dumps(meta, indent=1)
+        return meta
 
-    builder.keep(record, TextArtifact(record.kind, text, "json"))
+    builder.keep(record, RecordArtifact(record.kind, lambda: json.dumps(fields(), indent=1), "json", fields))
 
 
 def _on_export_issue(builder: RankBuilder, record: TraceRecord) -> None:
