@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from inspector.core.analysis import recompile_groups
 from inspector.core.analysis.recompile_groups import guarded_value
 from inspector.core.graphs import graph_hierarchy
 from inspector.core.graphs.graph_hierarchy import node_paths
@@ -19,7 +20,8 @@ from inspector.core.model import fx_graph_text, hlo_text
 from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource, parse_fx_graph
 from inspector.core.model.hlo_text import parse_hlo_module
 from inspector.core.readers import break_reasons
-from inspector.core.readers.break_reasons import explain_guard, parse_break_reason, split_guard_comment
+from inspector.core.readers.break_reasons import (GuardComment, explain_guard, parse_break_reason, parse_recompile_reasons,
+                                                   split_guard_comment)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -99,6 +101,16 @@ HOSTILE = {
     "hlo_computation_spaces": (parse_hlo_module, lambda n: "ENTRY %main" + " " * n + "x {", 1000),
     "hlo_bare_name": (parse_hlo_module, _hlo_bare_operand, 1000),
     "hierarchy_param": (node_paths, _graph_with_parameter, 100),
+    "guard_comment_marks": (split_guard_comment, lambda n: "x == 1 #" + " #" * n, 500),
+    # (not slow before, but a scan that rereads the whitespace before the second "#" per first "#" would be)
+    "guard_comment_lines": (split_guard_comment, lambda n: " #a\n" * n + "# f.py:1 in g", 500),
+    "tensor_guard_names": (explain_guard, lambda n: "tensor '" * n, 64),
+    "tensor_guard_tails": (explain_guard, lambda n: "tensor 'a' size mismatch at index 1. expected " * n + "1,", 64),
+    "recompile_tensor_names": (guarded_value, lambda n: "tensor '" * n, 64),
+    "recompile_property_tails": (guarded_value, lambda n: "tensor 'a' dtype mismatch. expected " * n + ",", 64),
+    "break_blank_lines": (parse_break_reason, lambda n: " \n" * n, 500),
+    "break_blank_traceback": (parse_break_reason, lambda n: "User code traceback:\n" + " \n" * n, 500),
+    "recompile_reason_spaces": (parse_recompile_reasons, lambda n: " " * n, 500),
 }
 
 
@@ -136,6 +148,48 @@ def test_a_value_guard_is_explained_and_grouped():
     assert split_guard_comment(guard)[0] == "L['n'] == 3"
     assert guarded_value("L['self'].training == False") == ("L['self'].training", "value", "False", None)
     assert guarded_value("len(L['xs']) == 4  # for x in xs  # m.py:5 in f") == ("len(L['xs'])", "value", "4", None)
+
+
+def test_a_guard_comment_names_the_user_line():
+    guard = "L['x'].size()[0] == 8  # y = x.view(-1)  # /x/model.py:12 in forward"
+    assert split_guard_comment(guard) == (
+        "L['x'].size()[0] == 8", GuardComment("y = x.view(-1)", "/x/model.py", 12, "forward"))
+    assert split_guard_comment("L['n'] == 3  # n = n + 1") == ("L['n'] == 3", None)
+    assert split_guard_comment("len(L['xs']) == 4  # for x in xs  # m.py:5 in <lambda>")[1].function == "<lambda>"
+
+
+def test_a_tensor_guard_is_explained_and_grouped():
+    size = "tensor 'L['x']' size mismatch at index 0. expected 8, actual 16  # y = x + 1  # m.py:3 in forward"
+    assert explain_guard(size) == "L['x'] changed size in dim 0: 8 → 16"
+    assert guarded_value(size) == ("L['x']", "size dim 0", "8", "16")
+    stride = "tensor 'L['x']' stride mismatch at index 1. expected 4, actual 1"
+    assert explain_guard(stride) == "L['x'] changed stride in dim 1: 4 → 1"
+    assert guarded_value(stride) == ("L['x']", "stride dim 1", "4", "1")
+    assert explain_guard("tensor 'x' dtype mismatch. expected Float, actual Half") == "x changed dtype: Float → Half"
+    assert explain_guard("tensor 'x' rank mismatch. expected 2, actual 3") == "x changed number of dims: 2 → 3"
+    grad = "tensor 'L['w']' requires_grad mismatch. expected requires_grad=1"
+    assert explain_guard(grad) == "L['w'] changed requires_grad (was 1)"
+    assert guarded_value(grad) == ("L['w']", "requires_grad", "requires_grad=1", None)
+    assert guarded_value("tensor 'x' device mismatch. expected cuda:0, actual cpu\n") == ("x", "device", "cuda:0", "cpu")
+    assert guarded_value("tensor 'x' dtype mismatch. expected Float") == ("x", "dtype", "Float", None)
+
+
+def test_a_break_reason_reads_past_blank_lines():
+    text = ("Graph break in user code at /x/model.py:12\n"
+            "Graph Break Reason: Data-dependent jump\n\n   \n"
+            "  Explanation: Dynamo does not support tracing dynamic control flow.\n \n"
+            "  Hint: Use `torch.cond`.\n\n\t\n  Hint: Move the branch out of the compiled code.\n\n"
+            "User code traceback:\n \n"
+            '  File "/x/model.py", line 3, in outer\n    return inner(x)\n\n'
+            '  File "/x/model.py", line 12, in inner\n    if x.sum() > 0:\n')
+    parsed = parse_break_reason(text)
+    assert parsed.explanation == "Dynamo does not support tracing dynamic control flow."
+    assert parsed.hints == ["Use `torch.cond`.", "Move the branch out of the compiled code."]
+    assert parsed.stack == [("/x/model.py", 3, "outer", "return inner(x)"), ("/x/model.py", 12, "inner", "if x.sum() > 0:")]
+    assert parsed.kind == "data_dependent"
+    reasons = "  - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16\n   -  !0/1: L['n'] == 3"
+    assert parse_recompile_reasons(reasons) == [("0/0", "tensor 'x' size mismatch at index 0. expected 8, actual 16"),
+                                                ("!0/1", "L['n'] == 3")]
 
 
 def test_an_fx_node_keeps_its_source_line():
@@ -213,3 +267,55 @@ def test_the_scans_read_as_the_regexes_did():
     for name in _texts(["l_", "self_", "args_1_", "kwargs_x9_", "_", "modules_", "parameters_", "buffers_", "w", "!",
                         "\n", "0"], most=9):
         assert graph_hierarchy._parameter_name(name) == _groups(_OLD_PARAM.match(name), "path", "leaf"), name
+
+
+_OLD_GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) in (?P<function>[\w<>.]+)")
+_OLD_TENSOR_GUARDS = {
+    "_SIZE_MISMATCH": r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), "
+                      r"actual (?P<actual>\S+)",
+    "_STRIDE_MISMATCH": r"tensor '(?P<name>.+?)' stride mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), "
+                        r"actual (?P<actual>\S+)",
+    "_DTYPE_MISMATCH": r"tensor '(?P<name>.+?)' dtype mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)",
+    "_RANK_MISMATCH": r"tensor '(?P<name>.+?)' rank mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)",
+    "_REQUIRES_GRAD": r"tensor '(?P<name>.+?)' requires_grad mismatch\. expected requires_grad=(?P<expected>\S+)",
+}
+_OLD_TENSOR = re.compile(r"tensor '(?P<name>.+?)' (?P<what>size|stride) mismatch at index (?P<dim>\d+)\. "
+                         r"expected (?P<expected>\S+), actual (?P<actual>\S+)")
+_OLD_TENSOR_PROPERTY = re.compile(r"tensor '(?P<name>.+?)' (?P<what>dtype|rank|device|requires_grad|dispatch key set)"
+                                  r" mismatch\. expected (?P<expected>[^,]+?)(?:, actual (?P<actual>.+?))?$")
+_OLD_LINE_STARTS = {"_EXPLANATION": r"^\s*Explanation:\s*(?P<text>.*)$", "_HINT": r"^\s*Hint:\s*(?P<text>.*)$",
+                    "_TRACE_FRAME": r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)'}
+_OLD_GUARD_LINE = re.compile(r"^\s*-?\s*(?P<against>!?\d+/\d+(?:/\d+)?):\s*(?P<guard>.+)$")
+
+
+def _found(match: re.Match | None):
+    return match.groupdict() if match else None
+
+
+def test_the_tensor_and_comment_scans_read_as_the_regexes_did():
+    for guard in _texts([" ", "#", "\n", "\t", "\r", "x", ":", "1", " in ", "f", "a.py", " # ", "# ", ":1 in f", "<"]):
+        found = _OLD_GUARD_COMMENT.search(guard)
+        assert break_reasons._guard_comment(guard) == _groups(found, "code", "file", "line", "function"), guard
+    for guard in _texts(["tensor '", "tensor 'a", "'", "x", " ", "\n", "1", ",", ". expected ", ", actual ", "L['x']",
+                         "' size mismatch at index ", "' stride mismatch at index ", "' dtype mismatch. expected ",
+                         "' rank mismatch. expected ", "' requires_grad mismatch. expected requires_grad=",
+                         "' device mismatch. expected ", "' dispatch key set mismatch. expected "], count=6000, most=10):
+        for name, old in _OLD_TENSOR_GUARDS.items():
+            found = break_reasons.tensor_mismatch(guard, *getattr(break_reasons, name))
+            assert _found(re.search(old, guard)) == (
+                {"name": found[0], **found[2].groupdict()} if found else None), (name, guard)
+        found = break_reasons.tensor_mismatch(guard, *recompile_groups._TENSOR)
+        assert _found(_OLD_TENSOR.search(guard)) == (
+            {"name": found[0], "what": found[1]["what"], **found[2].groupdict()} if found else None), guard
+        found = break_reasons.tensor_mismatch(guard, recompile_groups._TENSOR_PROPERTY,
+                                              recompile_groups._property_tail(guard))
+        assert _groups(_OLD_TENSOR_PROPERTY.search(guard), "name", "what", "expected", "actual") == (
+            (found[0], found[1]["what"], *found[2]) if found else None), guard
+    for text in _texts(["Explanation:", "Hint:", " ", "\n", "\t", "\r", "x", 'File "', "a.py", '", line ', "1", ", in ",
+                        "f"]):
+        for name, old in _OLD_LINE_STARTS.items():
+            new = getattr(break_reasons, name)
+            assert [m.groupdict() for m in re.finditer(old, text, re.M)] == [
+                m.groupdict() for m in new.finditer(text)], (name, text)
+    for line in _texts([" ", "-", "\t", "1", "/", "!", ":", "x"], most=10):
+        assert _found(_OLD_GUARD_LINE.match(line)) == _found(break_reasons._GUARD_LINE.match(line)), line

@@ -14,17 +14,32 @@ from inspector.core.readers import json_codec
 _GRAPH_BREAK, _IN_USER_CODE = "Graph break", " in user code at "
 _LINE_TAIL = re.compile(r"(\d+)\s*")
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
-_EXPLANATION = re.compile(r"^\s*Explanation:\s*(?P<text>.*)$", re.M)
-_HINT = re.compile(r"^\s*Hint:\s*(?P<text>.*)$", re.M)
-_TRACE_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)', re.M)
-_GUARD_LINE = re.compile(r"^\s*-?\s*(?P<against>!?\d+/\d+(?:/\d+)?):\s*(?P<guard>.+)$")
+# `[^\S\n]*`, not `\s*`, after `^` (re.M): the same "Explanation:" is found (whitespace reaching back to a line
+# start), but a run of blank lines is no longer rescanned from each of its line starts (quadratic).
+_EXPLANATION = re.compile(r"^[^\S\n]*Explanation:\s*(?P<text>.*)$", re.M)
+_HINT = re.compile(r"^[^\S\n]*Hint:\s*(?P<text>.*)$", re.M)
+_TRACE_FRAME = re.compile(r'^[^\S\n]*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)',
+                          re.M)
+# `\s*(?:-\s*)?`, not `\s*-?\s*`: the same text, without splitting a whitespace run between two `\s*` every way.
+_GUARD_LINE = re.compile(r"^\s*(?:-\s*)?(?P<against>!?\d+/\d+(?:/\d+)?):\s*(?P<guard>.+)$")
 
-_SIZE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_STRIDE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' stride mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_DTYPE_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' dtype mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_RANK_MISMATCH = re.compile(r"tensor '(?P<name>.+?)' rank mismatch\. expected (?P<expected>\S+), actual (?P<actual>\S+)")
-_REQUIRES_GRAD = re.compile(r"tensor '(?P<name>.+?)' requires_grad mismatch\. expected requires_grad=(?P<expected>\S+)")
-_GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) in (?P<function>[\w<>.]+)")
+# A tensor guard's words, `tensor 'NAME' size mismatch at index 0. expected 8, actual 16`: found by
+# `tensor_mismatch`, linear in the guard (a regex `tensor '(.+?)' size mismatch…` rescans the rest of the line from
+# every "tensor '"): the text after NAME (the mark), then what the mark is followed by (the tail).
+_TENSOR_START = "tensor '"
+_SIZE_MISMATCH = (re.compile(r"' size mismatch at index "),
+                  re.compile(r"(?P<dim>\d+)\. expected (?P<expected>\S+), actual (?P<actual>\S+)").match)
+_STRIDE_MISMATCH = (re.compile(r"' stride mismatch at index "), _SIZE_MISMATCH[1])
+_DTYPE_MISMATCH = (re.compile(r"' dtype mismatch\. expected "),
+                   re.compile(r"(?P<expected>\S+), actual (?P<actual>\S+)").match)
+_RANK_MISMATCH = (re.compile(r"' rank mismatch\. expected "), _DTYPE_MISMATCH[1])
+_REQUIRES_GRAD = (re.compile(r"' requires_grad mismatch\. expected requires_grad="),
+                  re.compile(r"(?P<expected>\S+)").match)
+# The comment torch appends to a guard, `  # code  # FILE:LINE in FUNCTION`: found by `_guard_comment`, what
+# `\s#\s*(\S.*?)\s+#\s*([^\s#][^#]*?):(\d+) in ([\w<>.]+)` found, in time linear in the guard.
+_COMMENT_MARK = re.compile(r"(?<=\s)#")
+_NON_SPACE = re.compile(r"\S")
+_COMMENT_PLACE = re.compile(r":(?P<line>\d+) in (?P<function>[\w<>.]+)")
 # Where a guard's comments begin: a "#" between whitespace (`\s+#\s` matched the same "#" but rescanned a
 # whitespace run from each of its characters: quadratic).
 _ANY_COMMENT = re.compile(r"(?<=\s)#(?=\s)")
@@ -238,24 +253,102 @@ class GuardComment:
 
 def split_guard_comment(guard: str) -> tuple[str, GuardComment | None]:
     """The guard without its trailing comments, and the comment when it names a user line."""
-    comment = _GUARD_COMMENT.search(guard)
+    comment = _guard_comment(guard)
     first = _ANY_COMMENT.search(guard)
     bare = (guard[:first.start()] if first else guard).strip()
     if comment is None:
         return bare, None
-    return bare, GuardComment(comment["code"].strip(), comment["file"], int(comment["line"]), comment["function"])
+    code, file, line, function = comment
+    return bare, GuardComment(code.strip(), file, int(line), function)
+
+
+def _guard_comment(guard: str) -> tuple[str, str, str, str] | None:
+    """(code, file, line, function) of `  # code  # FILE:LINE in FUNCTION` in a guard: what
+    `\\s#\\s*(\\S.*?)\\s+#\\s*([^\\s#][^#]*?):(\\d+) in ([\\w<>.]+)` found (that regex rescans the rest of the
+    guard for each "#" and each end of the code: quadratic or worse), in time linear in the guard.
+
+    Both "#" follow whitespace. The code runs from the first non-space after the first "#" to the whitespace
+    before the second, on one line; the second is the first "#" after the code that a place follows
+    (`FILE:LINE in FUNCTION`, FILE without "#"), which depends on that "#" alone, so is read once per "#"."""
+    marks = [found.start() for found in _COMMENT_MARK.finditer(guard)]
+    places: dict[int, tuple[str, str, str] | None] = {}
+    line_end = [len(guard) + 1, -1]
+    ended = [-1, -1]  # the last mark, where the whitespace before it begins
+    second = 0  # the first mark that may end the code of this first mark or of any later one
+    for first in marks:
+        code = _NON_SPACE.search(guard, first + 1)
+        if code is None:
+            return None
+        start = code.start()
+        while second < len(marks) and (marks[second] < start + 2 or _comment_place(guard, marks[second], places) is None):
+            second += 1
+        if second == len(marks):
+            return None
+        mark = marks[second]
+        if mark != ended[0]:  # the code ends where the whitespace before the mark begins
+            end = mark - 1
+            while end > start and guard[end - 1].isspace():
+                end -= 1
+            ended[:] = mark, end
+        end = ended[1]
+        newline = _find_onward(guard, "\n", start, line_end)
+        if newline < 0 or end <= newline:
+            return (guard[start:end], *places[mark])
+    return None
+
+
+def _comment_place(guard: str, mark: int, places: dict) -> tuple[str, str, str] | None:
+    """(file, line, function) of `\\s*([^\\s#][^#]*?):(\\d+) in ([\\w<>.]+)` after the "#" at `mark`: the file up
+    to the first ":" (before the next "#") that the line and function follow."""
+    if mark not in places:
+        places[mark] = None
+        start = _NON_SPACE.search(guard, mark + 1)
+        if start is not None and guard[start.start()] != "#":
+            start = start.start()
+            stop = guard.find("#", start + 1)
+            stop = len(guard) if stop < 0 else stop
+            colon = guard.find(":", start + 1, stop)
+            while colon >= 0:
+                place = _COMMENT_PLACE.match(guard, colon)
+                if place:
+                    places[mark] = guard[start:colon], place["line"], place["function"]
+                    break
+                colon = guard.find(":", colon + 1, stop)
+    return places[mark]
+
+
+def tensor_mismatch(guard: str, mark: re.Pattern, tail):
+    """(name, mark, tail) of the first `tensor 'NAME'MARKTAIL` in a guard, NAME as short as it can be: what
+    `tensor '(?P<name>.+?)'MARKTAIL` found (MARK, e.g. `' size mismatch at index `, a pattern matching one "'"
+    followed by fixed words; TAIL, `tail(guard, position)`, what follows it), in time linear in the guard.
+
+    NAME is one character or more, on one line: the first "tensor '" of the line of the first mark whose tail
+    follows and which that "tensor '" comes before. Each line's first "tensor '" is looked up once."""
+    line_end, start = -1, -1
+    for found in mark.finditer(guard):
+        at = found.start()
+        if at > line_end:
+            line_start = guard.rfind("\n", 0, at) + 1
+            line_end = guard.find("\n", at)
+            line_end = len(guard) if line_end < 0 else line_end
+            start = guard.find(_TENSOR_START, line_start, line_end)
+        if 0 <= start and start + len(_TENSOR_START) < at:
+            rest = tail(guard, found.end())
+            if rest:
+                return guard[start + len(_TENSOR_START):at], found, rest
+    return None
 
 
 def explain_guard(guard: str) -> str:
     """A failed guard in plain words ('x changed size in dim 0: 8 → 16')."""
-    for pattern, words in ((_SIZE_MISMATCH, "{name} changed size in dim {dim}: {expected} → {actual}"),
-                           (_STRIDE_MISMATCH, "{name} changed stride in dim {dim}: {expected} → {actual}"),
-                           (_DTYPE_MISMATCH, "{name} changed dtype: {expected} → {actual}"),
-                           (_RANK_MISMATCH, "{name} changed number of dims: {expected} → {actual}"),
-                           (_REQUIRES_GRAD, "{name} changed requires_grad (was {expected})")):
-        match = pattern.search(guard)
-        if match:
-            return words.format(**match.groupdict())
+    for (mark, tail), words in ((_SIZE_MISMATCH, "{name} changed size in dim {dim}: {expected} → {actual}"),
+                                (_STRIDE_MISMATCH, "{name} changed stride in dim {dim}: {expected} → {actual}"),
+                                (_DTYPE_MISMATCH, "{name} changed dtype: {expected} → {actual}"),
+                                (_RANK_MISMATCH, "{name} changed number of dims: {expected} → {actual}"),
+                                (_REQUIRES_GRAD, "{name} changed requires_grad (was {expected})")):
+        found = tensor_mismatch(guard, mark, tail)
+        if found:
+            return words.format(name=found[0], **found[2].groupdict())
     value = value_guard(guard)
     if value:
         return f"{value[0]} is no longer {value[1]} (a Python value the graph was specialised on)"
