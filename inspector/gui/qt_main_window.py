@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
     QWidget,
@@ -50,6 +50,8 @@ from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
+DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
+SCREEN_SHARE = 0.9  # else this share of the screen's free area (inside panels and docks)
 LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
             "Graph": "The selected unit's FX graph at any stage, folded into modules",
@@ -66,7 +68,6 @@ class QtMainWindow(QMainWindow):
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
         self.setWindowTitle("torch.compile Inspector")
-        self.resize(1400, 900)
         self.setAcceptDrops(True)
         # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
         self.setStyleSheet("QPushButton { padding: 3px 10px; }")
@@ -112,6 +113,7 @@ class QtMainWindow(QMainWindow):
             self.dock(name).setTitleBarWidget(QWidget())
         self.dock("Problems").raise_()
         self._build_view_menu()
+        self._fit_screen()
         self._default_sizes()
         self.dock("Compile stages").hide()  # shown when a capture starts
         self._restore_layout()
@@ -209,11 +211,33 @@ class QtMainWindow(QMainWindow):
         self.dock("Compile stages").setVisible(self.capture.running)
         self._default_sizes()
 
+    def _screen_area(self):
+        """The free area (without panels and docks) of the screen the window opens on."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else None
+
+    def _fit_screen(self) -> None:
+        """The default size: 1400×900 where it fits, else 90% of the screen's free area, centred on it."""
+        area = self._screen_area()
+        if area is None or area.isEmpty():
+            self.resize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
+            return
+        least = self.minimumSizeHint()  # what the docks and pages need, unless the screen is smaller still
+        width = min(max(min(DEFAULT_WIDTH, int(area.width() * SCREEN_SHARE)), least.width()), area.width())
+        height = min(max(min(DEFAULT_HEIGHT, int(area.height() * SCREEN_SHARE)), least.height()), area.height())
+        self.resize(width, height)
+        self.move(area.left() + (area.width() - width) // 2, area.top() + (area.height() - height) // 2)
+
+    def _fits_screen(self) -> bool:
+        area = self._screen_area()
+        return area is None or area.isEmpty() or (self.width() <= area.width() and self.height() <= area.height())
+
     def _restore_layout(self) -> None:
         store = self.settings.store
         geometry, state = store.value("window/geometry"), store.value("window/state")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
+        if isinstance(geometry, QByteArray):  # the saved size wins where it fits this screen
+            if not self.restoreGeometry(geometry) or not self._fits_screen():
+                self._fit_screen()
         self.restored = isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
         self.dock("Compile stages").hide()
 
@@ -257,10 +281,12 @@ class QtMainWindow(QMainWindow):
         return action
 
     def _fill_recent(self) -> None:
+        """Inputs that opened, newest first, each once; those gone from disk since are dropped."""
         self.recent_menu.clear()
-        for path in self.settings.recent or []:
+        recent = self.settings.existing_recent()
+        for path in recent:
             self.recent_menu.addAction(path, lambda p=path: self.open_path(Path(p)))
-        if not self.settings.recent:
+        if not recent:
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     # --- opening -------------------------------------------------------------------------------
@@ -276,9 +302,10 @@ class QtMainWindow(QMainWindow):
 
     def open_path(self, path: Path) -> None:
         """A .py script is set up for a run; anything else is opened as saved compile output, its kind
-        detected once here (a few stats and globs) and handed to the load worker."""
-        self.settings.add_recent(str(path))
+        detected once here (a few stats and globs) and handed to the load worker. Open Recent gets
+        `path` once it has opened (not an input that failed)."""
         if path.suffix == ".py" and path.is_file():
+            self.settings.add_recent(path)
             self.script = path
             self.setWindowTitle(f"{path.name} — torch.compile Inspector")
             self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
@@ -288,7 +315,7 @@ class QtMainWindow(QMainWindow):
         if source is None:
             return
         if not source.kind.opens_session:
-            self._open_document(source)
+            self._open_document(source, lambda: self.settings.add_recent(path))
             return
         self.status.setText(f"Opening {path}…")
         self.overview_shown = False
@@ -304,7 +331,8 @@ class QtMainWindow(QMainWindow):
         reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
                                     if request == self._opens.latest else None)
         request = self._opens.run(lambda: load_session(source, reading.report, reading.overview),
-                                  lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started)),
+                                  lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
+                                                  self.settings.add_recent(path)),
                                   lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
                                   lambda loaded: (reading.deleteLater(), close_session(loaded.session)))
 
@@ -341,11 +369,11 @@ class QtMainWindow(QMainWindow):
                 self.show_message(title, str(error))
             return None
 
-    def _open_document(self, source: Source) -> None:
+    def _open_document(self, source: Source, opened=None) -> None:
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
-        open run, if any), a tritonparse or profiler trace (GPU)."""
+        open run, if any), a tritonparse or profiler trace (GPU). `opened` runs once it has been read."""
         name = "XLA" if source.kind is XLA_DUMP else "GPU"
-        self.views[name].open(source.path if source.kind is XLA_DUMP else source)
+        self.views[name].open(source.path if source.kind is XLA_DUMP else source, opened)
         self.tabs.setCurrentWidget(self.views[name])
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
@@ -456,6 +484,7 @@ class QtMainWindow(QMainWindow):
         self.run_action.setEnabled(True)
         self.cancel_action.setEnabled(False)
         self.progress_bar.hide()
+        self._fit_stage_strip()  # room for the strip's line saying how the run ended
         if error:
             self.show_message("Capture did not finish", f"{error.get('message')}\n\nWhat was captured is kept: {session}")
         if not self.modes.running:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
@@ -41,6 +42,23 @@ class AppSettings:
         value = self.store.value("recent", [])
         return [value] if isinstance(value, str) else list(value or [])
 
-    def add_recent(self, path: str) -> None:
-        recent = [path] + [p for p in self.recent if p != path]
-        self.store.setValue("recent", recent[:MAX_RECENT])
+    def add_recent(self, path: str | Path) -> None:
+        """`path` (made absolute and resolved) first, once; older entries that name the same file go."""
+        path = resolved(path)
+        recent = [path] + [p for p in self.recent if resolved(p) != path]
+        self.store.setValue("recent", list(dict.fromkeys(recent))[:MAX_RECENT])
+
+    def existing_recent(self) -> list[str]:
+        """The recent entries still on disk, resolved and de-duplicated; the list kept is pruned to them."""
+        kept = list(dict.fromkeys(resolved(p) for p in self.recent if Path(p).is_absolute() and Path(p).exists()))
+        if kept != self.recent:
+            self.store.setValue("recent", kept)
+        return kept
+
+
+def resolved(path: str | Path) -> str:
+    """`path` absolute, with symlinks and `..` resolved (as it is, where it cannot be resolved)."""
+    try:
+        return str(Path(path).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return str(Path(path).absolute())

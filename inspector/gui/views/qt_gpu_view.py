@@ -97,10 +97,16 @@ class QtGpuView(QWidget):
         return page
 
     # --- opening --------------------------------------------------------------------------------
-    def open(self, source: Source) -> None:
-        """Read the file off the UI thread, then show the page for its kind."""
+    def open(self, source: Source, opened=None) -> None:
+        """Read the file off the UI thread, then show the page for its kind (and call `opened`, if given)."""
         self.header.setText(f"Opening {source.path}…")
-        run_in_background(source.open, self.show_document,
+
+        def show(document) -> None:
+            self.show_document(document)
+            if opened is not None:
+                opened()
+
+        run_in_background(source.open, show,
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
 
     def show_document(self, document: TritonTrace | ProfilerTrace) -> None:

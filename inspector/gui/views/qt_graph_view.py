@@ -571,6 +571,7 @@ class QtGraphView(QWidget):
         self.layer: NodeLayer | None = None
         self._layouts = LatestRequest(self)  # only the latest graph, stage and fold state is shown
         self._pending_reveal: str | None = None
+        self._search_again = False  # a search was on show when the graph changed: run it on the new graph
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
         self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
         self.stage = QComboBox()
@@ -653,9 +654,16 @@ class QtGraphView(QWidget):
         self._on_stage_chosen(self.stage.currentText())
 
     def _on_stage_chosen(self, stage: str) -> None:
+        """Another unit or stage: what was found in, or picked from, the graph before goes with it (a
+        search on show runs again on the new graph once it is laid out)."""
         self.scene.clear()
         self.layer = None
         self.graph = None
+        self._pending_reveal = None
+        self._search_again = self._search_again or (self.results.count() > 0 and bool(self.search.text()))
+        self.results.clear()
+        self.results.setVisible(False)
+        self.details.clear()
         if not stage or self.unit is None or stage not in self.unit.graphs:
             self.status.setText("No graph was recorded for this compile unit.")
             return
@@ -702,7 +710,10 @@ class QtGraphView(QWidget):
         self._mark_break_neighbours()
         self.view.fit()
         self.minimap.refit()
-        if self._pending_reveal:
+        if self._search_again:
+            self._search_again = False
+            self.run_search()
+        elif self._pending_reveal:
             name, self._pending_reveal = self._pending_reveal, None
             self.reveal(name)
 

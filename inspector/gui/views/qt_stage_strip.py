@@ -27,6 +27,8 @@ class QtStageStrip(QWidget):
         self.progress = StageProgress()
         self.started_at: float | None = None
         self.stopped = False  # the run ended while a stage was still open
+        self.ended: str | None = None  # how a run that did not succeed ended (cancelled, failed: why)
+        self.finished = False  # the latest run has ended (however it did)
         controller.sigStarted.connect(self._on_started)
         controller.sigProgress.connect(self._on_progress)
         controller.sigFinished.connect(self._on_finished)
@@ -35,8 +37,10 @@ class QtStageStrip(QWidget):
         self._ticker.timeout.connect(self.update)
 
     def rows_height(self) -> int:
-        """The height every row needs (header plus one per unit; one line while nothing ran)."""
-        return ROW_HEIGHT * (1 + max(1, len(self.progress.units))) + 8
+        """The height every row needs (header plus one per unit; one line while nothing ran; and one
+        saying how a run with units ended, if it did not succeed)."""
+        units = len(self.progress.units)
+        return ROW_HEIGHT * (1 + max(1, units) + (1 if units and self.ended else 0)) + 8
 
     def sizeHint(self) -> QSize:
         return QSize(800, self.rows_height())
@@ -45,7 +49,8 @@ class QtStageStrip(QWidget):
         return QSize(200, self.rows_height())
 
     def _on_started(self, _session: str) -> None:
-        self.progress, self.started_at, self.stopped = StageProgress(), time.time(), False
+        self.progress, self.started_at, self.stopped, self.ended = StageProgress(), time.time(), False, None
+        self.finished = False
         self.setMinimumHeight(self.rows_height())
         self._ticker.start()
         self.updateGeometry()
@@ -58,10 +63,26 @@ class QtStageStrip(QWidget):
             self.updateGeometry()
         self.update()
 
-    def _on_finished(self, _session: str, code: int, _error) -> None:
-        self.stopped = code != 0
+    def _on_finished(self, _session: str, code: int, error) -> None:
+        self.stopped, self.finished = code != 0, True
+        self.ended = end_state(code, error)
         self._ticker.stop()
+        if self.minimumHeight() != self.rows_height():
+            self.setMinimumHeight(self.rows_height())
+            self.updateGeometry()
         self.update()
+
+    def status_text(self) -> str:
+        """The strip's own line: a hint before any run, how a run that did not succeed ended, and
+        "starting" only while a run is starting (empty while units are drawn and nothing went wrong)."""
+        if self.ended:
+            return self.ended
+        if self.progress.units:
+            return ""
+        if self.finished:
+            return "finished: nothing was compiled"
+        return ("Run a script (Run ▸ Run, F5) to watch it compile, stage by stage." if self.started_at is None
+                else "starting: importing torch…")
 
     def cell_states(self) -> dict[str, dict[str, str]]:
         """compile id → pipeline step → waiting | running | done (what the strip draws)."""
@@ -85,7 +106,9 @@ class QtStageStrip(QWidget):
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
             cell = self.cell_at(event.pos().x(), event.pos().y())
-            if cell is None:
+            if cell is None and self.ended:  # the end state whole, however long its reason
+                QToolTip.showText(event.globalPos(), self.ended, self)
+            elif cell is None:
                 QToolTip.hideText()
             else:
                 compile_id, step = cell
@@ -106,10 +129,11 @@ class QtStageStrip(QWidget):
         now = time.time()
         text = self.palette().text().color()
         rows = list(self.progress.units.items())
-        if not rows:
-            painter.drawText(QRectF(0, ROW_HEIGHT + 4, self.width(), ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter,
-                             "Run a script (Run ▸ Run, F5) to watch it compile, stage by stage."
-                             if self.started_at is None else "starting: importing torch…")
+        line = self.status_text()
+        if line:  # under the units, if any (a failure's own colour), else in the strip's one line
+            painter.setPen(QColor(STATE_COLOURS["failed"]) if self.ended else text)
+            painter.drawText(QRectF(4, ROW_HEIGHT * (max(1, len(rows)) + (1 if rows else 0)) + 4, self.width() - 8, ROW_HEIGHT),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextSingleLine, line)
         states = self.cell_states()
         for row, (compile_id, steps) in enumerate(rows):
             y = ROW_HEIGHT * (row + 1) + 4
@@ -135,3 +159,16 @@ class QtStageStrip(QWidget):
         if elapsed is not None:
             painter.setPen(QColor("white") if state != "waiting" else self.palette().text().color())
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, seconds(elapsed, 2))
+
+
+def end_state(code: int, error: dict | None) -> str | None:
+    """How a capture that did not succeed ended, in words (None for one that did)."""
+    if not error and code == 0:
+        return None
+    kind = (error or {}).get("kind")
+    message = str((error or {}).get("message") or "").strip()
+    if kind == "cancelled":
+        return "cancelled" + (f": {message}" if message else "")
+    if kind == "timeout":
+        return "timed out" + (f": {message}" if message else "")
+    return "failed: " + (message or f"exit status {code}")

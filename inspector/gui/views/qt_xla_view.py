@@ -82,10 +82,17 @@ class QtXlaView(QWidget):
         model.sigLoaded.connect(lambda _loaded: self._compare())
 
     # --- what to show ---------------------------------------------------------------------------
-    def open(self, path: Path) -> None:
-        """Read the dump off the UI thread; compare it with the open torch.compile run, if any."""
+    def open(self, path: Path, opened=None) -> None:
+        """Read the dump off the UI thread; compare it with the open torch.compile run, if any (and
+        call `opened`, if given, once it is shown)."""
         self.header.setText(f"Opening {path}…")
-        run_in_background(lambda: open_xla_dump(path), self.set_dump,
+
+        def show(dump) -> None:
+            self.set_dump(dump)
+            if opened is not None:
+                opened()
+
+        run_in_background(lambda: open_xla_dump(path), show,
                           lambda message, _tb: self.header.setText(f"Could not open {path}: {message}"), self)
 
     def set_dump(self, dump: XlaDump) -> None:

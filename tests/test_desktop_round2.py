@@ -1,0 +1,213 @@
+"""Issue #29, desktop round 2: Open Recent holds only inputs that opened (absolute, once, still there);
+the default window fits the screen; a Graph search follows the selected unit; the stage strip says how
+a capture that did not succeed ended."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QGuiApplication  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from conftest import open_and_wait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+SCRIPT = ROOT / "resources" / "examples" / "mlp_breaks.py"
+
+
+def recent_menu_entries(window) -> list[str]:
+    """What File ▸ Open Recent lists when the user opens it."""
+    window.recent_menu.aboutToShow.emit()
+    return [action.text() for action in window.recent_menu.actions() if action.isEnabled()]
+
+
+# --- 1. Open Recent ----------------------------------------------------------------------------
+def test_open_recent_lists_only_opened_inputs_absolute_once_and_still_there(qtbot, window, tmp_path, monkeypatch):
+    # inputs that fail to open are not listed: a missing path, and a file that is no compile output
+    window.open_path(tmp_path / "missing.log")
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01 not a log")
+    window.open_path(junk)
+    qtbot.waitUntil(lambda: window.status.text() == f"Could not open {junk}", timeout=60_000)
+    assert recent_menu_entries(window) == []
+
+    # a relative path is listed absolute and resolved, after it opened
+    monkeypatch.chdir(BUNDLED.parent)
+    open_and_wait(qtbot, window, Path("mlp_breaks"))
+    qtbot.waitUntil(lambda: recent_menu_entries(window) == [str(BUNDLED.resolve())], timeout=60_000)
+
+    # the same folder again (absolute, and by a path with "..") is still one entry
+    open_and_wait(qtbot, window, BUNDLED)
+    open_and_wait(qtbot, window, Path("../sessions/mlp_breaks"))
+    script = tmp_path / "model.py"
+    shutil.copy(SCRIPT, script)
+    window.open_path(script)
+    qtbot.waitUntil(lambda: recent_menu_entries(window) == [str(script.resolve()), str(BUNDLED.resolve())],
+                    timeout=60_000)  # most recent first
+
+    # an entry whose file is gone since is dropped when the menu is shown
+    script.unlink()
+    assert recent_menu_entries(window) == [str(BUNDLED.resolve())]
+    assert window.settings.recent == [str(BUNDLED.resolve())]
+
+
+def test_relative_and_duplicate_recent_entries_of_an_older_version_are_not_listed(qtbot, window):
+    store = window.settings.store
+    store.setValue("recent", ["sessions/mlp_breaks", str(BUNDLED), str(BUNDLED / ".." / "mlp_breaks"),
+                              "/nowhere/at/all.log"])
+    assert recent_menu_entries(window) == [str(BUNDLED.resolve())]
+
+
+# --- 2. The default window fits the screen -------------------------------------------------------
+def test_default_window_fits_the_screen_it_opens_on(qtbot, window):
+    area = window.screen().availableGeometry()
+    assert area == QGuiApplication.primaryScreen().availableGeometry()
+    assert window.width() <= area.width() and window.height() <= area.height()
+    assert window.width() <= 1400 and window.height() <= 900
+    assert area.contains(window.geometry())  # on the screen, not only as small as it
+
+
+def test_a_saved_size_wins_where_it_fits_and_not_where_it_does_not(qtbot, tmp_path):
+    from inspector.gui.qt_main_window import QtMainWindow
+    from inspector.gui.qt_settings import AppSettings
+
+    area = QGuiApplication.primaryScreen().availableGeometry()
+
+    def start(name: str, size=None) -> QtMainWindow:
+        win = QtMainWindow(AppSettings(QSettings(str(tmp_path / name), QSettings.Format.IniFormat)))
+        qtbot.addWidget(win)
+        win.show()
+        if size is not None:
+            win.resize(*size)
+            qtbot.waitUntil(lambda: (win.width(), win.height()) == size)
+            win.close()
+        return win
+
+    least = start("probe.ini").minimumSizeHint()
+    fitting = (max(least.width(), area.width() - 20), max(least.height(), area.height() - 30))
+    start("fits.ini", fitting)
+    assert (start("fits.ini").width(), start("fits.ini").height()) == fitting
+    start("big.ini", (area.width() + 600, area.height() + 400))
+    again = start("big.ini")
+    assert again.width() <= area.width() and again.height() <= area.height()
+
+
+# --- 3. Graph search follows the selected unit ---------------------------------------------------
+def result_names(graph) -> list[str]:
+    return [graph.results.item(i).text().split("  ")[0] for i in range(graph.results.count())
+            if not graph.results.isHidden()]
+
+
+def wait_graph_of(qtbot, graph, unit) -> None:
+    qtbot.waitUntil(lambda: graph.unit is unit and graph.layer is not None and graph.graph is not None
+                    and graph.graph is unit.graphs[graph.stage.currentText()].graph, timeout=60_000)
+
+
+def test_graph_search_and_details_follow_the_unit_selected_in_the_session_tree(qtbot, window):
+    open_and_wait(qtbot, window, BUNDLED)
+    graph, nav = window.views["Graph"], window.views["Session"]
+    window.tabs.setCurrentWidget(graph)
+    units = window.model.loaded.session.units
+    a = units[0]
+    wait_graph_of(qtbot, graph, a)
+    graph.search.setText("sum|gt")
+    QTest.keyClick(graph.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: result_names(graph) == ["sum_1", "gt"] and "sum_1" in graph.details.toPlainText(),
+                    timeout=60_000)
+
+    # unit B (no sum, no gt in its graph), picked in the Session tree
+    b = next(unit for unit in units if not any(re.search("sum|gt", node.name) for node in unit.graphs["post_grad"].graph.nodes))
+    nav.setCurrentItem(nav._items[b])
+    wait_graph_of(qtbot, graph, b)
+    names_b = {node.name for node in graph.graph.nodes}
+    qtbot.waitUntil(lambda: graph.status.text() == "0 node(s) match", timeout=60_000)  # searched again, on B
+    assert result_names(graph) == [] and graph.results.isHidden()
+    assert "sum_1" not in graph.details.toPlainText() and "gt" not in graph.details.toPlainText().split()
+
+    # a search that matches in B lists B's nodes; back on A, it lists A's (and details name one of A's)
+    graph.search.setText(".")
+    QTest.keyClick(graph.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: set(result_names(graph)) == names_b, timeout=60_000)
+    nav.setCurrentItem(nav._items[a])
+    wait_graph_of(qtbot, graph, a)
+    names_a = {node.name for node in graph.graph.nodes}
+    qtbot.waitUntil(lambda: set(result_names(graph)) == names_a, timeout=60_000)
+    qtbot.waitUntil(lambda: graph.details.toPlainText().split(" ")[0] in names_a, timeout=60_000)
+
+
+def test_a_unit_without_the_old_graph_clears_results_and_details(qtbot, window):
+    open_and_wait(qtbot, window, BUNDLED)
+    graph = window.views["Graph"]
+    window.tabs.setCurrentWidget(graph)
+    wait_graph_of(qtbot, graph, window.model.unit)
+    graph.search.setText("^sum_1$")
+    QTest.keyClick(graph.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: result_names(graph) == ["sum_1"] and bool(graph.details.toPlainText()), timeout=60_000)
+    window.model.select_unit(None)  # nothing selected: nothing of the old graph stays on show
+    assert result_names(graph) == [] and graph.details.toPlainText() == ""
+
+
+# --- 4. The stage strip shows how a capture ended -------------------------------------------------
+@pytest.fixture
+def strip(qtbot):
+    from inspector.gui.qt_capture_controller import QtCaptureController
+    from inspector.gui.views.qt_stage_strip import QtStageStrip
+
+    controller = QtCaptureController()
+    widget = QtStageStrip(controller)
+    qtbot.addWidget(widget)
+    widget.show()
+    return controller, widget
+
+
+def test_stage_strip_says_a_cancelled_capture_was_cancelled(qtbot, strip):
+    controller, widget = strip
+    controller.sigStarted.emit("session")
+    assert widget.status_text() == "starting: importing torch…"
+    controller.sigFinished.emit("session", 143, {"kind": "cancelled", "message": "stopped by the user"})
+    qtbot.waitUntil(lambda: widget.status_text().startswith("cancelled"))
+    assert "importing torch" not in widget.status_text()
+    controller.sigStarted.emit("session")  # a new run starts afresh; one that compiled nothing says so
+    assert widget.status_text() == "starting: importing torch…"
+    controller.sigFinished.emit("session", 0, None)
+    qtbot.waitUntil(lambda: widget.status_text() == "finished: nothing was compiled")
+
+
+def test_stage_strip_says_why_a_capture_failed_even_after_units_ran(qtbot, strip):
+    from inspector.core.readers.stage_progress import StageProgress
+
+    controller, widget = strip
+    controller.sigStarted.emit("session")
+    progress = StageProgress()
+    progress.apply({"event": "stage", "name": "dynamo", "ph": "B", "compile_id": "0/0", "t": 1.0})
+    controller.sigProgress.emit(progress)
+    assert widget.status_text() == "" and widget.cell_states()["0/0"]["graph capture"] == "running"
+    rows = widget.rows_height()
+    controller.sigFinished.emit("session", 1, {"kind": "exception", "message": "ZeroDivisionError: division by zero"})
+    qtbot.waitUntil(lambda: widget.status_text() == "failed: ZeroDivisionError: division by zero")
+    assert widget.cell_states()["0/0"]["graph capture"] == "failed"  # no stage left running
+    assert widget.rows_height() > rows and widget.minimumHeight() >= widget.rows_height()  # a line to say so
+    widget.grab()  # paints the line
+
+
+def test_stage_strip_of_a_script_that_raises_at_once(qtbot, window, tmp_path, monkeypatch):
+    from inspector.gui import qt_main_window
+
+    monkeypatch.setattr(qt_main_window, "SESSIONS_DIR", tmp_path / "sessions")
+    script = tmp_path / "raises.py"
+    script.write_text("raise RuntimeError('broken before torch')\n")
+    window.open_path(script)
+    with qtbot.waitSignal(window.capture.sigFinished, timeout=120_000):
+        window.run_capture()
+    strip = window.stage_strip
+    qtbot.waitUntil(lambda: strip.status_text().startswith("failed"), timeout=60_000)
+    assert "importing torch" not in strip.status_text()
+    assert "broken before torch" in strip.status_text() or "exit status" in strip.status_text()
