@@ -98,22 +98,25 @@ class QtGpuView(QWidget):
 
     # --- opening --------------------------------------------------------------------------------
     def open(self, source: Source, opened=None) -> None:
-        """Read the file off the UI thread, then show the page for its kind (and call `opened`, if given)."""
+        """Read the file, and work out a profile's figures, off the UI thread (a training run's trace
+        holds a hundred thousand events); then show the page for its kind and call `opened`, if given."""
         self.header.setText(f"Opening {source.path}…")
 
-        def show(document) -> None:
-            self.show_document(document)
+        def read():
+            document = source.open()
+            return document, summarize_profile(document) if isinstance(document, ProfilerTrace) else None
+
+        def show(result) -> None:
+            document, profile = result
+            if profile is None:
+                self.set_triton(document)
+            else:
+                self.set_profile(document, profile)
             if opened is not None:
                 opened()
 
-        run_in_background(source.open, show,
+        run_in_background(read, show,
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
-
-    def show_document(self, document: TritonTrace | ProfilerTrace) -> None:
-        if isinstance(document, TritonTrace):
-            self.set_triton(document)
-        else:
-            self.set_profile(document)
 
     def set_triton(self, trace: TritonTrace) -> None:
         self.trace, self.kernel = trace, None
@@ -126,8 +129,8 @@ class QtGpuView(QWidget):
         self.pages.setCurrentIndex(0)
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
 
-    def set_profile(self, trace: ProfilerTrace) -> None:
-        self.profile = summary = summarize_profile(trace)
+    def set_profile(self, trace: ProfilerTrace, summary: dict) -> None:
+        self.profile = summary
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
         self.header.setText(f"Profiler trace{rank} {trace.path.name}: GPU time {microseconds(summary['gpu_us'])} — "
                             + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
