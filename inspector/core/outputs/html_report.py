@@ -82,9 +82,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
                             [[issue["location"], issue["kind"], issue["expression"], issue["what"], issue["fix"]]
                              for issue in summary["export_issues"]]))
     parts.append(f"<h2>Recompiles: {len(summary['recompiles'])}</h2>")
-    parts.append(_table(["Unit", "Function", "Failed guard", "In torch's words"],
-                        [[r["compile_id"], r["function"], g["plain"], f"{g['against']}: {g['guard']}"]
-                         for r in summary["recompiles"] for g in r["failed_guards"][:3]]))
+    parts.append(_recompiles_table(summary["recompiles"]))
     parts += _explained_sections(summary)
     parts += _regions_section(summary["regions"])
     parts.append("<h2>Compile units</h2>")
@@ -118,6 +116,17 @@ def render_report(subject: Session | SessionAnalysis) -> str:
                                                          for v in summary["unreadable"].values()]))
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _recompiles_table(recompiles: list[dict]) -> str:
+    """A row for every recompile (one per failed guard, three at most; one without a recorded reason
+    says so), with its rank where the run has ranks: [0/1] of rank 1 and [0/1] of rank 3 are two."""
+    ranked = any(r["rank"] is not None for r in recompiles)
+    rows = [([r["rank"]] if ranked else []) + [r["compile_id"], r["function"], *guard]
+            for r in recompiles
+            for guard in ([[g["plain"], f"{g['against']}: {g['guard']}"] for g in r["failed_guards"][:3]]
+                          or [["reason not recorded", "—"]])]
+    return _table((["Rank"] if ranked else []) + ["Unit", "Function", "Failed guard", "In torch's words"], rows)
 
 
 def _speedup_paragraph(summary: dict) -> str:

@@ -319,7 +319,7 @@ def render_ranks(per_rank: dict | None) -> list[str]:
     if not per_rank:
         return []
     lines = ["", "Per rank (the figures above are all ranks together):",
-             "  (cache: lookups of every cache together — FX graph, AOTAutograd, …)",
+             "  (breaks: every graph break, not sites; cache: lookups of every cache together — FX graph, AOTAutograd, …)",
              f"  {'rank':>6} {'units':>6} {'breaks':>6} {'recompiles':>10} {'cache hit':>9} {'miss':>5} "
              f"{'failed':>6} {'compile s':>10} {'1st collective s':>16}"]
     stragglers = {rank for finding in per_rank["divergence"] if finding["kind"] == "straggler" for rank in finding["ranks"]}
