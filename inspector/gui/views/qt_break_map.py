@@ -1,7 +1,7 @@
 """Break map: every compiled region of the run in program order, one row per compilation, with the
 graph breaks between them as red gaps (reason, hint and file:line on hover); click a region to
-select its compile unit. In a distributed run it shows the rank of the selected unit, named in each
-row's label."""
+select its compile unit. A label too long for its place is elided, whole in the tooltip. In a
+distributed run it shows the rank of the selected unit, named in each row's label."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ ROW_H, GAP_W, LABEL_W = 22, 14, 78
 SHOWN_ROWS = 4
 
 
+def region_label(region: Region) -> str:
+    """What a region says on the map (elided to its width; the whole text is in its tooltip)."""
+    return f"{region.unit.compile_id} {region.unit.function or ''}".strip()
+
+
 class QtBreakMap(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
@@ -25,6 +30,7 @@ class QtBreakMap(QWidget):
         self.rows: list[list[Region | Gap]] = []
         self.rank: Rank | None = None  # the rank shown (None: a single-process run, all of it)
         self.hit_boxes: list[tuple[QRectF, Region | Gap]] = []
+        self.drawn_labels: list[tuple[QRectF, str, str]] = []  # what the last paint wrote: where, the text shown, the whole text
         self.setMouseTracking(True)
         model.sigLoaded.connect(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
@@ -71,13 +77,18 @@ class QtBreakMap(QWidget):
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         self.hit_boxes = []
+        self.drawn_labels = []
         label_w = max(LABEL_W, painter.fontMetrics().horizontalAdvance(self.row_label(len(self.rows))) + 8)
+        label_w = min(label_w, max(LABEL_W, self.width() // 3))  # a rank's long name is elided, not the map
         width = self.width() - label_w - 4
         for place, index in enumerate(self.shown_rows()):
             row = self.rows[index]
             y = place * ROW_H + 3
             painter.setPen(self.palette().text().color())
-            painter.drawText(QRectF(0, y, label_w, ROW_H), Qt.AlignmentFlag.AlignVCenter, self.row_label(index))
+            label_rect, label = QRectF(0, y, label_w - 4, ROW_H), self.row_label(index)
+            shown = painter.fontMetrics().elidedText(label, Qt.TextElideMode.ElideRight, int(label_rect.width()))
+            painter.drawText(label_rect, Qt.AlignmentFlag.AlignVCenter, shown)
+            self.drawn_labels.append((label_rect, shown, label))
             regions = [part for part in row if isinstance(part, Region)]
             total = sum(region.seconds or 0 for region in regions) or 1.0
             gaps = sum(1 for part in row if isinstance(part, Gap))
@@ -97,8 +108,11 @@ class QtBreakMap(QWidget):
                         painter.setPen(QColor("#111111"))
                         painter.drawRect(rect)
                     painter.setPen(QColor("white"))
-                    painter.drawText(rect.adjusted(3, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter,
-                                     f"{part.unit.compile_id} {part.unit.function or ''}")
+                    room = rect.adjusted(3, 0, -3, 0)
+                    text = region_label(part)
+                    shown = painter.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(room.width()))
+                    painter.drawText(room, Qt.AlignmentFlag.AlignVCenter, shown)
+                    self.drawn_labels.append((room, shown, text))
                     x += span
                 self.hit_boxes.append((rect, part))
         painter.end()
@@ -115,9 +129,16 @@ class QtBreakMap(QWidget):
         elif isinstance(part, Region):
             what = "run time per call" if part.measured else "compile time (run time not measured)"
             seconds = f"{part.seconds:.4g} s" if part.seconds is not None else "n/a"
-            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"{part.unit.title}\n{what}: {seconds}"), self)
+            label = region_label(part)
+            title = part.unit.title if label in part.unit.title else f"{label}\n{part.unit.title}"
+            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"{title}\n{what}: {seconds}"), self)
         else:
-            QToolTip.hideText()
+            whole = next((full for rect, shown, full in self.drawn_labels if shown != full and rect.contains(event.position())),
+                         None)
+            if whole is not None:
+                QToolTip.showText(event.globalPosition().toPoint(), plain_tip(whole), self)
+            else:
+                QToolTip.hideText()
 
     def mousePressEvent(self, event) -> None:
         part = self._part_at(event.position())

@@ -10,8 +10,8 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
-    QStackedWidget, QTextBrowser, QVBoxLayout, QWidget,
+    QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSizePolicy,
+    QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -35,11 +35,34 @@ GUIDANCE = ("<h3>Compare two runs</h3><p>Open a run, then <b>File ▸ Compare Wi
             "<p>From a terminal: <code>compile-inspector A --compare B</code>.</p>")
 
 
-def _pane_label(side: str) -> QLabel:
-    label = QLabel(side)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setMinimumWidth(40)
-    return label
+class QtElidedLabel(QLabel):
+    """A one-line label that elides its text in the middle to the width it is given, whenever that
+    changes, with the whole text in its tooltip: a pane's title never runs into the next pane's."""
+
+    def __init__(self, text: str = ""):
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setMinimumWidth(40)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # its text never widens it
+        self.full_text = ""
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(text)
+        self._elide()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = max(0, self.contentsRect().width() - 2 * self.margin() - 4)  # a gap before the next pane
+        super().setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle, room))
+
+
+def _pane_label(side: str) -> QtElidedLabel:
+    return QtElidedLabel(side)
 
 
 def _prepare(graph):
@@ -125,9 +148,7 @@ class QtDiffView(QWidget):
         self.a, self.b = a, b = run_a.session, run_b.session
         self.pages.setCurrentIndex(1)
         for side, label, session in (("A", self.labels[0], a), ("B", self.labels[1], b)):
-            text = f"{side}: {session.source}"
-            label.setToolTip(text)
-            label.setText(label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, max(200, label.width())))
+            label.set_full_text(f"{side}: {session.source}")
         keys_b = {(u.rank, str(u.compile_id)) for u in b.units}
         self.pairs = [(ua, next(ub for ub in b.units if (ub.rank, str(ub.compile_id)) == (ua.rank, str(ua.compile_id))))
                       for ua in a.units if (ua.rank, str(ua.compile_id)) in keys_b]

@@ -5,24 +5,76 @@ compiled. Hovering a bar tells its figure; clicking a kernel's bar selects that 
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QToolTip, QWidget
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
 from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 TOP_N = 15
-LABEL_CHARS = 30
+LABEL_SHARE = 0.5  # the most of a plot's width its row labels may take before they are elided
+CHROME_LINES = 4.5  # the title, the x axis with its unit and the margins, in lines of text
+FULL_ROWS = 16  # a plot is never made shorter than this many rows of labels need (more rows: every k-th label)
 KERNEL_COLOUR, SELECTED_COLOUR = "#d9822b", "#e0c000"
+EAGER_COLOUR, COMPILED_COLOUR, UNIT_COLOUR = "#8a8f98", "#2e9d4f", "#2b7bb9"
 
 
-def _hbar_plot(title: str, unit: str, palette) -> pg.PlotWidget:
+class RowAxis(pg.AxisItem):
+    """The left axis of a bar plot: one label per bar row (row i at y = i), elided in the middle to
+    the axis's width (the full text is in the row's tooltip); where rows are thinner than a line of
+    text only every k-th row is labelled, so two labels never overlap. (Explicit ticks would draw
+    every label, on top of each other once the plot is short.)"""
+
+    def __init__(self, font: QFont):
+        super().__init__("left")
+        self.labels: list[str] = []
+        self.setStyle(tickFont=font)
+
+    def set_labels(self, labels: list[str]) -> None:
+        self.labels = labels
+        self.picture = None  # drawn again with the new labels
+        self.update()
+
+    def metrics(self) -> QFontMetrics:
+        return QFontMetrics(self.style["tickFont"])
+
+    def text_room(self) -> int:
+        """Pixels a label may take: the axis's width less the tick and the gap to it."""
+        return max(0, int(self.width()) - max(0, self.style["tickLength"]) - self.style["tickTextOffset"][0] - 2)
+
+    def needed_width(self) -> int:
+        """The width that shows every label whole."""
+        widest = max((self.metrics().horizontalAdvance(label) for label in self.labels), default=0)
+        return widest + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0] + 4
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 (pyqtgraph's names)
+        if not self.labels or not (math.isfinite(minVal) and math.isfinite(maxVal)) or size <= 0:
+            return []
+        low, high = sorted((minVal, maxVal))  # an inverted axis gives them top first
+        first, last = max(0, math.ceil(low - 1e-9)), min(len(self.labels) - 1, math.floor(high + 1e-9))
+        if last < first:
+            return []
+        px_per_row = size / max(high - low, 1e-9)
+        step = max(1, math.ceil(self.metrics().height() / px_per_row))
+        return [(step, list(range(first, last + 1, step)))]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        metrics, room = self.metrics(), self.text_room()
+        rows = (int(round(value)) for value in values)
+        return [metrics.elidedText(self.labels[row], Qt.TextElideMode.ElideMiddle, room)
+                if 0 <= row < len(self.labels) else "" for row in rows]
+
+
+def _hbar_plot(title: str, unit: str, palette, font: QFont) -> pg.PlotWidget:
     """A horizontal bar plot: a short title, the unit under the x axis, room on the right for the
-    last tick label (pyqtgraph otherwise cuts it), labels on the left elided with the full text in
-    the hover tooltip."""
-    plot = pg.PlotWidget(title=title, background=palette.base().color())
+    last tick label (pyqtgraph otherwise cuts it), row labels on the left elided to the room the
+    plot can give them, the full text in the row's tooltip."""
+    plot = pg.PlotWidget(title=title, background=palette.base().color(), axisItems={"left": RowAxis(font)})
     for side in ("left", "bottom"):
         plot.getAxis(side).setTextPen(palette.text().color())
     plot.getPlotItem().titleLabel.setAttr("color", palette.text().color().name())
@@ -36,8 +88,11 @@ def _hbar_plot(title: str, unit: str, palette) -> pg.PlotWidget:
     return plot
 
 
-def _elide(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
+def legend_title(title: str, series: list[tuple[str, str]]) -> str:
+    """A title that is the plot's legend too: each series' name in a swatch of its colour. A legend
+    inside the plot covers the longest bars, which are drawn first, at the top."""
+    swatches = " vs ".join(f'<span style="color:{colour}">■</span>&nbsp;{name}' for name, colour in series)
+    return f"{title}: {swatches}"
 
 
 def _empty(plot: pg.PlotWidget) -> None:
@@ -57,6 +112,28 @@ def _axes(plot: pg.PlotWidget) -> None:
         plot.showAxis(side, True)
 
 
+class _PlotEvents(QObject):
+    """Keeps a plot's row labels as wide as they need (at most LABEL_SHARE of the plot) when it is
+    resized, and answers the viewport's tooltip request with the row's own tooltip: left to the
+    view, that request shows the plot's generic tooltip over the one the hover put up."""
+
+    def __init__(self, owner: "QtKernelPlots", plot: pg.PlotWidget):
+        super().__init__(plot)
+        self.owner, self.plot = owner, plot
+        plot.installEventFilter(self)
+        plot.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize and watched is self.plot:
+            self.owner.fit_labels(self.plot)
+        elif event.type() == QEvent.Type.ToolTip and watched is self.plot.viewport():
+            text = self.owner.tip_at(self.plot, self.plot.mapToScene(event.pos()))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.plot)
+                return True
+        return False
+
+
 class QtKernelPlots(QWidget):
     sigKernelActivated = Signal(str)  # a kernel's bar was clicked and that kernel selected: show its code
 
@@ -68,24 +145,44 @@ class QtKernelPlots(QWidget):
         self.kernel_values: list[float] = []
         self.selected: int | None = None  # index of the highlighted kernel bar
         self.hover_text = ""
-        self.kernels = _hbar_plot("Time per kernel or op", "µs per call, compiled run", self.palette())
+        self.rows: dict[pg.PlotWidget, list[tuple[str, float]]] = {}  # per plot, each row's tooltip and bar length
+        font = QFont(self.font())
+        self.kernels = _hbar_plot("Time per kernel or op", "µs per call, compiled run", self.palette(), font)
         self.kernels.scene().sigMouseClicked.connect(self._on_click)
-        self._hover = pg.SignalProxy(self.kernels.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
-        self.families = _hbar_plot("Eager vs compiled per op family", "µs per call", self.palette())
-        self.units = _hbar_plot("Compile time per unit", "s", self.palette())
-        self.memory = _hbar_plot("Memory high-water", "MB, eager vs compiled", self.palette())
+        self.families = _hbar_plot(legend_title("Per op family", [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
+                                   "µs per call", self.palette(), font)
+        self.families.setToolTip("Eager vs compiled per op family (µs per call)")
+        self.units = _hbar_plot("Compile time per unit", "s", self.palette(), font)
+        self.memory = _hbar_plot(legend_title("Memory high-water", [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
+                                 "MB", self.palette(), font)
+        self.memory.setToolTip("Memory high-water, eager vs compiled (MB)")
+        self.plots = (self.kernels, self.families, self.units, self.memory)
+        self._hovers = [pg.SignalProxy(plot.scene().sigMouseMoved, rateLimit=30,
+                                       slot=lambda event, plot=plot: self._on_hover(plot, event)) for plot in self.plots]
+        self._events = [_PlotEvents(self, plot) for plot in self.plots]
         self.note = QLabel("")
         self.note.setWordWrap(True)
-        layout = QGridLayout(self)
-        layout.addWidget(self.kernels, 0, 0)
-        layout.addWidget(self.families, 0, 1)
-        layout.addWidget(self.units, 1, 0)
-        layout.addWidget(self.memory, 1, 1)
-        layout.addWidget(self.note, 2, 0, 1, 2)
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.kernels, 0, 0)
+        grid.addWidget(self.families, 0, 1)
+        grid.addWidget(self.units, 1, 0)
+        grid.addWidget(self.memory, 1, 1)
         for column in (0, 1):  # equal halves: a long label must not push a plot out of its cell
-            layout.setColumnStretch(column, 1)
-        for plot in (self.kernels, self.families, self.units, self.memory):
+            grid.setColumnStretch(column, 1)
+        for plot in self.plots:
             plot.setMinimumWidth(120)
+        # a window too short for every label scrolls the charts rather than squeezing their labels together
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(charts)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.note)
         model.sigLoaded.connect(self._on_loaded)
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
@@ -96,12 +193,15 @@ class QtKernelPlots(QWidget):
         self.kernel_labels = [row.label for row in rows]
         self.kernel_values = [row.value for row in rows]
         self.selected = None
-        self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR)
-        families = op_family_bars(results)
-        self._paired(self.families, families)
+        self._kernel_bars()
+        self._paired(self.families, op_family_bars(results), "µs per call")
         units = compile_time_per_unit(loaded.session)
-        self._bars(self.units, [label for label, _ in units], [value for _, value in units], "#2b7bb9")
-        self._paired(self.memory, memory_bars(results))
+        # the whole name: the figures' own labels are cut at 40 characters, and an elided label says it is
+        names = [f"{unit.compile_id} {unit.function or ''}" for unit in loaded.session.units if unit.compile_s is not None]
+        names = names if len(names) == len(units) else [label for label, _ in units]
+        self._bars(self.units, names, [value for _, value in units], UNIT_COLOUR,
+                   [f"{name}\ncompile time {number(value)} s" for name, (_, value) in zip(names, units)])
+        self._paired(self.memory, memory_bars(results), "MB")
         missing = []
         if not rows:
             missing.append("no profile (capture an entry-point script with profiling on to see kernel times)")
@@ -112,57 +212,94 @@ class QtKernelPlots(QWidget):
             missing.insert(0, check.note)
         self.note.setText("; ".join(missing))
 
-    @staticmethod
-    def _bars(plot: pg.PlotWidget, labels: list[str], values: list[float], colour: str,
+    def _kernel_bars(self) -> None:
+        tips = [f"{label}\n{number(value)} µs per call" + ("\nclick: show its code" if name else "")
+                for name, label, value in zip(self.kernel_names, self.kernel_labels, self.kernel_values)]
+        self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR, tips, self.selected)
+
+    def _bars(self, plot: pg.PlotWidget, labels: list[str], values: list[float], colour: str, tips: list[str],
               selected: int | None = None) -> None:
         plot.clear()
+        self.rows[plot] = list(zip(tips, values))
+        plot.getAxis("left").set_labels(labels)
+        self._fit_height(plot, len(values))
         if not values:
             _empty(plot)
             return
         _axes(plot)
         brushes = [SELECTED_COLOUR if index == selected else colour for index in range(len(values))]
         plot.addItem(pg.BarGraphItem(x0=0, y=list(range(len(values))), height=0.7, width=values, brushes=brushes))
-        plot.getAxis("left").setTicks([[(i, _elide(label)) for i, label in enumerate(labels)]])
         plot.setYRange(-0.5, len(values) - 0.5, padding=0.02)
         plot.setXRange(0, max(values) * 1.05 or 1, padding=0)
+        self.fit_labels(plot)
 
-    @staticmethod
-    def _paired(plot: pg.PlotWidget, rows: list[tuple[str, float | None, float | None]]) -> None:
+    def _paired(self, plot: pg.PlotWidget, rows: list[tuple[str, float | None, float | None]], unit: str) -> None:
         plot.clear()
+        plot.getAxis("left").set_labels([row[0] for row in rows])
+        self._fit_height(plot, len(rows))
+        eager = [row[1] or 0 for row in rows]
+        compiled = [row[2] or 0 for row in rows]
+        self.rows[plot] = [(f"{row[0]}\neager: {_figure(row[1], unit)}\ncompiled: {_figure(row[2], unit)}", max(e, c))
+                           for row, e, c in zip(rows, eager, compiled)]
         if not rows:
             _empty(plot)
             return
         _axes(plot)
-        plot.addLegend(offset=(-10, 10))
-        eager = [row[1] or 0 for row in rows]
-        compiled = [row[2] or 0 for row in rows]
         plot.addItem(pg.BarGraphItem(x0=0, y=[i - 0.18 for i in range(len(rows))], height=0.34, width=eager,
-                                     brush="#8a8f98", name="eager"))
+                                     brush=EAGER_COLOUR, name="eager"))
         plot.addItem(pg.BarGraphItem(x0=0, y=[i + 0.18 for i in range(len(rows))], height=0.34, width=compiled,
-                                     brush="#2e9d4f", name="compiled"))
-        plot.getAxis("left").setTicks([[(i, _elide(row[0])) for i, row in enumerate(rows)]])
+                                     brush=COMPILED_COLOUR, name="compiled"))
         plot.setYRange(-0.5, len(rows) - 0.5, padding=0.02)
         plot.setXRange(0, max(eager + compiled) * 1.05 or 1, padding=0)
+        self.fit_labels(plot)
 
-    def _bar_under(self, scene_pos) -> int | None:
-        view = self.kernels.getViewBox()
-        if not view.sceneBoundingRect().contains(scene_pos):
+    def _fit_height(self, plot: pg.PlotWidget, rows: int) -> None:
+        """Tall enough for a line of text per row (up to FULL_ROWS rows) besides title and x axis."""
+        line = plot.getAxis("left").metrics().height() + 2
+        plot.setMinimumHeight(round(CHROME_LINES * line) + min(max(rows, 1), FULL_ROWS) * line)
+
+    def fit_labels(self, plot: pg.PlotWidget) -> None:
+        """The row labels take what they need, up to LABEL_SHARE of the plot's width; only then are
+        they elided."""
+        axis = plot.getAxis("left")
+        width = min(axis.needed_width(), max(60, int(plot.width() * LABEL_SHARE)))
+        if axis.fixedWidth != width:
+            axis.setWidth(width)
+            axis.picture = None
+
+    def row_at(self, plot: pg.PlotWidget, scene_pos) -> int | None:
+        """The row under a scene point: on its bar(s) or on its label."""
+        rows = self.rows.get(plot) or []
+        view, axis = plot.getViewBox(), plot.getAxis("left")
+        on_view = view.sceneBoundingRect().contains(scene_pos)
+        on_label = axis.isVisible() and axis.sceneBoundingRect().contains(scene_pos)
+        if not rows or not (on_view or on_label):
             return None
-        point = view.mapSceneToView(scene_pos)
+        point = view.mapSceneToView(QPointF(scene_pos))
         index = round(point.y())
-        if 0 <= index < len(self.kernel_values) and 0 <= point.x() <= max(self.kernel_values[index], 0) * 1.02 + 1e-9:
+        if not (0 <= index < len(rows) and abs(point.y() - index) <= 0.4):
+            return None
+        if on_label or 0 <= point.x() <= max(rows[index][1], 0) * 1.02 + 1e-9:
             return index
         return None
 
-    def _on_hover(self, event) -> None:
-        index = self._bar_under(event[0])
-        if index is None:
+    def tip_at(self, plot: pg.PlotWidget, scene_pos) -> str:
+        index = self.row_at(plot, scene_pos)
+        return "" if index is None else self.rows[plot][index][0]
+
+    def _bar_under(self, scene_pos) -> int | None:
+        """The kernel whose bar (or label) is under a point of the kernel plot's scene."""
+        return self.row_at(self.kernels, scene_pos)
+
+    def _on_hover(self, plot: pg.PlotWidget, event) -> None:
+        position = event[0]
+        text = self.tip_at(plot, position)
+        if not text:
             QToolTip.hideText()
             return
-        name = self.kernel_names[index]
-        self.hover_text = (f"{self.kernel_labels[index]}\n{number(self.kernel_values[index])} µs per call"
-                           + ("\nclick: show its code" if name else ""))
-        QToolTip.showText(self.kernels.mapToGlobal(self.kernels.mapFromScene(event[0])), self.hover_text, self.kernels)
+        if plot is self.kernels:
+            self.hover_text = text
+        QToolTip.showText(plot.mapToGlobal(plot.mapFromScene(position)), text, plot)
 
     def _on_click(self, event) -> None:
         index = self._bar_under(event.scenePos())
@@ -185,4 +322,8 @@ class QtKernelPlots(QWidget):
     def _highlight(self, index: int | None) -> None:
         if index != self.selected:
             self.selected = index
-            self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR, index)
+            self._kernel_bars()
+
+
+def _figure(value: float | None, unit: str) -> str:
+    return "not measured" if value is None else f"{number(value)} {unit}"

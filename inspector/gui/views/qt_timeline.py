@@ -1,8 +1,9 @@
 """Compile timeline (pyqtgraph): a Gantt of compile stages, one lane per compile unit with nested
 stages as rows, coloured by pipeline step; zoom and pan on the time axis, hover details, markers for
-cache hits and other instants, stages that never ended outlined in red; the own time per stage across
-the run beside it; export as a Perfetto / Chrome trace. A distributed run shows one lane group per
-rank, each from its own start, with a toggle to one shared wall clock."""
+cache hits and other instants, stages that never ended outlined in red, each colour and mark in the
+legend above; the own time per stage across the run beside it; export as a Perfetto / Chrome trace.
+A distributed run shows one lane group per rank, each from its own start, with a toggle to one
+shared wall clock."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
-    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -27,6 +28,7 @@ from inspector.gui.qt_plain_text import plain_tip
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
                 "backend compile": "#d9822b", None: "#8a8f98"}
+MARKER_COLOUR, OPEN_COLOUR = "#2e9d4f", "#d64545"  # instants (cache hits, …); the outline of a stage never ended
 LABEL_MIN_PX = 70
 MAX_LABELS = 400
 LABELLED_RANKS = 64
@@ -133,7 +135,7 @@ class GanttItem(pg.GraphicsObject):
             painter.drawRects([QRectF(a, y + top, b - a, height) for a, b, y in zip(x0, x1, rows)])
         unfinished = visible[self.open[visible]]
         if len(unfinished):
-            pen = QPen(QColor("#d64545"), 2)
+            pen = QPen(QColor(OPEN_COLOUR), 2)
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -152,10 +154,12 @@ class GanttItem(pg.GraphicsObject):
         painter.save()
         painter.resetTransform()
         painter.setPen(QColor("white"))
+        metrics = painter.fontMetrics()
         for index in wide:
             rect = transform.mapRect(QRectF(self.x0[index], self.row[index], self.x1[index] - self.x0[index], 1))
-            bar = self.timeline.bars[index]
-            painter.drawText(rect.adjusted(3, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter, bar.name)
+            room = rect.adjusted(3, 0, -3, 0)  # elided, never cut: the whole name is in the bar's tooltip
+            name = metrics.elidedText(self.timeline.bars[index].name, Qt.TextElideMode.ElideRight, int(room.width()))
+            painter.drawText(room, Qt.AlignmentFlag.AlignVCenter, name)
         painter.restore()
 
 
@@ -178,7 +182,7 @@ class QtTimeline(QWidget):
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
         self.plot.getPlotItem().hideButtons()
-        self.markers = pg.ScatterPlotItem(size=9, symbol="d", pen=None, brush=pg.mkBrush("#2e9d4f"))
+        self.markers = pg.ScatterPlotItem(size=9, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
@@ -200,11 +204,23 @@ class QtTimeline(QWidget):
         export = QPushButton("Export Perfetto / Chrome trace…")
         export.clicked.connect(self.ask_export)
         legend = QHBoxLayout()
-        for step in PIPELINE[:-1]:
-            chip = QPushButton(step)
-            chip.setEnabled(False)
-            chip.setStyleSheet(f"background:{STEP_COLOURS[step]}; color:white; border:none; padding:2px 6px")
-            legend.addWidget(chip)
+        self.legend: list[tuple[QLabel, str]] = []  # each entry of the legend and the colour it explains
+        for step in [*PIPELINE[:-1], None]:
+            chip = QLabel(step or "other")
+            chip.setStyleSheet(f"background:{STEP_COLOURS[step]}; color:white; padding:2px 6px")
+            chip.setToolTip(f"a stage of the {step} step" if step else
+                            "a stage outside the pipeline's steps (a cache lookup, gc, a pass of its own)")
+            self.legend.append((chip, STEP_COLOURS[step]))
+        marker = QLabel(f'<span style="color:{MARKER_COLOUR}">◆</span> event')
+        marker.setToolTip("an instant in the compile: an FX graph or AOTAutograd cache hit or miss, a dim made "
+                          "dynamic, …; hover one for its name")
+        self.legend.append((marker, MARKER_COLOUR))
+        unfinished = QLabel("never ended")
+        unfinished.setStyleSheet(f"border:2px solid {OPEN_COLOUR}; padding:0px 4px")
+        unfinished.setToolTip("a stage that never ended: the run stopped inside it")
+        self.legend.append((unfinished, OPEN_COLOUR))
+        for entry, _colour in self.legend:
+            legend.addWidget(entry)
         legend.addStretch(1)
         legend.addWidget(self.wall_clock)
         legend.addWidget(export)
@@ -295,6 +311,12 @@ class QtTimeline(QWidget):
         if self.gantt is None:
             return
         position = event[0]
+        marker = self._marker_under(position)
+        if marker:
+            text = f"{marker}\nan instant in the compile (a cache hit or miss, a dim made dynamic, …)"
+            QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position)), plain_tip(text), self.plot)
+            self.hover_text = text
+            return
         index = self.gantt.bar_under(position)
         if index is None:
             QToolTip.hideText()
@@ -309,6 +331,13 @@ class QtTimeline(QWidget):
         # the scene is the plot widget's own (a QGraphicsView): scene → widget → screen
         QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position)), plain_tip(text), self.plot)
         self.hover_text = text
+
+    def _marker_under(self, scene_pos) -> str:
+        """The name of the event marker under a point of the scene, or ""."""
+        if not self.markers.isVisible() or not self.markers.sceneBoundingRect().adjusted(-6, -6, 6, 6).contains(scene_pos):
+            return ""
+        points = self.markers.pointsAt(self.markers.mapFromScene(QPointF(scene_pos)))
+        return str(points[0].data()) if len(points) else ""
 
     def _on_click(self, event) -> None:
         if self.gantt is None:

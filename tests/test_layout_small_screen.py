@@ -1,0 +1,245 @@
+"""Issue #29, desktop round 2, the layout at 1280×720 (and 1920×1080): the Kernels charts' row labels
+never overlap, are elided only when the plot has no more room (whole in the tooltip), their legends
+cover no bar and a bar's tooltip stays when Qt asks for the plot's own; the Diff's A/B titles fit
+their panes; the break map's labels are elided, never cut; the timeline's legend names every colour
+and mark it draws. What is checked is what the user sees: drawn text and its rectangles, tooltips."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QToolTip  # noqa: E402
+
+from conftest import open_and_wait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+SIZES = [(1280, 720), (1920, 1080)]
+ELLIPSIS = "…"
+
+
+@pytest.fixture
+def no_slot_errors(qtbot):
+    """Fails the test on any exception raised in a slot or an event handler during it."""
+    with qtbot.capture_exceptions() as exceptions:
+        yield exceptions
+    assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
+        "".join(__import__("traceback").format_exception(*info)) for info in exceptions)
+
+
+def sized(qtbot, window, size: tuple[int, int], tab: str):
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=10_000)
+    view = window.views[tab]
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(view.isVisible, timeout=10_000)
+    return view
+
+
+def elided_from(shown: str, whole: str) -> bool:
+    """`shown` is `whole`, or `whole` elided (its start and its end kept around one ellipsis)."""
+    if shown == whole:
+        return True
+    head, mark, tail = shown.partition(ELLIPSIS)
+    return bool(mark) and whole.startswith(head) and whole.endswith(tail) and len(head) + len(tail) < len(whole)
+
+
+# --- Kernels ----------------------------------------------------------------------------------
+def axis_texts(plot) -> list[tuple[QRect, str]]:
+    """The left axis's tick labels as pyqtgraph draws them, in the plot widget's pixels."""
+    axis = plot.getAxis("left")
+    image = QImage(4, 4, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(plot.mapFromScene(axis.mapRectToScene(rect)).boundingRect(), text) for rect, _flags, text in texts]
+
+
+def plot_rows(window) -> dict:
+    """Each plot and the whole labels of its rows, from the session (not from the view)."""
+    from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars
+
+    plots, session = window.views["Kernels"], window.model.loaded.session
+    results = session.results or {}
+    return {plots.kernels: [row.label for row in kernel_bars(results, 15)],
+            plots.families: [row[0] for row in op_family_bars(results)],
+            plots.units: [f"{unit.compile_id} {unit.function or ''}" for unit in session.units if unit.compile_s is not None],
+            plots.memory: [row[0] for row in memory_bars(results)]}
+
+
+def hover(qtbot, widget, point: QPoint) -> None:
+    QTest.mouseMove(widget, point + QPoint(1, 1))
+    QTest.mouseMove(widget, point)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_kernel_chart_labels_are_all_there_never_overlap_and_are_elided_only_when_out_of_room(
+        qtbot, window, no_slot_errors, size):
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, size, "Kernels")
+    rows = plot_rows(window)
+    assert rows[plots.kernels] and rows[plots.families] and rows[plots.units]
+    for plot, labels in rows.items():
+        qtbot.waitUntil(lambda: len(axis_texts(plot)) == len(labels), timeout=10_000)  # every row labelled
+        texts = axis_texts(plot)
+        for (rect, text), whole in zip(texts, labels):
+            assert plot.rect().contains(rect), f"{text!r} drawn outside its plot"
+            assert elided_from(text, whole), f"{text!r} is not {whole!r} nor its elision"
+            if text != whole:  # elided: only because the labels already take a fair share of the plot
+                assert plot.getAxis("left").width() >= 0.4 * plot.width(), f"{whole!r} elided beside empty space"
+        for index, (rect, text) in enumerate(texts):
+            for other, other_text in texts[index + 1:]:
+                assert not rect.intersects(other), f"{text!r} overlaps {other_text!r}"
+        labelled = [rect for rect, _ in texts]
+        assert sorted(labelled, key=lambda r: r.top()) == labelled  # in the order of the bars, top down
+    if size == (1920, 1080):  # half of a 1920 window's plot holds every kernel's name whole
+        assert [text for _, text in axis_texts(plots.kernels)] == rows[plots.kernels]
+
+
+def test_an_elided_label_shows_the_whole_name_on_hover(qtbot, window, no_slot_errors):
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, (1280, 720), "Kernels")
+    rows = plot_rows(window)
+    plot = plots.units
+    qtbot.waitUntil(lambda: len(axis_texts(plot)) == len(rows[plot]), timeout=10_000)
+    rect, text, whole = next((rect, text, whole) for (rect, text), whole in zip(axis_texts(plot), rows[plot])
+                             if text != whole)  # at 1280 a resumed function's unit name does not fit
+    hover(qtbot, plot.viewport(), rect.center())
+    qtbot.waitUntil(lambda: whole in QToolTip.text(), timeout=10_000)
+
+
+def test_eager_vs_compiled_legends_name_both_and_cover_no_bar(qtbot, window, no_slot_errors):
+    import pyqtgraph as pg
+
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, (1280, 720), "Kernels")
+    for plot in (plots.families, plots.memory):
+        item = plot.getPlotItem()
+        view = item.getViewBox()
+        bars = [view.mapViewToScene(QRectF(0, y - bar.opts["height"] / 2, width, bar.opts["height"])).boundingRect()
+                for bar in item.items if isinstance(bar, pg.BarGraphItem)
+                for y, width in zip(bar.opts["y"], bar.opts["width"])]
+        assert len(bars) >= 2
+        legends = [item.titleLabel] + ([item.legend] if item.legend is not None else [])
+        words = item.titleLabel.text + " ".join(label.text for _sample, label in (item.legend.items if item.legend else []))
+        assert "eager" in words and "compiled" in words
+        for legend in legends:
+            area = legend.sceneBoundingRect()
+            assert QRectF(plot.rect()).contains(QRectF(plot.mapFromScene(area).boundingRect()))
+            for bar in bars:
+                assert not area.intersects(bar), f"the legend of {plot.getPlotItem().titleLabel.text!r} covers a bar"
+
+
+class ToolTipSpy(QObject):
+    """Counts the tooltip requests Qt sends a widget (after the mouse rests on it)."""
+
+    def __init__(self, widget):
+        super().__init__(widget)
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ToolTip:
+            self.count += 1
+        return False
+
+
+def test_a_kernel_bar_tooltip_stays_when_qt_asks_for_the_plots_own(qtbot, window, no_slot_errors):
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, (1280, 720), "Kernels")
+    plot = plots.kernels
+    index = 0  # the longest bar
+    scene = plot.getViewBox().mapViewToScene(QPointF(plots.kernel_values[index] / 2, index))
+    point = plot.mapFromScene(scene)
+    QToolTip.hideText()
+    hover(qtbot, plot.viewport(), point)
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and plots.kernel_labels[index] in QToolTip.text(), timeout=10_000)
+    spy = ToolTipSpy(plot.viewport())  # the mouse rests: Qt asks the widget under it for its tooltip
+    qtbot.waitUntil(lambda: spy.count > 0, timeout=10_000)
+    assert QToolTip.isVisible()
+    assert plots.kernel_labels[index] in QToolTip.text() and "µs per call" in QToolTip.text()
+    assert plot.toolTip() not in QToolTip.text()  # not the plot's generic "Time per kernel or op (…)"
+
+
+# --- Diff ------------------------------------------------------------------------------------
+def test_diff_titles_fit_their_panes_and_keep_the_whole_path_in_the_tooltip(qtbot, window, no_slot_errors, tmp_path):
+    deep = tmp_path / ("a-folder-with-a-long-name-as-runs-on-a-cluster-have-" * 2).rstrip("-")
+    run_a, run_b = deep / "mlp_breaks_run_a", deep / "mlp_breaks_run_b_after_the_fix"
+    for target in (run_a, run_b):
+        shutil.copytree(BUNDLED, target)
+    open_and_wait(qtbot, window, run_a)
+    sized(qtbot, window, SIZES[1], "Summary")  # compared from another tab, then the window is made smaller
+    diff = window.views["Diff"]
+    window.compare_with(run_b)
+    qtbot.waitUntil(lambda: diff.labels[1].toolTip().endswith("mlp_breaks_run_b_after_the_fix"), timeout=60_000)
+    qtbot.waitUntil(lambda: diff.differences.count() > 0, timeout=60_000)
+    for size in reversed(SIZES):
+        sized(qtbot, window, size, "Diff")
+        texts = []
+        for label, side, run in zip(diff.labels, "AB", (run_a, run_b)):
+            assert label.toolTip() == f"{side}: {run}"
+            width = label.fontMetrics().horizontalAdvance(label.text())
+            assert width <= label.contentsRect().width(), f"{label.text()!r} is cut by its pane"
+            assert elided_from(label.text(), label.toolTip())
+            assert label.text().startswith(f"{side}: ")
+            left = label.mapTo(diff, label.contentsRect().topLeft())
+            texts.append(QRect(left, label.fontMetrics().boundingRect(label.text()).size()).adjusted(0, 0, 4, 0))
+        assert not texts[0].intersects(texts[1]), "the A and B titles run into each other"
+
+
+# --- Break map --------------------------------------------------------------------------------
+def test_break_map_labels_are_elided_never_cut_with_the_whole_label_on_hover(qtbot, window, no_slot_errors):
+    open_and_wait(qtbot, window, BUNDLED)
+    graph = sized(qtbot, window, (1280, 720), "Graph")
+    break_map = graph.break_map
+    qtbot.waitUntil(break_map.isVisible, timeout=10_000)
+    break_map.repaint()
+    labels = break_map.drawn_labels
+    assert labels
+    metrics = break_map.fontMetrics()
+    for rect, shown, whole in labels:
+        assert metrics.horizontalAdvance(shown) <= rect.width() + 0.5, f"{shown!r} is cut"
+        assert shown == whole or (shown.endswith(ELLIPSIS) and whole.startswith(shown[:-1])), shown
+    rect, shown, whole = next(label for label in labels if label[1] != label[2])  # "[1/0] torc…" at 1280
+    hover(qtbot, break_map, rect.center().toPoint())
+    qtbot.waitUntil(lambda: whole in QToolTip.text(), timeout=10_000)
+
+
+# --- Timeline ---------------------------------------------------------------------------------
+def test_timeline_legend_names_every_colour_and_marker_it_draws(qtbot, window, no_slot_errors):
+    from inspector.gui.views.qt_timeline import STEP_COLOURS
+
+    open_and_wait(qtbot, window, BUNDLED)
+    timeline = sized(qtbot, window, (1280, 720), "Timeline")
+    drawn = {STEP_COLOURS[bar.step] for bar in timeline.timeline.bars}
+    assert STEP_COLOURS[None] in drawn and timeline.timeline.markers  # grey stages and green markers here
+    drawn.add(timeline.markers.opts["brush"].color().name())
+    drawn.add(timeline.gantt and "#d64545")  # the outline of a stage that never ended
+    explained = {colour for _entry, colour in timeline.legend}
+    assert drawn <= explained
+    entries = [entry for entry, _colour in timeline.legend]
+    rects = [QRect(entry.mapTo(timeline, QPoint(0, 0)), entry.size()) for entry in entries]
+    for entry, rect in zip(entries, rects):
+        assert entry.isVisible() and entry.text() and entry.toolTip()
+        assert timeline.rect().contains(rect), f"{entry.text()!r} is cut"
+        assert entry.fontMetrics().horizontalAdvance(entry.text().split(">")[-1]) <= entry.contentsRect().width()
+    for index, rect in enumerate(rects):
+        assert not any(rect.intersects(other) for other in rects[index + 1:])
+
+    # a marker tells its name on hover
+    lane, t, name = timeline.timeline.markers[0]
+    timeline.plot.setXRange(max(0.0, t - 0.5), t + 0.5, padding=0)
+    qtbot.waitUntil(lambda: timeline.plot.getViewBox().viewRange()[0][0] <= t, timeout=10_000)
+    scene = timeline.plot.getViewBox().mapViewToScene(QPointF(t, lane * timeline.timeline.depth + 0.5))
+    hover(qtbot, timeline.plot.viewport(), timeline.plot.mapFromScene(scene))
+    qtbot.waitUntil(lambda: name in timeline.hover_text, timeout=10_000)
