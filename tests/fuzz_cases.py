@@ -32,6 +32,14 @@ HOSTILE_VALUES = [None, [], {}, "", "text", -1, 0, 2**70, 1e308 * 10, float("nan
                   "<a href=file:///etc/passwd>x</a>", "../../../../etc/passwd", "/proc/self/environ",
                   "/dev/zero", "\0\0\0", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "9" * 400, {"value": [1, 2]}, [None, "x", 3.5]]
 DEEP = "[" * 50_000 + "]" * 50_000
+# Texts that made a regular expression or a loop quadratic (issue 28), put in any record's payload: a
+# 40 KB one of them took seconds, 1 MB hours. Linear reading keeps each case well under a second.
+HOSTILE_TEXTS = ["Graph break in user code at " * 1500, "Graph break (" * 3000, "x == 1" + " " * 40_000 + "y",
+                 "L[" + "] == " * 8000, "L['" + "]" * 40_000, "        # File: " + "a.py:1 in f " * 3000,
+                 "ENTRY %main (" + ")->" * 10_000, "\n" * 40_000, "tensor '" * 5000, "x == 1 #" + " #" * 20_000,
+                 "0/0: x\n" + "  y\n" * 10_000, "User code traceback:\n" + " \n" * 20_000]
+# A line without a line break longer than any real record (the reader skips it in one pass).
+LONG_LINE_BYTES = (16 << 20) + 1
 
 
 def seed_logs() -> list[Path]:
@@ -117,7 +125,8 @@ def mutate_log(text: str, rng: random.Random) -> str:
         index = rng.randrange(len(records))
         record = records[index]
         action = rng.choice(["value", "value", "value", "payload", "payload_fixed", "cut_line", "drop", "duplicate",
-                             "swap", "garbage", "deep_envelope", "deep_payload", "escape", "crlf", "kind"])
+                             "swap", "garbage", "deep_envelope", "deep_payload", "escape", "crlf", "kind",
+                             "hostile_text"])
         if action == "value":
             record.envelope = mutate_json_text(record.envelope, rng)
         elif action in ("payload", "payload_fixed") and record.payload:
@@ -148,6 +157,11 @@ def mutate_log(text: str, rng: random.Random) -> str:
             record.payload = [line + "\r" for line in record.payload]
         elif action == "kind":
             record.envelope = mutate_json_text(record.envelope, rng)
+        elif action == "hostile_text":
+            record.payload = rng.choice(HOSTILE_TEXTS).split("\n")
+            fix_md5(record)
+    if rng.random() < 0.03:
+        records.insert(rng.randrange(len(records) + 1), Record("", "\0" * LONG_LINE_BYTES, []))
     out = "\n".join(record.render() for record in records) + "\n"
     if rng.random() < 0.1:
         out = rng.choice(["\ufeff", "\x00" * 16]) + out

@@ -55,7 +55,7 @@ def test_code_pane_lists_every_text_of_a_unit(qtbot, window):
     open_and_wait(qtbot, window, BUNDLED)
     code = window.views["Code"]
     labels = [code.texts.itemText(i) for i in range(code.texts.count())]
-    assert labels[0] == "output code #1"
+    assert labels[0] == "output code #1 (inference)"
     assert {"graph: dynamo", "graph: post_grad", "guards", "graph break #1"} <= set(labels)
     guards = next(artifact.text for artifact in window.model.unit.artifacts if artifact.name == "guards")
     assert "TENSOR_MATCH" in guards  # the unit's guards as torch wrote them

@@ -15,6 +15,7 @@ from conftest import SCENARIOS, run_traced, torch_available
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.explanations import explanations, render_explanations
+from inspector.core.outputs.summary import render_text, summarize
 from inspector.core.readers.session_loader import open_session
 
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+) in ")
@@ -86,6 +87,24 @@ def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     assert f"The recompile [{compile_id}] made `input_ids` dim 1 symbolic ({symbol})" in gpt2.diagnosis
     text = "\n".join(render_explanations(explanations(SessionAnalysis(open_session(run.trace_dir)))))
     assert "fix: Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic(input_ids, 1)`" in text
+
+
+@pytest.mark.slow
+def test_a_model_compiled_through_a_library_decorator_is_named_by_its_forward(traced):
+    """transformers decorates GPT-2's forward, so Dynamo compiles the decorator's `wrapper`
+    (transformers/utils/generic.py): the unit is listed as the model's `forward` at its own line, via
+    the wrapper; the user's own decorator (`logged`) is the user's code and keeps its name."""
+    pytest.importorskip("transformers")
+    session = open_session(traced("wrapper").trace_dir)
+    summary = summarize(session)
+    by_wrapper = {unit["location"].rpartition("/")[2]: unit for unit in summary["units"]}
+    gpt2 = next(unit for where, unit in by_wrapper.items() if where.startswith("generic.py:"))
+    assert gpt2["function"] == "wrapper" and gpt2["called"]["function"] == "forward"
+    assert "/transformers/models/gpt2/modeling_gpt2.py:" in gpt2["called"]["location"]
+    pair = next(unit for where, unit in by_wrapper.items() if where.startswith("fidelity_recompile_wrapper.py:"))
+    assert pair["function"] == "wrapper" and pair["called"] is None
+    line = next(line for line in render_text(summary).splitlines() if line.strip().startswith(gpt2["compile_id"]))
+    assert "forward (via wrapper)" in line and "modeling_gpt2.py:" in line, line
 
 
 @pytest.mark.slow
@@ -183,3 +202,22 @@ def test_keyword_inputs_and_module_buffers_get_advice_that_torch_confirms(traced
     # the scenario with exactly that advice applied: torch compiles each frame once
     fixed = traced("keywords", APPLY_FIX="1")
     assert torch_recompiles(fixed.torch_logs) == [] and fixed.counters["stats"]["unique_graphs"] == 2
+
+
+@pytest.mark.slow
+def test_the_session_tree_lists_the_wrapped_forward_with_the_wrapper_in_its_tooltip(traced, qtbot, window):
+    pytest.importorskip("transformers")
+    from conftest import open_and_wait
+
+    open_and_wait(qtbot, window, traced("wrapper").trace_dir)
+    tree = window.views["Session"]
+    frames = [tree.topLevelItem(index) for index in range(tree.topLevelItemCount())]
+    while frames and not frames[0].text(0).startswith("frame "):  # under a rank or process item
+        frames = [frames[0].child(index) for index in range(frames[0].childCount())] + frames[1:]
+    titles = [frame.text(0) for frame in frames]
+    assert "frame 0: forward (via wrapper)" in titles, titles
+    unit = next(frame for frame in frames if frame.text(0) == "frame 0: forward (via wrapper)").child(0)
+    assert unit.text(0) == "[0/0] forward (via wrapper)"
+    tip = unit.toolTip(0)
+    assert "your function: " in tip and "modeling_gpt2.py:" in tip and "compiled as its wrapper: " in tip and "generic.py:" in tip
+    assert any(frame.text(0).endswith(": wrapper") for frame in frames), "the user's own decorator keeps its name"

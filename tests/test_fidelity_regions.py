@@ -146,3 +146,23 @@ def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_r
     assert text.count("(backward graph, compiled in") == len(session.units)
     assert "of which backward graphs:" in text
 
+
+
+@pytest.mark.slow
+def test_a_training_steps_backward_stages_and_code_are_named_backward(training_run, qtbot, window):
+    """Inductor compiles the backward graph through the same stages as the forward one: the stage list
+    and the Code pane say which is which, not `post_grad #2` / `output code #2`."""
+    from conftest import open_and_wait
+
+    session = open_session(training_run.trace_dir)
+    for unit in session.units:
+        assert {"post_grad", "post_grad (backward)", "before_post_grad_graph (backward)"} <= set(unit.graphs)
+        assert not any("#" in stage for stage in unit.graphs), list(unit.graphs)
+        assert [code.code.role for code in unit.output_code] == ["forward", "backward"]
+        assert unit.graphs["post_grad (backward)"].graph.nodes, "the backward graph is a graph of its own"
+    open_and_wait(qtbot, window, training_run.trace_dir)
+    graph, code = window.views["Graph"], window.views["Code"]
+    stages = [graph.stage.itemText(index) for index in range(graph.stage.count())]
+    assert "post_grad (backward)" in stages and not any("#" in stage for stage in stages), stages
+    texts = [code.texts.itemText(index) for index in range(code.texts.count())]
+    assert "output code #1 (forward)" in texts and "output code #2 (backward)" in texts, texts

@@ -35,6 +35,12 @@ CASE_SECONDS = 20  # one case takes well under a second; this only catches a han
 REFUSALS = (NotCompileOutput, UnsafeBundle, FileNotFoundError)  # reported by the CLI and the app as a message
 
 
+# Audit events that change the file system, and which of their arguments name a changed path: a rename
+# changes both ends (moving a file out of the root is a write outside it), a link its new name.
+_CHANGES = {"os.mkdir": (0,), "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.symlink": (1,),
+            "os.link": (1,), "shutil.rmtree": (0,), "os.truncate": (0,)}
+
+
 class Guard:
     """An audit hook (installed once; hooks cannot be removed) that records, while armed, every write
     outside `root` and every read of `forbidden` paths."""
@@ -68,13 +74,13 @@ class Guard:
                 self.violations.append(f"write {path}")
             elif not writing and path.startswith(self.forbidden):
                 self.violations.append(f"read {path}")
-        elif event in ("os.mkdir", "os.remove", "os.rmdir", "os.rename", "os.symlink", "shutil.rmtree", "os.truncate"):
-            path = args[0] if args else None
+        elif event in _CHANGES:
             relative_to_fd = len(args) > 1 and isinstance(args[-1], int) and args[-1] >= 0  # rmtree's fd walk
-            if isinstance(path, (str, bytes, os.PathLike)) and not relative_to_fd:
-                path = os.path.realpath(os.fsdecode(path))
-                if not path.startswith(self.root) and "__pycache__" not in path:
-                    self.violations.append(f"{event} {path}")
+            for path in (args[index] for index in _CHANGES[event] if index < len(args)):
+                if isinstance(path, (str, bytes, os.PathLike)) and not relative_to_fd:
+                    path = os.path.realpath(os.fsdecode(path))
+                    if not path.startswith(self.root) and "__pycache__" not in path:
+                        self.violations.append(f"{event} {path}")
 
 
 GUARD = Guard()
@@ -167,3 +173,49 @@ def test_mutated_sessions(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(20_000, 20_000 + 50 * SCALE))
 def test_mutated_bundles(tmp_path, seed):
     run_case(bundle_case, seed, tmp_path)
+
+
+def test_the_guard_catches_every_way_out_of_the_root(tmp_path, monkeypatch):
+    """A canary for the suite itself: a case that writes outside its root or reads the planted secret
+    fails, whichever call it uses, while its writes inside the root pass."""
+    import shutil
+
+    elsewhere = Path(tempfile.mkdtemp(prefix="fuzz-canary-"))
+    escapes = {
+        "open": lambda root: open(elsewhere / "a", "w").close(),
+        "append": lambda root: open(elsewhere / "a", "a").close(),
+        "os.open": lambda root: os.close(os.open(elsewhere / "b", os.O_WRONLY | os.O_CREAT)),
+        "write_bytes": lambda root: (elsewhere / "c").write_bytes(b"x"),
+        "mkdir": lambda root: (elsewhere / "d").mkdir(),
+        "rename out": lambda root: os.rename(root / "inside.txt", elsewhere / "e"),
+        "remove": lambda root: os.remove(elsewhere / "keep"),
+        "rmtree": lambda root: shutil.rmtree(elsewhere / "tree"),
+        "symlink": lambda root: os.symlink(root, elsewhere / "f"),
+        "read secret": lambda root: (root / "outside" / "secret.log").read_text(),
+    }
+    try:
+        for name, escape in escapes.items():
+            (elsewhere / "keep").write_text("x")
+            (elsewhere / "tree").mkdir(exist_ok=True)
+            root = tmp_path / name.replace(" ", "_")
+            root.mkdir()
+
+            def exercise_and_escape(path, with_diff, escape=escape, root=root):
+                (root / "inside.txt").write_text("fine")
+                escape(root)
+                return []
+
+            monkeypatch.setattr(sys.modules[__name__], "exercise", exercise_and_escape)
+            with pytest.raises(AssertionError, match=r"case log_case\(3\): \['(write|read|os\.|shutil\.)"):
+                run_case(log_case, 3, root)
+        quiet = tmp_path / "quiet"
+        quiet.mkdir()
+
+        def exercise_inside(path, with_diff):
+            (quiet / "inside.txt").write_text("fine")
+            return []
+
+        monkeypatch.setattr(sys.modules[__name__], "exercise", exercise_inside)
+        run_case(log_case, 3, quiet)  # no violation: passes
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)

@@ -350,3 +350,28 @@ def test_a_line_longer_than_any_record_is_skipped_once_without_holding_it(tmp_pa
         assert log.problems.counts["overlong_line"] == 1
         assert peak < 80 << 20, f"{peak >> 20} MiB held for a {megabytes} MiB line"
     assert seconds[192] < 12 * max(seconds[48], 0.01), seconds  # linear: ~4×; re-reading from the start: ~16×
+
+
+# --- 1b: one record no interpreter should spend long on ----------------------------------------------
+
+def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_counted(tmp_path):
+    """A 24 MiB break reason (a real one is a few KiB) still counts as the break it reports, is read on
+    its first MiB only, is said in "Could not read", and costs about what a 2 MiB one does."""
+    from inspector.core.readers.session_builder import INTERPRETED_CHARS
+
+    seconds = {}
+    for megabytes in (2, 24):
+        def padded(text, megabytes=megabytes):
+            return text.replace("Graph Break Reason:", "Graph Break Reason: " + "Graph break (" * ((megabytes << 20) // 13), 1)
+        log = edited_log(tmp_path / str(megabytes), padded)
+        started = time.perf_counter()
+        done = cli("summary", "--json", log, timeout=120)
+        seconds[megabytes] = time.perf_counter() - started
+        summary = json.loads(done.stdout)
+        normal = json.loads(cli("summary", "--json", LOG).stdout)
+        assert len(summary["graph_breaks"]) == len(normal["graph_breaks"]), "every break is still counted"
+        oversized = summary["unreadable"]["oversized_text"]
+        assert oversized["count"] == 1 and "dynamo_graph_break_reason" in oversized["examples"][0]
+        assert summary["graph_breaks"][0]["reason"].count("Graph break (") <= INTERPRETED_CHARS // 13
+        assert "read on their first MiB only" in cli("summary", log).stdout.decode().split("Could not read:")[1]
+    assert seconds[24] < 4 * seconds[2] + 5, seconds  # the interpreters read 1 MiB of each; only the read grows

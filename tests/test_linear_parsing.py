@@ -19,6 +19,7 @@ from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model import fx_graph_text, hlo_text
 from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource, parse_fx_graph
 from inspector.core.model.hlo_text import parse_hlo_module
+from inspector.core.model.output_code import parse_output_code
 from inspector.core.readers import break_reasons
 from inspector.core.readers.break_reasons import (GuardComment, explain_guard, parse_break_reason, parse_recompile_reasons,
                                                    split_guard_comment)
@@ -111,6 +112,10 @@ HOSTILE = {
     "break_blank_lines": (parse_break_reason, lambda n: " \n" * n, 500),
     "break_blank_traceback": (parse_break_reason, lambda n: "User code traceback:\n" + " \n" * n, 500),
     "recompile_reason_spaces": (parse_recompile_reasons, lambda n: " " * n, 500),
+    # a guard's continuation lines were appended to it one by one (a copy of the guard per line)
+    "recompile_reason_lines": (parse_recompile_reasons, lambda n: "0/0: x\n" + "  y\n" * n, 500),
+    # `^\s*void` (re.M) ran from each line start over every line break after it
+    "output_code_line_breaks": (parse_output_code, lambda n: "\n" * n, 500),
 }
 
 

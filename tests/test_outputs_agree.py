@@ -605,19 +605,7 @@ def other_verdicts(reading: Reading, state: str) -> list[str]:
     return wrong
 
 
-# verdict.py's S_max note says "the timing is INCONCLUSIVE" whenever the speedup has no interval, also
-# when the verdict is SLOWER (an older capture, timed in blocks): the bundled session's text, report and
-# dashboard say both. The note is part of the JSON document's verdict (core/analysis/verdict.py).
-S_MAX_NOTE = pytest.mark.xfail(reason="S_max's note calls a SLOWER run without an interval INCONCLUSIVE "
-                                      "(core/analysis/verdict.py _amdahl_source)", strict=False)
-
-
-def _verdict_inputs():
-    for param in _inputs():
-        yield pytest.param(*param.values, id=param.id, marks=[S_MAX_NOTE] if param.values[0] == BUNDLED else [])
-
-
-@pytest.mark.parametrize("path", list(_verdict_inputs()))
+@pytest.mark.parametrize("path", list(_inputs()))
 def test_no_output_states_another_verdict(path, tmp_path, capsys, request):
     _need(path)
     doc, readings = render_all(path, tmp_path, capsys)

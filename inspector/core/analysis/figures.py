@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from inspector.core.model.compile_spans import stage_self_totals, stage_totals
-from inspector.core.model.session import CompileUnit, GraphBreak, Session
+from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
 KERNEL_SOURCE_STAGES = ("post_grad", "aot_inference", "aot_forward")
@@ -72,7 +72,7 @@ class FusionStats:
 def unit_fusion(unit: CompileUnit) -> FusionStats:
     kernels = unit.kernels
     graphs = [artifact for stage, artifact in unit.graphs.items()
-              if stage.split(" #")[0] == _kernel_stage(unit)]
+              if base_stage(stage) == _kernel_stage(unit)]
     n_ops = sum(len(artifact.op_names) for artifact in graphs) if graphs else None
     n_eliminated = None
     if graphs and kernels and all(kernel.source_origin == "provenance" for kernel in kernels):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
 from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
-from inspector.core.model.session import CompileUnit, Session
+from inspector.core.model.session import CompileUnit, Session, base_stage
 
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
 # nodes of the graph Dynamo captured (as Inductor saw it before its own passes).
@@ -70,7 +70,7 @@ def _aten_name(kernel_name: str) -> str:
 def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:
     """The FX nodes `kernel` came from, found in the graph its source names refer to."""
     stages = NODE_STAGES.get(kernel.source_origin or "", ())
-    graphs = [unit.graphs[stage].graph for stage in stages if stage in unit.graphs]
+    graphs = [artifact.graph for name, artifact in unit.graphs.items() if base_stage(name) in stages]
     origins = []
     for name in kernel.source_nodes:
         node = next((graph.node(name) for graph in graphs if graph.node(name) is not None), None)
@@ -92,7 +92,14 @@ def kernels_of_node(unit: CompileUnit, node_name: str, stage: str | None = None)
 
 def names_stage(kernel: Kernel, stage: str) -> bool:
     """Whether `kernel`'s source node names are names of the graph at `stage`."""
-    return stage in NODE_STAGES.get(kernel.source_origin or "", ())
+    return base_stage(stage) in NODE_STAGES.get(kernel.source_origin or "", ())
+
+
+def naming_stage(unit: CompileUnit, kernel: Kernel) -> str | None:
+    """The first of `unit`'s graphs whose node names `kernel`'s source names are (None when the log
+    holds none of them), as the stage list names it."""
+    stages = NODE_STAGES.get(kernel.source_origin or "", ())
+    return next((name for name in unit.graphs if base_stage(name) in stages), None)
 
 
 def kernels_by_node(unit: CompileUnit, stage: str) -> dict[str, list[Kernel]]:

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import PureWindowsPath
 
-from inspector.core.model.session import CompileUnit, GraphBreak, Session
-from inspector.core.readers.break_reasons import GuardComment
+from inspector.core.model.fx_graph_text import first_source
+from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
+from inspector.core.readers.break_reasons import GuardComment, is_library_file
 
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>\w+?)_at_(?P<line>\d+)$")
 _SOURCE = re.compile(r"^(?P<base>[A-Za-z_]\w*)(?P<path>(?:\[[^\]]+\]|\.\w+)*)$")
@@ -178,3 +179,31 @@ def _short(path: str) -> str:
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def called_function(unit: CompileUnit) -> SourceLocation | None:
+    """The function a user knows a unit by when the frame Dynamo compiled is a library's wrapper around
+    it: a Hugging Face model's `forward` under a decorator compiles as `wrapper` (transformers/utils/
+    generic.py) or `wrapped_func` (utils/deprecation.py). Read from the Dynamo graph's first user line:
+    None when the frame is the user's own, or its first line is in the frame itself (not a wrapper)."""
+    where, graph = unit.location, unit.graphs.get("dynamo")
+    if where is None or graph is None or not is_library_file(where.file):
+        return None
+    first = first_source(graph.text)
+    if first is None or not first.function or (first.file, first.function) == (where.file, unit.function):
+        return None
+    return SourceLocation(first.file, first.line, first.function)
+
+
+def shown_function(unit: CompileUnit) -> str:
+    """The unit's function as lists name it: `forward (via wrapper)` where a library wrapped it."""
+    called = called_function(unit)
+    return f"{called.function} (via {unit.function})" if called else unit.function or "?"
+
+
+def unit_title(unit: CompileUnit) -> str:
+    return f"{unit.compile_id} {shown_function(unit)}"
+
+
+def frame_title(frame: Frame) -> str:
+    return f"{frame.where}: {shown_function(frame.units[0])}" if frame.units else frame.title

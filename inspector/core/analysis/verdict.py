@@ -117,8 +117,10 @@ def _amdahl_source(gap: float | None, t_eager: float | None, eager: EagerPart, s
                  f"({t_eager * 1e6:.0f} µs): faster compiled graphs cannot make the call faster, only fewer breaks can")
     else:
         words = "the eager part of a compiled call bounds the speedup, from the profile"
-    if speedup.state in (INCONCLUSIVE, UNMEASURED) or not speedup.has_interval:
+    if speedup.state in (INCONCLUSIVE, UNMEASURED):
         words += "; the timing is INCONCLUSIVE, so this ceiling is as uncertain as S"
+    elif not speedup.has_interval:
+        words += "; S was timed without an interval, so this ceiling has none either"
     if speedup.has_interval:
         words += (f"; with S's interval the ceiling lies in {speedup.low / eager.share:.3g}–"
                   f"{speedup.high / eager.share:.3g}× (S_max = S / eager share)")

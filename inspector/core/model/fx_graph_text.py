@@ -221,10 +221,9 @@ class _GraphTextParser:
 
     @staticmethod
     def _source_comment(comment: str, previous: FxSource | None) -> FxSource | None:
-        parts = _source_parts(comment)
-        if parts:
-            file, line, function, code = parts
-            return FxSource(file.strip(), int(line), function.strip() if function else None, code.strip())
+        source = _source(comment)
+        if source:
+            return source
         if comment.startswith("# No stacktrace found"):
             return None
         return previous
@@ -325,6 +324,27 @@ def _dims(text: str) -> list[str]:
 def _depth(text: str) -> int:
     text = _STRING.sub("", text)
     return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
+def first_source(text: str) -> FxSource | None:
+    """The user line of a graph's first `# File:` comment, found without parsing the graph (a view can
+    name many units by it cheaply)."""
+    found = _FILE_COMMENT.search(text)
+    while found is not None:
+        line_end = text.find("\n", found.start())
+        source = _source(text[found.start():None if line_end < 0 else line_end])
+        if source is not None:
+            return source
+        found = _FILE_COMMENT.search(text, found.end())
+    return None
+
+
+def _source(comment: str) -> FxSource | None:
+    parts = _source_parts(comment)
+    if parts is None:
+        return None
+    file, line, function, code = parts
+    return FxSource(file.strip(), int(line), function.strip() if function else None, code.strip())
 
 
 def _source_parts(comment: str) -> tuple[str, str, str | None, str] | None:

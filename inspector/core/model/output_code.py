@@ -21,7 +21,7 @@ _AOT_ID = re.compile(r"^# AOT ID: \[(?P<ids>[^\]]*)\]", re.M)
 _KIND_BY_HOW = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp", "halide": "halide"}
 # AOTInductor's C++: kernels are `extern "C"` functions, run from AOTInductorModel::run_impl, with
 # library ops called as aoti_torch_<device>_<op> shims (allocation helpers have no device in the name)
-_AOT_RUN = re.compile(r"^\s*void\s+AOTInductorModel::run_impl\(", re.M)
+_AOT_RUN = re.compile(r"^[^\S\n]*void\s+AOTInductorModel::run_impl\(", re.M)  # no newline in the indent: linear
 _CPP_FUNCTION = re.compile(r'^extern "C"\s+[\w\s*&:<>]*?\b(?P<name>[A-Za-z_]\w*)\s*\(')
 _CPP_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\(")
 _AOT_SHIM = re.compile(r"\b(?P<name>aoti_torch_(?:cpu|cuda|xpu|mps)_(?P<op>[A-Za-z_]\w*?)(?:_out)?)\(")
@@ -51,6 +51,12 @@ class OutputCode:
     path: str | None = None
     aot_id: str | None = None
     kernels: list[Kernel] = field(default_factory=list)
+
+    @property
+    def role(self) -> str | None:
+        """`forward`, `backward` or `inference`: which AOT graph this code runs, from its AOT ID."""
+        role = (self.aot_id or "").rpartition("_")[2]
+        return role if role in ("forward", "backward", "inference") else None
 
     @property
     def language(self) -> str:

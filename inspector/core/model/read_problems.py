@@ -16,6 +16,7 @@ CATEGORIES = {
     "non_utf8": "lines with bytes that are not UTF-8 (replaced)",
     "orphan_payload": "payload lines with no record announcing them",
     "overlong_line": "lines longer than any real record (skipped unread)",
+    "oversized_text": "break or recompile reasons far longer than torch writes (read on their first MiB only)",
     "missing_string": "stack frames naming a file id the string table does not hold",
     "bad_record": "records with an unexpected shape for their kind",
     "unmatched_span_end": "compile-stage ends without a matching start",

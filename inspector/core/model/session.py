@@ -101,6 +101,19 @@ class Recompile:
     raw: str
 
 
+BACKWARD_STAGE = " (backward)"
+
+
+def backward_stage(stage: str) -> str:
+    """The name of the backward graph at `stage` (`post_grad (backward)`)."""
+    return stage + BACKWARD_STAGE
+
+
+def base_stage(stage: str) -> str:
+    """The stage a graph name stands for, without its backward or repeat mark."""
+    return stage.removesuffix(BACKWARD_STAGE).split(" #")[0]
+
+
 @dataclass
 class GraphArtifact:
     """A graph at one stage of one unit: parsed on first use from its readable text."""
@@ -319,10 +332,13 @@ class Frame:
     units: list[CompileUnit] = field(default_factory=list)
 
     @property
+    def where(self) -> str:
+        """`frame 0`, or `outside Dynamo` for what torch.export or AOTInductor compiled."""
+        return "outside Dynamo" if self.frame_id == NO_FRAME else f"frame {self.frame_id}"
+
+    @property
     def title(self) -> str:
-        """`frame 0: forward`, or what was compiled outside any Dynamo frame (torch.export, AOTInductor)."""
-        where = "outside Dynamo" if self.frame_id == NO_FRAME else f"frame {self.frame_id}"
-        return f"{where}: {self.function or '?'}"
+        return f"{self.where}: {self.function or '?'}"
 
 
 @dataclass

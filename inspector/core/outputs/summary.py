@@ -8,6 +8,7 @@ import re
 
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.user_names import called_function
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
 from inspector.core.numbers import count, quantity
@@ -106,7 +107,9 @@ def _regions(analysis: SessionAnalysis) -> dict | None:
 def _unit(unit, fusion) -> dict:
     return {
         "compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
-        "location": str(unit.location) if unit.location else None, "status": unit.status.value,
+        "location": str(unit.location) if unit.location else None,
+        "called": {"function": called.function, "location": str(called)} if (called := called_function(unit)) else None,
+        "status": unit.status.value,
         "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
         "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,
         "fusion_ratio": fusion.fusion_ratio, "compile_time_s": unit.compile_s,
@@ -175,8 +178,10 @@ def render_text(summary: dict) -> str:
         if unit["backward_graph"]:
             backward = (f"  (backward graph, compiled in {unit['backward_compile_time_s']:.2f}s)"
                         if unit["backward_compile_time_s"] is not None else "  (backward graph)")
-        add(f"  {rank}{unit['compile_id']:<8} {unit['function'] or '?':<40} {unit['status']:<12} "
-            f"{seconds:>9}  {unit['kernels']} kernels  {unit['location'] or ''}{backward}")
+        called = unit["called"]  # the user's function a library wrapper (compiled in its place) calls
+        function = f"{called['function']} (via {unit['function']})" if called else unit["function"]
+        add(f"  {rank}{unit['compile_id']:<8} {function or '?':<40} {unit['status']:<12} "
+            f"{seconds:>9}  {unit['kernels']} kernels  {(called or unit)['location'] or ''}{backward}")
     sites = summary["break_sites"]
     add("")
     add(f"Graph breaks: {len(summary['graph_breaks'])} at {len(sites)} site(s)")

@@ -222,22 +222,21 @@ def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
         entries = [str(item) for item in decoded] if isinstance(decoded, list) else [str(decoded)]
     except ValueError:
         entries = [payload]
-    failed: list[tuple[str, str]] = []
+    failed: list[tuple[str, list[str]]] = []  # a guard's text in pieces: joined once, not at every line
     for entry in entries:
         in_user_stack = False  # torch ≥ 2.9 follows a guard with "User stack trace:" and its frames
         for raw in entry.split("\n"):
             match = _GUARD_LINE.match(raw)
             if match:
-                failed.append((match["against"], match["guard"].strip()))
+                failed.append((match["against"], [match["guard"].strip()]))
                 in_user_stack = False
             elif raw.strip() == "User stack trace:" or in_user_stack:
                 in_user_stack = True  # the guard's comment already names the user's line; raw keeps the frames
             elif raw.strip() and failed:
-                against, guard = failed[-1]
-                failed[-1] = (against, f"{guard} {raw.strip()}")
+                failed[-1][1].append(raw.strip())
             elif raw.strip():
-                failed.append(("", raw.strip()))
-    return failed
+                failed.append(("", [raw.strip()]))
+    return [(against, " ".join(pieces)) for against, pieces in failed]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ except ImportError:  # the core needs nothing beyond the standard library
     orjson = None
 
 ACCELERATED = orjson is not None and not os.environ.get("TCI_PURE_JSON")
+_TOO_DEEP = "depth limit exceeded"  # orjson's words for nesting past its limit of 1,024
 
 
 def loads(data: bytes | memoryview | str):
@@ -28,8 +29,10 @@ def loads(data: bytes | memoryview | str):
     if ACCELERATED:
         try:
             return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass  # NaN, Infinity, lone surrogates, bad UTF-8, or really not JSON: json decides
+        except orjson.JSONDecodeError as error:
+            if str(error).startswith(_TOO_DEEP):  # json would recurse ~1,000 levels deep in C before failing,
+                raise ValueError("JSON nested too deeply") from None  # where a collector pass can run finalisers
+            # NaN, Infinity, lone surrogates, bad UTF-8, or really not JSON: json decides
     if isinstance(data, memoryview):
         data = data.tobytes()
     if isinstance(data, bytes):  # strict UTF-8, as orjson reads it (json would guess UTF-16 from NULs)

@@ -20,7 +20,7 @@ from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, small_args
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
-    RecordArtifact, Recompile, Session, SourceLocation, TextArtifact,
+    RecordArtifact, Recompile, Session, SourceLocation, TextArtifact, backward_stage,
 )
 from inspector.core.readers import index_cache
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord, is_small_value, read_trace_log, resolve_stack
@@ -123,12 +123,17 @@ def _on_graph(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     stage = GRAPH_STAGES.get(record.name, record.name)
-    if stage in unit.graphs:  # a second graph at the same stage: the backward one, say
+    if stage in unit.graphs:
         stage = _next_free(unit.graphs, stage)
     unit.graphs[stage] = GraphArtifact(stage, builder.lazy_text(record))
 
 
 def _next_free(graphs: dict, stage: str) -> str:
+    """The name of a second graph at `stage`: Inductor compiles a training unit's backward graph (on the
+    first backward call) through the same stages as its forward one, so after an AOT backward graph it is
+    that stage's backward graph; any other repeat is numbered."""
+    if "aot_backward" in graphs and backward_stage(stage) not in graphs:
+        return backward_stage(stage)
     number = 2
     while f"{stage} #{number}" in graphs:
         number += 1
@@ -189,15 +194,29 @@ def _on_artifact(builder: RankBuilder, record: TraceRecord) -> None:
         builder.keep(record, builder.text_artifact(record))
 
 
+# The most of a break or recompile reason its interpreters read: the longest real ones are a few KiB
+# (a stack trace); past this a reason is read on its head only and counted, so the time one record can
+# cost is bounded whatever its text (each interpreter is linear: tests/test_linear_parsing.py).
+INTERPRETED_CHARS = 1 << 20
+
+
+def _interpreted(builder: RankBuilder, record: TraceRecord, text: str) -> str:
+    if len(text) <= INTERPRETED_CHARS:
+        return text
+    builder.log.problems.add("oversized_text", f"line {record.line_no} ({record.name}): {len(text)} characters")
+    return text[:INTERPRETED_CHARS]
+
+
 def _on_break_reason(builder: RankBuilder, record: TraceRecord) -> None:
     unit = builder.unit(record)
     if unit is None:
         return
     text = builder.log.payload(record)
-    unit.breaks.append(_graph_break(record.compile_id or unit.compile_id, text))
+    unit.breaks.append(_graph_break(record.compile_id or unit.compile_id, _interpreted(builder, record, text), text))
 
 
-def _graph_break(compile_id: CompileId, text: str) -> GraphBreak:
+def _graph_break(compile_id: CompileId, text: str, whole: str | None = None) -> GraphBreak:
+    """The break `text` describes (`whole`, when given, is the record's full text, kept raw)."""
     parsed = parse_break_reason(text)
     frame, via = user_frame(parsed.stack, parsed.file, parsed.line)
     location = None
@@ -207,7 +226,7 @@ def _graph_break(compile_id: CompileId, text: str) -> GraphBreak:
         location = SourceLocation(parsed.file, parsed.line)
     stack = [SourceLocation(*f) for f in parsed.stack]
     return GraphBreak(compile_id, parsed.reason, location, parsed.explanation, parsed.hints, stack,
-                      parsed.kind, text=text, via=[SourceLocation(*f) for f in via])
+                      parsed.kind, text=text if whole is None else whole, via=[SourceLocation(*f) for f in via])
 
 
 def _on_recompile(builder: RankBuilder, record: TraceRecord) -> None:
@@ -215,7 +234,8 @@ def _on_recompile(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     text = builder.log.payload(record)
-    guards = [FailedGuard(against, guard, explain_guard(guard)) for against, guard in parse_recompile_reasons(text)]
+    guards = [FailedGuard(against, guard, explain_guard(guard))
+              for against, guard in parse_recompile_reasons(_interpreted(builder, record, text))]
     unit.recompile = Recompile(unit.compile_id, guards, text)
 
 

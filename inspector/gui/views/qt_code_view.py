@@ -30,7 +30,8 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
     """(label, source) of every text the pane can show for `unit`; source is a CodeArtifact or a loader."""
     entries: list[tuple[str, object]] = []
     for index, artifact in enumerate(unit.output_code):
-        entries.append((f"output code #{index + 1}", artifact))
+        role = artifact.code.role
+        entries.append((f"output code #{index + 1}" + (f" ({role})" if role else ""), artifact))
     entries += [(f"graph: {stage}", artifact.load_text) for stage, artifact in unit.graphs.items()]
     for artifact in unit.artifacts:
         if artifact.name not in ("structured_graph",) and not artifact.name.startswith(("unknown:", "link:")):

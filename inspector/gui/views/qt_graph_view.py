@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
 from inspector.core.graphs.graph_layout import PAD, lay_out_view
-from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage
+from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_break_map import QtBreakMap
@@ -868,8 +868,9 @@ class QtGraphView(QWidget):
         if unit is not self.unit or self.graph is None or self.layer is None:
             return
         if not names_stage(kernel, self.stage.currentText()):
-            self.status.setText(f"{kernel.name}'s nodes are named in another stage's graph: choose "
-                                f"{'post_grad' if kernel.source_origin == 'provenance' else 'dynamo'} to see them")
+            stage = naming_stage(unit, kernel)
+            self.status.setText(f"{kernel.name}'s nodes are named in another stage's graph: choose {stage} to see them"
+                                if stage else f"{kernel.name}'s nodes are named in a graph this log does not hold")
             return
         owners = {self.visible.owner.get(name) for name in kernel.source_nodes if self.graph.node(name) is not None}
         self.layer.outline = {item: "#111111" for item in owners if item in self.layer.index}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
+from inspector.core.analysis.user_names import called_function, frame_title, unit_title
 from inspector.core.model.session import CompileUnit
 from inspector.core.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -107,17 +108,19 @@ class QtNavigator(QTreeWidget):
 
     def _list_units(self, parent: QTreeWidgetItem, rank) -> None:
         for frame in rank.frames:
-            frame_item = QTreeWidgetItem(parent, [frame.title])
-            frame_item.setToolTip(0, plain_tip(f"{frame.title}\n{frame.location or ''}"))
+            title = frame_title(frame)
+            frame_item = QTreeWidgetItem(parent, [title])
+            frame_item.setToolTip(0, plain_tip(f"{title}\n{frame.location or ''}"))
             frame_item.setExpanded(True)
             for unit in frame.units:
-                compile_s = unit.compile_s
+                compile_s, title, called = unit.compile_s, unit_title(unit), called_function(unit)
                 item = QTreeWidgetItem(frame_item, [
-                    unit.title, str(len(unit.breaks)) if unit.breaks else "",
+                    title, str(len(unit.breaks)) if unit.breaks else "",
                     str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
                 item.setIcon(0, status_icon(unit.status.value))
-                item.setToolTip(0, plain_tip(f"{unit.title}\nstatus: {unit.status.value.replace('_', ' ')}"
-                                             f"\n{unit.location or ''}\nattempts: {unit.attempts}"
+                item.setToolTip(0, plain_tip(f"{title}\nstatus: {unit.status.value.replace('_', ' ')}"
+                                             + (f"\nyour function: {called}\ncompiled as its wrapper: " if called else "\n")
+                                             + f"{unit.location or ''}\nattempts: {unit.attempts}"
                                              + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
                                                 if unit.recompile and unit.recompile.failed_guards else "")))
                 item.setData(0, UNIT_ROLE, unit)
