@@ -211,3 +211,38 @@ def test_stage_strip_of_a_script_that_raises_at_once(qtbot, window, tmp_path, mo
     qtbot.waitUntil(lambda: strip.status_text().startswith("failed"), timeout=60_000)
     assert "importing torch" not in strip.status_text()
     assert "broken before torch" in strip.status_text() or "exit status" in strip.status_text()
+
+
+# --- 5. a failed capture leaves the session on screen ------------------------------------------
+
+def test_a_failed_capture_keeps_the_session_on_screen_until_the_user_opens_what_it_captured(
+        qtbot, window, tmp_path, monkeypatch):
+    """The bundled session is on screen; a script that raises is run: the session stays (title, summary,
+    tree), a message offers what the run captured, and opening it shows its problem at the script's
+    line (activating it opens that line in Source)."""
+    from inspector.gui import qt_main_window
+
+    monkeypatch.setattr(qt_main_window, "SESSIONS_DIR", tmp_path / "sessions")
+    open_and_wait(qtbot, window, BUNDLED)
+    title, summary = window.windowTitle(), window.views["Summary"].title.text()
+    script = tmp_path / "raises.py"
+    script.write_text("import os\n\n\ndef helper():\n    return 1 / 0\n\n\nhelper()\n")
+    window.script = script
+    with qtbot.waitSignal(window.capture.sigFinished, timeout=120_000):
+        window.run_capture()
+    qtbot.waitUntil(lambda: window.partial_offer is not None and window.partial_offer.isVisible(), timeout=10_000)
+    assert window.windowTitle() == title and window.views["Summary"].title.text() == summary
+    assert window.model.loaded.session.source == BUNDLED or Path(window.model.loaded.session.source) == BUNDLED
+    assert "ZeroDivisionError" in window.partial_offer.text() or "exit status" in window.partial_offer.text()
+    opener = next(button for button in window.partial_offer.buttons() if button.text() == "Open what was captured")
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000) as loaded:
+        qtbot.mouseClick(opener, Qt.MouseButton.LeftButton)
+    assert window.windowTitle().startswith("raises-")
+    [failed] = [problem for problem in loaded.args[0].problems if problem.title.startswith("Capture failed")]
+    assert (Path(failed.file).name, failed.line) == ("raises.py", 5), "the script's line that raised"
+    problems = window.views["Problems"]
+    item = next(problems.topLevelItem(i) for i in range(problems.topLevelItemCount())
+                if problems.topLevelItem(i).text(0).startswith("Capture failed"))
+    assert "raises.py:5" in item.text(2)
+    problems.itemActivated.emit(item, 0)
+    qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.views["Source"], timeout=10_000)

@@ -243,3 +243,24 @@ def test_timeline_legend_names_every_colour_and_marker_it_draws(qtbot, window, n
     scene = timeline.plot.getViewBox().mapViewToScene(QPointF(t, lane * timeline.timeline.depth + 0.5))
     hover(qtbot, timeline.plot.viewport(), timeline.plot.mapFromScene(scene))
     qtbot.waitUntil(lambda: name in timeline.hover_text, timeout=10_000)
+
+
+# --- Code ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_code_bar_shows_where_kernel_nodes_come_from_uncut(qtbot, window, no_slot_errors, size):
+    """The Code tab's bar ends with where the kernels' nodes come from ("nodes: exact (provenance)"):
+    shown whole, inside the bar, however long an entry of the texts list is."""
+    open_and_wait(qtbot, window, BUNDLED)
+    code = sized(qtbot, window, size, "Code")
+    code.texts.setCurrentIndex(0)  # output code: its kernels' origin is shown
+    qtbot.waitUntil(lambda: code.origin.text().startswith(("nodes:", "no kernels")), timeout=10_000)
+    entries = code.texts.count()
+    code.texts.addItem("artifact " + "named_by_the_log_" * 8)  # an artifact's name is the log's to choose
+    for index in range(entries):
+        code.texts.setCurrentIndex(index)
+        qtbot.waitUntil(lambda: code.origin.isVisible(), timeout=10_000)
+        label = code.origin
+        whole = label.fontMetrics().horizontalAdvance(label.text())
+        qtbot.waitUntil(lambda: label.width() >= whole, timeout=5_000)  # once the bar is laid out again
+        right = label.mapTo(code, label.rect().topRight()).x()
+        assert right <= code.width(), f"{label.text()!r} ends at {right} of {code.width()}"

@@ -264,7 +264,10 @@ def reported_error(session: Path) -> dict | None:
     error = results.get("error") if isinstance(results, dict) else None
     if not isinstance(error, dict):
         error = last_error_event(session)
-    return {"kind": error.get("kind"), "message": error.get("message")} if error else None
+    if not error:
+        return None
+    return {"kind": error.get("kind"), "message": error.get("message"),
+            **{key: error[key] for key in ("file", "line") if key in error}}  # the script's line it raised through
 
 
 def describe_exit(code: int, runner: bool = True) -> str:

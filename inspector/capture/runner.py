@@ -182,6 +182,14 @@ def explain(error: BaseException) -> tuple[str, str]:
     return "script_error", f"{name}: {text}"
 
 
+def script_line(error: BaseException, script: Path) -> dict:
+    """{file, line} of the script's last line the error passed through (where the user's code called
+    what raised), or {} when it never did."""
+    target = os.path.realpath(script)
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if os.path.realpath(frame.filename) == target]
+    return {"file": frames[-1].filename, "line": frames[-1].lineno} if frames else {}
+
+
 class Measurer:
     """Eager against compiled for an entry-point script: times, correctness, memory, profiles."""
 
@@ -568,7 +576,7 @@ def main(argv: list[str]) -> int:
     except BaseException as error:
         kind, line = explain(error)
         text = traceback.format_exc()
-        results.update(error={"kind": kind, "message": line, "traceback": text})
+        results.update(error={"kind": kind, "message": line, "traceback": text, **script_line(error, args.script)})
         progress.emit("error", kind=kind, message=line, traceback=text)
         progress.emit("done", status="error")
         sys.stderr.write(text)

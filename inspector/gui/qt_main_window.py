@@ -77,6 +77,7 @@ class QtMainWindow(QMainWindow):
         self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
         self.overview_shown = False  # the latest open showed its per-rank overview (reset as each open starts)
+        self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
         self.tabs = QTabWidget()
@@ -485,10 +486,26 @@ class QtMainWindow(QMainWindow):
         self.cancel_action.setEnabled(False)
         self.progress_bar.hide()
         self._fit_stage_strip()  # room for the strip's line saying how the run ended
+        if self.modes.running:
+            return
+        if error and self.model.loaded is not None:
+            self._offer_partial(Path(session), error)
+            return
         if error:
             self.show_message("Capture did not finish", f"{error.get('message')}\n\nWhat was captured is kept: {session}")
-        if not self.modes.running:
-            self.open_path(Path(session))
+        self.open_path(Path(session))
+
+    def _offer_partial(self, session: Path, error: dict) -> None:
+        """A run that failed or was cancelled leaves the session on screen as it was: the user chooses
+        whether to look at what it captured (kept on disk either way)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Capture did not finish",
+                          f"{error.get('message')}\n\nWhat was captured is kept: {session}\n"
+                          f"The session on screen stays until you open it.", QMessageBox.StandardButton.Close, self)
+        opener = box.addButton("Open what was captured", QMessageBox.ButtonRole.AcceptRole)
+        opener.clicked.connect(lambda: self.open_path(session))
+        box.setModal(False)
+        box.show()
+        self.partial_offer, self.last_message = box, box.text()
 
     def edit_settings(self) -> None:
         QtSettingsDialog(self.settings, self).open()

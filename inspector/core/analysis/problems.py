@@ -174,5 +174,6 @@ def _run_problems(analysis: ProblemFacts) -> list[Problem]:
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
     error = (session.manifest or {}).get("error")
     if error:
-        problems.append(Problem(ProblemKind.FAILED, Severity.ERROR, f"Capture failed ({error.get('kind')})", error.get("message", "")))
+        problems.append(Problem(ProblemKind.FAILED, Severity.ERROR, f"Capture failed ({error.get('kind')})",
+                                error.get("message", ""), file=error.get("file"), line=error.get("line")))
     return problems

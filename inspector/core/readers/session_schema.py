@@ -55,7 +55,7 @@ MANIFEST = Obj({
     "format": str, "format_version": int, "tool_version": str, "command": ListOf(str), "script": Nullable(str),
     "script_args": ListOf(str), "complete": bool, "started": Nullable(NUMBER), "ended": Nullable(NUMBER),
     "exit_status": Nullable(int), "stopped_by": Nullable(str),
-    "error": Nullable(Obj({"kind": str, "message": str})),
+    "error": Nullable(Obj({"kind": str, "message": str, "file": str, "line": int})),
     "settings": Obj({"mode": str, "dynamic": str, "fullgraph": bool, "backend": str, "device": str, "runs": int,
                      "warmup": int, "profile": bool, "timeout_s": Nullable(NUMBER), "threads": Nullable(int)}),
     "host": MapOf(str),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget,
+    QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -52,6 +52,10 @@ class QtCodeView(QWidget):
         self.entries: list[tuple[str, object]] = []
         self._texts = LatestRequest(self)  # the latest text asked for: a slower earlier answer must not replace it
         self.texts = QComboBox()
+        # as wide as a usual entry, not the longest one (an artifact name of 60 characters would squeeze
+        # the find box and the nodes' origin out of the bar); the list itself opens as wide as it needs
+        self.texts.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.texts.setMinimumContentsLength(28)
         self.texts.currentIndexChanged.connect(self._on_text_chosen)
         self.find = QLineEdit()
         self.find.setPlaceholderText("Find (Ctrl+F, Enter for next)")  # Ctrl+F: the window's Find in View
@@ -60,6 +64,7 @@ class QtCodeView(QWidget):
         previous.clicked.connect(lambda: self.find_next(backward=True))
         following.clicked.connect(lambda: self.find_next(backward=False))
         self.origin = QLabel("")
+        self.origin.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)  # never narrower than its text
         bar = QHBoxLayout()
         for widget in (self.texts, self.find, previous, following, self.origin):
             bar.addWidget(widget)
