@@ -12,8 +12,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtGui import QGuiApplication  # noqa: E402
+from PySide6.QtCore import QEvent, QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent  # noqa: E402
+from PySide6.QtWidgets import QToolTip  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from conftest import open_and_wait  # noqa: E402
@@ -196,6 +197,45 @@ def test_stage_strip_says_why_a_capture_failed_even_after_units_ran(qtbot, strip
     assert widget.cell_states()["0/0"]["graph capture"] == "failed"  # no stage left running
     assert widget.rows_height() > rows and widget.minimumHeight() >= widget.rows_height()  # a line to say so
     widget.grab()  # paints the line
+
+
+def test_stage_strip_shows_the_benchmark_once_for_the_run_not_per_unit(qtbot, strip):
+    """Three units compiled, then the run measured: one benchmark cell beside all three rows (no gap
+    between rows in its column, unlike a unit's own steps), and its tooltip says it is the run's."""
+    from PySide6.QtCore import QPoint
+
+    from inspector.core.model.pipeline import PIPELINE
+    from inspector.core.readers.stage_progress import StageProgress
+    from inspector.gui.views.qt_stage_strip import LABEL_WIDTH, ROW_HEIGHT, STATE_COLOURS
+
+    controller, widget = strip
+    widget.resize(900, widget.rows_height() + 3 * ROW_HEIGHT)
+    controller.sigStarted.emit("session")
+    progress = StageProgress()
+    for index, compile_id in enumerate(("0/0", "1/0", "2/0")):
+        for ph in ("B", "E"):
+            progress.apply({"event": "stage", "name": "dynamo", "ph": ph, "compile_id": compile_id, "t": 1.0 + index})
+    for state in ("start", "end"):
+        progress.apply({"event": "phase", "phase": "benchmark", "state": state, "t": 10.0})
+    controller.sigProgress.emit(progress)
+    controller.sigFinished.emit("session", 0, None)
+    qtbot.waitUntil(lambda: widget.finished)
+    image = widget.grab().toImage()
+    width = (widget.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+    between_rows = ROW_HEIGHT * 2 + 4  # where the first row's cells end and the second's begin
+    done = QColor(STATE_COLOURS["done"]).name()
+    benchmark_x = int(LABEL_WIDTH + (PIPELINE.index("benchmark") + 0.5) * width)
+    capture_x = int(LABEL_WIDTH + 0.5 * width)
+    assert image.pixelColor(benchmark_x, between_rows).name() == done, "one cell across the rows"
+    assert image.pixelColor(capture_x, between_rows).name() != done, "a unit's own step is its row's alone"
+    tips = []
+    for row in (1, 3):
+        QTest.mouseMove(widget, QPoint(benchmark_x, ROW_HEIGHT * row + 14))
+        widget.event(QHelpEvent(QEvent.Type.ToolTip, QPoint(benchmark_x, ROW_HEIGHT * row + 14),
+                                widget.mapToGlobal(QPoint(benchmark_x, ROW_HEIGHT * row + 14))))
+        qtbot.waitUntil(lambda: QToolTip.isVisible() and QToolTip.text().startswith("benchmark"), timeout=5_000)
+        tips.append(QToolTip.text())
+    assert tips[0] == tips[1] and "one phase of the whole run" in tips[0], tips
 
 
 def test_stage_strip_of_a_script_that_raises_at_once(qtbot, window, tmp_path, monkeypatch):

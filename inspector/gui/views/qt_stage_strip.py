@@ -1,6 +1,7 @@
-"""The live stage strip: graph capture → graph optimisation → code generation → backend compile →
-benchmark, one row per compile unit (every unit: the window puts the strip in a scroll area that
-follows the newest), each cell lit as its events arrive, with its own time. Idle it is one line."""
+"""The live stage strip: graph capture → graph optimisation → code generation → backend compile, one row
+per compile unit (every unit: the window puts the strip in a scroll area that follows the newest), each
+cell lit as its events arrive, with its own time; beside the rows one benchmark cell for the run's
+measuring phase, which is not any unit's. Idle it is one line."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from inspector.gui.qt_capture_controller import QtCaptureController
 ROW_HEIGHT = 20
 VISIBLE_ROWS = 4  # rows the window gives the strip before it scrolls
 LABEL_WIDTH = 70
+BENCHMARK = "benchmark"
 STATE_COLOURS = {"waiting": "#408a8f98", "running": "#e0a526", "done": "#2e9d4f", "failed": "#d64545"}
 
 
@@ -88,7 +90,7 @@ class QtStageStrip(QWidget):
         """compile id → pipeline step → waiting | running | done (what the strip draws)."""
         states = {}
         for compile_id, steps in self.progress.units.items():
-            states[compile_id] = {step: self.progress.benchmark_state if step == "benchmark" else
+            states[compile_id] = {step: self.progress.benchmark_state if step == BENCHMARK else
                                   ("failed" if self.progress.error or self.stopped else "running") if state.running
                                   else "done" if state.started is not None else "waiting"
                                   for step, state in steps.items()}
@@ -103,6 +105,13 @@ class QtStageStrip(QWidget):
             return ids[row], PIPELINE[column]
         return None
 
+    def benchmark_rect(self) -> QRectF:
+        """The benchmark cell: one for the run, beside every unit's row (it measures the whole model)."""
+        width = (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+        column = PIPELINE.index(BENCHMARK)
+        return QRectF(LABEL_WIDTH + column * width + 2, ROW_HEIGHT + 5, width - 4,
+                      ROW_HEIGHT * len(self.progress.units) - 2)
+
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
             cell = self.cell_at(event.pos().x(), event.pos().y())
@@ -114,9 +123,11 @@ class QtStageStrip(QWidget):
                 compile_id, step = cell
                 state = self.cell_states()[compile_id][step]
                 now = time.time()
-                elapsed = (self.progress.benchmark_elapsed(now) if step == "benchmark"
+                elapsed = (self.progress.benchmark_elapsed(now) if step == BENCHMARK
                            else self.progress.units[compile_id][step].elapsed(now))
-                QToolTip.showText(event.globalPos(), f"[{compile_id}] {step}: {state}"
+                subject = "benchmark (one phase of the whole run, after every unit compiled)" if step == BENCHMARK \
+                    else f"[{compile_id}] {step}"
+                QToolTip.showText(event.globalPos(), f"{subject}: {state}"
                                   + (f", {seconds(elapsed)} own time" if elapsed is not None else ""), self)
             return True
         return super().event(event)
@@ -140,9 +151,14 @@ class QtStageStrip(QWidget):
             painter.setPen(text)
             painter.drawText(QRectF(0, y, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, f"[{compile_id}]")
             for column, step in enumerate(PIPELINE):
-                state = states[compile_id][step]
-                elapsed = self.progress.benchmark_elapsed(now) if step == "benchmark" else steps[step].elapsed(now)
-                self._cell(painter, QRectF(label_width + column * width + 2, y + 1, width - 4, ROW_HEIGHT - 2), state, elapsed)
+                if step != BENCHMARK:  # one phase of the whole run, drawn once across the rows below
+                    self._cell(painter, QRectF(label_width + column * width + 2, y + 1, width - 4, ROW_HEIGHT - 2),
+                               states[compile_id][step], steps[step].elapsed(now))
+        if rows:  # its time in the part on screen: the rows scroll
+            whole = self.benchmark_rect()
+            shown = whole.intersected(QRectF(self.visibleRegion().boundingRect()))
+            self._cell(painter, whole, self.progress.benchmark_state, self.progress.benchmark_elapsed(now),
+                       shown if not shown.isEmpty() else whole)
         # the header last, at the top of what is on screen: it stays put while the rows scroll under it
         top = self.visibleRegion().boundingRect().top() if not self.visibleRegion().isEmpty() else 0
         painter.fillRect(QRectF(0, top, self.width(), ROW_HEIGHT + 4), self.palette().window())
@@ -152,13 +168,14 @@ class QtStageStrip(QWidget):
         painter.drawText(QRectF(0, top + 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, count(len(rows), "unit"))
         painter.end()
 
-    def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None) -> None:
+    def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None,
+              text_rect: QRectF | None = None) -> None:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(STATE_COLOURS[state]))
         painter.drawRoundedRect(rect, 4, 4)
         if elapsed is not None:
             painter.setPen(QColor("white") if state != "waiting" else self.palette().text().color())
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, seconds(elapsed, 2))
+            painter.drawText(text_rect or rect, Qt.AlignmentFlag.AlignCenter, seconds(elapsed, 2))
 
 
 def end_state(code: int, error: dict | None) -> str | None:
