@@ -358,7 +358,7 @@ def _write_failure(target: str, error: Exception) -> str:
 
 
 def _diff(args) -> int:
-    from inspector.core.analysis.run_diff import diff_runs
+    from inspector.core.analysis.run_diff import break_counts, diff_runs
     from inspector.core.readers.sources import XLA_DUMP
 
     sources = _detect(args.a), _detect(args.b)
@@ -377,7 +377,7 @@ def _diff(args) -> int:
     if "note" in result["runs"]:
         _say(f"note: {result['runs']['note']}")
     breaks = result["breaks"]
-    _say(f"\nGraph breaks: {breaks['count_a']} → {breaks['count_b']}")
+    _say(f"\nGraph breaks: {break_counts(breaks)}")
     for label, key in (("new", "new"), ("fixed", "fixed")):
         for site in breaks[key]:
             _say(f"  {label}: {site['location']}  {site['reason']}")

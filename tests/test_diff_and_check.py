@@ -159,3 +159,31 @@ def test_side_by_side_view_colours_and_steps_through_differences(qtbot, window, 
     assert diff.differences.currentItem().text() != first
     side, name = diff.differences.currentItem().data(0x0100)
     assert diff.layers[1 if side == "b" else 0].selected == name
+
+
+def test_a_diff_lists_fixed_sites_in_the_runs_order_every_time_and_says_breaks_from_sites(tmp_path):
+    """The bundled run against itself without its break-reason records (so its breaks lose their
+    places): the sites of A are fixed, listed in the order A's Summary lists them, the same in every
+    process (a set's order changes with the hash seed), and the headline tells breaks from sites."""
+    import os
+
+    from fuzz_cases import split_records
+
+    log = next((BUNDLED / "trace").glob("*.log"))
+    records = [r for r in split_records(log.read_text()) if "dynamo_graph_break_reason" not in r.envelope[:200]]
+    fixed = tmp_path / "no_breaks" / "dedicated_log_torch_trace_fixed.log"
+    fixed.parent.mkdir()
+    fixed.write_text("\n".join(record.render() for record in records) + "\n")
+    outputs = []
+    for seed in ("1", "2", "3"):
+        done = subprocess.run([sys.executable, "-m", "inspector", "diff", str(BUNDLED), str(fixed)], capture_output=True,
+                              text=True, cwd=ROOT, env=dict(os.environ, PYTHONHASHSEED=seed, TCI_NO_CACHE="1"))
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    a, b = (json.loads(cli("summary", "--json", str(path)).stdout) for path in (BUNDLED, fixed))
+    shown = [line.split("fixed:")[1].strip() for line in outputs[0].splitlines() if line.strip().startswith("fixed:")]
+    assert shown == [f"{site['location']}  {site['reason']}" for site in a["break_sites"]]
+    sites_b = len(b["break_sites"])
+    assert (f"Graph breaks: {len(a['graph_breaks'])} → {len(b['graph_breaks'])} "
+            f"(at {len(a['break_sites'])} → {sites_b} site{'s' if sites_b != 1 else ''})") in outputs[0]

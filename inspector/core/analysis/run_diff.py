@@ -50,13 +50,22 @@ def diff_breaks(a: SessionAnalysis, b: SessionAnalysis) -> dict:
     sites_a = {_site_key(s): s for s in a.break_sites}
     sites_b = {_site_key(s): s for s in b.break_sites}
     base_a, base_b = script_folder(a.session), script_folder(b.session)
-    moved = [{"reason": sites_a[k].reason, "from": sites_a[k].location, "to": sites_b[k].location}
-             for k in sites_a.keys() & sites_b.keys()
-             if _relative(sites_a[k].location, base_a) != _relative(sites_b[k].location, base_b)]
-    return {"new": [sites_b[k].to_json() for k in sites_b.keys() - sites_a.keys()],
-            "fixed": [sites_a[k].to_json() for k in sites_a.keys() - sites_b.keys()],
+    # in each run's order of sites (not a set's, which changes from one process to the next)
+    moved = [{"reason": site.reason, "from": site.location, "to": sites_b[k].location}
+             for k, site in sites_a.items()
+             if k in sites_b and _relative(site.location, base_a) != _relative(sites_b[k].location, base_b)]
+    return {"new": [site.to_json() for k, site in sites_b.items() if k not in sites_a],
+            "fixed": [site.to_json() for k, site in sites_a.items() if k not in sites_b],
             "moved": moved,
-            "count_a": len(a.session.breaks), "count_b": len(b.session.breaks)}
+            "count_a": len(a.session.breaks), "count_b": len(b.session.breaks),  # every break, not sites
+            "sites_a": len(sites_a), "sites_b": len(sites_b)}
+
+
+def break_counts(breaks: dict) -> str:
+    """The break figures of a diff as both fronts show them: occurrences, then sites (the Summary counts
+    sites; a site hit in a loop is one site and many breaks)."""
+    return (f"{breaks['count_a']} → {breaks['count_b']} "
+            f"(at {breaks['sites_a']} → {breaks['sites_b']} site{'s' if breaks['sites_b'] != 1 else ''})")
 
 
 def _unit_key(unit: CompileUnit) -> tuple:
@@ -129,8 +138,9 @@ def _kernel_text(session: Session, kernel) -> str:
 def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage: str | None = None) -> dict:
     a, b = as_analysis(a), as_analysis(b)
     self_a, self_b = a.compile_time["self_s"], b.compile_time["self_s"]
-    stage_deltas = sorted(((name, self_a.get(name, 0.0), self_b.get(name, 0.0)) for name in self_a.keys() | self_b.keys()),
-                          key=lambda row: -abs(row[2] - row[1]))
+    names = [*self_a, *(name for name in self_b if name not in self_a)]  # A's order, then B's own: no set order
+    stage_deltas = sorted(((name, self_a.get(name, 0.0), self_b.get(name, 0.0)) for name in names),
+                          key=lambda row: -abs(row[2] - row[1]))  # a stable sort: ties keep that order
     labels = {"a": f"{a.session.source} ({a.session.kind})", "b": f"{b.session.source} ({b.session.kind})"}
     if {rank.rank for rank in a.session.ranks} != {rank.rank for rank in b.session.ranks}:
         labels["note"] = "the two runs have different ranks: units are matched by rank and compile id"

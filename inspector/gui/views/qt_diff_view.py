@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths
 from inspector.core.graphs.graph_layout import lay_out_view
-from inspector.core.analysis.run_diff import diff_runs
+from inspector.core.analysis.run_diff import break_counts, diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import LatestRequest
@@ -164,7 +164,7 @@ class QtDiffView(QWidget):
         lines = [f"<b>A</b> {_e(result['runs']['a'])}<br><b>B</b> {_e(result['runs']['b'])}"]
         if "note" in result["runs"]:
             lines.append(f"<i>{_e(result['runs']['note'])}</i>")
-        lines.append(f"<b>Graph breaks</b> {breaks['count_a']} → {breaks['count_b']}")
+        lines.append(f"<b>Graph breaks</b> {_e(break_counts(breaks))}")
         lines += [f"new: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["new"]]
         lines += [f"fixed: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["fixed"]]
         lines += [f"moved: {_e(s['from'])} → {_e(s['to'])}" for s in breaks["moved"]]
