@@ -203,3 +203,24 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]
     flagged = [cell for cell in cells if cell.text() != "—"]
     assert flagged and all(cell.text().endswith("⚠") and "PROFILE INCONSISTENT" in cell.toolTip() for cell in flagged)
+
+
+def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtbot, window, tmp_path):
+    """The eager profile gets the same check as the compiled one (its op times fill the Kernels tab's
+    eager bars). The bundled capture's eager profile holds its first call and 5 calls only: 102 µs of ops
+    per 40 µs call, flagged in the JSON, the text and next to the op-family chart, while its compiled
+    profile's check stays quiet; scaled to what the call allows, the flag goes."""
+    summary = summarize(open_session(BUNDLED))
+    assert summary["run"]["eager_profile_check"]["consistent"] is False
+    assert summary["run"]["profile_check"]["consistent"] is True
+    assert "EAGER PROFILE INCONSISTENT: ops " in render_text(summary)
+    open_and_wait(qtbot, window, BUNDLED)
+    note = window.views["Kernels"].note.text()
+    assert "op families, eager: EAGER PROFILE INCONSISTENT" in note and "COMPILED PROFILE" not in note
+    results = json.loads((BUNDLED / "results.json").read_text())
+    for row in results["profile"]["eager"]["ops"]:
+        row["self_cpu_us"] *= 0.3
+    folder = edited_copy(tmp_path, profile=results["profile"])
+    assert summarize(open_session(folder))["run"]["eager_profile_check"]["consistent"] is True
+    open_and_wait(qtbot, window, folder)
+    assert "PROFILE INCONSISTENT" not in window.views["Kernels"].note.text()

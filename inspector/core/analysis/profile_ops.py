@@ -67,15 +67,16 @@ class ProfileCheck:
                 "call_us": self.call_us, "slowest_call_us": self.slowest_call_us, "note": self.note}
 
 
-def profile_check(results: dict | None) -> ProfileCheck:
-    ops = profile_ops(results)
-    measured = (results or {}).get("compiled") or {}
+def profile_check(results: dict | None, label: str = "compiled") -> ProfileCheck:
+    """The check of the `label` run's profile (`compiled` or `eager`) against that run's measured call."""
+    ops = profile_ops(results, label)
+    measured = (results or {}).get(label) or {}
     call_s = measured.get("median_s")
     if ops is None or not call_s or call_s <= 0:
-        return ProfileCheck(None, None, None, None, "no compiled profile and measured call to compare")
+        return ProfileCheck(None, None, None, None, f"no {label} profile and measured call to compare")
     rounds = bool(((results or {}).get("timing") or {}).get("rounds"))
     slowest = max(call_s, measured.get("max_s" if rounds else "p75_s") or call_s) * 1e6
-    profile = results["profile"]["compiled"]
+    profile = results["profile"][label]
     kernels = sum(ops.per_call_us(row) for row in ops.rows)
     call = call_s * 1e6
     caveats = []
@@ -83,13 +84,14 @@ def profile_check(results: dict | None) -> ProfileCheck:
         caveats.append("older capture: the profile includes its first call (no warm-up excluded)")
     if ops.runs < MIN_PROFILED_CALLS:
         caveats.append(f"only {ops.runs} profiled call(s)")
-    figures = (f"kernels {kernels:.1f} µs per call against a measured call of {call:.1f} µs "
+    what = "kernels" if label == "compiled" else "ops"  # an eager call runs ATen ops, not generated kernels
+    figures = (f"{what} {kernels:.1f} µs per call against a measured call of {call:.1f} µs "
                f"(slowest {slowest:.1f} µs), {ops.runs} profiled calls")
     if kernels > INCONSISTENT_FACTOR * slowest:
-        note = (f"PROFILE INCONSISTENT: {figures} ({kernels / call:.1f}× the call); the profile saw a different "
-                "machine than the timing (load, profiler start-up, too few calls): read kernel times as shares only")
+        note = (f"{label.upper()} PROFILE INCONSISTENT: {figures} ({kernels / call:.1f}× the call); the profile saw a different "
+                "machine than the timing (load, profiler start-up, too few calls): read its times as shares only")
         return ProfileCheck(False, kernels, call, slowest, "; ".join([note, *caveats]))
-    note = f"kernel times agree with the measured call: {figures}"
+    note = f"{label} profile times agree with the measured call: {figures}"
     if kernels < call / INCONSISTENT_FACTOR:
-        note += f"; kernels cover {kernels / call:.0%} of the call, the rest is overhead outside kernels"
+        note += f"; {what} cover {kernels / call:.0%} of the call, the rest is overhead outside them"
     return ProfileCheck(True, kernels, call, slowest, "; ".join([note, *caveats]))

@@ -97,6 +97,11 @@ class SessionAnalysis:
         return profile_check(self.session.results or {})
 
     @cached_property
+    def eager_profile_check(self) -> ProfileCheck:
+        """The same for the eager profile, whose op times the Kernels tab sets beside the compiled ones."""
+        return profile_check(self.session.results or {}, "eager")
+
+    @cached_property
     def verdict(self) -> Verdict:
         return Verdict(tuple(verdict(self.session, self.break_sites, self.fusion, self.cache, self.speedup,
                                      self.compile_time, self.slowness)))

@@ -90,6 +90,7 @@ def _run(analysis: SessionAnalysis) -> dict | None:
         "t_first_call_s": results.get("t_first_call_s"),
         "top_kernels": analysis.top_kernels,
         "profile_check": analysis.profile_check.to_json(),
+        "eager_profile_check": analysis.eager_profile_check.to_json(),
         "torch_counted_breaks": check.torch_breaks,
         "breaks_agree_with_torch": check.agree,
         **({"torch_counted_frame_skips": check.torch_frame_skips} if check.torch_frame_skips else {}),
@@ -375,6 +376,9 @@ def render_verdict(summary: dict) -> list[str]:
     check = run.get("profile_check") or {}
     if check.get("consistent") is not None:
         lines.append(f"  {check['note']}")
+    eager_check = run.get("eager_profile_check") or {}
+    if eager_check.get("consistent") is False:  # eager op times are not listed here, but the GUI shows them
+        lines.append(f"  {eager_check['note']}")
     if run["top_kernels"]:
         lines.append("  top kernels (compiled, profiler)" + (":" if check.get("consistent") is not False
                                                              else " — NOT CONSISTENT with the measured call, shares only:"))

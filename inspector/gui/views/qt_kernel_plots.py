@@ -207,9 +207,10 @@ class QtKernelPlots(QWidget):
             missing.append("no profile (capture an entry-point script with profiling on to see kernel times)")
         if not memory_bars(results):
             missing.append("memory not measured")
-        check = loaded.analysis.profile_check
-        if check.consistent is False:
-            missing.insert(0, check.note)
+        for check, charts in ((loaded.analysis.profile_check, "kernels and op families, compiled"),
+                              (loaded.analysis.eager_profile_check, "op families, eager")):
+            if check.consistent is False:
+                missing.insert(0, f"{charts}: {check.note}")
         self.note.setText("; ".join(missing))
 
     def _kernel_bars(self) -> None:
