@@ -9,6 +9,8 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+
 from conftest import open_and_wait  # noqa: E402
 
 from inspector.core.analysis.break_map import Gap, Region, break_map  # noqa: E402
@@ -171,3 +173,75 @@ def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
     del old
     gc.collect()
     assert [ref() for ref in gone] == [None, None]
+
+
+def test_each_outline_colour_means_one_thing_and_the_legend_says_which(qtbot, window):
+    """Next to a break and next to the selection were both orange: now each outline has its own colour,
+    named under the overlay's legend."""
+    from inspector.gui.views.qt_graph_view import BREAK_NEIGHBOUR_COLOUR, NEIGHBOUR_COLOUR, OUTLINES
+
+    graph = open_graph(qtbot, window, BUNDLED)
+    output = next(node for node in graph.graph.nodes if node.op == "output")
+    assert {graph.layer.outline[name] for name in output.inputs} == {BREAK_NEIGHBOUR_COLOUR}
+    graph.reveal("linear")
+    qtbot.waitUntil(lambda: graph.layer.selected == "linear" and bool(graph.layer.neighbours), timeout=10_000)
+    colours = [colour for colour, _meaning in OUTLINES]
+    assert len(set(colours)) == len(colours) and NEIGHBOUR_COLOUR != BREAK_NEIGHBOUR_COLOUR
+    legend = __import__("html").unescape(graph.outline_legend.text())
+    assert all(meaning in legend and colour in legend for colour, meaning in OUTLINES)
+
+
+def test_module_frames_follow_a_dark_theme(qtbot, window):
+    """On the dark palette a module's frame is a shade of the dark background, its title light (they were
+    near-white boxes with dark titles)."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.gui.qt_palette import apply_theme
+    from inspector.gui.views.qt_graph_view import FrameLayer
+
+    app = QApplication.instance()
+    palette, style = app.palette(), app.style().name()
+    try:
+        apply_theme(app, "dark")
+        graph = open_graph(qtbot, window, BUNDLED)
+        [frames] = [item for item in graph.scene.items() if isinstance(item, FrameLayer)]
+        assert all(shade.lightnessF() < 0.5 for shade in frames.shades[:4])
+        assert frames.title_colour.lightnessF() > 0.6
+        graph.view.fitInView(frames.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        image = graph.view.grab().toImage()
+        inside = graph.view.mapFromScene(frames.rects[0].topLeft() + QPointF(3, frames.rects[0].height() / 2))
+        assert QColor(image.pixel(inside.x() + 2, inside.y())).lightnessF() < 0.5, "the frame's fill on screen"
+    finally:
+        app.setPalette(palette)
+        app.setStyle(style)
+
+
+def test_a_graph_too_big_to_read_whole_opens_readable_from_its_top(qtbot, window, captured_examples):
+    """A transformer's post-grad graph, every module open, at 1280×720: it opens at a scale its labels can
+    be read at, showing its first nodes (it was a speck until Fit); Fit still shows it whole."""
+    from inspector.gui.views.qt_graph_view import READABLE_SCALE
+
+    window.resize(1280, 720)
+    graph = open_graph(qtbot, window, captured_examples["tiny_decoder"], stage="post_grad")
+    graph.expand_all()
+    qtbot.waitUntil(lambda: graph.layer is not None and not any(i.startswith("group:") for i in graph.layer.ids),
+                    timeout=60_000)
+    view = graph.view
+    bounds = view.scene().itemsBoundingRect()
+    whole = min(view.viewport().width() / bounds.width(), view.viewport().height() / bounds.height())
+    assert whole < READABLE_SCALE, "the graph is too big to read whole here"
+    qtbot.waitUntil(lambda: abs(view.transform().m11() - READABLE_SCALE) < 1e-6, timeout=10_000)
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert shown.top() <= bounds.top() + 1, "its top, where its inputs are, is on screen"
+    view.fit()
+    assert view.transform().m11() == pytest.approx(whole, rel=0.05)
+
+
+def test_a_small_graph_still_opens_whole(qtbot, window):
+    """The bundled graph is readable whole: it opens fitted (at most at its natural size), as before."""
+    graph = open_graph(qtbot, window, BUNDLED)
+    view = graph.view
+    bounds = view.scene().itemsBoundingRect()
+    whole = min(view.viewport().width() / bounds.width(), view.viewport().height() / bounds.height())
+    assert view.transform().m11() == pytest.approx(min(1.0, whole), rel=0.05)

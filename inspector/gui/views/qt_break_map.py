@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 from inspector.core.analysis.break_map import Gap, Region, break_map
 from inspector.core.model.session import Rank
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.core.analysis.user_names import unit_title
 from inspector.gui.qt_plain_text import plain_tip
 
 ROW_H, GAP_W, LABEL_W = 22, 14, 78
@@ -20,7 +21,7 @@ SHOWN_ROWS = 4
 
 def region_label(region: Region) -> str:
     """What a region says on the map (elided to its width; the whole text is in its tooltip)."""
-    return f"{region.unit.compile_id} {region.unit.function or ''}".strip()
+    return unit_title(region.unit)
 
 
 class QtBreakMap(QWidget):

@@ -235,7 +235,7 @@ class QtDiffView(QWidget):
                              f"{len(self.diff.changed)} changed, {len(self.diff.added)} added, {len(self.diff.removed)} "
                              f"removed; similarity {self.diff.similarity:.2f} (structure {self.diff.structural_similarity:.2f})")
         for view in self.views:
-            view.fit()
+            view.open_readable()
 
     def _add_difference(self, text: str, where: tuple[str, str]) -> None:
         item = QListWidgetItem(text)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QLineF, QRectF, QSize, Qt, Signal
 import numpy as np
-from PySide6.QtGui import QColor, QFont, QIcon, QImage, QPainter, QPen, QPicture, QPixmap
+from PySide6.QtGui import QColor, QFont, QIcon, QImage, QPainter, QPalette, QPen, QPicture, QPixmap
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
+    QApplication, QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
     QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QToolTip,
     QVBoxLayout, QWidget,
 )
@@ -43,8 +43,14 @@ CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FAR_EDGE_PX = 4.0  # far out, edges between groups shorter than this on screen are left out
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
+READABLE_SCALE = 0.6  # box labels at 7 px or more: the smallest scale a graph opens at
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
+BREAK_NEIGHBOUR_COLOUR, TRACED_COLOUR, KERNEL_NODES_COLOUR = "#8e44ad", "#d64545", "#111111"
+# What each outline means, for the legend under the overlay's: one colour, one meaning.
+OUTLINES = ((SELECTED_COLOUR, "selected"), (NEIGHBOUR_COLOUR, "its inputs and users"),
+            (BREAK_NEIGHBOUR_COLOUR, "next to a graph break"), (TRACED_COLOUR, "traced up or down (u / d)"),
+            (KERNEL_NODES_COLOUR, "the chosen kernel's nodes"))
 TITLE_ROOM = PAD * 1.5  # scene units above an open group's content, where its title goes
 # Op kinds, first match wins, each with a fixed colour: the same kind looks the same in every graph and fold state.
 OP_KINDS = (
@@ -375,6 +381,13 @@ class _Culled:
                 painter.drawLines([self.lines[k] for k in part.tolist()])
 
 
+def _frame_shade(base: QColor, level: int, dark: bool) -> QColor:
+    """The fill of a module frame `level` deep: a shade further from the background per level."""
+    if dark:
+        return QColor.fromRgbF(*(min(1.0, c + 0.045 * (level + 1)) for c in (base.redF(), base.greenF(), base.blueF())))
+    return QColor.fromRgbF(*(1.0 - 0.035 * (level + 1) * tint for tint in (1.0, 0.98, 0.94)))
+
+
 class FrameLayer(QGraphicsItem):
     """The frames of all open groups in one item, titled with their module paths (double-click a frame
     to fold it): far out, plain tinted rectangles drawn as one batch; closer, rounded dashed frames with
@@ -388,8 +401,12 @@ class FrameLayer(QGraphicsItem):
         self.x1, self.y1 = self.x0 + array[:, 2], self.y0 + array[:, 3]
         self.depth = np.array([key.count("/") for key in self.keys], dtype=int)
         self.rects = list(map(QRectF, self.x0.tolist(), self.y0.tolist(), array[:, 2].tolist(), array[:, 3].tolist()))
-        # opaque fills, a shade darker per level (parents are drawn first): no alpha blending of large areas
-        self.shades = [QColor.fromRgbF(*(1.0 - 0.035 * (level + 1) * c for c in (1.0, 0.98, 0.94))) for level in range(12)]
+        # opaque fills, a shade further from the background per level (parents are drawn first): no alpha
+        # blending of large areas; on a dark palette lighter per level, on a light one darker
+        base = QApplication.palette().color(QPalette.ColorRole.Base)
+        self.dark = base.lightnessF() < 0.5
+        self.title_colour = QApplication.palette().color(QPalette.ColorRole.Text) if self.dark else QColor("#2d3440")
+        self.shades = [_frame_shade(base, level, self.dark) for level in range(12)]
         self.setZValue(-1)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._bounds = QRectF(float(self.x0.min()), float(self.y0.min()), float(self.x1.max() - self.x0.min()),
@@ -437,7 +454,7 @@ class FrameLayer(QGraphicsItem):
         font.setPixelSize(int(max(7.0, size)))
         font.setBold(True)
         painter.setFont(font)
-        painter.setPen(QColor("#2d3440"))
+        painter.setPen(self.title_colour)
         metrics = painter.fontMetrics()
         for i in chosen:  # the title in screen pixels, bold, elided in the middle to the frame's width
             screen = transform.mapRect(self.rects[i])
@@ -475,6 +492,17 @@ class QtZoomView(QGraphicsView):
         if self.transform().m11() > 1.0:
             self.resetTransform()
             self.centerOn(bounds.center().x(), bounds.top() + self.viewport().height() / 2)
+
+    def open_readable(self) -> None:
+        """How a graph first shows: whole when that leaves its labels readable, else at the smallest
+        readable scale from its top (its inputs), to scroll or Fit from (a whole 160-node graph was a
+        speck until Fit)."""
+        self.fit()
+        if self.transform().m11() < READABLE_SCALE:
+            bounds = self.scene().itemsBoundingRect()
+            self.resetTransform()
+            self.scale(READABLE_SCALE, READABLE_SCALE)
+            self.centerOn(bounds.center().x(), bounds.top() + self.viewport().height() / (2 * READABLE_SCALE))
 
     def keyPressEvent(self, event) -> None:
         key = event.key()
@@ -619,6 +647,10 @@ class QtGraphView(QWidget):
         legend_layout.setContentsMargins(0, 0, 0, 0)
         legend_layout.addWidget(self.legend_title)
         legend_layout.addWidget(self.legend, 1)
+        self.outline_legend = QLabel("Outlines: " + "  ".join(
+            f"<span style='color:{colour}'>■</span>&nbsp;{html_text(meaning)}" for colour, meaning in OUTLINES))
+        self.outline_legend.setWordWrap(True)
+        legend_layout.addWidget(self.outline_legend)
         self.results.setVisible(False)  # shown when a search has results
         side = QSplitter(Qt.Orientation.Vertical)
         for widget in (self.minimap, legend_box, self.results, self.details):
@@ -708,7 +740,7 @@ class QtGraphView(QWidget):
                                 + (f" — {'; '.join(dict.fromkeys(placed.notes))}" if placed.notes else "") + unreadable)
         self._paint_overlay()
         self._mark_break_neighbours()
-        self.view.fit()
+        self.view.open_readable()
         self.minimap.refit()
         if self._search_again:
             self._search_again = False
@@ -845,7 +877,7 @@ class QtGraphView(QWidget):
                     reached.add(other)
                     queue.append(other)
         owners = {self.visible.owner.get(name) for name in reached}
-        self.layer.outline = {item: "#d64545" for item in owners if item in self.layer.index}
+        self.layer.outline = {item: TRACED_COLOUR for item in owners if item in self.layer.index}
         self.layer.update()
         return reached
 
@@ -873,7 +905,7 @@ class QtGraphView(QWidget):
                                 if stage else f"{kernel.name}'s nodes are named in a graph this log does not hold")
             return
         owners = {self.visible.owner.get(name) for name in kernel.source_nodes if self.graph.node(name) is not None}
-        self.layer.outline = {item: "#111111" for item in owners if item in self.layer.index}
+        self.layer.outline = {item: KERNEL_NODES_COLOUR for item in owners if item in self.layer.index}
         self.layer.update()
 
     # --- colour ---------------------------------------------------------------------------------
@@ -935,7 +967,7 @@ class QtGraphView(QWidget):
 
     def _mark_break_neighbours(self) -> None:
         """The last ops before a graph break (what the graph returns) and the first after it
-        (a resume function's inputs), outlined in the break colour."""
+        (a resume function's inputs), outlined in their own colour (not the selection's neighbours')."""
         if self.graph is None or self.unit is None:
             return
         near: set[str] = set()
@@ -947,7 +979,7 @@ class QtGraphView(QWidget):
         for name in near:
             owner = self.visible.owner.get(name)
             if self.layer is not None and owner in self.layer.index:
-                self.layer.outline.setdefault(owner, "#d9822b")
+                self.layer.outline.setdefault(owner, BREAK_NEIGHBOUR_COLOUR)
         if self.layer is not None:
             self.layer.update()
 
