@@ -67,7 +67,7 @@ def _p95(values: list[float]) -> float:
 def _shown(view: QtGraphView, graph, root, expanded, paths=None) -> float:
     """Group, lay out and paint `expanded`; seconds."""
     started = time.perf_counter()
-    view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), paths or {}))
+    view._show(lay_out_view(graph, root, expanded, paths))
     view.view.viewport().grab()
     return time.perf_counter() - started
 
@@ -140,7 +140,7 @@ def main() -> None:
     started = time.perf_counter()
     root = build_groups(graph, node_paths(graph, stacks))
     expanded = initially_expanded(root, len(graph.nodes))
-    view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), {}))
+    view._show(lay_out_view(graph, root, expanded))
     view.view.viewport().grab()
     first = time.perf_counter() - started
     print(f"{len(graph.nodes)} nodes: first paint, folded ({len(view.visible.items)} items): {first * 1000:.0f} ms (target ≤ 1000 ms)")
@@ -149,7 +149,7 @@ def main() -> None:
     for key in keys:
         started = time.perf_counter()
         expanded = expanded | {key}
-        view._show((graph, root, expanded, *lay_out_view(graph, root, expanded), {}))
+        view._show(lay_out_view(graph, root, expanded))
         view.view.viewport().grab()
         opened.append((time.perf_counter() - started) * 1000)
     ordered = sorted(opened)
@@ -158,11 +158,11 @@ def main() -> None:
           f"{opened[1]:.0f} ms (target p95 ≤ 150 ms)")
     for index in range(12):
         expanded |= {f"blocks/{index}/{module}" for module, _ops in SUBMODULES}
-    visible, placed = lay_out_view(graph, root, expanded)
+    laid_out = lay_out_view(graph, root, expanded)
     started = time.perf_counter()
-    view._show((graph, root, expanded, visible, placed, {}))
+    view._show(laid_out)
     shown = time.perf_counter() - started
-    on_screen = sum(1 for kind in visible.items.values() if kind == "node")
+    on_screen = sum(1 for kind in laid_out.visible.items.values() if kind == "node")
     frames = []
     for step in range(30):
         factor = 1.25 if step < 15 else 0.8
@@ -175,7 +175,7 @@ def main() -> None:
     view.view.viewport().grab()
     whole = (time.perf_counter() - started) * 1000
     ordered = sorted(frames)
-    print(f"{on_screen} nodes drawn ({len(visible.items)} items, shown in {shown * 1000:.0f} ms): zoom frames median "
+    print(f"{on_screen} nodes drawn ({len(laid_out.visible.items)} items, shown in {shown * 1000:.0f} ms): zoom frames median "
           f"{statistics.median(frames):.1f} ms, p95 {ordered[int(len(ordered) * 0.95)]:.1f} ms; all of it in view "
           f"(fit) {whole:.1f} ms (target ≤ 16 ms)")
 

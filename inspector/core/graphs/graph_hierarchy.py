@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from inspector.core.model.fx_graph_text import FxGraph, FxNode
+from inspector.core.graphs.item_ids import group_item
 
 FOLD_ABOVE = 300  # graphs with more nodes than this open with their groups folded
 # A parameter or buffer by its mangled name, `l_self_modules_h_modules_0_modules_attn_parameters_weight_`: read by
@@ -343,7 +344,7 @@ def visible_graph(graph: FxGraph, root: Group, expanded: set[str]) -> VisibleGra
             if child.key in expanded:
                 visit(child)
             else:
-                item = f"group:{child.key}"
+                item = group_item(child.key)
                 items[item] = "group"
                 labels[item] = f"{child.path[-1]}\n{child.size()} nodes"
 
@@ -368,7 +369,7 @@ class OwnerMap(Mapping):
     def __getitem__(self, name: str) -> str:
         for key in self._chains[self._group_of[name]]:
             if key not in self._expanded:
-                return f"group:{key}"
+                return group_item(key)
         return name
 
     def __iter__(self):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.model.fx_graph_text import FxGraph
+from inspector.core.graphs.item_ids import ItemKind, group_item, is_group, item_key, item_kind, open_item
 from inspector.core.graphs.graph_hierarchy import Group, VisibleGraph, edges_by_owner, visible_graph
 
 MAX_DOT_ITEMS = 400
@@ -132,7 +133,7 @@ def _item(name: str, is_group: bool, expanded: set[str]) -> str:
     """The visible item of a group's direct content: a node, or a child group open or folded."""
     if not is_group:
         return name
-    return f"open:{name}" if name in expanded else f"group:{name}"
+    return open_item(name) if name in expanded else group_item(name)
 
 
 def _place(group: Group, context: _Context, left: float, top: float, result: Layout, engines: set[str],
@@ -147,8 +148,8 @@ def _place(group: Group, context: _Context, left: float, top: float, result: Lay
     children = {child.key: child for child in group.children.values()}
     boxes = result.boxes
     for local, (x, y, w, h) in placed.items.items():
-        if local.startswith("open:"):
-            key = local[len("open:"):]
+        if item_kind(local) is ItemKind.OPEN:
+            key = item_key(local)
             frame_left, frame_top = left + x - w / 2, top + y - h / 2
             result.frames[key] = (frame_left, frame_top, w, h)
             _place(children[key], context, frame_left + PAD, frame_top + PAD * 1.5, result, engines, routes)
@@ -168,13 +169,12 @@ def _content_layout(group: Group, context: _Context) -> _Placed:
     for child in group.children.values():
         if child.key in context.expanded:
             width, height = _group_layout(child, context).size
-            items.append((f"open:{child.key}", width + 2 * PAD, height + 2.5 * PAD))
+            items.append((open_item(child.key), width + 2 * PAD, height + 2.5 * PAD))
         else:
-            items.append((f"group:{child.key}", GROUP_W * POINTS, GROUP_H * POINTS))
+            items.append((group_item(child.key), GROUP_W * POINTS, GROUP_H * POINTS))
     edges = context.edges.get(group.path, [])
     index = {item: position for position, (item, _w, _h) in enumerate(items)}
-    key = (tuple((round(w), round(h), item.split(":")[0] if item.startswith(("open:", "group:")) else "node")
-                 for item, w, h in items),
+    key = (tuple((round(w), round(h), item_kind(item)) for item, w, h in items),
            tuple(sorted((index[a], index[b]) for a, b in edges if a in index and b in index)))
     cached = _cache.get(key)
     if cached is None and _is_module_list(items):
@@ -243,7 +243,7 @@ def bezier_points(controls: list[tuple[float, float]], steps: int = 4) -> list[t
 
 def _is_module_list(items: list[tuple[str, float, float]]) -> bool:
     """A group that is nothing but the layers of a module list (`h/0` … `h/99`), open or folded."""
-    return len(items) >= GRID_FROM and all(item.startswith(("open:", "group:")) and item.rsplit("/", 1)[-1].isdigit()
+    return len(items) >= GRID_FROM and all(is_group(item) and item.rsplit("/", 1)[-1].isdigit()
                                            for item, _w, _h in items)
 
 
@@ -286,8 +286,21 @@ def _layered(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
     return _Placed((width, top), placed, "layered", note)
 
 
-def lay_out_view(graph: FxGraph, root: Group, expanded: set[str]) -> tuple[VisibleGraph, Layout]:
+@dataclass(frozen=True)
+class LaidOutGraph:
+    """What a graph pane's background layout hands back to it: the graph, its groups and which are open,
+    what shows and where it goes, and each node's module path (empty where the pane needs none)."""
+
+    graph: FxGraph
+    root: Group
+    expanded: set[str]
+    visible: VisibleGraph
+    placed: Layout
+    paths: dict = field(default_factory=dict)
+
+
+def lay_out_view(graph: FxGraph, root: Group, expanded: set[str], paths: dict | None = None) -> LaidOutGraph:
     """The one preparation every graph pane runs off the UI thread: what shows with `expanded` groups
     open, and where it goes."""
     visible = visible_graph(graph, root, expanded)
-    return visible, layout(graph, root, expanded, visible)
+    return LaidOutGraph(graph, root, expanded, visible, layout(graph, root, expanded, visible), paths or {})

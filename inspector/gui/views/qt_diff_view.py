@@ -210,8 +210,8 @@ class QtDiffView(QWidget):
     def _show(self, result) -> None:
         graph_a, graph_b, self.diff, prepared_a, prepared_b = result
         colour = self.palette().placeholderText().color()
-        for side, (visible, placed) in enumerate((prepared_a, prepared_b)):
-            self.layers[side] = fill_scene(self.scenes[side], visible, placed, colour)
+        for side, laid_out in enumerate((prepared_a, prepared_b)):
+            self.layers[side] = fill_scene(self.scenes[side], laid_out.visible, laid_out.placed, colour)
         changed_a = {c.a for c in self.diff.changed}
         changed_b = {c.b for c in self.diff.changed}
         removed, added = set(self.diff.removed), set(self.diff.added)

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
-from inspector.core.graphs.graph_layout import PAD, lay_out_view
+from inspector.core.graphs.graph_layout import PAD, LaidOutGraph, lay_out_view
+from inspector.core.graphs.item_ids import ItemKind, is_group, item_key, item_kind, open_item, toggled
 from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
@@ -43,6 +44,7 @@ CELL = 1500.0  # scene units a side of a recorded cell
 SMALL_LOD = 0.2  # below this zoom, boxes lose their outline
 FAR_EDGE_PX = 4.0  # far out, edges between groups shorter than this on screen are left out
 FADE_LOD = 0.5  # below this zoom, edges between groups are drawn faint
+NODE_ROLE = Qt.ItemDataRole.UserRole  # a search hit's node name
 READABLE_SCALE = 0.6  # box labels at 7 px or more: the smallest scale a graph opens at
 ARROW = 7.0  # scene units of an arrowhead's side
 SELECTED_COLOUR, NEIGHBOUR_COLOUR = "#1f5fd1", "#e07b00"
@@ -419,12 +421,12 @@ class FrameLayer(QGraphicsItem):
         return self.shades[min(int(self.depth[i]), len(self.shades) - 1)]
 
     def frame_at(self, point) -> str | None:
-        """The innermost open group whose frame holds `point`, as "open:key"."""
+        """The item id of the innermost open group whose frame holds `point`."""
         hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
         if not len(hits):
             return None
         innermost = hits[np.argmin((self.x1[hits] - self.x0[hits]) * (self.y1[hits] - self.y0[hits]))]
-        return f"open:{self.keys[int(innermost)]}"
+        return open_item(self.keys[int(innermost)])
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, _widget=None) -> None:
         exposed = option.exposedRect
@@ -633,7 +635,7 @@ class QtGraphView(QWidget):
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(lambda url: self.model.show_location(url.path(), int(url.fragment() or 0)))
         self.results = QListWidget()
-        self.results.itemActivated.connect(lambda item: self.reveal(item.text().split("  ")[0]))
+        self.results.itemActivated.connect(lambda item: self.reveal(item.data(NODE_ROLE)))
         self.status = QLabel("")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
         self.status.setWordWrap(True)
@@ -710,7 +712,7 @@ class QtGraphView(QWidget):
             gc.freeze()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
             root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
-            return graph, root, expanded, *lay_out_view(graph, root, expanded), paths
+            return lay_out_view(graph, root, expanded, paths)
 
         self._layouts.run(prepare, self._show, self._layout_failed)
 
@@ -718,15 +720,14 @@ class QtGraphView(QWidget):
         if self.graph is None:  # nothing on show yet (or its layout is still on its way)
             return
         graph, root, expanded, paths = self.graph, self.root, set(self.expanded), self._paths
-        self._layouts.run(lambda: (graph, root, expanded, *lay_out_view(graph, root, expanded), paths), self._show,
-                          self._layout_failed)
+        self._layouts.run(lambda: lay_out_view(graph, root, expanded, paths), self._show, self._layout_failed)
 
     def _layout_failed(self, message: str, _traceback: str) -> None:
         self.status.setText(f"Could not lay out: {message}")
 
-    def _show(self, prepared) -> None:
-        self.graph, self.root, self.expanded, self.visible, placed = prepared[:5]
-        self._paths = prepared[5]
+    def _show(self, laid_out: LaidOutGraph) -> None:
+        self.graph, self.root, self.expanded, self.visible = laid_out.graph, laid_out.root, laid_out.expanded, laid_out.visible
+        self._paths, placed = laid_out.paths, laid_out.placed
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
         gc.freeze()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
         # stay out of the collector's full passes, which otherwise stall a frame for ~200 ms on a 50k-node graph
@@ -751,12 +752,9 @@ class QtGraphView(QWidget):
 
     # --- interaction ----------------------------------------------------------------------------
     def _on_activated(self, item_id: str) -> None:
-        if item_id.startswith("open:"):  # double-click an open group's frame: fold it again
-            key = item_id[len("open:"):]
-            self.expanded = {k for k in self.expanded if k != key and not k.startswith(key + "/")}
-            self._relayout()
-        elif item_id.startswith("group:"):
-            self.expanded.add(item_id[len("group:"):])
+        expanded = toggled(self.expanded, item_id)
+        if expanded is not None:
+            self.expanded = expanded
             self._relayout()
         else:
             node = self.graph.node(item_id)
@@ -775,7 +773,7 @@ class QtGraphView(QWidget):
         self.layer.update()
 
     def _on_clicked(self, item_id: str) -> None:
-        if item_id.startswith("open:") or self.graph is None:
+        if item_kind(item_id) is ItemKind.OPEN or self.graph is None:
             return
         self.select(item_id)
         node = self.graph.node(item_id)
@@ -797,9 +795,8 @@ class QtGraphView(QWidget):
     def reveal(self, name: str) -> None:
         """Open the groups holding `name`, then centre on it and select it."""
         owner = self.visible.owner.get(name) if self.visible else None
-        if owner and owner.startswith("group:"):
-            key = owner[len("group:"):]
-            parts = key.split("/")
+        if owner and item_kind(owner) is ItemKind.GROUP:
+            parts = item_key(owner).split("/")
             self.expanded |= {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
             self._pending_reveal = name
             self._relayout()
@@ -810,9 +807,9 @@ class QtGraphView(QWidget):
 
     def _members_of(self, item_id: str) -> tuple[str, ...]:
         """The graph nodes a visible item shows: a node itself, a folded group all nodes inside it."""
-        if not item_id.startswith(("group:", "open:")) or self.root is None:
+        if not is_group(item_id) or self.root is None:
             return (item_id,)
-        group, key = self.root, item_id.split(":", 1)[1]
+        group, key = self.root, item_key(item_id)
         while group.key != key:
             group = next((child for child in group.children.values() if key == child.key or key.startswith(child.key + "/")),
                          None)
@@ -825,9 +822,9 @@ class QtGraphView(QWidget):
         source line and kernels; a group's path and size."""
         if self.graph is None or self.visible is None:
             return ""
-        if item_id.startswith(("group:", "open:")):
-            key = item_id.split(":", 1)[1]
-            size = len(self._members_of(item_id)) if item_id.startswith("group:") else None
+        if is_group(item_id):
+            key = item_key(item_id)
+            size = len(self._members_of(item_id)) if item_kind(item_id) is ItemKind.GROUP else None
             action = "double-click to open" if size is not None else "double-click the frame to fold it"
             return f"<b>{html_text(key)}</b><br>{size if size is not None else 'open'}{' nodes' if size is not None else ''} — {action}"
         node = self.graph.node(item_id)
@@ -856,7 +853,9 @@ class QtGraphView(QWidget):
                       f"{node.source.file}:{node.source.line}" if node.source else "", node.source.code if node.source else "")
             if any(pattern.search(field) for field in fields):
                 hits.append(node.name)
-                self.results.addItem(f"{node.name}  {node.target}")
+                hit = QListWidgetItem(f"{node.name}  {node.target}")
+                hit.setData(NODE_ROLE, node.name)  # the node, not read back from the text shown
+                self.results.addItem(hit)
         self.results.setVisible(bool(hits))
         self.status.setText(f"{len(hits)} node(s) match")
         if hits:

@@ -14,8 +14,9 @@ from PySide6.QtCore import Qt
 
 from inspector.core.analysis.fusion_compare import compare_fusion
 from inspector.core.graphs.graph_hierarchy import build_groups
-from inspector.core.graphs.graph_layout import lay_out_view
+from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.hlo_graph import hlo_graph
+from inspector.core.graphs.item_ids import toggled
 from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
 from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
 from inspector.gui.qt_background import LatestRequest, run_in_background
@@ -164,12 +165,13 @@ class QtXlaView(QWidget):
         def prepare():
             graph, paths = hlo_graph(hlo)
             root = build_groups(graph, paths)
-            return graph, root, expanded, *lay_out_view(graph, root, expanded)
+            return lay_out_view(graph, root, expanded)
 
         self._layouts.run(prepare, self._draw, lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"))
 
-    def _draw(self, prepared) -> None:
-        self.graph, self.root, self.expanded, visible, placed = prepared
+    def _draw(self, laid_out: LaidOutGraph) -> None:
+        self.graph, self.root, self.expanded = laid_out.graph, laid_out.root, laid_out.expanded
+        visible, placed = laid_out.visible, laid_out.placed
         self.layer = fill_scene(self.scene, visible, placed, self.palette().placeholderText().color())
         folded = sum(1 for kind in visible.items.values() if kind == "group")
         self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
@@ -177,14 +179,10 @@ class QtXlaView(QWidget):
         self.view.fit()
 
     def _on_graph_activated(self, item_id: str) -> None:
-        if item_id.startswith("open:"):
-            key = item_id[len("open:"):]
-            self.expanded = {k for k in self.expanded if k != key and not k.startswith(key + "/")}
-        elif item_id.startswith("group:"):
-            self.expanded = self.expanded | {item_id[len("group:"):]}
-        else:
-            return
-        self._show_graph()
+        expanded = toggled(self.expanded, item_id)
+        if expanded is not None:
+            self.expanded = expanded
+            self._show_graph()
 
     def _on_kernel_activated(self, row: int, _column: int) -> None:
         """Open the kernel's fusion in the graph (after optimisation)."""
