@@ -286,3 +286,19 @@ def test_a_failed_capture_keeps_the_session_on_screen_until_the_user_opens_what_
     assert "raises.py:5" in item.text(2)
     problems.itemActivated.emit(item, 0)
     qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.views["Source"], timeout=10_000)
+
+
+# --- 6. two counts of caches, each labelled ----------------------------------------------------
+
+def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qtbot, window, corpus):
+    """The Ranks table counts every cache (FX graph and AOTAutograd), the Summary's hit rate the FX
+    graph cache alone: each says so, so their numbers do not read as a contradiction."""
+    open_and_wait(qtbot, window, corpus / "multi_rank_logs")
+    table = window.views["Ranks"].table
+    headers = {table.horizontalHeaderItem(c).text(): table.horizontalHeaderItem(c).toolTip() for c in range(table.columnCount())}
+    assert "Cache hits (all)" in headers and "Cache misses (all)" in headers
+    assert "AOTAutograd" in headers["Cache hits (all)"] and "FX graph cache" in headers["Cache hits (all)"]
+    assert "not sites" in headers["Breaks"]
+    dashboard = window.views["Summary"].table
+    rows = {dashboard.item(r, 0).text(): dashboard.item(r, 2).text() for r in range(dashboard.rowCount())}
+    assert "FX graph cache" in rows["cache hit rate"], rows["cache hit rate"]

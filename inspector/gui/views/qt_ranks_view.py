@@ -19,8 +19,13 @@ from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_rank_lanes import QtRankLanes
 
-COLUMNS = ("Rank", "Units", "Breaks", "Recompiles", "Cache hits", "Cache misses", "Failed", "Compile s",
+COLUMNS = ("Rank", "Units", "Breaks", "Recompiles", "Cache hits (all)", "Cache misses (all)", "Failed", "Compile s",
            "First collective s", "Straggler")
+# What a column counts where another pane counts something else under a like name.
+COLUMN_TIPS = {"Breaks": "every graph break of the rank (occurrences, not sites)",
+               "Cache hits (all)": "lookups of every cache together (FX graph, AOTAutograd, …) that hit; the "
+                                   "Summary's cache hit rate is the FX graph cache's alone",
+               "Cache misses (all)": "lookups of every cache together (FX graph, AOTAutograd, …) that missed"}
 ROW_ROLE = Qt.ItemDataRole.UserRole  # on a table cell: the place of its rank in the report's figures
 FINDING_ROLE = Qt.ItemDataRole.UserRole  # on a report line: its Finding
 NOTHING_OPEN = "Open a distributed run (a folder of per-rank logs) to compare its ranks."
@@ -49,6 +54,9 @@ class QtRanksView(QWidget):
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        for column, name in enumerate(COLUMNS):
+            if name in COLUMN_TIPS:
+                self.table.horizontalHeaderItem(column).setToolTip(plain_tip(COLUMN_TIPS[name]))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
