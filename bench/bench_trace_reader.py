@@ -1,6 +1,7 @@
 """Reader speed and memory on ~100 MB TORCH_TRACE logs, each row side by side with tlparse in one run.
 
     python bench/bench_trace_reader.py [--rows synthetic,gpt2,llama,bert] [--log PATH] [--repeat 3]
+    python bench/bench_trace_reader.py --side-by-side 5 --log PATH   # the CLI against tlparse, interleaved
 
 Rows: `synthetic` repeats the bundled mlp_breaks log (bench/make_big_log.py); `gpt2`, `llama` and
 `bert` repeat real captures of Hugging Face models (bench/make_real_logs.py, captured once and cached
@@ -17,6 +18,10 @@ and peak RSS are its own, median of --repeat runs:
 Each figure is given as wall time and as CPU time (user + system): the machine this runs on is shared
 and often loaded far beyond its cores, where wall time says more about the neighbours than about
 the reader; the load average before and after each row is printed with it.
+
+--side-by-side N times what a user runs, `compile-inspector summary LOG` (a fresh process, no index
+cache), and `tlparse -p` on the same log, N rounds taking turns, so both meet the same neighbours;
+CPU time includes each one's child processes (the reader's md5 helper).
 """
 
 from __future__ import annotations
@@ -60,7 +65,8 @@ else:
     problems = SessionAnalysis(session).problems
     facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
                  stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
-elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the md5 helper's share
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu + children.ru_utime + children.ru_stime
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps(dict(seconds=elapsed, cpu=cpu, rss=rss, **facts)))
 """
@@ -93,6 +99,41 @@ def time_tlparse(log: Path) -> tuple[float, float] | None:
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def time_summary_cli(log: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (its children included) of `compile-inspector summary LOG`, no index cache."""
+    env = {**os.environ, "TCI_NO_CACHE": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "inspector", "summary", str(log)], cwd=ROOT, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def side_by_side(log: Path, rounds: int) -> dict:
+    """`rounds` interleaved runs of the CLI summary and of tlparse -p; medians, spreads and ratios."""
+    load = os.getloadavg()
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(time_summary_cli(log))
+        found = time_tlparse(log)
+        if found is None:
+            raise SystemExit("tlparse not found")
+        theirs.append(found)
+    median = statistics.median
+    wall, tl_wall = [o[0] for o in ours], [t[0] for t in theirs]
+    cpu, tl_cpu = [o[1] for o in ours], [t[1] for t in theirs]
+    per_round = [o / t for o, t in zip(wall, tl_wall)]
+    print(f"{log.name}: {log.stat().st_size / 1e6:.1f} MB, {rounds} interleaved rounds, load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} → {os.getloadavg()[0]:.2f}\n"
+          f"  summary    {spread(wall)} wall, CPU {spread(cpu)}\n"
+          f"  tlparse -p {spread(tl_wall)} wall, CPU {spread(tl_cpu)}\n"
+          f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
+          f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
+    return dict(log=str(log), load=load, summary=wall, summary_cpu=cpu, tlparse=tl_wall, tlparse_cpu=tl_cpu)
 
 
 def synthetic_log(mb: float) -> Path:
@@ -145,7 +186,14 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--side-by-side", type=int, metavar="N", help="N interleaved rounds of the CLI summary "
+                        "and tlparse -p on each --log (no other rows)")
     args = parser.parse_args()
+    if args.side_by_side:
+        rows = [side_by_side(log, args.side_by_side) for log in args.log]
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+        return
     names = [name for name in args.rows.split(",") if name]
     logs: dict[str, Path] = {}
     if "synthetic" in names:

@@ -303,3 +303,73 @@ def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatc
         time.sleep(0.02)  # distinct write times
     assert len(list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))) == 2
     assert index_cache.load_log(logs[0]) is None and index_cache.load_log(logs[2]) is not None
+
+
+def _damaged_variants(source: Path, folder: Path) -> list[Path]:
+    """`source` intact and damaged every way the md5 checks see: an edited payload, CRLF line ends,
+    a bad envelope, a payload with no record, and the file cut inside a payload."""
+    data = source.read_bytes()
+    payload = data.index(b"\n\t") + 2
+    variants = {
+        "intact": data,
+        "edited": data[:payload] + (b"X" if data[payload:payload + 1] != b"X" else b"Y") + data[payload + 1:],
+        "crlf": data.replace(b"\n", b"\r\n"),
+        "bad_json": data.replace(b'{"dynamo_start"', b'{{{"dynamo_start"', 1),
+        "orphan": data[:payload - 2] + b"\n\torphan line" + data[payload - 2:],
+        "cut": data[:data.rindex(b"\n\t") + 9],
+    }
+    paths = []
+    for name, content in variants.items():
+        path = folder / f"dedicated_log_torch_trace_{name}.log"
+        path.write_bytes(content)
+        paths.append(path)
+    return paths
+
+
+def _index_facts(log) -> tuple:
+    return ([(record.line_no, record.kind, record.name, record.payload_start, record.payload_end,
+              record.payload_intact) for record in log.records], log.problems.to_json(), log.size)
+
+
+@pytest.mark.parametrize("helper", ["keeps_up", "falls_behind", "dies"])
+def test_the_md5_helper_gives_the_serial_index(inputs, tmp_path, monkeypatch, helper):
+    """The second-core md5 helper changes nothing: every record's verdict and every problem (their
+    order included) are the serial reader's, whether the child answers all, little, or nothing."""
+    from inspector.core.readers import torch_trace
+
+    logs = [path for path in inputs if path.is_file()]
+    for path in list(logs):
+        (tmp_path / path.stem).mkdir()
+        logs += _damaged_variants(path, tmp_path / path.stem)
+    serial = {path: _index_facts(torch_trace.read_trace_log(path)) for path in logs}
+    started = []
+    real_start = torch_trace._DigestHelper.start.__func__
+
+    def start(cls, handle):
+        made = real_start(cls, handle)
+        started.append(made)
+        return made
+
+    monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
+    monkeypatch.setattr(torch_trace._DigestHelper, "start", classmethod(start))
+    if helper == "falls_behind":
+        monkeypatch.setattr(torch_trace, "HELPER_LAG_RANGES", 2)
+        monkeypatch.setattr(torch_trace, "CHUNK_BYTES", 4096)  # many chunks: the lag check runs often
+    if helper == "dies":
+        monkeypatch.setattr(torch_trace, "_HELPER_CODE", "import sys; sys.exit(3)")
+    for path in logs:
+        assert _index_facts(torch_trace.read_trace_log(path)) == serial[path], path
+    assert started and all(made is not None for made in started)
+
+
+def test_the_summary_is_the_same_with_the_md5_helper(inputs, monkeypatch):
+    from inspector.core.readers import torch_trace
+
+    monkeypatch.setenv("TCI_NO_CACHE", "1")
+    for path in inputs:
+        monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: False)
+        serial = _summary_text(path)
+        monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
+        monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
+        assert _summary_text(path) == serial, path

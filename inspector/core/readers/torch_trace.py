@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -185,6 +186,181 @@ def _payload_digest(raw: bytes) -> str:
     return hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest()
 
 
+# The helper's program: md5s of the payload ranges it is sent, as `_payload_digest` takes them, read
+# through the log's descriptor it inherits; one answer a line, as soon as each is known ("-" for a
+# range the file no longer holds). It runs at the lowest priority: on a loaded machine it takes
+# nothing from the reader, which then does the work itself.
+_HELPER_CODE = r"""
+import hashlib, os, sys
+os.nice(19)
+fd = int(sys.argv[1])
+for line in sys.stdin.buffer:
+    if not line.endswith(b"\n"):
+        break
+    start, end = map(int, line.split())
+    raw = os.pread(fd, end - start, start)
+    if len(raw) != end - start:
+        os.write(1, b"-\n")
+        continue
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
+    os.write(1, hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest().encode() + b"\n")
+"""
+# Below this size the helper's start (~20 ms of the other core) buys little; set TCI_SERIAL=1 to
+# read every log on one core.
+HELPER_MIN_BYTES = 16 << 20
+# The most work the helper may have outstanding; past it the reader checks payloads itself. The
+# count also keeps its answers within what a pipe holds, so neither side ever waits on the other.
+HELPER_LAG_BYTES = 8 << 20
+HELPER_LAG_RANGES = 1000
+
+
+class _DigestHelper:
+    """The payload md5s of a big log, worked out by a child interpreter on the second core while the
+    reader parses envelopes (the copy that strips the tabs holds the GIL, so a thread would not
+    help). Work is shared, never waited for: what the child has not answered when the reader gets
+    ahead of it, or at the end, the reader computes itself (the last ranges first, while the child
+    works on the first ones), so a busy or missing second core costs next to nothing and the
+    results never depend on the child."""
+
+    def __init__(self, handle, process: subprocess.Popen):
+        self.handle, self.process = handle, process
+        self.events = _NotedProblems()
+        self.sent: list[tuple[int, int]] = []  # ranges given to the child, in order
+        self.answers: list[str] = []  # its digests of the first len(answers) of them
+        self.answered_bytes = 0
+        self.sent_bytes = 0
+        self.unsent = b""  # range lines the pipe did not take yet
+        self.partial = b""  # the start of an answer line
+        self.closed = False  # the child answers no more (done, dead, or its input closed)
+        self.ins, self.outs = process.stdin.fileno(), process.stdout.fileno()
+        os.set_blocking(self.ins, False)
+        os.set_blocking(self.outs, False)
+
+    @classmethod
+    def start(cls, handle) -> _DigestHelper | None:
+        if not _helper_allowed():
+            return None
+        try:
+            fd = handle.fileno()
+            if os.fstat(fd).st_size < HELPER_MIN_BYTES:
+                return None
+            process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER_CODE, str(fd)], pass_fds=(fd,),
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except (OSError, ValueError):
+            return None
+        try:
+            return cls(handle, process)
+        except (OSError, ValueError):
+            process.kill()
+            process.communicate()
+            return None
+
+    def check(self, record: TraceRecord, data: bytes, start: int, end: int, cut_short: bool) -> None:
+        """Note `record`'s payload (`data[start:end]`) for checking: by the child when it keeps up."""
+        if self.closed or len(self.sent) - len(self.answers) >= HELPER_LAG_RANGES \
+                or self.sent_bytes - self.answered_bytes >= HELPER_LAG_BYTES:
+            self.events.items.append((record, cut_short, _payload_digest(data[start:end])))
+            return
+        self.events.items.append((record, cut_short, len(self.sent)))
+        self.sent.append((record.payload_start, record.payload_end))
+        self.sent_bytes += end - start
+        self.unsent += b"%d %d\n" % (record.payload_start, record.payload_end)
+
+    def send(self) -> None:
+        """Hand over the ranges found in the last chunk and take the answers in, without waiting."""
+        self._receive()
+        if self.unsent and not self.closed:
+            try:
+                written = os.write(self.ins, self.unsent)
+                self.unsent = self.unsent[written:]
+            except BlockingIOError:
+                pass
+            except OSError:
+                self.closed = True
+
+    def _receive(self) -> None:
+        if self.closed and self.partial is None:
+            return
+        while True:
+            try:
+                block = os.read(self.outs, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                block = b""
+            if not block:
+                self.closed, self.partial = True, None
+                return
+            lines = (self.partial + block).split(b"\n")
+            self.partial = lines.pop()
+            for line in lines[:len(self.sent) - len(self.answers)]:
+                start, end = self.sent[len(self.answers)]
+                self.answers.append(line.decode("ascii", errors="replace"))
+                self.answered_bytes += end - start
+
+    def finish(self, problems: ReadProblems) -> None:
+        """Take the child's answers, computing the rest from the last range down until the two meet,
+        then count every problem noted, in the order it was met."""
+        self.send()
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        mine: dict[int, str] = {}
+        low = len(self.sent)
+        while low > len(self.answers):
+            if self.closed:
+                mine.update((index, self._digest(*self.sent[index])) for index in range(len(self.answers), low))
+                break
+            low -= 1
+            mine[low] = self._digest(*self.sent[low])
+            self._receive()
+        self.process.kill()
+        self.process.wait()
+        self.process.stdout.close()
+        self.process.stderr.close()  # a pipe rather than /dev/null: opening that would be a write to count
+        for item in self.events.items:
+            if len(item) == 3:
+                record, cut_short, digest = item
+                if type(digest) is int:
+                    digest = mine.get(digest) or self.answers[digest]
+                record.payload_intact = digest == record.payload_md5
+                if not record.payload_intact:
+                    problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
+            else:
+                problems.add(*item)
+
+    def _digest(self, start: int, end: int) -> str:
+        try:
+            raw = os.pread(self.handle.fileno(), end - start, start)
+        except (OSError, ValueError):
+            return "-"
+        return _payload_digest(raw) if len(raw) == end - start else "-"
+
+
+class _NotedProblems:
+    """`ReadProblems.add` calls kept in order, to be counted once the helper's digests are in."""
+
+    def __init__(self):
+        self.items: list[tuple] = []
+
+    def add(self, category: str, example: str = "") -> None:
+        self.items.append((category, example))
+
+
+def _helper_allowed() -> bool:
+    """A second core to run on, an interpreter to run there (a frozen app has none) and a descriptor
+    to hand over."""
+    if os.environ.get("TCI_SERIAL") or getattr(sys, "frozen", False) or os.name != "posix" or not sys.executable:
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) >= 2
+
+
 def _strip_tabs(raw: bytes) -> bytes:
     """Payload bytes as torch hashed them: tabs removed, lines joined by '\\n' (CRLF copies too)."""
     if b"\r" in raw:
@@ -227,13 +403,17 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
     except OSError as error:
         problems.add("unreadable_file", f"{path}: {error.strerror or error}")
         return TraceLog(path, records, strings, problems, file_rank)
-    scanner = _Scanner(records, strings, problems, verify_md5, file_rank)
+    helper = _DigestHelper.start(handle) if verify_md5 else None
+    # With a helper, problems are noted in order and counted once its digests are in, so they read
+    # exactly as the serial reader counts them.
+    sink = helper.events if helper is not None else problems
+    scanner = _Scanner(records, strings, sink, verify_md5, file_rank, helper)
 
     def read(size: int) -> bytes:
         try:
             return handle.read(size)
         except OSError as error:
-            problems.add("unreadable_file", f"{path}: {error.strerror or error}")
+            sink.add("unreadable_file", f"{path}: {error.strerror or error}")
             return b""
 
     with handle:
@@ -252,12 +432,16 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
             if len(buffer) > MAX_ENVELOPE_BYTES and buffer.find(b"\n", 0, MAX_ENVELOPE_BYTES) == -1 \
                     and not buffer.startswith(b"\t"):
                 skipped, buffer = _skip_line(read, buffer)
-                problems.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
+                sink.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
                 scanner.line_no += 1
                 base += skipped
                 want = CHUNK_BYTES
+            if helper is not None:
+                helper.send()
             if progress is not None:
                 progress(base)
+        if helper is not None:
+            helper.finish(problems)
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
@@ -280,9 +464,9 @@ class _Scanner:
     """Cuts a byte stream into records: an envelope line plus the tab-prefixed lines after it."""
 
     def __init__(self, records: list[TraceRecord], strings: dict[int, str], problems: ReadProblems,
-                 verify_md5: bool, file_rank: int | None):
+                 verify_md5: bool, file_rank: int | None, helper: _DigestHelper | None = None):
         self.records, self.strings, self.problems = records, strings, problems
-        self.verify_md5, self.file_rank = verify_md5, file_rank
+        self.verify_md5, self.file_rank, self.helper = verify_md5, file_rank, helper
         self.line_no = 1
 
     def feed(self, data: bytes, base: int, at_eof: bool) -> int:
@@ -330,7 +514,10 @@ class _Scanner:
                 self.problems.add("orphan_payload", f"line {line_no + 1 if eol >= pos else line_no}")
         elif tab_start >= 0:
             record.payload_start, record.payload_end = base + tab_start, base + tab_end
-            if self.verify_md5:
+            if self.helper is not None:
+                self.helper.check(record, data, tab_start, tab_end,
+                                  at_eof and tab_end >= len(data) and not data.endswith(b"\n"))
+            elif self.verify_md5:
                 record.payload_intact = _payload_digest(data[tab_start:tab_end]) == record.payload_md5
             if record.payload_intact is False:
                 cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
