@@ -224,3 +224,24 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     assert summarize(open_session(folder))["run"]["eager_profile_check"]["consistent"] is True
     open_and_wait(qtbot, window, folder)
     assert "PROFILE INCONSISTENT" not in window.views["Kernels"].note.text()
+
+
+def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture_one(tmp_path):
+    """A script with inspector_model() that raised before it was timed: the headline and the verdict's
+    missing figures say the run failed (or ended) before it was timed, not "capture an entry-point
+    script", which it is; a plain script keeps that advice."""
+    def without_timing(**fields):
+        folder = edited_copy(tmp_path / str(len(list(tmp_path.iterdir()))), **fields)
+        results = json.loads((folder / "results.json").read_text())
+        for key in ("timing", "eager", "compiled"):
+            results.pop(key, None)
+        (folder / "results.json").write_text(json.dumps(results))
+        return SessionAnalysis(open_session(folder))
+
+    failed = without_timing(entry_point=True, error={"kind": "script_error", "message": "ZeroDivisionError: x"})
+    assert failed.headline().startswith("Run time not measured: the run failed before it was timed (script_error")
+    assert "failed before it was timed" in failed.verdict["t_eager"].source
+    ended = without_timing(entry_point=True)
+    assert "ended before it was timed" in ended.headline()
+    plain = without_timing(entry_point=False)
+    assert "capture an entry-point script (inspector_model())" in plain.headline()

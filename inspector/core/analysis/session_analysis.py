@@ -197,7 +197,7 @@ class SessionAnalysis:
                     if value is not None and speedup.has_interval else "")
         parts = []
         if value is None:
-            parts.append("Run time not measured (capture an entry-point script to measure it).")
+            parts.append(f"Run time not measured: {speedup.reason}.")
         elif speedup.state == INCONCLUSIVE:
             parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
         elif speedup.state == FASTER:

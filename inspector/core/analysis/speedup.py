@@ -85,6 +85,18 @@ class Speedup:
         return f"{low:.2g}–{high:.2g}×" if not self.size_certain and low is not None else f"{point:.2f}×"
 
 
+def unmeasured_reason(results: dict | None) -> str:
+    """Why a capture has no run time: a script without inspector_model() is not timed; one with it was
+    meant to be and did not get there (it raised, was cancelled or died first)."""
+    results = results or {}
+    if not results.get("entry_point"):
+        return "capture an entry-point script (inspector_model()) to measure run time"
+    error = results.get("error")
+    if isinstance(error, dict):
+        return f"the run failed before it was timed ({error.get('kind') or 'error'}; see Problems)"
+    return "the run ended before it was timed (cancelled, or the process died)"
+
+
 def estimate(results: dict | None) -> Speedup:
     """The speedup of a capture's results.json. Older captures (no rounds) keep their point estimate
     and say they have no interval; their direction is stated as measured, flagged as such."""
@@ -100,8 +112,7 @@ def estimate(results: dict | None) -> Speedup:
     eager = (results.get("eager") or {}).get("median_s")
     compiled = (results.get("compiled") or {}).get("median_s")
     if eager is None or compiled is None:
-        return Speedup(UNMEASURED, None, None, None, 0,
-                       "capture an entry-point script (inspector_model()) to measure run time", None)
+        return Speedup(UNMEASURED, None, None, None, 0, unmeasured_reason(results), None)
     if not _positive(eager) or not _positive(compiled):
         return Speedup(UNMEASURED, None, None, None, 0, "a zero or negative time: the timing is nonsense", None)
     value = eager / compiled

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from inspector.core.analysis.figures import BreakSite, FusionStats
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls
+from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls, unmeasured_reason
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
 
@@ -36,7 +36,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     each is computed once, there."""
     results = session.results or {}
     measured = "eager" in results and "compiled" in results
-    missing = "not measured: capture an entry-point script (inspector_model()) to measure run time"
+    missing = f"not measured: {unmeasured_reason(results)}"
     t_compile, units_measured = compile_time["total_s"], compile_time["units_measured"]
     t_eager = (results.get("eager") or {}).get("median_s")
     t_exec = (results.get("compiled") or {}).get("median_s")
