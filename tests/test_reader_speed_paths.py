@@ -373,3 +373,30 @@ def test_the_summary_is_the_same_with_the_md5_helper(inputs, monkeypatch):
         monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
         monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
         assert _summary_text(path) == serial, path
+
+
+def test_a_read_interrupted_midway_leaves_no_md5_helper_behind(inputs, monkeypatch):
+    """Ctrl+C (or any error) in the middle of a read ends the second-core helper with it: no child
+    process is left running or unreaped."""
+    import os
+
+    from inspector.core.readers import torch_trace
+
+    log = next(path for path in inputs if path.is_file())
+    started = []
+    real_start = torch_trace._DigestHelper.start.__func__
+    monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
+    monkeypatch.setattr(torch_trace, "CHUNK_BYTES", 4096)  # several chunks: the interruption comes midway
+    monkeypatch.setattr(torch_trace._DigestHelper, "start",
+                        classmethod(lambda cls, handle: started.append(real_start(cls, handle)) or started[-1]))
+
+    def interrupt(_offset):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        torch_trace.read_trace_log(log, progress=interrupt)
+    [helper] = started
+    assert helper is not None and helper.process.poll() is not None, "the child has ended"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(helper.process.pid, os.WNOHANG)  # and was reaped: no zombie left

@@ -317,10 +317,7 @@ class _DigestHelper:
             low -= 1
             mine[low] = self._digest(*self.sent[low])
             self._receive()
-        self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
-        self.process.stderr.close()  # a pipe rather than /dev/null: opening that would be a write to count
+        self.stop()
         for item in self.events.items:
             if len(item) == 3:
                 record, cut_short, digest = item
@@ -331,6 +328,16 @@ class _DigestHelper:
                     problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
             else:
                 problems.add(*item)
+
+    def stop(self) -> None:
+        """End the child (also when the read is interrupted: a Ctrl+C, a bug), leaving no process behind."""
+        self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                pipe.close()  # stderr is a pipe rather than /dev/null: opening that would be a write to count
+            except OSError:
+                pass
 
     def _digest(self, start: int, end: int) -> str:
         try:
@@ -417,35 +424,47 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
             return b""
 
     with handle:
-        buffer, base, want = b"", 0, CHUNK_BYTES
-        while True:
-            block = read(want)
-            at_eof = not block
-            buffer = buffer + block if buffer else block
-            consumed = scanner.feed(buffer, base, at_eof)
-            if at_eof:
-                break
-            buffer, base = buffer[consumed:], base + consumed
-            # A record longer than a chunk waits for more; reading as much again as is pending keeps
-            # the rescans of a big payload linear in its size.
-            want = max(CHUNK_BYTES, len(buffer))
-            if len(buffer) > MAX_ENVELOPE_BYTES and buffer.find(b"\n", 0, MAX_ENVELOPE_BYTES) == -1 \
-                    and not buffer.startswith(b"\t"):
-                skipped, buffer = _skip_line(read, buffer)
-                sink.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
-                scanner.line_no += 1
-                base += skipped
-                want = CHUNK_BYTES
+        try:
+            buffer, base = _read_records(read, scanner, sink, helper, progress)
+        except BaseException:
             if helper is not None:
-                helper.send()
-            if progress is not None:
-                progress(base)
+                helper.stop()
+            raise
         if helper is not None:
             helper.finish(problems)
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
     return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"))
+
+
+def _read_records(read: Callable[[int], bytes], scanner: _Scanner, sink, helper: _DigestHelper | None,
+                  progress: Callable[[int], None] | None) -> tuple[bytes, int]:
+    """Feed the log to `scanner` chunk by chunk; (what is left unconsumed at the end, its offset)."""
+    buffer, base, want = b"", 0, CHUNK_BYTES
+    while True:
+        block = read(want)
+        at_eof = not block
+        buffer = buffer + block if buffer else block
+        consumed = scanner.feed(buffer, base, at_eof)
+        if at_eof:
+            break
+        buffer, base = buffer[consumed:], base + consumed
+        # A record longer than a chunk waits for more; reading as much again as is pending keeps
+        # the rescans of a big payload linear in its size.
+        want = max(CHUNK_BYTES, len(buffer))
+        if len(buffer) > MAX_ENVELOPE_BYTES and buffer.find(b"\n", 0, MAX_ENVELOPE_BYTES) == -1 \
+                and not buffer.startswith(b"\t"):
+            skipped, buffer = _skip_line(read, buffer)
+            sink.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
+            scanner.line_no += 1
+            base += skipped
+            want = CHUNK_BYTES
+        if helper is not None:
+            helper.send()
+        if progress is not None:
+            progress(base)
+    return buffer, base
 
 
 def _skip_line(read: Callable[[int], bytes], pending: bytes) -> tuple[int, bytes]:
