@@ -160,6 +160,17 @@ def window(qtbot, tmp_path):
     QThreadPool.globalInstance().waitForDone(120_000)
 
 
+@pytest.fixture
+def no_slot_errors(qtbot):
+    """Fails the test on any exception raised in a slot or an event handler during it."""
+    import traceback
+
+    with qtbot.capture_exceptions() as exceptions:
+        yield exceptions
+    assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
+        "".join(traceback.format_exception(*info)) for info in exceptions)
+
+
 def open_and_wait(qtbot, window, path: Path):
     """Open `path` in the window and return the LoadedSession once the views have it."""
     with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000) as blocker:

@@ -22,15 +22,6 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 SOURCES = {"bundled": BUNDLED, "cuda_log": CUDA_LOG, "multi_rank": MULTI_RANK}
 
 
-@pytest.fixture
-def no_slot_errors(qtbot):
-    """Fails the test on any exception raised in a slot or an event handler during it."""
-    with qtbot.capture_exceptions() as exceptions:
-        yield exceptions
-    assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
-        "".join(__import__("traceback").format_exception(*info)) for info in exceptions)
-
-
 def test_the_hook_catches_an_exception_in_a_slot(qtbot):
     """The walk below can fail: an exception thrown in a slot reaches the hook."""
     def broken():

@@ -26,15 +26,6 @@ SIZES = [(1280, 720), (1920, 1080)]
 ELLIPSIS = "…"
 
 
-@pytest.fixture
-def no_slot_errors(qtbot):
-    """Fails the test on any exception raised in a slot or an event handler during it."""
-    with qtbot.capture_exceptions() as exceptions:
-        yield exceptions
-    assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
-        "".join(__import__("traceback").format_exception(*info)) for info in exceptions)
-
-
 def sized(qtbot, window, size: tuple[int, int], tab: str):
     window.resize(*size)
     qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=10_000)

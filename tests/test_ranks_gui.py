@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import traceback
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,6 @@ from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.gui.views.qt_problems import PROBLEM_ROLE, RANK_COLUMN  # noqa: E402
 
 BUNDLED = Path(__file__).resolve().parent.parent / "resources" / "sessions" / "mlp_breaks"
-
-
-@pytest.fixture
-def no_slot_errors(qtbot):
-    """Fails the test on any exception raised in a slot or an event handler during it."""
-    with qtbot.capture_exceptions() as exceptions:
-        yield exceptions
-    assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
-        "".join(traceback.format_exception(*info)) for info in exceptions)
 
 
 @pytest.fixture
