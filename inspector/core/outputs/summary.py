@@ -15,7 +15,8 @@ from inspector.core.numbers import count, quantity
 from inspector.core.readers.break_reasons import is_frame_skip
 
 SCHEMA = "torch-compile-inspector/summary"
-SCHEMA_VERSION = 3  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time
+SCHEMA_VERSION = 4  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time;
+# 4: `units[].called`, `run.eager_profile_check`, backward stages named `… (backward)`
 TOP_KERNELS = 10
 RAW_RECOMPILES = 5  # recompiles listed one by one in the text before their groups by cause
 _RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
