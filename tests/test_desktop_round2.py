@@ -302,3 +302,16 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
     dashboard = window.views["Summary"].table
     rows = {dashboard.item(r, 0).text(): dashboard.item(r, 2).text() for r in range(dashboard.rowCount())}
     assert "FX graph cache" in rows["cache hit rate"], rows["cache hit rate"]
+
+
+def test_the_session_tree_names_resume_functions_by_the_users_function_and_line(qtbot, window):
+    """Dynamo's `torch_dynamo_resume_in_forward_at_19` was elided to `t…d_at_19` in the tree: it is listed
+    as `forward (resumed at line 19)`, with Dynamo's name in the tooltip."""
+    open_and_wait(qtbot, window, BUNDLED)
+    tree = window.views["Session"]
+    frames = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    titles = [frame.text(0) for frame in frames]
+    assert titles == ["frame 0: forward", "frame 1: forward (resumed at line 19)", "frame 2: forward (resumed at line 21)"]
+    unit = frames[1].child(0)
+    assert unit.text(0) == "[1/0] forward (resumed at line 19)"
+    assert "Dynamo's name: torch_dynamo_resume_in_forward_at_19" in __import__("html").unescape(unit.toolTip(0))

@@ -118,7 +118,8 @@ class QtNavigator(QTreeWidget):
                     title, str(len(unit.breaks)) if unit.breaks else "",
                     str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
                 item.setIcon(0, status_icon(unit.status.value))
-                item.setToolTip(0, plain_tip(f"{title}\nstatus: {unit.status.value.replace('_', ' ')}"
+                named = f"\nDynamo's name: {unit.function}" if unit.function and unit.function not in title else ""
+                item.setToolTip(0, plain_tip(f"{title}{named}\nstatus: {unit.status.value.replace('_', ' ')}"
                                              + (f"\nyour function: {called}\ncompiled as its wrapper: " if called else "\n")
                                              + f"{unit.location or ''}\nattempts: {unit.attempts}"
                                              + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
