@@ -245,3 +245,18 @@ def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture
     assert "ended before it was timed" in ended.headline()
     plain = without_timing(entry_point=False)
     assert "capture an entry-point script (inspector_model())" in plain.headline()
+
+
+def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):
+    """N_fused of a run that generated no kernel (it failed before Inductor, or ran the eager backend)
+    says there was nothing to fuse, not to turn on provenance tracking."""
+    from fuzz_cases import split_records
+
+    log = next((BUNDLED / "trace").glob("*.log"))
+    kept = [r for r in split_records(log.read_text()) if "inductor_output_code" not in r.envelope[:200]]
+    bare = tmp_path / "dedicated_log_torch_trace_bare.log"
+    bare.write_text("\n".join(record.render() for record in kept) + "\n")
+    analysis = SessionAnalysis(open_session(bare))
+    assert analysis.fusion.n_kernels == 0
+    assert analysis.verdict["fused_ops"].source == "no kernels in this session: nothing was fused"
+    assert "from provenance maps" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source

@@ -68,6 +68,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                else "no output code or graph to count"),
         Figure("fused_ops", "N_fused", fusion.n_fused, "ops", "N_op − N_eliminated",
                f"{fusion.n_eliminated} ops eliminated, from provenance maps" if fusion.n_fused is not None
+               else "no kernels in this session: nothing was fused" if not fusion.n_kernels
                else "needs provenance tracking (INDUCTOR_PROVENANCE=1) for every kernel"),
         Figure("break_cost", "T_overhead", gap, "s/call",
                "N_break × T_fallback ≈ T_execute × (eager share of a compiled call)",
