@@ -315,3 +315,16 @@ def test_the_session_tree_names_resume_functions_by_the_users_function_and_line(
     unit = frames[1].child(0)
     assert unit.text(0) == "[1/0] forward (resumed at line 19)"
     assert "Dynamo's name: torch_dynamo_resume_in_forward_at_19" in __import__("html").unescape(unit.toolTip(0))
+
+
+def test_the_source_tab_goes_to_each_selected_units_line_in_the_same_file(qtbot, window):
+    """Every unit of the bundled run is in one file: choosing another unit scrolls the Source tab to its
+    line (it stayed where the file had first opened)."""
+    open_and_wait(qtbot, window, BUNDLED)
+    source = window.views["Source"]
+    window.tabs.setCurrentWidget(source)
+    units = {str(unit.compile_id): unit for unit in window.model.loaded.session.units}
+    for compile_id in ("[2/0]", "[1/0]", "[0/1]"):
+        unit = units[compile_id]
+        window.model.select_unit(unit)
+        qtbot.waitUntil(lambda: source.textCursor().blockNumber() + 1 == unit.location.line, timeout=10_000)

@@ -19,6 +19,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QToolTip  # noqa: E402
 
 from conftest import open_and_wait  # noqa: E402
+from inspector.core.analysis.user_names import unit_title  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -64,7 +65,7 @@ def plot_rows(window) -> dict:
     results = session.results or {}
     return {plots.kernels: [row.label for row in kernel_bars(results, 15)],
             plots.families: [row[0] for row in op_family_bars(results)],
-            plots.units: [f"{unit.compile_id} {unit.function or ''}" for unit in session.units if unit.compile_s is not None],
+            plots.units: [unit_title(unit) for unit in session.units if unit.compile_s is not None],
             plots.memory: [row[0] for row in memory_bars(results)]}
 
 
@@ -98,13 +99,18 @@ def test_kernel_chart_labels_are_all_there_never_overlap_and_are_elided_only_whe
 
 
 def test_an_elided_label_shows_the_whole_name_on_hover(qtbot, window, no_slot_errors):
+    from PySide6.QtCore import Qt
+
     open_and_wait(qtbot, window, BUNDLED)
     plots = sized(qtbot, window, (1280, 720), "Kernels")
+    window.resizeDocks([window.dock("Session")], [560], Qt.Orientation.Horizontal)  # a wide tree: narrow plots
     rows = plot_rows(window)
     plot = plots.units
-    qtbot.waitUntil(lambda: len(axis_texts(plot)) == len(rows[plot]), timeout=10_000)
-    rect, text, whole = next((rect, text, whole) for (rect, text), whole in zip(axis_texts(plot), rows[plot])
-                             if text != whole)  # at 1280 a resumed function's unit name does not fit
+    def elided():  # beside a wide tree a resumed function's unit name does not fit
+        return [(rect, text, whole) for (rect, text), whole in zip(axis_texts(plot), rows[plot]) if text != whole]
+
+    qtbot.waitUntil(lambda: len(axis_texts(plot)) == len(rows[plot]) and bool(elided()), timeout=10_000)
+    rect, text, whole = elided()[0]
     hover(qtbot, plot.viewport(), rect.center())
     qtbot.waitUntil(lambda: whole in QToolTip.text(), timeout=10_000)
 
@@ -255,3 +261,23 @@ def test_code_bar_shows_where_kernel_nodes_come_from_uncut(qtbot, window, no_slo
         qtbot.waitUntil(lambda: label.width() >= whole, timeout=5_000)  # once the bar is laid out again
         right = label.mapTo(code, label.rect().topRight()).x()
         assert right <= code.width(), f"{label.text()!r} ends at {right} of {code.width()}"
+
+
+def test_an_operator_bar_says_it_has_no_code_and_clicking_it_keeps_the_profile_warning(qtbot, window, no_slot_errors):
+    """Only a generated kernel's bar offers its code; an ATen op's says it is an operator. Clicking one
+    says why nothing opens, under the eager profile's warning, which stays."""
+    from PySide6.QtCore import Qt
+
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, (1280, 720), "Kernels")
+    warning = plots.note.text()
+    assert "EAGER PROFILE INCONSISTENT" in warning
+    kernels = {k.name for unit in window.model.loaded.session.units for k in unit.kernels}
+    tips = dict(zip(plots.kernel_names, (tip for tip, _value in plots.rows[plots.kernels])))
+    assert all(tip.endswith("click: show its code") == (name in kernels) for name, tip in tips.items() if name)
+    operator = next(i for i, name in enumerate(plots.kernel_names) if name and name not in kernels)
+    point = plots.kernels.mapFromScene(plots.kernels.getViewBox().mapViewToScene(
+        QPointF(plots.kernel_values[operator] / 2, operator)))
+    QTest.mouseClick(plots.kernels.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    qtbot.waitUntil(lambda: "no code of its own to show" in plots.note.text(), timeout=10_000)
+    assert warning in plots.note.text() and window.tabs.currentWidget() is plots

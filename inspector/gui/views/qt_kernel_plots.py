@@ -13,6 +13,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
 from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
+from inspector.core.analysis.user_names import unit_title
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
@@ -141,6 +142,8 @@ class QtKernelPlots(QWidget):
         super().__init__()
         self.model = model
         self.kernel_names: list[str] = []
+        self.generated: set[str] = set()  # the bars' names that are kernels of the session (with code)
+        self.load_notes: list[str] = []
         self.kernel_labels: list[str] = []
         self.kernel_values: list[float] = []
         self.selected: int | None = None  # index of the highlighted kernel bar
@@ -192,12 +195,14 @@ class QtKernelPlots(QWidget):
         self.kernel_names = [row.name for row in rows]
         self.kernel_labels = [row.label for row in rows]
         self.kernel_values = [row.value for row in rows]
+        kernels = {kernel.name for unit in loaded.session.units for kernel in unit.kernels}
+        self.generated = {name for name in self.kernel_names if name in kernels}  # bars with code of their own
         self.selected = None
         self._kernel_bars()
         self._paired(self.families, op_family_bars(results), "µs per call")
         units = compile_time_per_unit(loaded.session)
         # the whole name: the figures' own labels are cut at 40 characters, and an elided label says it is
-        names = [f"{unit.compile_id} {unit.function or ''}" for unit in loaded.session.units if unit.compile_s is not None]
+        names = [unit_title(unit) for unit in loaded.session.units if unit.compile_s is not None]
         names = names if len(names) == len(units) else [label for label, _ in units]
         self._bars(self.units, names, [value for _, value in units], UNIT_COLOUR,
                    [f"{name}\ncompile time {number(value)} s" for name, (_, value) in zip(names, units)])
@@ -211,10 +216,12 @@ class QtKernelPlots(QWidget):
                               (loaded.analysis.eager_profile_check, "op families, eager")):
             if check.consistent is False:
                 missing.insert(0, f"{charts}: {check.note}")
+        self.load_notes = missing  # what the charts lack or should be read with: kept under any click's note
         self.note.setText("; ".join(missing))
 
     def _kernel_bars(self) -> None:
-        tips = [f"{label}\n{number(value)} µs per call" + ("\nclick: show its code" if name else "")
+        tips = [f"{label}\n{number(value)} µs per call" + ("\nclick: show its code" if name in self.generated else
+                                                          "\nan operator, not a generated kernel" if name else "")
                 for name, label, value in zip(self.kernel_names, self.kernel_labels, self.kernel_values)]
         self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR, tips, self.selected)
 
@@ -309,12 +316,12 @@ class QtKernelPlots(QWidget):
         name = self.kernel_names[index]
         self.model.select_kernel_named(name)
         if self.model.kernel is not None and self.model.kernel.name == name:
-            self.note.setText("")
+            self.note.setText("; ".join(self.load_notes))
             self.sigKernelActivated.emit(name)
         else:
             self._highlight(index)
-            self.note.setText(f"{name} is an operator run by the compiled code, not a kernel Inductor generated: "
-                              "no code of its own to show.")
+            self.note.setText("; ".join([f"{name} is an operator run by the compiled code, not a kernel Inductor "
+                                         "generated: no code of its own to show", *self.load_notes]))
 
     def _on_kernel_selected(self, _unit, kernel) -> None:
         names = self.kernel_names

@@ -48,7 +48,8 @@ class QtSourceView(QtCodeEditor):
         self.show_location(script or first or "", 0)
 
     def _on_unit_selected(self, unit) -> None:
-        if unit is not None and unit.location and unit.location.file != self.path:
+        """The unit's line, in its file (read if another is on show; scrolled to if it is the same)."""
+        if unit is not None and unit.location:
             self.show_location(unit.location.file, unit.location.line or 0)
 
     def show_location(self, file: str, line: int) -> None:
