@@ -328,3 +328,29 @@ def test_the_source_tab_goes_to_each_selected_units_line_in_the_same_file(qtbot,
         unit = units[compile_id]
         window.model.select_unit(unit)
         qtbot.waitUntil(lambda: source.textCursor().blockNumber() + 1 == unit.location.line, timeout=10_000)
+
+
+def test_problem_titles_get_the_width_and_fallbacks_name_their_rank(qtbot, window, corpus):
+    """At 1920×1080 the Problems list shows each title whole (the Problem column had 560 px beside a
+    near-empty Unit column), and a fallback seen on two ranks is two notices, each naming its rank."""
+    window.resize(1920, 1080)
+    loaded = open_and_wait(qtbot, window, corpus / "multi_rank_logs")
+    problems = window.views["Problems"]
+    qtbot.waitUntil(lambda: problems.width() > 1500, timeout=10_000)
+    metrics = problems.fontMetrics()
+    titles = [problems.topLevelItem(i).text(0) for i in range(problems.topLevelItemCount())]
+    room = problems.columnWidth(0) - 40  # the icon and the indent
+    cut = [title for title in titles if metrics.horizontalAdvance(title) > room]
+    assert not cut, (room, cut[:3])
+    fallbacks = [notice.text for notice in loaded.analysis.notices if notice.key == "fallback"]
+    assert len(fallbacks) == len(set(fallbacks)) >= 2 and all(text.startswith("rank ") for text in fallbacks)
+
+
+def test_the_summarys_cache_figure_also_gives_every_caches_count_the_ranks_tab_shows(qtbot, window, corpus):
+    loaded = open_and_wait(qtbot, window, corpus / "multi_rank_logs")
+    dashboard = window.views["Summary"].table
+    row = next(r for r in range(dashboard.rowCount()) if dashboard.item(r, 0).text() == "cache hit rate")
+    where = dashboard.item(row, 3).text()  # "where it comes from"
+    figures = loaded.analysis.ranks.figures
+    hits, misses = sum(f.cache_hits for f in figures), sum(f.cache_misses for f in figures)
+    assert f"every cache together (fx_graph, aotautograd): {hits} hit, {misses} miss" in where, where

@@ -53,8 +53,9 @@ class Notice:
 def notices(session: Session, counters_note: str | None) -> list[Notice]:
     """The fallbacks of `session` in unit order, then `counters_note` (the break-count check's
     disagreement with torch, None when they agree or the run kept no counters)."""
+    ranked = len(session.ranks) > 1  # [0/0] of rank 0 and [0/0] of rank 2 are two fallbacks
     found = [Notice("fallback", str(unit.compile_id),
-                    f"{unit.compile_id} {unit.function or '?'}"
+                    (f"rank {unit.rank} " if ranked and unit.rank is not None else "") + f"{unit.compile_id} {unit.function or '?'}"
                     + (f" ({unit.location})" if unit.location else "")
                     + f" runs EAGERLY (torch fell back without raising): {unit.fail_summary}")
              for unit in session.units if unit.fail_type]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import rank_ranges
@@ -45,9 +45,13 @@ class QtProblems(QTreeWidget):
         super().__init__()
         self.model = model
         self.setHeaderLabels(["Problem", "Count", "Where", "Unit", "Rank"])
-        self.setColumnWidth(0, 560)
         self.setColumnWidth(1, 50)
         self.setColumnWidth(2, 260)
+        self.setColumnWidth(3, 90)
+        # the problem takes the width the other columns leave (it was 560 px beside a near-empty Unit
+        # column, cutting "size dim 0 (1 → 2)" off a recompile's title even at 1920)
+        self.header().setStretchLastSection(False)
+        self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.setColumnHidden(RANK_COLUMN, True)
         self.setWordWrap(False)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
