@@ -605,6 +605,8 @@ class QtGraphView(QWidget):
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
         self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
         self.stage = QComboBox()
+        self.stage.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.stage.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # never cut ("post_gra"): the search box gives way
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search nodes (regex)")

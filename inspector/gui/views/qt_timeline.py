@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
-    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -201,7 +201,9 @@ class QtTimeline(QWidget):
         self.wall_clock.toggled.connect(self._on_clock_toggled)
         self.clock_request = LatestRequest(self)
         self.rank_lines: list[pg.InfiniteLine] = []
-        export = QPushButton("Export Perfetto / Chrome trace…")
+        export = QPushButton("Export trace…")  # short: the legend shares its row (it was cut at 1280 with ranks)
+        export.setToolTip("Save the compile stages as a Perfetto / Chrome trace (JSON), to open in ui.perfetto.dev")
+        export.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         export.clicked.connect(self.ask_export)
         legend = QHBoxLayout()
         self.legend: list[tuple[QLabel, str]] = []  # each entry of the legend and the colour it explains
