@@ -354,3 +354,14 @@ def test_the_summarys_cache_figure_also_gives_every_caches_count_the_ranks_tab_s
     figures = loaded.analysis.ranks.figures
     hits, misses = sum(f.cache_hits for f in figures), sum(f.cache_misses for f in figures)
     assert f"every cache together (fx_graph, aotautograd): {hits} hit, {misses} miss" in where, where
+
+
+def test_the_session_trees_status_dots_have_a_legend(qtbot, window):
+    """Every colour a unit's dot can take is named in the tree's first column header tooltip."""
+    from inspector.core.model.session import UnitStatus
+    from inspector.gui.views.qt_status_icons import COLOURS
+
+    open_and_wait(qtbot, window, BUNDLED)
+    legend = window.views["Session"].headerItem().toolTip(0)
+    assert all(COLOURS[status.value] in legend for status in UnitStatus)
+    assert "graph break" in legend and "FX graph cache" in legend and "runs eagerly" in legend

@@ -9,17 +9,30 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from inspector.core.analysis.user_names import called_function, frame_title, unit_title
-from inspector.core.model.session import CompileUnit
+from inspector.core.model.session import CompileUnit, UnitStatus
 from inspector.core.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
-from inspector.gui.views.qt_status_icons import status_icon
+from inspector.gui.views.qt_status_icons import COLOURS, status_icon
 from inspector.gui.qt_plain_text import plain_tip
 
 UNIT_ROLE = Qt.ItemDataRole.UserRole
 RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank listed when opened: its place among the session's ranks
 LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
-COLUMN_TIPS = ("compile id and function; the icon says how the compile ended", "graph breaks in this unit",
+COLUMN_TIPS = ("compile id and function", "graph breaks in this unit",
                "kernels Inductor generated", "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
+
+
+def status_legend() -> str:
+    """The first column's tooltip: what each status dot's colour says about how the compile ended."""
+    dots = "<br>".join(f"<span style='color:{COLOURS[status.value]}'>●</span> {STATUS_WORDS[status]}"
+                       for status in UnitStatus)
+    return f"Compile id and function; the dot says how the compile ended:<br>{dots}"
+
+
+STATUS_WORDS = {UnitStatus.OK: "compiled", UnitStatus.CACHE_HIT: "compiled from the FX graph cache",
+                UnitStatus.GRAPH_BREAK: "compiled up to a graph break", UnitStatus.RESTART: "Dynamo restarted its analysis",
+                UnitStatus.FAILED: "failed (the frame runs eagerly)", UnitStatus.EMPTY_GRAPH: "captured no operations",
+                UnitStatus.CUT: "cut off: the run ended inside its compile"}
 
 
 class QtNavigator(QTreeWidget):
@@ -30,6 +43,7 @@ class QtNavigator(QTreeWidget):
         self.setIndentation(12)
         for column, tip in enumerate(COLUMN_TIPS):
             self.headerItem().setToolTip(column, tip)
+        self.headerItem().setToolTip(0, status_legend())
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
