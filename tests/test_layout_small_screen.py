@@ -275,6 +275,7 @@ def test_an_operator_bar_says_it_has_no_code_and_clicking_it_keeps_the_profile_w
     kernels = {k.name for unit in window.model.loaded.session.units for k in unit.kernels}
     tips = dict(zip(plots.kernel_names, (tip for tip, _value in plots.rows[plots.kernels])))
     assert all(tip.endswith("click: show its code") == (name in kernels) for name, tip in tips.items() if name)
+    assert all("the share is of all profiled op and kernel time of the compiled run" in tip for tip in tips.values())
     operator = next(i for i, name in enumerate(plots.kernel_names) if name and name not in kernels)
     point = plots.kernels.mapFromScene(plots.kernels.getViewBox().mapViewToScene(
         QPointF(plots.kernel_values[operator] / 2, operator)))

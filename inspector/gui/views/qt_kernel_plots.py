@@ -220,7 +220,8 @@ class QtKernelPlots(QWidget):
         self.note.setText("; ".join(missing))
 
     def _kernel_bars(self) -> None:
-        tips = [f"{label}\n{number(value)} µs per call" + ("\nclick: show its code" if name in self.generated else
+        tips = [f"{label}\n{number(value)} µs per call; the share is of all profiled op and kernel time of the "
+                f"compiled run" + ("\nclick: show its code" if name in self.generated else
                                                           "\nan operator, not a generated kernel" if name else "")
                 for name, label, value in zip(self.kernel_names, self.kernel_labels, self.kernel_values)]
         self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR, tips, self.selected)
