@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import time
+import sys
 from pathlib import Path
 
 import pytest
@@ -357,7 +358,7 @@ def test_the_md5_helper_gives_the_serial_index(inputs, tmp_path, monkeypatch, he
         monkeypatch.setattr(torch_trace, "HELPER_LAG_RANGES", 2)
         monkeypatch.setattr(torch_trace, "CHUNK_BYTES", 4096)  # many chunks: the lag check runs often
     if helper == "dies":
-        monkeypatch.setattr(torch_trace, "_HELPER_CODE", "import sys; sys.exit(3)")
+        monkeypatch.setattr(torch_trace, "HELPER_COMMAND", [sys.executable, "-c", "import sys; sys.exit(3)"])
     for path in logs:
         assert _index_facts(torch_trace.read_trace_log(path)) == serial[path], path
     assert started and all(made is not None for made in started)

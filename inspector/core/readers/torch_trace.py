@@ -21,6 +21,7 @@ from pathlib import Path
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers import json_codec
+from inspector.core.readers.payload_digest import payload_digest
 from inspector.core.readers.safe_files import open_regular
 
 # Record kinds whose envelope carries bulk (whole configs as JSON strings, long stacks) that the
@@ -171,42 +172,16 @@ class TraceLog:
                 self._check(record, raw)
 
     def _check(self, record: TraceRecord, raw: bytes) -> None:
-        record.payload_intact = _payload_digest(raw) == record.payload_md5
+        record.payload_intact = payload_digest(raw) == record.payload_md5
         if not record.payload_intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
 
 
-def _payload_digest(raw: bytes) -> str:
-    """md5 of `_strip_tabs(raw)` with one copy of the payload fewer (the leading tab is skipped
-    through a view), as this runs over every payload of a log."""
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n")
-    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
-    return hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest()
+# The helper's command: the script half of payload_digest.py, told the log's descriptor it inherits.
+HELPER_COMMAND = [sys.executable, "-I", "-S", str(Path(__file__).with_name("payload_digest.py"))]
 
 
-# The helper's program: md5s of the payload ranges it is sent, as `_payload_digest` takes them, read
-# through the log's descriptor it inherits; one answer a line, as soon as each is known ("-" for a
-# range the file no longer holds). It runs at the lowest priority: on a loaded machine it takes
-# nothing from the reader, which then does the work itself.
-_HELPER_CODE = r"""
-import hashlib, os, sys
-os.nice(19)
-fd = int(sys.argv[1])
-for line in sys.stdin.buffer:
-    if not line.endswith(b"\n"):
-        break
-    start, end = map(int, line.split())
-    raw = os.pread(fd, end - start, start)
-    if len(raw) != end - start:
-        os.write(1, b"-\n")
-        continue
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n")
-    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
-    os.write(1, hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest().encode() + b"\n")
-"""
 # Below this size the helper's start (~20 ms of the other core) buys little; set TCI_SERIAL=1 to
 # read every log on one core.
 HELPER_MIN_BYTES = 16 << 20
@@ -246,7 +221,7 @@ class _DigestHelper:
             fd = handle.fileno()
             if os.fstat(fd).st_size < HELPER_MIN_BYTES:
                 return None
-            process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HELPER_CODE, str(fd)], pass_fds=(fd,),
+            process = subprocess.Popen([*HELPER_COMMAND, str(fd)], pass_fds=(fd,),
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except (OSError, ValueError):
             return None
@@ -261,7 +236,7 @@ class _DigestHelper:
         """Note `record`'s payload (`data[start:end]`) for checking: by the child when it keeps up."""
         if self.closed or len(self.sent) - len(self.answers) >= HELPER_LAG_RANGES \
                 or self.sent_bytes - self.answered_bytes >= HELPER_LAG_BYTES:
-            self.events.items.append((record, cut_short, _payload_digest(data[start:end])))
+            self.events.items.append((record, cut_short, payload_digest(data[start:end])))
             return
         self.events.items.append((record, cut_short, len(self.sent)))
         self.sent.append((record.payload_start, record.payload_end))
@@ -344,7 +319,7 @@ class _DigestHelper:
             raw = os.pread(self.handle.fileno(), end - start, start)
         except (OSError, ValueError):
             return "-"
-        return _payload_digest(raw) if len(raw) == end - start else "-"
+        return payload_digest(raw) if len(raw) == end - start else "-"
 
 
 class _NotedProblems:
@@ -537,7 +512,7 @@ class _Scanner:
                 self.helper.check(record, data, tab_start, tab_end,
                                   at_eof and tab_end >= len(data) and not data.endswith(b"\n"))
             elif self.verify_md5:
-                record.payload_intact = _payload_digest(data[tab_start:tab_end]) == record.payload_md5
+                record.payload_intact = payload_digest(data[tab_start:tab_end]) == record.payload_md5
             if record.payload_intact is False:
                 cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
                 self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
