@@ -365,3 +365,21 @@ def test_the_session_trees_status_dots_have_a_legend(qtbot, window):
     legend = window.views["Session"].headerItem().toolTip(0)
     assert all(COLOURS[status.value] in legend for status in UnitStatus)
     assert "graph break" in legend and "FX graph cache" in legend and "runs eagerly" in legend
+
+
+def test_a_units_shown_name_reads_its_graph_once_however_often_it_is_painted(monkeypatch):
+    """The tree and the break map name a unit on every paint; a library-located unit's name comes from
+    its Dynamo graph's text, read from the log once, not at each paint."""
+    from inspector.core.analysis.user_names import unit_title
+    from inspector.core.model.session import SourceLocation
+    from inspector.core.readers.session_loader import open_session
+
+    unit = open_session(BUNDLED).units[0]
+    unit.location = SourceLocation("/usr/lib/python3.11/site-packages/lib/wrappers.py", 10, "wrapper")
+    unit.function = "wrapper"
+    graph = unit.graphs["dynamo"]
+    reads = []
+    load = graph.load_text
+    monkeypatch.setattr(graph, "load_text", lambda: reads.append(1) or load())
+    titles = {unit_title(unit) for _ in range(20)}
+    assert titles == {f"{unit.compile_id} forward (via wrapper)"} and len(reads) == 1

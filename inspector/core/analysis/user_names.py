@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PureWindowsPath
+from weakref import WeakKeyDictionary
 
 from inspector.core.model.fx_graph_text import first_source
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
@@ -181,11 +182,22 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+# Per unit, once: lists and the break map name units on every paint, and the answer reads the Dynamo
+# graph's text from the log.
+_CALLED: WeakKeyDictionary[CompileUnit, SourceLocation | None] = WeakKeyDictionary()
+
+
 def called_function(unit: CompileUnit) -> SourceLocation | None:
     """The function a user knows a unit by when the frame Dynamo compiled is a library's wrapper around
     it: a Hugging Face model's `forward` under a decorator compiles as `wrapper` (transformers/utils/
     generic.py) or `wrapped_func` (utils/deprecation.py). Read from the Dynamo graph's first user line:
     None when the frame is the user's own, or its first line is in the frame itself (not a wrapper)."""
+    if unit not in _CALLED:
+        _CALLED[unit] = _called_function(unit)
+    return _CALLED[unit]
+
+
+def _called_function(unit: CompileUnit) -> SourceLocation | None:
     where, graph = unit.location, unit.graphs.get("dynamo")
     if where is None or graph is None or not is_library_file(where.file):
         return None
