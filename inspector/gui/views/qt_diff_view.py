@@ -61,10 +61,6 @@ class QtElidedLabel(QLabel):
         super().setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle, room))
 
 
-def _pane_label(side: str) -> QtElidedLabel:
-    return QtElidedLabel(side)
-
-
 def _prepare(graph):
     root = build_groups(graph, node_paths(graph))
     expanded = all_group_keys(root)  # every group open: a diff is about nodes
@@ -105,7 +101,7 @@ class QtDiffView(QWidget):
             for bar_of in (lambda v: v.horizontalScrollBar(), lambda v: v.verticalScrollBar()):
                 bar_of(self.views[source]).valueChanged.connect(
                     lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
-        self.labels = [_pane_label("A"), _pane_label("B")]
+        self.labels = [QtElidedLabel("A"), QtElidedLabel("B")]
         self.differences = QListWidget()
         self.differences.setWordWrap(True)
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))

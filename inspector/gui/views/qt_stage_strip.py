@@ -98,16 +98,20 @@ class QtStageStrip(QWidget):
 
     def cell_at(self, x: float, y: float) -> tuple[str, str] | None:
         """(compile id, pipeline step) of the cell at widget point (x, y), if any."""
-        row, width = int((y - 4) // ROW_HEIGHT) - 1, (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+        row, width = int((y - 4) // ROW_HEIGHT) - 1, self.column_width()
         column = int((x - LABEL_WIDTH) // width) if width > 0 and x >= LABEL_WIDTH else -1
         ids = list(self.progress.units)
         if 0 <= row < len(ids) and 0 <= column < len(PIPELINE):
             return ids[row], PIPELINE[column]
         return None
 
+    def column_width(self) -> float:
+        """The width of one pipeline step's column (the unit labels take LABEL_WIDTH on the left)."""
+        return (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+
     def benchmark_rect(self) -> QRectF:
         """The benchmark cell: one for the run, beside every unit's row (it measures the whole model)."""
-        width = (self.width() - LABEL_WIDTH - 8) / len(PIPELINE)
+        width = self.column_width()
         column = PIPELINE.index(BENCHMARK)
         return QRectF(LABEL_WIDTH + column * width + 2, ROW_HEIGHT + 5, width - 4,
                       ROW_HEIGHT * len(self.progress.units) - 2)
@@ -136,7 +140,7 @@ class QtStageStrip(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         label_width = LABEL_WIDTH
-        width = (self.width() - label_width - 8) / len(PIPELINE)
+        width = self.column_width()
         now = time.time()
         text = self.palette().text().color()
         rows = list(self.progress.units.items())
