@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import kernel_name, profile_ops
+from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import Session
 
 
@@ -56,8 +57,8 @@ def op_family_bars(results: dict, top: int = 12) -> list[tuple[str, float | None
 
 
 def compile_time_per_unit(session: Session) -> list[tuple[str, float]]:
-    return [(f"{unit.compile_id} {unit.function or ''}"[:40], unit.compile_s)
-            for unit in session.units if unit.compile_s is not None]
+    """(the unit as the session tree names it, whole: a view elides it to its room; its compile seconds)."""
+    return [(unit_title(unit), unit.compile_s) for unit in session.units if unit.compile_s is not None]
 
 
 def memory_bars(results: dict) -> list[tuple[str, float | None, float | None]]:

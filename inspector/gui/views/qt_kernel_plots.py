@@ -13,7 +13,6 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
 from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
-from inspector.core.analysis.user_names import unit_title
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
@@ -201,11 +200,8 @@ class QtKernelPlots(QWidget):
         self._kernel_bars()
         self._paired(self.families, op_family_bars(results), "µs per call")
         units = compile_time_per_unit(loaded.session)
-        # the whole name: the figures' own labels are cut at 40 characters, and an elided label says it is
-        names = [unit_title(unit) for unit in loaded.session.units if unit.compile_s is not None]
-        names = names if len(names) == len(units) else [label for label, _ in units]
-        self._bars(self.units, names, [value for _, value in units], UNIT_COLOUR,
-                   [f"{name}\ncompile time {number(value)} s" for name, (_, value) in zip(names, units)])
+        self._bars(self.units, [name for name, _ in units], [value for _, value in units], UNIT_COLOUR,
+                   [f"{name}\ncompile time {number(value)} s" for name, value in units])
         self._paired(self.memory, memory_bars(results), "MB")
         missing = []
         if not rows:
