@@ -15,7 +15,9 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from conftest import MULTI_RANK, open_and_wait  # noqa: E402
 from inspector.core.outputs.html_report import LANE_HEIGHT, TIMELINE_DEPTH, timeline_svg  # noqa: E402
@@ -136,8 +138,17 @@ def test_break_map_follows_the_selected_rank(qtbot, window, multi_rank):
     window.tabs.setCurrentWidget(window.views["Graph"])
     units = [part.unit for row in break_map.rows for part in row if hasattr(part, "unit")]
     assert {unit.rank for unit in units} == {3} and len(break_map.rows) == 7  # rank 3's first compile and 6 recompiles
-    assert break_map.row_label(0) == "rank 3 · compile 0"
     qtbot.waitUntil(lambda: break_map.grab().toImage() != before, timeout=60_000)
+
+    # 7 rows, 4 drawn: the labels say there are more, and the wheel brings the others
+    break_map.repaint()
+    assert [shown for _rect, shown, _whole in break_map.drawn_labels[:1]] == ["rank 3 · compile 0 (of 7)"]
+    scroll(break_map, notches=-5)
+    break_map.repaint()
+    assert [whole for _rect, _shown, whole in break_map.drawn_labels if "compile" in whole][-1] == "rank 3 · compile 6 (of 7)"
+    QTest.mouseMove(break_map, QPoint(5, 10))
+    qtbot.waitUntil(lambda: "Showing compiles 3–6 of 0–6" in QToolTip.text(), timeout=10_000)
+    scroll(break_map, notches=5)
 
     # a click on a region selects that unit, on the rank shown
     break_map.repaint()
@@ -146,6 +157,15 @@ def test_break_map_follows_the_selected_rank(qtbot, window, multi_rank):
     QTest.mouseClick(break_map, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center().toPoint())
     qtbot.waitUntil(lambda: window.model.unit is region.unit, timeout=60_000)
     assert window.model.unit.rank == 3
+
+
+def scroll(widget, notches: int) -> None:
+    """Turn the mouse wheel over the widget: a negative number of notches scrolls down."""
+    centre = QPointF(widget.rect().center())
+    for _ in range(abs(notches)):
+        QApplication.sendEvent(widget, QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(),
+                                                   QPoint(0, 120 if notches > 0 else -120), Qt.MouseButton.NoButton,
+                                                   Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False))
 
 
 def first_starts(timeline) -> dict:

@@ -1,7 +1,8 @@
 """Break map: every compiled region of the run in program order, one row per compilation, with the
 graph breaks between them as red gaps (reason, hint and file:line on hover); click a region to
 select its compile unit. A label too long for its place is elided, whole in the tooltip. In a
-distributed run it shows the rank of the selected unit, named in each row's label."""
+distributed run it shows the rank of the selected unit, named in each row's label. A run with more
+compilations than the rows shown says "compile i of N" and scrolls with the mouse wheel."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class QtBreakMap(QWidget):
         self.model = model
         self.rows: list[list[Region | Gap]] = []
         self.rank: Rank | None = None  # the rank shown (None: a single-process run, all of it)
+        self.first_row = 0  # the first row drawn, when there are more rows than SHOWN_ROWS
+        self.label_width = LABEL_W  # the row labels' column, as last painted
         self.hit_boxes: list[tuple[QRectF, Region | Gap]] = []
         self.drawn_labels: list[tuple[QRectF, str, str]] = []  # what the last paint wrote: where, the text shown, the whole text
         self.setMouseTracking(True)
@@ -50,6 +53,7 @@ class QtBreakMap(QWidget):
             rank = next((rank for rank in loaded.session.ranks if any(u is unit for u in rank.units)), None)
             if rank is not self.rank:
                 self._show(rank)
+        self._bring_selected_into_view()
         self.update()
 
     def _show(self, rank: Rank | None) -> None:
@@ -63,24 +67,52 @@ class QtBreakMap(QWidget):
         else:
             self.rows = break_map(loaded.session)
         self.setFixedHeight(ROW_H * max(1, min(SHOWN_ROWS, len(self.rows))) + 6)
+        self.first_row = 0
+        self._bring_selected_into_view()
         self.update()
 
     def row_label(self, index: int) -> str:
-        return (f"{self.rank.label} · " if self.rank is not None else "") + f"compile {index}"
+        """"compile i" (numbered from 0, like the recompile count in Dynamo's compile ids), with "(of N)"
+        where some rows are out of view, so the user knows there are more."""
+        count = f" (of {len(self.rows)})" if len(self.rows) > SHOWN_ROWS else ""
+        return (f"{self.rank.label} · " if self.rank is not None else "") + f"compile {index}{count}"
 
     def shown_rows(self) -> list[int]:
-        """The rows drawn: the first few, moved on so the selected unit's row is among them."""
+        return list(range(self.first_row, min(len(self.rows), self.first_row + SHOWN_ROWS)))
+
+    def _bring_selected_into_view(self) -> None:
+        """Scroll just far enough that the selected unit's row is drawn (a choice in the session tree
+        must show on the map); a selection already in view leaves the scroll where the user put it."""
         selected = next((index for index, row in enumerate(self.rows)
-                         if any(isinstance(part, Region) and part.unit is self.model.unit for part in row)), 0)
-        first = max(0, selected - SHOWN_ROWS + 1)
-        return list(range(first, min(len(self.rows), first + SHOWN_ROWS)))
+                         if any(isinstance(part, Region) and part.unit is self.model.unit for part in row)), None)
+        if selected is not None and not self.first_row <= selected < self.first_row + SHOWN_ROWS:
+            self._scroll_to(selected - SHOWN_ROWS + 1 if selected >= self.first_row else selected)
+
+    def _scroll_to(self, first: int) -> None:
+        self.first_row = max(0, min(first, len(self.rows) - SHOWN_ROWS))
+        self.update()
+
+    def wheelEvent(self, event) -> None:
+        if len(self.rows) <= SHOWN_ROWS:
+            event.ignore()  # nothing to scroll: the page around it may
+            return
+        delta = event.angleDelta().y()
+        if delta:
+            self._scroll_to(self.first_row + (-1 if delta > 0 else 1))  # a row a notch, whatever the device's step
+        event.accept()
+
+    def scroll_hint(self) -> str:
+        """What the row labels say on hover where some rows are out of view."""
+        shown = self.shown_rows()
+        return (f"Showing compiles {shown[0]}–{shown[-1]} of 0–{len(self.rows) - 1}: "
+                "scroll here, or choose a unit in the session tree, to see the others")
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         self.hit_boxes = []
         self.drawn_labels = []
         label_w = max(LABEL_W, painter.fontMetrics().horizontalAdvance(self.row_label(len(self.rows))) + 8)
-        label_w = min(label_w, max(LABEL_W, self.width() // 3))  # a rank's long name is elided, not the map
+        label_w = self.label_width = min(label_w, max(LABEL_W, self.width() // 3))  # a rank's long name is elided, not the map
         width = self.width() - label_w - 4
         for place, index in enumerate(self.shown_rows()):
             row = self.rows[index]
@@ -136,8 +168,10 @@ class QtBreakMap(QWidget):
         else:
             whole = next((full for rect, shown, full in self.drawn_labels if shown != full and rect.contains(event.position())),
                          None)
-            if whole is not None:
-                QToolTip.showText(event.globalPosition().toPoint(), plain_tip(whole), self)
+            scroll = self.scroll_hint() if len(self.rows) > SHOWN_ROWS and event.position().x() < self.label_width else None
+            tip = "\n".join(text for text in (whole, scroll) if text)
+            if tip:
+                QToolTip.showText(event.globalPosition().toPoint(), plain_tip(tip), self)
             else:
                 QToolTip.hideText()
 
