@@ -70,3 +70,22 @@ def test_many_recompiles_are_folded_above_their_groups(corpus):
     block = text.split("\nRecompiles: 14 (grouped by cause further down)\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(block) == 6 and block[-1] == "  … 9 more (every one in --json)"
     assert "Recompiles by cause:" in text
+
+
+def test_a_resume_function_is_named_after_the_users_function_in_every_list(tmp_path):
+    """Dynamo compiles the code after a break as `torch_dynamo_resume_in_forward_at_19`; the unit
+    list, the recompile lines, the recompile groups and the HTML report call it what the user wrote:
+    `forward (resumed at line 19)` (Dynamo's name stays in the unit's location only)."""
+    text = cli("summary", str(EXAMPLE_SESSION)).stdout
+    for line in ("[1/0]    forward (resumed at line 19) ", "[1/1] forward (resumed at line 19): h changed size in dim 0",
+                 "frame 2 forward (resumed at line 21): h size dim 0"):
+        assert line in text
+    listed = [line for line in text.splitlines() if "torch_dynamo_resume_in_" in line]
+    assert listed and all(line.rstrip().endswith(("in torch_dynamo_resume_in_forward_at_19",
+                                                 "in torch_dynamo_resume_in_forward_at_21")) for line in listed)
+    report = tmp_path / "report.html"
+    assert cli("report", str(EXAMPLE_SESSION), "-o", str(report)).returncode == 0
+    assert "<td>forward (resumed at line 19)</td>" in report.read_text()
+    summary = json.loads(cli("summary", str(EXAMPLE_SESSION), "--json").stdout)
+    assert {group["shown"] for group in summary["recompile_groups"]} == {
+        "forward", "forward (resumed at line 19)", "forward (resumed at line 21)"}

@@ -305,15 +305,24 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
 
 
 def test_the_session_tree_names_resume_functions_by_the_users_function_and_line(qtbot, window):
-    """Dynamo's `torch_dynamo_resume_in_forward_at_19` was elided to `t…d_at_19` in the tree: it is listed
-    as `forward (resumed at line 19)`, with Dynamo's name in the tooltip."""
+    """Dynamo's `torch_dynamo_resume_in_forward_at_19` was elided to `t…d_at_19` in the tree: its frame
+    is listed as `forward (resumed at line 19)`, whole in the default layout at 1280×720, its units by
+    their ids, with Dynamo's name in the tooltip."""
+    window.resize(1280, 720)
     open_and_wait(qtbot, window, BUNDLED)
+    window.reset_layout()
     tree = window.views["Session"]
     frames = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
     titles = [frame.text(0) for frame in frames]
-    assert titles == ["frame 0: forward", "frame 1: forward (resumed at line 19)", "frame 2: forward (resumed at line 21)"]
+    assert titles == ["forward", "forward (resumed at line 19)", "forward (resumed at line 21)"]
+    assert "frame 1: forward (resumed at line 19)" in frames[1].toolTip(0)
+
+    def fits() -> bool:  # once the docks are laid out at their default sizes
+        room = tree.columnWidth(0) - tree.indentation()
+        return all(tree.fontMetrics().horizontalAdvance(title) <= room for title in titles)
+    qtbot.waitUntil(fits, timeout=10_000)
     unit = frames[1].child(0)
-    assert unit.text(0) == "[1/0] forward (resumed at line 19)"
+    assert unit.text(0) == "[1/0]"
     assert "Dynamo's name: torch_dynamo_resume_in_forward_at_19" in __import__("html").unescape(unit.toolTip(0))
 
 

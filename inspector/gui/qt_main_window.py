@@ -180,10 +180,10 @@ class QtMainWindow(QMainWindow):
         self._action(self.view_menu, "&Reset Layout", "", self.reset_layout)
 
     def _default_sizes(self) -> None:
-        """The tabs first: a Session column a fifth of the width (names elide, with tooltips), the
+        """The tabs first: a Session column a quarter of the width (a resume frame's name fits at 1280), the
         bottom panel a fifth of the height."""
         width, height = max(self.width(), 1000), max(self.height(), 600)
-        self.resizeDocks([self.dock("Session")], [max(240, min(420, width // 5))], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.dock("Session")], [max(240, min(420, width // 4))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.dock("Problems")], [max(120, height // 5)], Qt.Orientation.Vertical)
 
     def toggle_bottom_panel(self) -> None:

@@ -117,7 +117,7 @@ def find_problems(analysis: ProblemFacts) -> list[Problem]:
         values = f" ({' → '.join(group.history)})" if group.history else ""
         rank = f"rank {group.rank} " if group.rank is not None else ""
         problems.append(Problem(
-            ProblemKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.function or '?'}: {group.shown_subject} {group.aspect}{values}",
+            ProblemKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.shown_function}: {group.shown_subject} {group.aspect}{values}",
             f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
             f"Guard (torch's words): {group.guard}",
             first.compile_id, group.rank, group.file, group.line, group.count,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
-from inspector.core.analysis.user_names import UserName, user_name
+from inspector.core.analysis.user_names import UserName, shown_function, user_name
 from inspector.core.model.session import CompileUnit, Session, artifact_record
 from inspector.core.readers.break_reasons import split_guard_comment, tensor_mismatch
 
@@ -62,12 +62,18 @@ class RecompileGroup:
         return f"{user} (Dynamo: {self.subject})" if user and user != self.subject else self.subject
 
     @property
+    def shown_function(self) -> str:
+        """The frame's function as lists name it (`forward (resumed at line 19)`, not Dynamo's resume name)."""
+        return shown_function(self.units[0]) if self.units else self.function or "?"
+
+    @property
     def title(self) -> str:
         values = " → ".join(self.history) if self.history else ""
         return f"{self.shown_subject} {self.aspect}" + (f": {values}" if values else "")
 
     def to_json(self) -> dict:
-        return {"rank": self.rank, "frame": self.frame, "function": self.function, "location": self.location,
+        return {"rank": self.rank, "frame": self.frame, "function": self.function, "shown": self.shown_function,
+                "location": self.location,
                 "file": self.file, "line": self.line, "subject": self.subject,
                 "user_name": self.name.user if self.name else None, "shown_subject": self.shown_subject,
                 "aspect": self.aspect,

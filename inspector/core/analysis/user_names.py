@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import PureWindowsPath
 from weakref import WeakKeyDictionary
 
+from inspector.core.model.compile_id import NO_FRAME
 from inspector.core.model.fx_graph_text import first_source
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
 from inspector.core.readers.break_reasons import GuardComment, is_library_file
@@ -225,4 +226,9 @@ def unit_title(unit: CompileUnit) -> str:
 
 
 def frame_title(frame: Frame) -> str:
-    return f"{frame.where}: {shown_function(frame.units[0])}" if frame.units else frame.title
+    """A frame as the session tree lists it: the function the user knows it by, since its units' ids
+    (`[1/0]`) say the frame's number; what torch.export or AOTInductor compiled says it was outside Dynamo."""
+    if not frame.units:
+        return frame.title
+    name = shown_function(frame.units[0])
+    return f"{frame.where}: {name}" if frame.frame_id == NO_FRAME else name

@@ -63,7 +63,7 @@ def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
                               "shortDescription": {"text": f"Recompile: a guard on {group['aspect']} failed"},
                               "helpUri": "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
                               "help": {"text": summary["recompile_limit"]["text"]}}
-        message = (f"Recompiled ×{group['count']} ({group['function'] or '?'}): {group['shown_subject']} {group['aspect']}"
+        message = (f"Recompiled ×{group['count']} ({group['shown']}): {group['shown_subject']} {group['aspect']}"
                    + (f" {' → '.join(group['history'])}" if group["history"] else "")
                    + f". {group['diagnosis']} Fix: {group['fix']} {group['stance']}")
         results.append(_result(rule_id, "warning" if group["count"] > 1 else "note", message,
@@ -161,7 +161,7 @@ def markdown(summary: dict, headline: str) -> str:
     if groups:
         out += ["", "| frame | guarded value | count | values | fix |", "| --- | --- | --- | --- | --- |"]
         for group in groups:
-            out.append(f"| {_code(group['function'] or '?')} | {_code(group['shown_subject'])} {_text(group['aspect'])} | "
+            out.append(f"| {_code(group['shown'])} | {_code(group['shown_subject'])} {_text(group['aspect'])} | "
                        f"{group['count']} | {_text(' → '.join(group['history']))} | {_prose(group['fix'])} |")
         out += ["", _prose(groups[0]["stance"])]
     out += ["", f"_{_prose(summary['recompile_limit']['text'])}_"]

@@ -47,7 +47,7 @@ def render_explanations(summary: dict) -> list[str]:
     for group in groups:
         rank = f"rank {group['rank']} " if group["rank"] is not None else ""
         history = " → ".join(group["history"])
-        lines.append(f"  {rank}frame {group['frame']} {group['function'] or '?'}: {group['shown_subject']} {group['aspect']}"
+        lines.append(f"  {rank}frame {group['frame']} {group['shown']}: {group['shown_subject']} {group['aspect']}"
                      f"  ×{group['count']}" + (f"  ({history})" if history else ""))
         lines.append(f"    why: {group['diagnosis']}")
         lines.append(f"    fix: {group['fix']}")

@@ -87,7 +87,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     parts += _regions_section(summary["regions"])
     parts.append("<h2>Compile units</h2>")
     parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "of it backward s", "Kernels", "Where"],
-                        [[u["rank"], u["compile_id"], u["function"], u["status"],
+                        [[u["rank"], u["compile_id"], u["shown"], u["status"],
                           "—" if u["compile_time_s"] is None else f"{u['compile_time_s']:.2f}",
                           f"{u['backward_compile_time_s']:.2f}" if u["backward_compile_time_s"] is not None
                           else ("not recorded" if u["backward_graph"] else "no backward graph"),
@@ -122,7 +122,7 @@ def _recompiles_table(recompiles: list[dict]) -> str:
     """A row for every recompile (one per failed guard, three at most; one without a recorded reason
     says so), with its rank where the run has ranks: [0/1] of rank 1 and [0/1] of rank 3 are two."""
     ranked = any(r["rank"] is not None for r in recompiles)
-    rows = [([r["rank"]] if ranked else []) + [r["compile_id"], r["function"], *guard]
+    rows = [([r["rank"]] if ranked else []) + [r["compile_id"], r["shown"], *guard]
             for r in recompiles
             for guard in ([[g["plain"], f"{g['against']}: {g['guard']}"] for g in r["failed_guards"][:3]]
                           or [["reason not recorded", "—"]])]
@@ -197,7 +197,7 @@ def _explained_sections(summary: dict) -> list[str]:
     groups = summary["recompile_groups"]
     parts.append(f"<h2>Recompiles by cause: {sum(g['count'] for g in groups)} in {len(groups)} group(s)</h2>")
     parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Why", "Fix"],
-                        [[g["function"], f"{g['shown_subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
+                        [[g["shown"], f"{g['shown_subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
                           g["diagnosis"], g["fix"]] for g in groups]))
     parts.append(f"<p class='muted'>{_e(groups[0]['stance'] if groups else '')} {_e(summary['recompile_limit']['text'])}</p>")
     slow = summary["slowness"]

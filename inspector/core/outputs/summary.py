@@ -8,7 +8,7 @@ import re
 
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
-from inspector.core.analysis.user_names import called_function
+from inspector.core.analysis.user_names import called_function, shown_function
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
 from inspector.core.numbers import count, quantity
@@ -44,6 +44,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
                    for unit, events in analysis.shapes],
         **_not_breaks(session),
         "recompiles": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+                        "shown": shown_function(unit),
                         "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
                                           for g in unit.recompile.failed_guards]}
                        for unit in session.units if unit.recompile],
@@ -111,6 +112,7 @@ def _unit(unit, fusion) -> dict:
         "compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
         "location": str(unit.location) if unit.location else None,
         "called": {"function": called.function, "location": str(called)} if (called := called_function(unit)) else None,
+        "shown": shown_function(unit),
         "status": unit.status.value,
         "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
         "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,
@@ -134,9 +136,11 @@ def _not_breaks(session: Session) -> dict:
     """What the log holds beside the breaks and must not be counted with them: restarts of analysis that
     cut no graph, and frames Dynamo skipped whole (run eagerly). Keys only where there are some."""
     restarts = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+                 "shown": shown_function(unit),
                  "reason": _RESTART_CLASS.sub(r"\1", reason)}
                 for unit in session.units for reason in unit.analysis_restarts]
     skips = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+              "shown": shown_function(unit),
               "location": str(unit.location) if unit.location else None, "type": unit.fail_summary}
              for unit in session.units if unit.fail_reason and is_frame_skip(unit.fail_reason)]
     return {**({"analysis_restarts": restarts} if restarts else {}), **({"frame_skips": skips} if skips else {})}
@@ -181,8 +185,7 @@ def render_text(summary: dict) -> str:
             backward = (f"  (backward graph, compiled in {unit['backward_compile_time_s']:.2f}s)"
                         if unit["backward_compile_time_s"] is not None else "  (backward graph)")
         called = unit["called"]  # the user's function a library wrapper (compiled in its place) calls
-        function = f"{called['function']} (via {unit['function']})" if called else unit["function"]
-        add(f"  {rank}{unit['compile_id']:<8} {function or '?':<40} {unit['status']:<12} "
+        add(f"  {rank}{unit['compile_id']:<8} {unit['shown']:<40} {unit['status']:<12} "
             f"{seconds:>9}  {unit['kernels']} kernels  {(called or unit)['location'] or ''}{backward}")
     sites = summary["break_sites"]
     add("")
@@ -202,7 +205,7 @@ def render_text(summary: dict) -> str:
     add(f"Recompiles: {len(recompiles)}" + (" (grouped by cause further down)" if recompiles else ""))
     for recompile in recompiles[:RAW_RECOMPILES]:
         first = recompile["failed_guards"][0]["plain"] if recompile["failed_guards"] else "reason not recorded"
-        add(f"  {recompile['compile_id']} {recompile['function'] or ''}: {first}")
+        add(f"  {recompile['compile_id']} {recompile['shown']}: {first}")
     if len(recompiles) > RAW_RECOMPILES:
         add(f"  … {len(recompiles) - RAW_RECOMPILES} more (every one in --json)")
     lines.extend(render_shapes(summary["shapes"]))
@@ -253,9 +256,9 @@ def render_text(summary: dict) -> str:
 
 def render_not_breaks(summary: dict) -> list[str]:
     """Restarts that cut no graph and frames skipped whole, under the breaks but not counted with them."""
-    lines = [f"  not a break: {restart['compile_id']} {restart['function'] or '?'} restarted analysis "
+    lines = [f"  not a break: {restart['compile_id']} {restart['shown']} restarted analysis "
              f"({restart['reason']})" for restart in summary.get("analysis_restarts", [])]
-    lines += [f"  frame skipped (runs eagerly, not a break): {skip['compile_id']} {skip['function'] or '?'}: {skip['type']}"
+    lines += [f"  frame skipped (runs eagerly, not a break): {skip['compile_id']} {skip['shown']}: {skip['type']}"
               for skip in summary.get("frame_skips", [])]
     counted = (summary.get("run") or {}).get("torch_counted_frame_skips") or {}
     lines += [f"  frames skipped per torch's counters (not breaks): {', '.join(f'{kind} ×{n}' for kind, n in counted.items())}"] \

@@ -19,6 +19,7 @@ from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, 
 from inspector.core.graphs.graph_layout import lay_out_view
 from inspector.core.analysis.run_diff import break_counts, diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import LatestRequest
 from inspector.core.numbers import count, number, seconds
@@ -150,7 +151,7 @@ class QtDiffView(QWidget):
                       for ua in a.units if (ua.rank, str(ua.compile_id)) in keys_b]
         self.unit.blockSignals(True)
         self.unit.clear()
-        self.unit.addItems([f"{ua.compile_id} {ua.function or ''}" for ua, _ub in self.pairs] or ["(no compile unit in both runs)"])
+        self.unit.addItems([unit_title(ua) for ua, _ub in self.pairs] or ["(no compile unit in both runs)"])
         self.unit.blockSignals(False)
         self._runs.run(lambda: diff_runs(run_a, run_b), self._show_run, lambda message, _tb: self.run.setPlainText(message))
         self._compare()

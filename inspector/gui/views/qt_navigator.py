@@ -1,7 +1,8 @@
 """Session navigator: ranks → frames → compile units with status icons; selecting a unit selects it
 for every other view. While a capture runs it lists the compile units seen so far and the step each
-is in; the session replaces them when it opens. Names elide in the middle; every cell's tooltip
-holds its full text."""
+is in; the session replaces them when it opens. A frame's row names its function as the user knows
+it (`forward (resumed at line 19)`), its units' rows their compile ids, so the names fit a narrow
+column; names that still do not fit elide in the middle; every cell's tooltip holds its full text."""
 
 from __future__ import annotations
 
@@ -124,12 +125,12 @@ class QtNavigator(QTreeWidget):
         for frame in rank.frames:
             title = frame_title(frame)
             frame_item = QTreeWidgetItem(parent, [title])
-            frame_item.setToolTip(0, plain_tip(f"{title}\n{frame.location or ''}"))
+            frame_item.setToolTip(0, plain_tip(f"{frame.where}: {title}\n{frame.location or ''}"))
             frame_item.setExpanded(True)
-            for unit in frame.units:
+            for unit in frame.units:  # named by id only: the frame's row above names the function
                 compile_s, title, called = unit.compile_s, unit_title(unit), called_function(unit)
                 item = QTreeWidgetItem(frame_item, [
-                    title, str(len(unit.breaks)) if unit.breaks else "",
+                    str(unit.compile_id), str(len(unit.breaks)) if unit.breaks else "",
                     str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
                 item.setIcon(0, status_icon(unit.status.value))
                 named = f"\nDynamo's name: {unit.function}" if unit.function and unit.function not in title else ""
