@@ -17,6 +17,7 @@ import pytest
 
 from inspector.core.model.fx_graph_text import op_node_names, parse_fx_graph
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.outputs import cached_summary
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers import index_cache, json_codec
@@ -87,6 +88,17 @@ def test_summary_is_the_same_with_and_without_the_cache(inputs, cache_dir, monke
         assert json.dumps(session_summary(open_session(path)), indent=1) == uncached  # stores the summary
         assert index_cache.load_summary(summary_identity(SessionAnalysis(open_session(path)))) is not None
         assert json.dumps(session_summary(open_session(path)), indent=1) == uncached, f"{path}: cached summary"
+
+
+def test_a_summary_cached_by_another_build_is_worked_out_again(inputs, cache_dir, monkeypatch):
+    """A build with new summary fields (same version number) must not show an older build's summary,
+    which lacks them: the cache is keyed by the analysis code too."""
+    path = inputs[0]
+    older = session_summary(open_session(path))
+    older.pop("units")  # what an older build wrote: a field this one reads is missing
+    index_cache.store_summary(summary_identity(SessionAnalysis(open_session(path))), older)
+    monkeypatch.setattr(cached_summary, "code_identity", lambda: "the newer build")
+    assert "units" in session_summary(open_session(path))
 
 
 def test_damaged_log_reads_the_same_from_the_cache(tmp_path, cache_dir):

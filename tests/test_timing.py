@@ -116,7 +116,8 @@ def test_an_older_session_opens_with_no_interval(tmp_path):
     assert "no interval: older capture" in render_text(summary)
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     assert "no interval: older capture" in figures["speedup"]["source"]
-    assert "No interval: older capture" in render_report(open_session(BUNDLED))
+    assert "No confidence interval: an older capture timed eager and compiled in separate blocks" in render_report(
+        open_session(BUNDLED))
 
 
 def test_inconclusive_speedup_shows_no_break_even_anywhere(tmp_path):

@@ -210,7 +210,8 @@ class SessionAnalysis:
             parts.append(f"Compiled is {speedup.range_text()} SLOWER than eager{interval}{uncertain}: "
                          f"compiling does not pay off here.")
         if speedup.reason == OLDER_CAPTURE:
-            parts.append("(No interval: older capture.)")
+            parts.append("No confidence interval: an older capture timed eager and compiled in separate blocks, "
+                         "not interleaved rounds; capture again to get one.")
         if speedup.machine is not None and speedup.machine.busy:  # its figures are in speedup.sentence()
             parts.append("Machine busy: timing unreliable.")
         parts.append(f"{len(self.break_sites)} graph-break site(s), {len(self.session.recompiles)} recompile(s), "

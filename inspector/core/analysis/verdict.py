@@ -61,8 +61,10 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                _speedup_source(speedup)),
         Figure("break_even", "break-even calls", break_even, "calls", "T_compile / (T_eager − T_compiled)",
                break_even_source),
-        Figure("amortised", f"B (m = {AMORTISE_CALLS})", t_compile / AMORTISE_CALLS if t_compile is not None else None,
-               "s/call", "T_compile / m", "compilation_metrics" if t_compile is not None else "no compile time"),
+        Figure("amortised", f"B ({AMORTISE_CALLS:,} calls)",
+               t_compile / AMORTISE_CALLS if t_compile is not None else None, "s/call",
+               f"T_compile / m, m = {AMORTISE_CALLS:,}: the compile time each call carries if the model runs m times",
+               "compilation_metrics" if t_compile is not None else "no compile time"),
         Figure("fusion", "K", fusion.fusion_ratio, "ops/kernel", "N_ops / N_kernels",
                f"{fusion.n_ops} ops, {fusion.n_kernels} kernels ({fusion.source})" if fusion.fusion_ratio is not None
                else "no output code or graph to count"),

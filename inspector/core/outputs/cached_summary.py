@@ -4,6 +4,10 @@ graph, kernel and compile stage again."""
 
 from __future__ import annotations
 
+import hashlib
+from functools import cache
+from pathlib import Path
+
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
@@ -18,7 +22,21 @@ def summary_identity(analysis: SessionAnalysis) -> list | None:
     if identity is None:
         return None
     registry = analysis.break_registry
-    return [*identity, SCHEMA_VERSION, __version__, [registry.source, str(registry.path), registry.torch_version] if registry else None]
+    return [*identity, SCHEMA_VERSION, __version__, code_identity(),
+            [registry.source, str(registry.path), registry.torch_version] if registry else None]
+
+
+@cache
+def code_identity() -> str:
+    """A digest of the analysis code that writes a summary: a build between releases (same version,
+    new fields) must not read a summary an older build cached and miss what it lacks. The same for
+    every build where the sources are not on disk (a frozen app: its version names its code)."""
+    core = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha1()
+    for source in sorted(core.rglob("*.py")):
+        digest.update(source.relative_to(core).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
 
 
 def session_summary(session: Session) -> dict:
