@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="with a folder of rank logs: read them on the Dask cluster at ADDRESS (tcp://host:8786), "
                               "one task per log where the logs lie, and print the job's rank overview "
                               "(needs the dask extra)")
+    summary.add_argument("--dask-timeout", metavar="SECONDS", type=float, default=20.0,
+                         help="how long to try reaching the Dask scheduler before giving up (default 20)")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
@@ -517,7 +519,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _say("compile-inspector: --dask needs Dask's distributed: pip install 'compile-inspector[dask]'", file=sys.stderr)
         return 2
     try:
-        client = Client(args.dask, timeout="20s")
+        client = Client(args.dask, timeout=f"{args.dask_timeout}s")
     except (OSError, TimeoutError, ValueError) as error:
         _say(f"compile-inspector: cannot reach the Dask scheduler at {args.dask}: {error}", file=sys.stderr)
         return 2

@@ -74,7 +74,7 @@ def test_the_workers_did_the_reading(job, cluster):
 
 
 def test_an_unreachable_scheduler_is_one_line(job):
-    done = cli("summary", job, "--dask", "tcp://127.0.0.1:9", timeout=120)
+    done = cli("summary", job, "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "1", timeout=120)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot reach the Dask scheduler" in done.stderr
 
