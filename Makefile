@@ -27,9 +27,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-# The inner loop: everything but the tests that run real torch.compile captures or freeze the app.
+# The inner loop: everything but the tests that run real torch.compile captures or freeze the app,
+# on every core (each module on one worker, so its fixtures are made once). `make test` stays serial.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" -n auto --dist loadscope
 
 bench: $(STAMP)
 	$(PY) bench/bench_trace_reader.py
