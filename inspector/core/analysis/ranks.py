@@ -166,18 +166,32 @@ def _unit_print(unit: CompileUnit) -> UnitPrint:
     fingerprint, ops = _graph_fingerprint(graph_text) if graph_text else (None, None)
     status = unit.status
     outcome = "failed" if status is UnitStatus.FAILED else "cut" if status is UnitStatus.CUT else "ok"
-    start = unit.metric("start_time")
-    if start is None and unit.metric("start_time_us") is not None:
-        start = unit.metric("start_time_us") / 1e6
     seconds = unit.metric("entire_frame_compile_time_s")
+    start, end = _unit_times(unit, seconds)
     tensor_meta, runtime_ns = _tensor_meta(unit)
     return UnitPrint(
         compile_id=str(unit.compile_id), outcome=outcome, graph=fingerprint, graph_ops=ops,
         guards=tuple(guard.guard for guard in unit.recompile.failed_guards) if unit.recompile else (),
         cache=tuple(f"{event.cache} {event.outcome}" for event in unit.cache_events),
         collectives=_collectives(unit, graph_text), tensor_meta=tensor_meta, runtime_ns=runtime_ns,
-        compile_time_s=seconds, start_s=start,
-        end_s=start + seconds if start is not None and seconds is not None else None)
+        compile_time_s=seconds, start_s=start, end_s=end)
+
+
+def _unit_times(unit: CompileUnit, seconds: float | None) -> tuple[float | None, float | None]:
+    """When the unit compiled (seconds since the epoch): from its compile metrics, else from its first
+    to its last traced event. Torch writes the start time and duration only for a frame that compiled:
+    a failed compile's metrics lack them and a cut-off one (a crashed rank) has no metrics at all, yet
+    both are what a rank's lane must show. The spans are read only then (they are the bulk of a log)."""
+    start = unit.metric("start_time")
+    if start is None and unit.metric("start_time_us") is not None:
+        start = unit.metric("start_time_us") / 1e6
+    if start is not None and seconds is not None:
+        return start, start + seconds
+    events = [time for root in unit.spans for span in root.walk() for time in (span.start_us, span.end_us)
+              if time is not None] + [marker.ts_us for marker in unit.markers]
+    if not events:
+        return start, None
+    return (start if start is not None else min(events) / 1e6), max(events) / 1e6
 
 
 def _graph_fingerprint(text: str) -> tuple[str, int]:
@@ -598,7 +612,7 @@ DIFFERS = "differs"  # the step key of a compile unit named by a divergence find
 
 
 def rank_timeline(report: RankReport, wall_clock: bool = False) -> Timeline:
-    """One lane per rank, one bar per compile unit (from its compile metrics), each rank from its own
+    """One lane per rank, one bar per compile unit (`_unit_times`), each rank from its own
     first compile unless `wall_clock`; units a finding names are marked `DIFFERS`, a compile that
     failed or was cut off is marked open. Built from the index alone, so it shows with the overview."""
     named = {(rank, compile_id) for finding in report.findings for rank in finding.ranks

@@ -1,23 +1,103 @@
 """One lane per rank: each rank's compile units as bars along its lane, aligned on the rank's own first
 compile (or, with the toggle, on one wall clock shared by every rank). A unit a divergence finding
-names is drawn in its own colour, a failed or cut-off compile outlined in red: which rank compiled
-what, when and for how long, and where the ranks part ways, at a glance even for hundreds of ranks.
-Drawn from the per-rank index, so it shows with a big job's overview."""
+names is drawn in its own colour, a failed or cut-off compile outlined in red, a lane with nothing to
+draw hatched with a note: which rank compiled what, when and for how long, and where the ranks part
+ways, at a glance even for hundreds of ranks. Drawn from the per-rank index, so it shows with a big
+job's overview."""
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.ranks import DIFFERS, RankReport, rank_timeline
+from inspector.core.analysis.ranks import DIFFERS, RankFigures, RankReport, UnitPrint, rank_timeline
 from inspector.core.analysis.timeline import Timeline
 from inspector.core.numbers import seconds
 from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.views.qt_timeline import GanttItem, LaneAxis
 
 COLOURS = {None: "#8a8f98", DIFFERS: "#d9822b"}
-LEGEND = "Grey: a compile unit · orange: one a divergence finding names · red outline: failed or cut off"
+NOTE_MIN_PX = 8  # the smallest note text, in pixels
+LEGEND = ("Grey: a compile unit · orange: named by a finding · red outline: failed or cut off · "
+          "hatched: nothing recorded")
+
+
+def lane_note(figures: RankFigures) -> tuple[str, str]:
+    """What an empty lane says (a rank's lane with no bar looked like a rank with nothing wrong), and
+    its hover's explanation."""
+    if not figures.units:
+        return ("no compile recorded",
+                "its log holds no compile: torch.compile never ran on this rank, or the rank stopped before it did")
+    return (f"{figures.units} compile unit{'s' if figures.units > 1 else ''}, no time recorded",
+            "its log records no time for any of its compile units, so none can be placed on the clock")
+
+
+def outcome_line(unit: UnitPrint) -> str:
+    """How a unit's compile ended, for the hover of one that did not compile."""
+    if unit.outcome == "cut":
+        return "\nthe log ends inside this compile (the rank crashed or was stopped): drawn up to its last event"
+    if unit.outcome == "failed":
+        return "\nthe compile failed" + ("" if unit.compile_time_s is not None else
+                                          ": drawn from its first to its last traced event")
+    return ""
+
+
+class LaneNotes(pg.GraphicsObject):
+    """Each lane with no bar hatched across the time axis, with its note at the left of the view where
+    the lane is tall enough for text: at any zoom such a rank stands out from its neighbours."""
+
+    def __init__(self, notes: dict[int, str], end_s: float, colour: QColor):
+        super().__init__()
+        self.notes, self.end_s = notes, max(end_s, 1e-3)
+        self.lanes = max(notes, default=0) + 1
+        self.text_colour = colour
+        hatch = QColor(colour)
+        hatch.setAlpha(70)
+        self.hatch = QBrush(hatch, Qt.BrushStyle.BDiagPattern)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self.end_s, self.lanes)
+
+    def paint(self, painter, _option, _widget=None) -> None:
+        view = self.getViewBox()
+        if view is None or not self.notes:
+            return
+        (left, right), (low, high) = view.viewRange()
+        left, right = max(left, 0.0), min(right, self.end_s)
+        transform = painter.transform()
+        shown = [(lane, transform.mapRect(QRectF(left, lane, right - left, 1)))
+                 for lane in self.notes if low - 1 <= lane <= high]
+        painter.save()
+        painter.resetTransform()  # a pattern and text in pixels, whatever the zoom
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.hatch)
+        painter.drawRects([rect.adjusted(0, rect.height() * 0.08, 0, -rect.height() * 0.08) for _lane, rect in shown])
+        font = self._note_font(painter, abs(transform.m22()))
+        if font is not None:
+            painter.setFont(font)
+            painter.setPen(self.text_colour)
+            metrics = painter.fontMetrics()
+            for lane, rect in shown:
+                text = metrics.elidedText(self.notes[lane], Qt.TextElideMode.ElideRight, int(rect.width()) - 12)
+                box = QRectF(rect.left() + 6, rect.top(), metrics.horizontalAdvance(text) + 8, rect.height())
+                painter.fillRect(box, self.getViewWidget().backgroundBrush())  # the text over no hatching
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+    @staticmethod
+    def _note_font(painter, lane_px: float) -> QFont | None:
+        """The painter's font, smaller where a lane is thinner than its lines (a dozen ranks at 1280×720),
+        or None where even NOTE_MIN_PX would not fit."""
+        font = QFont(painter.font())
+        size = min(QFontInfo(font).pixelSize(), int((lane_px - 2) / 1.25))  # a line is ~1.2 × the pixel size
+        if size < NOTE_MIN_PX:
+            return None
+        font.setPixelSize(size)
+        return font
 
 
 class QtRankLanes(QWidget):
@@ -28,6 +108,7 @@ class QtRankLanes(QWidget):
         self.report: RankReport | None = None
         self.timeline: Timeline | None = None
         self.gantt: GanttItem | None = None
+        self.notes: dict[int, tuple[str, str]] = {}  # lane → (note, explanation), for lanes with no bar
         self.hover_text = ""  # the last tooltip shown (what a test or a screen reader can read back)
         self.plot = pg.PlotWidget(background=self.palette().base().color(), axisItems={"left": LaneAxis()})
         self.plot.invertY(True)
@@ -56,14 +137,18 @@ class QtRankLanes(QWidget):
         self._draw()
 
     def _draw(self) -> None:
+        self.plot.clear()
         if self.report is None:
-            self.plot.clear()
             self.timeline = self.gantt = None
+            self.notes = {}
             return
         timeline = self.timeline = rank_timeline(self.report, self.wall_clock.isChecked())
-        self.plot.clear()
+        drawn = {bar.lane for bar in timeline.bars}
+        self.notes = {lane: lane_note(figures) for lane, figures in enumerate(self.report.figures) if lane not in drawn}
         self.gantt = GanttItem(timeline, COLOURS)
         self.plot.addItem(self.gantt)
+        self.plot.addItem(LaneNotes({lane: note for lane, (note, _why) in self.notes.items()}, timeline.end_s,
+                                    self.palette().text().color()))
         self.plot.getAxis("left").set_lanes(timeline.lanes, 1)
         self.plot.setLabel("bottom", "time since the first compile of any rank" if timeline.wall_clock
                            else "time since each rank's first compile", units="s")
@@ -75,18 +160,34 @@ class QtRankLanes(QWidget):
 
     def _on_hover(self, event) -> None:
         index = self._bar_at(event[0])
-        if index is None:
+        text = self._bar_tip(index) if index is not None else self._note_tip(event[0])
+        if not text:
             QToolTip.hideText()
             return
-        bar = self.timeline.bars[index]
-        rank = self.timeline.lane_ranks[bar.lane]
-        text = (f"{self.timeline.lanes[bar.lane]} {bar.compile_id}: {seconds(bar.end_s - bar.start_s)}, "
-                f"from {seconds(bar.start_s)}"
-                + ("\nnamed by a divergence finding" if bar.step == DIFFERS else "")
-                + ("\nthe compile failed or was cut off" if bar.is_open else "")
-                + f"\nclick: select {bar.compile_id} of {'rank ' + str(rank) if rank is not None else 'this log'}")
         QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(event[0])), plain_tip(text), self.plot)
         self.hover_text = text
+
+    def _bar_tip(self, index: int) -> str:
+        """Which unit the bar is, and which of its rank's units (the bars of one rank join when zoomed out)."""
+        bar = self.timeline.bars[index]
+        rank = self.timeline.lane_ranks[bar.lane]
+        units = self.report.figures[bar.lane].unit_prints
+        place = next(i for i, unit in enumerate(units) if unit.compile_id == bar.compile_id)
+        return (f"{self.timeline.lanes[bar.lane]} {bar.compile_id}: {seconds(bar.end_s - bar.start_s)}, "
+                f"from {seconds(bar.start_s)} (unit {place + 1} of {len(units)} of this rank)"
+                + ("\nnamed by a divergence finding" if bar.step == DIFFERS else "")
+                + outcome_line(units[place])
+                + f"\nclick: select {bar.compile_id} of {'rank ' + str(rank) if rank is not None else 'this log'}")
+
+    def _note_tip(self, scene_pos) -> str:
+        """The explanation of the empty lane under the mouse, or ""."""
+        if self.timeline is None:
+            return ""
+        lane = math.floor(self.plot.getViewBox().mapSceneToView(QPointF(scene_pos)).y())
+        if lane not in self.notes:
+            return ""
+        note, why = self.notes[lane]
+        return f"{self.timeline.lanes[lane]}: {note}\n{why}"
 
     def _on_click(self, event) -> None:
         index = self._bar_at(event.scenePos())

@@ -1,9 +1,9 @@
 """Compile timeline (pyqtgraph): a Gantt of compile stages, one lane per compile unit with nested
 stages as rows, coloured by pipeline step; zoom and pan on the time axis, hover details, markers for
-cache hits and other instants, stages that never ended outlined in red, each colour and mark in the
-legend above; the own time per stage across the run beside it; export as a Perfetto / Chrome trace.
-A distributed run shows one lane group per rank, each from its own start, with a toggle to one
-shared wall clock."""
+cache hits and other instants (bar labels kept clear of them), stages that never ended outlined in
+red, each colour and mark in the legend above; the own time per stage across the run beside it;
+export as a Perfetto / Chrome trace. A distributed run shows one lane group per rank, each from its
+own start, with a toggle to one shared wall clock."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
     QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
@@ -30,6 +30,9 @@ STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "co
                 "backend compile": "#d9822b", None: "#8a8f98"}
 MARKER_COLOUR, OPEN_COLOUR = "#2e9d4f", "#d64545"  # instants (cache hits, …); the outline of a stage never ended
 LABEL_MIN_PX = 70
+SEPARATE_MIN_PX = 5  # a bar at least this wide on screen is cut from the bars it touches…
+GAP_MIN_ROW_PX = 4  # …where its row is at least this tall: a gap in a thinner one is lost in the crowd
+MARKER_PX = 9  # an instant's diamond
 MAX_LABELS = 400
 LABELLED_RANKS = 64
 
@@ -82,8 +85,9 @@ class LaneAxis(pg.AxisItem):
 
 
 class GanttItem(pg.GraphicsObject):
-    """All bars in one item, painted from arrays: only bars in view, at least a pixel wide, with
-    labels only where they fit — so a frame costs the same at 100 or 10,000 spans. A bar's colour is
+    """All bars in one item, painted from arrays: only bars in view, at least a pixel wide, bars that
+    touch merged until wide enough to tell apart, with labels only where they fit and clear of the
+    timeline's markers — so a frame costs the same at 100 or 10,000 spans. A bar's colour is
     `colours[bar.step]` (the pipeline steps' colours unless told otherwise)."""
 
     def __init__(self, timeline: Timeline, colours: dict[str | None, str] = STEP_COLOURS):
@@ -98,6 +102,17 @@ class GanttItem(pg.GraphicsObject):
         self.open = np.array([bar.is_open for bar in bars], dtype=bool)
         self.brushes = [QBrush(QColor(colour)) for colour in colours.values()]
         self.rows = max(1, len(timeline.lanes) * timeline.depth)
+        # an instant is drawn on its lane's first row (the unit's outermost stage), its label clear of it
+        self.marker_row = np.array([lane * timeline.depth for lane, _t, _name in timeline.markers], dtype=float)
+        self.marker_t = np.array([t for _lane, t, _name in timeline.markers], dtype=float)
+        order = np.lexsort((self.marker_t, self.marker_row))
+        rows, firsts = np.unique(self.marker_row[order], return_index=True)
+        self.markers_by_row = dict(zip(rows, np.split(self.marker_t[order], firsts[1:])))  # each row's, sorted
+
+    def marker_spots(self) -> list[dict]:
+        """The instants' markers for a scatter plot: position and name."""
+        return [{"pos": (t, row + 0.5), "data": name}
+                for t, row, (_lane, _t, name) in zip(self.marker_t, self.marker_row, self.timeline.markers)]
 
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, max(1e-6, float(self.x1.max()) if len(self.x1) else 1.0), self.rows)
@@ -108,17 +123,23 @@ class GanttItem(pg.GraphicsObject):
         if view is None:
             return None
         point = view.mapSceneToView(QPointF(scene_pos))
-        return self.bar_at(point.x(), point.y())
+        return self.bar_at(point.x(), point.y(), slack=view.viewPixelSize()[0])
 
-    def bar_at(self, x: float, y: float) -> int | None:
-        hits = np.nonzero((self.x0 <= x) & (self.x1 >= x) & (self.row == np.floor(y)))[0]
-        return int(hits[-1]) if len(hits) else None
+    def bar_at(self, x: float, y: float, slack: float = 0.0) -> int | None:
+        """The bar at a point, else the nearest one within `slack` of it: a bar narrower than a pixel
+        is drawn a pixel wide and merged with its neighbours, so the mouse over it may be just past it.
+        Of bars equally near, the last (drawn on top)."""
+        on_row = np.nonzero(self.row == np.floor(y))[0]
+        distance = np.maximum(0.0, np.maximum(self.x0[on_row] - x, x - self.x1[on_row]))
+        if not len(on_row) or distance.min() > slack:
+            return None
+        return int(on_row[np.nonzero(distance == distance.min())[0][-1]])
 
     def paint(self, painter, _option, _widget=None) -> None:
         view = self.getViewBox()
         if view is None or not len(self.x0):
             return
-        (left, right), _ = view.viewRange()
+        (left, right), rows_in_view = view.viewRange()
         px_per_s = abs(painter.transform().m11()) or 1.0
         min_width = 1.0 / px_per_s
         visible = np.nonzero((self.x1 >= left) & (self.x0 <= right))[0]
@@ -133,6 +154,8 @@ class GanttItem(pg.GraphicsObject):
             painter.setBrush(self.brushes[key])
             x0, x1, rows = merged_rects(self.x0[chosen], self.x1[chosen], self.row[chosen], min_width, px_per_row)
             painter.drawRects([QRectF(a, y + top, b - a, height) for a, b, y in zip(x0, x1, rows)])
+        if px_per_row >= GAP_MIN_ROW_PX:  # not for hundreds of lanes zoomed out
+            self._gaps(painter, visible, px_per_s, rows_in_view, top, height)
         unfinished = visible[self.open[visible]]
         if len(unfinished):
             pen = QPen(QColor(OPEN_COLOUR), 2)
@@ -140,9 +163,25 @@ class GanttItem(pg.GraphicsObject):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRects([QRectF(self.x0[i], self.row[i] + top, self.x1[i] - self.x0[i], height) for i in unfinished])
-        self._labels(painter, visible, px_per_s)
+        self._labels(painter, visible, px_per_s, (left, right))
 
-    def _labels(self, painter, visible, px_per_s: float) -> None:
+    def _gaps(self, painter, visible, px_per_s: float, rows_in_view, top: float, height: float) -> None:
+        """Both ends of a bar wide enough on screen to tell apart are cut by a line of the background's
+        colour: bars back to back (one compile unit after another) would else read as one long bar, the
+        merging joining bars that touch. Narrower bars stay merged, so zoomed out nothing changes. Only
+        the rows in view get them: unlike the merged bars, the lines grow in number with the bars."""
+        low, high = sorted(rows_in_view)
+        in_view = (self.row[visible] >= low - 1) & (self.row[visible] <= high)
+        wide = visible[in_view & ((self.x1[visible] - self.x0[visible]) * px_per_s >= SEPARATE_MIN_PX)]
+        if not len(wide):
+            return
+        pen = QPen(self.getViewWidget().backgroundBrush().color(), 1)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        edges, rows = np.concatenate([self.x0[wide], self.x1[wide]]), np.tile(self.row[wide] + top, 2)
+        painter.drawLines([QLineF(x, y, x, y + height) for x, y in zip(edges, rows)])
+
+    def _labels(self, painter, visible, px_per_s: float, view_x: tuple[float, float]) -> None:
         if abs(painter.transform().m22()) < painter.fontMetrics().height():
             return  # rows too thin for text at this zoom
         widths_px = (self.x1[visible] - self.x0[visible]) * px_per_s
@@ -155,12 +194,37 @@ class GanttItem(pg.GraphicsObject):
         painter.resetTransform()
         painter.setPen(QColor("white"))
         metrics = painter.fontMetrics()
+        left, right = (transform.map(QPointF(x, 0)).x() for x in view_x)
         for index in wide:
             rect = transform.mapRect(QRectF(self.x0[index], self.row[index], self.x1[index] - self.x0[index], 1))
             room = rect.adjusted(3, 0, -3, 0)  # elided, never cut: the whole name is in the bar's tooltip
-            name = metrics.elidedText(self.timeline.bars[index].name, Qt.TextElideMode.ElideRight, int(room.width()))
+            room.setLeft(max(room.left(), left + 3))  # a bar begun left of the view is labelled in view
+            room.setRight(min(room.right(), right - 3))
+            whole = self.timeline.bars[index].name
+            room = self._clear_of_markers(room, self.row[index], transform, metrics.horizontalAdvance(whole))
+            name = metrics.elidedText(whole, Qt.TextElideMode.ElideRight, int(room.width()))
             painter.drawText(room, Qt.AlignmentFlag.AlignVCenter, name)
         painter.restore()
+
+    def _clear_of_markers(self, room: QRectF, row: float, transform, text_px: int) -> QRectF:
+        """The part of a label's room that no marker covers (a diamond over the text made it
+        unreadable): the first stretch wide enough for the whole text, else the widest."""
+        times = self.markers_by_row.get(row)
+        if times is None:
+            return room
+        reach = MARKER_PX / 2 + 2
+        xs = times * transform.m11() + transform.dx()  # in pixels, still sorted: the time axis is not flipped
+        xs = xs[(xs > room.left() - reach) & (xs < room.right() + reach)]
+        if not len(xs):
+            return room
+        stretches, start = [], room.left()
+        for x in xs:
+            stretches.append((start, x - reach))
+            start = max(start, x + reach)
+        stretches.append((start, room.right()))
+        fits = [(a, b) for a, b in stretches if b - a >= text_px]
+        a, b = fits[0] if fits else max(stretches, key=lambda stretch: stretch[1] - stretch[0])
+        return QRectF(a, room.top(), max(0.0, b - a), room.height())
 
 
 class QtTimeline(QWidget):
@@ -182,7 +246,7 @@ class QtTimeline(QWidget):
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
         self.plot.getPlotItem().hideButtons()
-        self.markers = pg.ScatterPlotItem(size=9, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
+        self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
@@ -261,8 +325,7 @@ class QtTimeline(QWidget):
         self.plot.clear()
         self.gantt = GanttItem(timeline)
         self.plot.addItem(self.gantt)
-        spots = [{"pos": (t, lane * timeline.depth + 0.5), "data": name} for lane, t, name in timeline.markers]
-        self.markers.setData(spots)
+        self.markers.setData(self.gantt.marker_spots())
         self.plot.addItem(self.markers)
         self.plot.addItem(self.selection)
         self.selection.hide()
