@@ -2,20 +2,21 @@
 highlighted, with line numbers, find, and a kernel outline with each kernel's time and share; picking
 a kernel shows its code and the FX nodes it came from with their source lines. The same pane shows
 the unit's other texts: graphs at every stage, guards, IR before and after fusion, break and
-recompile reasons."""
+recompile reasons. A pane with nothing in it says why and what to do."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QPalette, QTextDocument
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSplitter,
+    QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.core.analysis.kernel_index import kernel_nodes
-from inspector.core.model.session import CompileUnit
+from inspector.core.analysis.kernel_index import KernelTime, kernel_nodes
+from inspector.core.model.output_code import Kernel
+from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
@@ -23,7 +24,110 @@ from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.qt_plain_text import plain_tip
 
 ORIGIN_WORDS = {"provenance": "exact (provenance)", "comment": "from comments (over-includes)", None: "unknown"}
+# the outline's Nodes column in a word, so the kernel names keep the width (the cell's tooltip has ORIGIN_WORDS)
+ORIGIN_CELLS = {"provenance": "exact", "comment": "comments", None: "—"}
 KERNEL_ROLE = Qt.ItemDataRole.UserRole
+
+# Why a pane of the Code tab is empty, and what to do: a blank white pane reads as broken or still loading.
+NO_UNIT = "No compile unit selected: choose one in the Session tree to see its generated code and kernels."
+NO_CODE = {
+    UnitStatus.FAILED: "No kernels: this unit's compile failed, so the frame runs eagerly (the failure is listed "
+                       "under Problems).",
+    UnitStatus.EMPTY_GRAPH: "No kernels: Dynamo captured no operations in this unit, so there was nothing to compile.",
+    UnitStatus.CUT: "No kernels: the run ended inside this unit's compile, before Inductor wrote its code.",
+}
+NOT_LOGGED = ("No kernels: the log holds no Inductor output code for this unit (it was compiled by another backend, "
+              "or its output code was not logged).")
+NOT_CODE = "Kernels are listed for output code: choose an “output code” entry above to see them."
+READING = "Reading the output code…"
+NO_CALLS = ("No kernel call found in this output code: the graph computes nothing itself (views or inputs returned "
+            "as they are), or calls kernels in a form this outline does not read.")
+PICK_KERNEL = "Select a kernel above to see the FX nodes it was made from, with their source lines."
+NO_TEXTS = "Nothing was recorded for this unit: the log holds no graph, code, guards or reasons for it."
+EMPTY_TEXT = "This text is empty."
+
+
+def kernel_cells(kernel: Kernel, time: KernelTime | None) -> list[tuple[str, str]]:
+    """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time if it has one:
+    the name's tooltip is the whole name (the column elides it where the pane is narrow), the other
+    cells' tooltips say how far to trust the time."""
+    if time is None:
+        time_tip = "no profiler event with this kernel's name (not measured, or CPU kernel profiling off)"
+    elif time.suspect:
+        time_tip = plain_tip(time.suspect)
+    elif time.shared_by_units:
+        time_tip = plain_tip(f"profiled as {time.matched_by}; the same name runs in several compile units "
+                             "(times added)")
+    else:
+        time_tip = ""
+    flag = " ⚠" if time and time.suspect else ""
+    times = [number(time.us_per_call) + flag, f"{time.share:.1%}"] if time else ["—", "—"]
+    return [(kernel.name, plain_tip(kernel.name)), (kernel.kind, time_tip or kernel.kind),
+            *((text, time_tip or text) for text in times),
+            (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}")]
+
+
+def kernels_hint(unit: CompileUnit | None, source, code) -> str:
+    """Why the kernel outline is empty for `unit` with `source` (an entry of `unit_texts`) on show,
+    `code` being its parsed output code once read."""
+    if unit is None:
+        return NO_UNIT
+    if not unit.output_code:
+        return NO_CODE.get(unit.status, NOT_LOGGED)
+    if not isinstance(source, CodeArtifact):
+        return NOT_CODE
+    return READING if code is None else NO_CALLS
+
+
+def nodes_hint(unit: CompileUnit | None, kernel: Kernel | None) -> str:
+    """Why the FX node list is empty: no kernel picked (where there is none to pick, the outline says
+    why), or nothing in the log links the kernel to nodes (exact links need provenance tracking,
+    which INDUCTOR_PROVENANCE=1 turns on)."""
+    if kernel is None or unit is None:
+        return PICK_KERNEL
+    why = (" and the log has no provenance tracking (capture with INDUCTOR_PROVENANCE=1 to record it)"
+           if unit.provenance is None else " and the provenance record does not name it")
+    return f"Nothing in the log links {kernel.name} to FX nodes: Inductor's code names none for it{why}."
+
+
+def editor_hint(unit: CompileUnit | None, has_texts: bool) -> str:
+    """What the empty code editor says: nothing selected, nothing recorded, or a text that is empty."""
+    if unit is None:
+        return NO_UNIT
+    return EMPTY_TEXT if has_texts else NO_TEXTS
+
+
+class QtEmptyHint(QLabel):
+    """Grey text over an empty table or tree saying why it is empty and what to do; it is hidden while
+    the view has rows, so a view's owner can say the reason as soon as it knows it."""
+
+    def __init__(self, view: QAbstractItemView):
+        super().__init__(view.viewport())
+        self.view = view
+        self.setTextFormat(Qt.TextFormat.PlainText)  # kernel names from the log, never markup
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setMargin(12)
+        self.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        model = view.model()
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self._refresh)  # a slot of this label: no call once it is gone (the model outlives it)
+        view.viewport().installEventFilter(self)
+        self.hide()
+
+    def say(self, text: str) -> None:
+        self.setText(text)
+        self._refresh()
+
+    def _refresh(self, *_rows) -> None:
+        self.setGeometry(self.view.viewport().rect())
+        self.setVisible(bool(self.text()) and self.view.model().rowCount() == 0)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:  # of the viewport: the hint covers it
+            self._refresh()
+        return False
 
 
 def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
@@ -69,21 +173,11 @@ class QtCodeView(QWidget):
         for widget in (self.texts, self.find, previous, following, self.origin):
             bar.addWidget(widget)
         bar.setStretch(1, 1)
-        self.outline = QTableWidget(0, 5)
-        self.outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes"])
-        self.outline.verticalHeader().setVisible(False)
-        self.outline.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.outline.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        for column, width in enumerate((200, 50, 60, 55, 130)):
-            self.outline.setColumnWidth(column, width)
-        self.outline.itemSelectionChanged.connect(self._on_outline_selection)
+        self.outline = self._make_outline()
+        self.outline_hint = QtEmptyHint(self.outline)
         self.editor = QtCodeEditor()
-        self.nodes = QTreeWidget()
-        self.nodes.setHeaderLabels(["FX node", "Target", "Source", "Code"])
-        self.nodes.setColumnWidth(0, 140)
-        self.nodes.setColumnWidth(1, 200)
-        self.nodes.setColumnWidth(2, 200)
-        self.nodes.itemActivated.connect(self._on_node_activated)
+        self.nodes = self._make_nodes()
+        self.nodes_hint = QtEmptyHint(self.nodes)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.outline)
         left.addWidget(self.nodes)
@@ -97,6 +191,47 @@ class QtCodeView(QWidget):
         layout.addWidget(split, 1)  # the bar keeps its height; the code takes the rest
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
+        self._say_why_empty()
+
+    def _make_outline(self) -> QTableWidget:
+        """The kernel table: the name takes the width the other columns, sized to their content, leave
+        (elided in the middle, where kernel names differ least, and whole in its tooltip)."""
+        outline = QTableWidget(0, 5)
+        outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes"])
+        outline.horizontalHeaderItem(4).setToolTip("How the kernel's FX nodes are known: exact (provenance "
+                                                   "tracking) or from Inductor's comments (over-includes)")
+        outline.verticalHeader().setVisible(False)
+        outline.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # a line a kernel
+        outline.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        outline.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        outline.setWordWrap(False)
+        outline.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = outline.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        outline.itemSelectionChanged.connect(self._on_outline_selection)
+        return outline
+
+    def _make_nodes(self) -> QTreeWidget:
+        """The FX nodes of the picked kernel: name, target and file:line sized to their content, the
+        line's code in the rest."""
+        nodes = QTreeWidget()
+        nodes.setHeaderLabels(["FX node", "Target", "Source", "Code"])
+        nodes.setRootIsDecorated(False)
+        nodes.setUniformRowHeights(True)
+        header = nodes.header()
+        for column in range(3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        nodes.itemActivated.connect(self._on_node_activated)
+        return nodes
+
+    def _say_why_empty(self, kernel: Kernel | None = None) -> None:
+        """Tell each pane why it would be empty now (each shows it only while it has no rows)."""
+        index = self.texts.currentIndex()
+        source = self.entries[index][1] if 0 <= index < len(self.entries) else None
+        self.outline_hint.say(kernels_hint(self.unit, source, self.code))
+        self.nodes_hint.say(nodes_hint(self.unit, kernel))
+        self.editor.setPlaceholderText(editor_hint(self.unit, bool(self.entries)))
 
     # --- what to show ---------------------------------------------------------------------------
     def _on_unit_selected(self, unit) -> None:
@@ -106,7 +241,8 @@ class QtCodeView(QWidget):
         self.entries = unit_texts(unit) if unit is not None else []
         self.texts.blockSignals(True)
         self.texts.clear()
-        self.texts.addItems([label for label, _ in self.entries] or ["(nothing recorded for this unit)"])
+        self.texts.addItems([label for label, _ in self.entries]
+                            or ["(no compile unit selected)" if unit is None else "(nothing recorded for this unit)"])
         self.texts.blockSignals(False)
         self._on_text_chosen(0)
 
@@ -114,18 +250,22 @@ class QtCodeView(QWidget):
         self.code = None
         self.outline.setRowCount(0)
         self.nodes.clear()
+        self._say_why_empty()
         if not 0 <= index < len(self.entries):
             self.editor.show_text("", None)
             return
         label, source = self.entries[index]
         # reading the text (and splitting output code into kernels) happens off the UI thread
-        self._texts.run(lambda: self._prepare(label, source), self._show_code,
-                        lambda message, _tb: self.editor.show_text(message, None))
+        self._texts.run(lambda: self._prepare(label, source), self._show_code, self._show_failure)
+
+    def _show_failure(self, message: str, _traceback: str) -> None:
+        self.editor.show_text(message, None)
+        self.outline_hint.say(f"Could not read this text: {message}")
 
     @staticmethod
     def _prepare(label: str, source):
         """(OutputCode or None, text, highlighter) for one entry of `unit_texts`."""
-        if hasattr(source, "code"):
+        if isinstance(source, CodeArtifact):
             code = source.code
             return code, code.text, LazyHighlighter.for_text(code.text, "python", code)
         text = source()
@@ -137,6 +277,7 @@ class QtCodeView(QWidget):
         self.editor.show_text(text, highlighter)
         if self.code is None:
             self.origin.setText("")
+            self._say_why_empty()
             return
         times = self.model.loaded.kernel_times if self.model.loaded else {}
         kernels = self.code.kernels
@@ -144,24 +285,12 @@ class QtCodeView(QWidget):
         self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
-            time = times.get(kernel.name)
-            flag = " ⚠" if time and time.suspect else ""
-            cells = [kernel.name, kernel.kind, number(time.us_per_call) + flag if time else "—",
-                     f"{time.share:.1%}" if time else "—", ORIGIN_WORDS[kernel.source_origin]]
-            for column, text in enumerate(cells):
+            for column, (text, tip) in enumerate(kernel_cells(kernel, times.get(kernel.name))):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
-                if time and time.suspect:
-                    item.setToolTip(plain_tip(time.suspect))
-                elif time and time.shared_by_units:
-                    item.setToolTip(plain_tip(f"profiled as {time.matched_by}; the same name runs in several "
-                                              "compile units (times added)"))
-                elif not time:
-                    item.setToolTip("no profiler event with this kernel's name (not measured, or CPU kernel "
-                                    "profiling off)")
-                else:
-                    item.setToolTip(text)
+                item.setToolTip(tip)
                 self.outline.setItem(row, column, item)
+        self._say_why_empty()
 
     # --- kernels and nodes ----------------------------------------------------------------------
     def _on_outline_selection(self) -> None:
@@ -197,6 +326,7 @@ class QtCodeView(QWidget):
             for column in (0, 1, 3):
                 item.setToolTip(column, plain_tip(item.text(column)))
             item.setToolTip(2, plain_tip(f"{origin.file}:{origin.line}" if origin.file else "no source recorded"))
+        self._say_why_empty(kernel)
 
     def _on_node_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         origin = item.data(0, KERNEL_ROLE)

@@ -34,6 +34,9 @@ from inspector.core.readers import json_codec
 from inspector.gui.qt_plain_text import html_text, plain_tip
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
+# what the node details pane says while no node is picked: an empty white pane does not say it is waiting for a click
+DETAILS_HINT = ("Click a node to see its op, target, arguments, shape, dtype and stride, its inputs and users, "
+                "its source line and the kernel it became.")
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
 TILE = 8192  # pixels per PNG tile on export
 LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
@@ -589,6 +592,20 @@ class QtMinimap(QGraphicsView):
         self.main.centerOn(self.mapToScene(event.position().toPoint()))
 
 
+class QtNodeDetails(QTextBrowser):
+    """The clicked node's details; while there are none (before a click, or cleared for another unit or
+    stage) it says what a click shows. Painted here: QTextEdit cuts its own placeholder to one line."""
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.document().isEmpty():
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            margin = round(self.document().documentMargin())
+            painter.drawText(self.viewport().rect().adjusted(margin, margin, -margin, -margin),
+                             Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, DETAILS_HINT)
+
+
 class QtGraphView(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
@@ -633,7 +650,7 @@ class QtGraphView(QWidget):
         self.view.sigActivated.connect(self._on_activated)
         self.view.sigClicked.connect(self._on_clicked)
         self.minimap = QtMinimap(self.scene, self.view)
-        self.details = QTextBrowser()
+        self.details = QtNodeDetails()
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(lambda url: self.model.show_location(url.path(), int(url.fragment() or 0)))
         self.results = QListWidget()
