@@ -16,7 +16,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QToolTip  # noqa: E402
+from PySide6.QtWidgets import QPushButton, QToolTip  # noqa: E402
 
 from conftest import open_and_wait  # noqa: E402
 from inspector.core.analysis.user_names import unit_title  # noqa: E402
@@ -240,6 +240,30 @@ def test_timeline_legend_names_every_colour_and_marker_it_draws(qtbot, window, n
     scene = timeline.plot.getViewBox().mapViewToScene(QPointF(t, lane * timeline.timeline.depth + 0.5))
     hover(qtbot, timeline.plot.viewport(), timeline.plot.mapFromScene(scene))
     qtbot.waitUntil(lambda: name in timeline.hover_text, timeout=10_000)
+
+
+# --- Graph --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_graph_toolbar_fits_beside_the_session_column_with_room_to_search(qtbot, window, no_slot_errors, size):
+    """In the default layout every control of the Graph's toolbar is whole, none over another, and the
+    search box keeps room for a regex (it was squeezed to ~150 px, touching the overlay box, at 1280)."""
+    from inspector.gui.views.qt_graph_view import SEARCH_MIN_PX
+
+    open_and_wait(qtbot, window, BUNDLED)
+    graph = sized(qtbot, window, size, "Graph")
+    window.reset_layout()
+    controls = [graph.stage, graph.search, graph.overlay, *graph.findChildren(QPushButton)]
+    controls = [control for control in controls if control.isVisible() and control.parent() is graph]
+
+    def laid_out() -> bool:
+        boxes = sorted((control.mapTo(graph, control.rect().topLeft()).x(), control) for control in controls)
+        apart = all(left + control.width() <= next_left for (left, control), (next_left, _) in zip(boxes, boxes[1:]))
+        last_left, last = boxes[-1]
+        return apart and last_left + last.width() <= graph.width() and graph.search.width() >= SEARCH_MIN_PX
+    qtbot.waitUntil(laid_out, timeout=10_000)
+    assert all(control.width() >= control.minimumSizeHint().width() for control in controls)
+    export = next(control for control in controls if isinstance(control, QPushButton) and control.text() == "Export")
+    assert [action.text() for action in export.menu().actions()] == ["SVG (vector)…", "PNG (image)…"]
 
 
 # --- Code ---------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QIcon, QImage, QPainter, QPalette, QPen
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QApplication, QComboBox, QFileDialog, QGraphicsItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel, QSizePolicy,
-    QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QToolTip,
+    QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton, QSplitter, QStyleOptionGraphicsItem, QTextBrowser, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -34,6 +34,7 @@ from inspector.core.readers import json_codec
 from inspector.gui.qt_plain_text import html_text, plain_tip
 
 OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
+SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
 # what the node details pane says while no node is picked: an empty white pane does not say it is waiting for a click
 DETAILS_HINT = ("Click a node to see its op, target, arguments, shape, dtype and stride, its inputs and users, "
                 "its source line and the kernel it became.")
@@ -606,6 +607,16 @@ class QtNodeDetails(QTextBrowser):
                              Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, DETAILS_HINT)
 
 
+def menu_button(text: str, actions) -> QPushButton:
+    """A push button that opens a menu of (text, slot) actions."""
+    button = QPushButton(text)
+    menu = QMenu(button)
+    for label, slot in actions:
+        menu.addAction(label, slot)
+    button.setMenu(menu)
+    return button
+
+
 class QtGraphView(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
@@ -629,20 +640,22 @@ class QtGraphView(QWidget):
         self.search.setPlaceholderText("Search nodes (regex)")
         self.search.setToolTip("A regular expression matched against each node's name, op, target, shape and source line")
         self.search.returnPressed.connect(self.run_search)
-        self.search.setMinimumWidth(140)  # the toolbar fits beside the Session column at 1280 px
+        self.search.setMinimumWidth(SEARCH_MIN_PX)
         self.overlay = QComboBox()
         self.overlay.addItems(OVERLAYS)
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
         buttons = []
         for text, slot in (("Fit", lambda: self.view.fit()), ("Upstream", lambda: self.highlight_flow(up=True)),
-                           ("Downstream", lambda: self.highlight_flow(up=False)), ("Clear", self._clear_highlight),
-                           ("Expand all", self.expand_all), ("Fold all", self.fold_all),
-                           ("SVG…", self.ask_export_svg), ("PNG…", self.ask_export_png)):
+                           ("Downstream", lambda: self.highlight_flow(up=False)), ("Clear", self._clear_highlight)):
             button = QPushButton(text)
             button.clicked.connect(slot)
             buttons.append(button)
+        # the rarer actions two to a menu button, so the toolbar fits beside the Session column at 1280 px
+        self.groups = menu_button("Groups", (("Expand every module group", self.expand_all),
+                                             ("Fold every module group", self.fold_all)))
+        self.export = menu_button("Export", (("SVG (vector)…", self.ask_export_svg), ("PNG (image)…", self.ask_export_png)))
         bar = QHBoxLayout()
-        for widget in (self.stage, self.search, self.overlay, *buttons):
+        for widget in (self.stage, self.search, self.overlay, *buttons, self.groups, self.export):
             bar.addWidget(widget)
         bar.setStretch(1, 1)
         self.scene = QGraphicsScene(self)
