@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from inspector import __version__
 from inspector.capture.options import MODES
 from inspector.capture.options import add_arguments as add_capture_options
+from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 
 
 PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
@@ -39,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                          help="with a folder of rank logs: read them on the Dask cluster at ADDRESS (tcp://host:8786), "
                               "one task per log where the logs lie, and print the job's rank overview "
                               "(needs the dask extra)")
-    summary.add_argument("--dask-timeout", metavar="SECONDS", type=float, default=20.0,
-                         help="how long to try reaching the Dask scheduler before giving up (default 20)")
+    summary.add_argument("--dask-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
+                         help="how long to try reaching the Dask scheduler before giving up (default %(default)g)")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
@@ -505,7 +506,7 @@ def _rank_overview_on_dask(args, source) -> int:
     """`summary JOB --dask ADDRESS`: the per-rank figures and divergence report of a folder of rank
     logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
     a shared filesystem), only the small figures sent back."""
-    from inspector.core.analysis.ranks import index_ranks, rank_report
+    from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
     from inspector.core.outputs.summary import render_ranks
     from inspector.core.readers.sources import RANK_LOGS
 
@@ -514,25 +515,16 @@ def _rank_overview_on_dask(args, source) -> int:
              file=sys.stderr)
         return 2
     try:
-        from distributed import Client
-    except ImportError:
-        _say("compile-inspector: --dask needs Dask's distributed: pip install 'compile-inspector[dask]'", file=sys.stderr)
+        cluster = overview_on_dask(source.files, args.dask, args.dask_timeout)
+    except EngineUnavailable as error:
+        _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2
-    try:
-        client = Client(args.dask, timeout=f"{args.dask_timeout}s")
-    except (OSError, TimeoutError, ValueError) as error:
-        _say(f"compile-inspector: cannot reach the Dask scheduler at {args.dask}: {error}", file=sys.stderr)
-        return 2
-    with client:
-        workers = len(client.scheduler_info().get("workers", {}))
-        report = rank_report(index_ranks(source.files, client.get_executor()))
     document = {"schema": "rank-overview/1", "source": str(source.path), "kind": source.kind.name,
-                "engine": {"dask": args.dask, "workers": workers}, "per_rank": report.to_json()}
+                "engine": {"dask": cluster.address, "workers": cluster.workers}, "per_rank": cluster.report.to_json()}
     if args.json:
         _dump_json(document)
     else:
-        _say(f"{source.path}: {len(report.figures)} rank log(s), read on the Dask cluster at {args.dask} "
-             f"({workers} worker{'s' if workers != 1 else ''})")
+        _say(f"{source.path}: {cluster.said(len(cluster.report.figures))}")
         _say("\n".join(render_ranks(document["per_rank"])))
     return 0
 

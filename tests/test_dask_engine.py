@@ -82,3 +82,49 @@ def test_an_unreachable_scheduler_is_one_line(job):
 def test_dask_takes_only_a_folder_of_rank_logs(cluster):
     done = cli("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask", cluster.scheduler_address)
     assert done.returncode == 2 and "--dask reads a folder of rank logs" in done.stderr
+
+
+# --- the app's Dask setting ----------------------------------------------------------------------
+
+def open_to_overview(qtbot, window, folder, monkeypatch):
+    """Open `folder` in the window and wait for its rank overview (shown first for any size here)."""
+    from inspector.gui import qt_session_model
+
+    monkeypatch.setattr(qt_session_model, "OVERVIEW_FIRST_BYTES", 0)
+    with qtbot.waitSignal(window.model.sigOverview, timeout=120_000):
+        window.open_path(folder)
+    return window.views["Ranks"]
+
+
+def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(
+        qtbot, window, no_slot_errors, job, cluster, monkeypatch):
+    """Run ▸ Settings: "Read rank logs on Dask" takes a scheduler address; a job opened then has its
+    overview read by the cluster's workers, the same one the local pool gives, and the status bar
+    says where it was read."""
+    from inspector.gui.qt_settings_dialog import QtSettingsDialog
+
+    dialog = QtSettingsDialog(window.settings, window)
+    qtbot.keyClicks(dialog.dask_scheduler, cluster.scheduler_address)
+    dialog.accept()
+    assert window.settings.dask_scheduler == cluster.scheduler_address
+    with distributed.Client(cluster.scheduler_address) as client:
+        before = sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
+        view = open_to_overview(qtbot, window, job, monkeypatch)
+        after = sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
+    assert after > before, "no task ran on the cluster"
+    assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in window.status.text()
+    local = rank_report(index_ranks(find_trace_logs(job)))
+    assert view.table.rowCount() == 24 and view.findings.count() == len(local.findings) + 1
+    qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)  # the details follow as ever
+
+
+def test_an_unreachable_scheduler_set_in_the_app_reads_on_this_machine_and_says_why(
+        qtbot, window, no_slot_errors, job, monkeypatch):
+    from inspector.core.analysis import dask_engine
+
+    monkeypatch.setattr(dask_engine, "DEFAULT_TIMEOUT_S", 1.0)
+    window.settings.dask_scheduler = "tcp://127.0.0.1:9"
+    view = open_to_overview(qtbot, window, job, monkeypatch)
+    assert "read on this machine: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in window.status.text()
+    assert view.table.rowCount() == 24
+    qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)

@@ -329,9 +329,10 @@ class QtMainWindow(QMainWindow):
         reading = self._reading = LoadProgress(self.progress_bar, self)
         # connected before the worker starts, so it cannot emit first; the overview of an open superseded
         # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
-        reading.sigOverview.connect(lambda report: self._on_overview(report, path, started)
+        reading.sigOverview.connect(lambda report, where: self._on_overview(report, where, path, started)
                                     if request == self._opens.latest else None)
-        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview),
+        dask = self.settings.dask_scheduler
+        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
                                                   self.settings.add_recent(path)),
                                   lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
@@ -406,13 +407,15 @@ class QtMainWindow(QMainWindow):
                               lambda _: self.status.setText(f"Report written to {target}"),
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
-    def _on_overview(self, report, path: Path, started: float) -> None:
-        """A big distributed job: its per-rank overview now, on the Ranks tab; its details follow."""
+    def _on_overview(self, report, where: str, path: Path, started: float) -> None:
+        """A big distributed job: its per-rank overview now, on the Ranks tab; its details follow.
+        Where it was read is said when the Dask setting is on (and why not on the cluster, if not)."""
         self.overview_shown = True
         self.model.show_overview(report)
         self.tabs.setCurrentWidget(self.views["Ranks"])
         self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in "
-                            f"{seconds(time.perf_counter() - started)}; reading every rank's details…")
+                            f"{seconds(time.perf_counter() - started)}" + (f" ({where})" if where else "")
+                            + "; reading every rank's details…")
 
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()

@@ -11,6 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QProgressBar
 
+from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
 from inspector.core.analysis.kernel_index import KernelTime
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report
@@ -50,10 +51,11 @@ class LoadedSession:
 
 
 def load_session(source: Source | Path, progress: Callable[[int, int], None] | None = None,
-                 overview: Callable[[RankReport], None] | None = None) -> LoadedSession:
+                 overview: Callable[[RankReport, str], None] | None = None, dask: str = "") -> LoadedSession:
     """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
     distributed job, `overview` first gets the per-rank overview from the index (seconds before the
-    whole job is read). The cyclic garbage collector is
+    whole job is read) and where it was read: on the Dask cluster at `dask` when one is set and can be
+    reached, else on this machine (and why). The cyclic garbage collector is
     paused meanwhile: a full collection over the hundreds of thousands of objects a big log makes
     holds the GIL for 100+ ms, which the UI thread would feel as a freeze. The session's objects are
     then frozen out of later collections."""
@@ -62,7 +64,7 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
         try:
             logs = list(source.files)
             if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
-                overview(rank_report(index_ranks(logs, start_method="spawn")))
+                overview(*_rank_overview(logs, dask))
         except Exception:  # the overview only saves waiting: the whole read below says what is wrong
             pass
     collecting = gc.isenabled()
@@ -76,13 +78,24 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
     return loaded
 
 
+def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:
+    """The per-rank report and where it was read."""
+    if dask:
+        try:
+            cluster = overview_on_dask(logs, dask)
+            return cluster.report, cluster.said(len(logs))
+        except EngineUnavailable as error:
+            return rank_report(index_ranks(logs, start_method="spawn")), f"read on this machine: {error}"
+    return rank_report(index_ranks(logs, start_method="spawn")), ""
+
+
 class LoadProgress(QObject):
     """What the load worker has got so far, for the UI thread: how much of the logs it has read,
     shown on `bar` (a determinate bar with megabytes while bytes are read, an indeterminate one while
     what was read is analysed), and a big job's per-rank overview (`sigOverview`)."""
 
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
-    sigOverview = Signal(object)  # RankReport
+    sigOverview = Signal(object, str)  # RankReport, where it was read ('' on this machine, as usual)
 
     def __init__(self, bar: QProgressBar, parent: QObject | None = None):
         super().__init__(parent)
@@ -92,8 +105,8 @@ class LoadProgress(QObject):
     def report(self, done: int, total: int) -> None:
         self.sigBytes.emit(done, total)
 
-    def overview(self, report: RankReport) -> None:
-        self.sigOverview.emit(report)
+    def overview(self, report: RankReport, where: str) -> None:
+        self.sigOverview.emit(report, where)
 
     def detach(self) -> None:
         """A newer open has the bar now: this (superseded) load no longer moves it."""

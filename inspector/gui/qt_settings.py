@@ -1,4 +1,5 @@
-"""Persistent settings (QSettings): the interpreter captures run in, compile options, recent files."""
+"""Persistent settings (QSettings): the interpreter captures run in, compile options, the Dask
+scheduler a big job's rank logs are read on, recent files."""
 
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ class AppSettings:
 
     def set_capture_settings(self, settings: CaptureSettings) -> None:
         self.store.setValue("capture/settings", json.dumps(asdict(settings)))
+
+    @property
+    def dask_scheduler(self) -> str:
+        """The Dask scheduler a big job's rank overview is read on (`tcp://host:8786`); '' for this machine."""
+        return str(self.store.value("ranks/dask_scheduler", "") or "").strip()
+
+    @dask_scheduler.setter
+    def dask_scheduler(self, address: str) -> None:
+        self.store.setValue("ranks/dask_scheduler", address.strip())
 
     @property
     def recent(self) -> list[str]:

@@ -1,5 +1,6 @@
 """Settings: the Python interpreter captures run in (checked: its torch version and whether it sees
-CUDA, probed in the background) and the compile options of a run."""
+CUDA, probed in the background), the compile options of a run, and the Dask scheduler a big job's
+rank logs are read on."""
 
 from __future__ import annotations
 
@@ -45,6 +46,15 @@ class QtSettingsDialog(QDialog):
             setattr(self, option.name, widget)  # dialog.runs, dialog.mode, …
             widget.setToolTip(option.help)
             form.addRow("" if option.type is bool else option.label, widget)
+        self.dask_scheduler = QLineEdit(settings.dask_scheduler)
+        self.dask_scheduler.setPlaceholderText("tcp://scheduler:8786 (empty: this machine)")
+        self.dask_scheduler.setToolTip(
+            "A distributed job's per-rank overview (a folder of rank logs, 32 MB or more) is read on the Dask "
+            "cluster with this scheduler, one log per task where the logs lie: its workers must see them at the "
+            "same paths (a shared filesystem). Needs Dask's distributed (pip install 'compile-inspector[dask]'); "
+            "where it is missing or the scheduler cannot be reached, the logs are read on this machine and the "
+            "status bar says why.")
+        form.addRow("Read rank logs on Dask", self.dask_scheduler)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -122,6 +132,7 @@ class QtSettingsDialog(QDialog):
 
     def accept(self) -> None:
         self.settings.python = self.python.currentText()
+        self.settings.dask_scheduler = self.dask_scheduler.text()
         self.settings.set_capture_settings(CaptureSettings.from_mapping(
             {option.name: self._option_value(option) for option in OPTIONS}))
         super().accept()
