@@ -230,6 +230,11 @@ def test_timeline_legend_names_every_colour_and_marker_it_draws(qtbot, window, n
         assert entry.isVisible() and entry.text() and entry.toolTip()
         assert timeline.rect().contains(rect), f"{entry.text()!r} is cut"
         assert entry.fontMetrics().horizontalAdvance(entry.text().split(">")[-1]) <= entry.contentsRect().width()
+    header = timeline.totals.horizontalHeader()  # the stage-times table beside the chart: headers whole
+    qtbot.waitUntil(lambda: header.sectionSize(0) > 0, timeout=10_000)
+    for column in range(timeline.totals.columnCount()):
+        text = timeline.totals.horizontalHeaderItem(column).text()
+        assert header.fontMetrics().horizontalAdvance(text) + 8 <= header.sectionSize(column), f"header {text!r} is cut"
     for index, rect in enumerate(rects):
         assert not any(rect.intersects(other) for other in rects[index + 1:])
 

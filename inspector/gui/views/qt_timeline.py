@@ -246,11 +246,16 @@ class QtTimeline(QWidget):
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
         self.plot.getPlotItem().hideButtons()
-        self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
+        self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=pg.mkPen("white", width=1),  # seen on a blue bar too
+                                          brush=pg.mkBrush(MARKER_COLOUR))
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
-        self.totals.setHorizontalHeaderLabels(["Stage (own time)", "Time", "Share"])
+        self.totals.setHorizontalHeaderLabels(["Stage", "Own time", "Share"])  # short: the stage column is the one that gives way
+        for column, tip in enumerate(("a compile stage, over every unit of the run",
+                                      "its own time: the time in stages nested inside it is theirs, not its",
+                                      "of the run's traced compile time")):
+            self.totals.horizontalHeaderItem(column).setToolTip(tip)
         self.totals.verticalHeader().setVisible(False)
         self.totals.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         header = self.totals.horizontalHeader()  # the stage name takes what the figures leave
