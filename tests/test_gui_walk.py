@@ -155,6 +155,27 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
     assert len(loaded.session.units) > 0
 
 
+def test_ctrl_f_goes_to_the_find_box_of_the_pane_the_keyboard_is_in(qtbot, window, no_slot_errors):
+    """Ctrl+F in the Log pane filters the log; on the Graph tab it searches nodes; a tab without a find
+    says which have one."""
+    open_and_wait(qtbot, window, BUNDLED)
+    log = window.views["Log"]
+    window.dock("Log").raise_()
+    log.text.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is log.text, timeout=10_000)
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is log.filter, timeout=10_000)
+    graph = window.views["Graph"]
+    window.tabs.setCurrentWidget(graph)
+    graph.view.setFocus()
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is graph.search, timeout=10_000)
+    window.tabs.setCurrentWidget(window.views["Summary"])
+    window.views["Summary"].setFocus()
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.status.text() == "Summary has no find; Graph, Code and Log do", timeout=10_000)
+
+
 def test_diff_panes_are_labelled_and_an_identical_run_says_so(qtbot, window, no_slot_errors):
     open_and_wait(qtbot, window, BUNDLED)
     diff = window.views["Diff"]

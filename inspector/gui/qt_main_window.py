@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
+    QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
     QWidget,
 )
 
@@ -34,6 +34,7 @@ from inspector.gui.qt_settings_dialog import QtSettingsDialog
 from inspector.gui.views.qt_code_view import QtCodeView
 from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
+from inspector.gui.views.qt_findable import Findable
 from inspector.gui.views.qt_navigator import QtNavigator
 from inspector.gui.views.qt_problems import QtProblems
 from inspector.gui.views.qt_ranks_view import QtRanksView
@@ -196,14 +197,16 @@ class QtMainWindow(QMainWindow):
             docks[0].raise_()
 
     def find_in_view(self) -> None:
-        """Ctrl+F: focus the find box of the view on show (Graph search, Code find, Log filter)."""
-        view = self.tabs.currentWidget()
-        for name in ("search", "find", "filter"):
-            box = getattr(view, name, None)
-            if hasattr(box, "setFocus") and hasattr(box, "selectAll"):
-                box.setFocus()
-                box.selectAll()
-                return
+        """Ctrl+F: focus the find box of the pane the keyboard is in (the Log's filter), else of the
+        tab on show (Graph search, Code find)."""
+        focused = QApplication.focusWidget()
+        panes = [view for view in self.views.values() if focused is not None and view.isAncestorOf(focused)]
+        view = next((pane for pane in panes if isinstance(pane, Findable)), self.tabs.currentWidget())
+        if isinstance(view, Findable):
+            box = view.find_box()
+            box.setFocus()
+            box.selectAll()
+            return
         self.status.setText(f"{self.tabs.tabText(self.tabs.currentIndex())} has no find; Graph, Code and Log do")
 
     def reset_layout(self) -> None:

@@ -193,6 +193,9 @@ class QtCodeView(QWidget):
         model.sigKernelSelected.connect(self._on_kernel_selected)
         self._say_why_empty()
 
+    def find_box(self) -> QLineEdit:
+        return self.find
+
     def _make_outline(self) -> QTableWidget:
         """The kernel table: the name takes the width the other columns, sized to their content, leave
         (elided in the middle, where kernel names differ least, and whole in its tooltip)."""

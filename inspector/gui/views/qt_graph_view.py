@@ -705,6 +705,9 @@ class QtGraphView(QWidget):
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
+    def find_box(self) -> QLineEdit:
+        return self.search
+
     # --- what to show ---------------------------------------------------------------------------
     def _on_unit_selected(self, unit) -> None:
         if unit is self.unit:

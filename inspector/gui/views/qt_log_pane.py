@@ -36,6 +36,9 @@ class QtLogPane(QWidget):
         controller.sigStarted.connect(self._on_started)
         controller.sigOutput.connect(self.append)
 
+    def find_box(self) -> QLineEdit:
+        return self.filter
+
     def _on_started(self, session: str) -> None:
         self.lines.clear()
         self.text.clear()
