@@ -13,7 +13,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QDockWidget, QToolTip  # noqa: E402
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QToolTip  # noqa: E402
 
 from conftest import CUDA_LOG, MULTI_RANK, open_and_wait  # noqa: E402
 
@@ -160,7 +160,7 @@ def test_ctrl_f_goes_to_the_find_box_of_the_pane_the_keyboard_is_in(qtbot, windo
     says which have one."""
     open_and_wait(qtbot, window, BUNDLED)
     log = window.views["Log"]
-    window.dock("Log").raise_()
+    window.log_dock.raise_()
     log.text.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is log.text, timeout=10_000)
     QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
@@ -203,7 +203,7 @@ def test_empty_modes_tab_guides_and_source_elsewhere_is_a_message(qtbot, window,
 def test_stage_strip_hides_when_idle_and_shows_every_unit_while_running(qtbot, window, no_slot_errors):
     from inspector.core.readers.stage_progress import StageProgress
 
-    dock = window.findChild(QDockWidget, "Compile stages")
+    dock = window.stages_dock
     assert not dock.isVisible()  # idle: no room taken
     window.script = Path("model.py")
     window.capture.sigStarted.emit("session")
@@ -235,13 +235,13 @@ def test_layout_is_remembered(qtbot, tmp_path):
     first.activateWindow()
     qtbot.waitUntil(first.isActiveWindow)
     QTest.keyClick(first, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # collapse the bottom panel
-    assert not first.findChild(QDockWidget, "Problems").isVisible()
+    assert not first.problems_dock.isVisible()
     first.close()
     second = QtMainWindow(AppSettings(store))
     qtbot.addWidget(second)
     second.show()
-    assert not second.findChild(QDockWidget, "Problems").isVisible()
-    assert second.findChild(QDockWidget, "Session").isVisible()
+    assert not second.problems_dock.isVisible()
+    assert second.session_dock.isVisible()
 
 
 def test_open_dialog_takes_a_file_or_a_folder(qtbot, tmp_path):

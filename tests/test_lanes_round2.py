@@ -186,7 +186,7 @@ def test_an_event_marker_never_covers_a_bar_label(qtbot, window, no_slot_errors)
     view = window.views["Timeline"]
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(view.plot.isVisible, timeout=60_000)
-    window.dock("Problems").hide()  # rows tall enough for labels
+    window.problems_dock.hide()  # rows tall enough for labels
     timeline, plot = view.timeline, view.plot
     lane, t, _name = timeline.markers[0]  # [0/0]'s autograd cache miss, 0.38 s into its 14.8 s "dynamo" stage
     bar = next(b for b in timeline.bars if b.lane == lane and b.depth == 0 and b.start_s <= t <= b.end_s)

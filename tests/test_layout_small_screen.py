@@ -103,7 +103,7 @@ def test_an_elided_label_shows_the_whole_name_on_hover(qtbot, window, no_slot_er
 
     open_and_wait(qtbot, window, BUNDLED)
     plots = sized(qtbot, window, (1280, 720), "Kernels")
-    window.resizeDocks([window.dock("Session")], [560], Qt.Orientation.Horizontal)  # a wide tree: narrow plots
+    window.resizeDocks([window.session_dock], [560], Qt.Orientation.Horizontal)  # a wide tree: narrow plots
     rows = plot_rows(window)
     plot = plots.units
     def elided():  # beside a wide tree a resumed function's unit name does not fit

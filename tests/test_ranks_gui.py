@@ -60,7 +60,7 @@ def click_item(tree, item) -> None:
 
 def test_problems_name_their_rank_and_filter_by_rank(qtbot, window, multi_rank):
     problems = window.views["Problems"]
-    window.dock("Problems").raise_()
+    window.problems_dock.raise_()
     qtbot.waitUntil(problems.rank_filter.isVisible, timeout=60_000)
     assert not problems.isColumnHidden(RANK_COLUMN)
     assert problems.headerItem().text(RANK_COLUMN) == "Rank"
@@ -93,7 +93,7 @@ def test_a_break_site_on_several_ranks_is_one_row_that_jumps_to_the_rank_shown(q
                     tmp_path / f"dedicated_log_torch_trace_rank_{rank}.log")
     open_and_wait(qtbot, window, tmp_path)
     problems = window.views["Problems"]
-    window.dock("Problems").raise_()
+    window.problems_dock.raise_()
     breaks = [item for item in rows(problems) if item.text(0).startswith("Graph break")]
     assert len(breaks) == 2 and all(item.text(RANK_COLUMN) == "0–1" for item in breaks)
     assert all(item.toolTip(RANK_COLUMN) == "on ranks 0–1" for item in breaks)

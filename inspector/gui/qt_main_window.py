@@ -11,6 +11,7 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -53,6 +54,7 @@ SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
 SCREEN_SHARE = 0.9  # else this share of the screen's free area (inside panels and docks)
+View = TypeVar("View", bound=QWidget)
 LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
             "Graph": "The selected unit's FX graph at any stage, folded into modules",
@@ -89,35 +91,36 @@ class QtMainWindow(QMainWindow):
         self.setTabPosition(Qt.DockWidgetArea.BottomDockWidgetArea, QTabWidget.TabPosition.North)
         self.views: dict[str, QWidget] = {}
         self._build_menus()
-        self.add_tab("Summary", QtDashboard(self.model))
+        self.summary_view = self.add_tab("Summary", QtDashboard(self.model))
         self.add_tab("Graph", QtGraphView(self.model))
-        self.add_tab("Source", QtSourceView(self.model))
-        self.add_tab("Code", QtCodeView(self.model))
+        self.source_view = self.add_tab("Source", QtSourceView(self.model))
+        self.code_view = self.add_tab("Code", QtCodeView(self.model))
         self.add_tab("Shapes", QtShapesView(self.model))
         self.add_tab("Timeline", QtTimeline(self.model))
-        self.add_tab("Kernels", QtKernelPlots(self.model))
-        self.add_tab("Ranks", QtRanksView(self.model))
-        self.add_tab("Diff", QtDiffView())
-        self.add_tab("XLA", QtXlaView(self.model))
-        self.add_tab("GPU", QtGpuView())
+        kernel_plots = self.add_tab("Kernels", QtKernelPlots(self.model))
+        self.ranks_view = self.add_tab("Ranks", QtRanksView(self.model))
+        self.diff_view = self.add_tab("Diff", QtDiffView())
+        self.xla_view = self.add_tab("XLA", QtXlaView(self.model))
+        self.gpu_view = self.add_tab("GPU", QtGpuView())
         self.modes = QtModeComparison(self.capture, self)
-        self.add_tab("Modes", QtModesView(self.modes))
-        self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.views["Modes"]))
-        self.views["Kernels"].sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.views["Code"]))
-        self.add_dock("Session", QtNavigator(self.model, self.capture), Qt.DockWidgetArea.LeftDockWidgetArea)
+        modes_view = self.add_tab("Modes", QtModesView(self.modes))
+        self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(modes_view))
+        kernel_plots.sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.code_view))
+        self.session_dock = self.add_dock("Session", QtNavigator(self.model, self.capture), Qt.DockWidgetArea.LeftDockWidgetArea)
         self.stage_strip = QtStageStrip(self.capture)
-        self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea, self._scrolling(self.stage_strip))
+        self.stages_dock = self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea,
+                                         self._scrolling(self.stage_strip))
         problems = QtProblems(self.model)
-        self.add_dock("Problems", problems, Qt.DockWidgetArea.BottomDockWidgetArea, problems.panel)
-        self.add_dock("Log", QtLogPane(self.capture), Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.dock("Problems"), self.dock("Log"))
-        for name in ("Problems", "Log"):  # their tabs name them: no title bar above as well
-            self.dock(name).setTitleBarWidget(QWidget())
-        self.dock("Problems").raise_()
+        self.problems_dock = self.add_dock("Problems", problems, Qt.DockWidgetArea.BottomDockWidgetArea, problems.panel)
+        self.log_dock = self.add_dock("Log", QtLogPane(self.capture), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.problems_dock, self.log_dock)
+        for dock in (self.problems_dock, self.log_dock):  # their tabs name them: no title bar above as well
+            dock.setTitleBarWidget(QWidget())
+        self.problems_dock.raise_()
         self._build_view_menu()
         self._fit_screen()
         self._default_sizes()
-        self.dock("Compile stages").hide()  # shown when a capture starts
+        self.stages_dock.hide()  # shown when a capture starts
         self._restore_layout()
         self.status = QLabel("Ready")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
@@ -127,13 +130,13 @@ class QtMainWindow(QMainWindow):
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress_bar)
         self.model.sigLoaded.connect(self._on_loaded)
-        self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.views["Source"]))
+        self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.source_view))
         self.capture.sigStarted.connect(self._on_capture_started)
         self.capture.sigProgress.connect(self._on_capture_progress)
         self.capture.sigFinished.connect(self._on_capture_finished)
 
     # --- layout --------------------------------------------------------------------------------
-    def add_tab(self, name: str, view: QWidget) -> None:
+    def add_tab(self, name: str, view: View) -> View:
         """A page's own minimum (say, a wide toolbar) must not squeeze the docks away: it is capped,
         and a toolbar wider than the page is cut at the right instead."""
         self.views[name] = view
@@ -141,6 +144,7 @@ class QtMainWindow(QMainWindow):
         view.setMinimumSize(min(hint.width(), MIN_PAGE_WIDTH), min(hint.height(), MIN_PAGE_HEIGHT))
         index = self.tabs.addTab(view, name)
         self.tabs.setTabToolTip(index, f"{TAB_TIPS.get(name, name)}" + (f" (Ctrl+{index + 1})" if index < 9 else ""))
+        return view
 
     def add_dock(self, name: str, view: QWidget, area: Qt.DockWidgetArea, holder: QWidget | None = None) -> QDockWidget:
         """Dock `view` (inside `holder`, e.g. a scroll area, when given) as `name`."""
@@ -150,9 +154,6 @@ class QtMainWindow(QMainWindow):
         dock.setWidget(holder or view)
         self.addDockWidget(area, dock)
         return dock
-
-    def dock(self, name: str) -> QDockWidget:
-        return self.findChild(QDockWidget, name)
 
     @staticmethod
     def _scrolling(strip: QtStageStrip) -> QScrollArea:
@@ -169,8 +170,8 @@ class QtMainWindow(QMainWindow):
         return area
 
     def _build_view_menu(self) -> None:
-        for name in ("Session", "Problems", "Log", "Compile stages"):
-            self.view_menu.addAction(self.dock(name).toggleViewAction())
+        for dock in (self.session_dock, self.problems_dock, self.log_dock, self.stages_dock):
+            self.view_menu.addAction(dock.toggleViewAction())
         self._action(self.view_menu, "Show/Hide &Bottom Panel", "Ctrl+J", self.toggle_bottom_panel)
         self.view_menu.addSeparator()
         for index in range(self.tabs.count()):
@@ -184,12 +185,12 @@ class QtMainWindow(QMainWindow):
         """The tabs first: a Session column a quarter of the width (a resume frame's name fits at 1280), the
         bottom panel a fifth of the height."""
         width, height = max(self.width(), 1000), max(self.height(), 600)
-        self.resizeDocks([self.dock("Session")], [max(240, min(420, width // 4))], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.dock("Problems")], [max(120, height // 5)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.session_dock], [max(240, min(420, width // 4))], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.problems_dock], [max(120, height // 5)], Qt.Orientation.Vertical)
 
     def toggle_bottom_panel(self) -> None:
         """Hide Problems and Log together (the tabs take the height), or bring them back."""
-        docks = [self.dock("Problems"), self.dock("Log")]
+        docks = [self.problems_dock, self.log_dock]
         visible = any(d.isVisible() for d in docks)
         for d in docks:
             d.setVisible(not visible)
@@ -210,9 +211,9 @@ class QtMainWindow(QMainWindow):
         self.status.setText(f"{self.tabs.tabText(self.tabs.currentIndex())} has no find; Graph, Code and Log do")
 
     def reset_layout(self) -> None:
-        for name in ("Session", "Problems", "Log"):
-            self.dock(name).show()
-        self.dock("Compile stages").setVisible(self.capture.running)
+        for dock in (self.session_dock, self.problems_dock, self.log_dock):
+            dock.show()
+        self.stages_dock.setVisible(self.capture.running)
         self._default_sizes()
 
     def _screen_area(self):
@@ -243,7 +244,7 @@ class QtMainWindow(QMainWindow):
             if not self.restoreGeometry(geometry) or not self._fits_screen():
                 self._fit_screen()
         self.restored = isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
-        self.dock("Compile stages").hide()
+        self.stages_dock.hide()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -377,13 +378,13 @@ class QtMainWindow(QMainWindow):
     def _open_document(self, source: Source, opened=None) -> None:
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
         open run, if any), a tritonparse or profiler trace (GPU). `opened` runs once it has been read."""
-        name = "XLA" if source.kind is XLA_DUMP else "GPU"
-        self.views[name].open(source.path if source.kind is XLA_DUMP else source, opened)
-        self.tabs.setCurrentWidget(self.views[name])
+        view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view
+        view.open(source.path if source.kind is XLA_DUMP else source, opened)
+        self.tabs.setCurrentWidget(view)
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
-        self.views["Diff"].set_sessions(a, b)
-        self.tabs.setCurrentWidget(self.views["Diff"])
+        self.diff_view.set_sessions(a, b)
+        self.tabs.setCurrentWidget(self.diff_view)
         self.status.setText(f"Comparing {a.session.source} (A) with {b.session.source} (B)")
 
     def ask_save_bundle(self) -> None:
@@ -415,7 +416,7 @@ class QtMainWindow(QMainWindow):
         Where it was read is said when the Dask setting is on (and why not on the cluster, if not)."""
         self.overview_shown = True
         self.model.show_overview(report)
-        self.tabs.setCurrentWidget(self.views["Ranks"])
+        self.tabs.setCurrentWidget(self.ranks_view)
         self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in "
                             f"{seconds(time.perf_counter() - started)}" + (f" ({where})" if where else "")
                             + "; reading every rank's details…")
@@ -441,7 +442,7 @@ class QtMainWindow(QMainWindow):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.setWindowTitle(f"{Path(str(loaded.session.source)).name} — torch.compile Inspector")
         if not self.overview_shown:  # else the user is already looking at (or away from) the overview
-            self.tabs.setCurrentWidget(self.views["Summary"])
+            self.tabs.setCurrentWidget(self.summary_view)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:
@@ -468,18 +469,18 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
         self.status.setText(f"Compiling {self.script.name} in the background…")
-        self.dock("Compile stages").show()
+        self.stages_dock.show()
         self._fit_stage_strip()
-        self.dock("Log").show()
-        self.dock("Log").raise_()
+        self.log_dock.show()
+        self.log_dock.raise_()
 
     def _fit_stage_strip(self) -> None:
         """The strip's dock as tall as its rows, up to VISIBLE_ROWS; beyond that it scrolls."""
-        area = self.dock("Compile stages").widget()
+        area = self.stages_dock.widget()
         height = min(self.stage_strip.rows_height(), area.maximumHeight())
         if area.minimumHeight() != height:
             area.setMinimumHeight(height)
-            self.resizeDocks([self.dock("Compile stages")], [height], Qt.Orientation.Vertical)
+            self.resizeDocks([self.stages_dock], [height], Qt.Orientation.Vertical)
 
     def _on_capture_progress(self, progress) -> None:
         self._fit_stage_strip()

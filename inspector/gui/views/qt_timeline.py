@@ -246,8 +246,7 @@ class QtTimeline(QWidget):
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
         self.plot.getPlotItem().hideButtons()
-        self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=pg.mkPen("white", width=1),  # seen on a blue bar too
-                                          brush=pg.mkBrush(MARKER_COLOUR))
+        self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
