@@ -3,7 +3,6 @@ follows. Built by a worker off the UI thread; views subscribe to its signals."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +19,7 @@ from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers.session_loader import close_session, open_session
 from inspector.core.readers.sources import Source, detect
+from inspector.gui.gc_policy import collector_paused
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
 # ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.
@@ -67,15 +67,8 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
                 overview(*_rank_overview(logs, dask))
         except Exception:  # the overview only saves waiting: the whole read below says what is wrong
             pass
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        loaded = LoadedSession(analyse(open_session(source, progress)))
-    finally:
-        if collecting:
-            gc.freeze()
-            gc.enable()
-    return loaded
+    with collector_paused():
+        return LoadedSession(analyse(open_session(source, progress)))
 
 
 def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:

@@ -1,0 +1,36 @@
+"""When Python's cyclic garbage collector may run in the app, in one place: large graphs and sessions
+would otherwise make its full passes pause the UI thread.
+
+A full collection walks every tracked object while it holds the GIL: over the hundreds of thousands of
+objects a big log makes, or a 50k-node graph's parsed nodes, layout and scene, it takes 50–200 ms, which
+the UI thread feels as a frozen frame. So the collector is paused while a worker builds a session, and
+what lives as long as the session or the scene is frozen out of later full passes (gc.freeze). Frozen
+objects are never collected as cycles: what is frozen must be free of reference cycles, so that
+reference counting still frees it when the next session or layout replaces it."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+def freeze_alive(value=None):
+    """Move everything alive now out of the collector's full passes (gc.freeze), and hand back `value`
+    (a cache just built that lives as long as the scene, frozen with the rest)."""
+    gc.freeze()
+    return value
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic collection while the block runs; after it, what it made is frozen out of later full
+    passes and collection resumes. A collector already off is left off."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
