@@ -361,7 +361,9 @@ def _write_failure(target: str, error: Exception) -> str:
 
 
 def _diff(args) -> int:
-    from inspector.core.analysis.run_diff import break_counts, diff_runs
+    from inspector.core.analysis.run_diff import diff_runs
+    from inspector.core.outputs.diff_report import diff_sections
+    from inspector.core.outputs.sections import as_text
     from inspector.core.readers.sources import XLA_DUMP
 
     sources = _detect(args.a), _detect(args.b)
@@ -376,47 +378,8 @@ def _diff(args) -> int:
     if args.json:
         _dump_json(result)
         return 0
-    _say(f"A: {result['runs']['a']}\nB: {result['runs']['b']}")
-    if "note" in result["runs"]:
-        _say(f"note: {result['runs']['note']}")
-    breaks = result["breaks"]
-    _say(f"\nGraph breaks: {break_counts(breaks)}")
-    for label, key in (("new", "new"), ("fixed", "fixed")):
-        for site in breaks[key]:
-            _say(f"  {label}: {site['location']}  {site['reason']}")
-    for site in breaks["moved"]:
-        _say(f"  moved: {site['from']} → {site['to']}  {site['reason']}")
-    _say(f"Recompiles: {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
-    _say("\nCompile units (graph similarity, added/removed/changed nodes):")
-    for row in result["units"]:
-        graph = row.get("graph")
-        detail = (f"{row['stage']}: similarity {graph['similarity']:.2f} (structure {graph['structural_similarity']:.2f}), "
-                  f"+{len(graph['added'])} "
-                  f"-{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
-        rank = f"rank {row['rank']} " if row.get("rank") is not None else ""
-        _say(f"  {rank}{row['compile_id']:<8} {row['status']:<10} {detail}")
-    timing = result["compile_time"]
-    _say(f"\nCompile time: {_s(timing['total_a'])} → {_s(timing['total_b'])}")
-    for row in timing["per_stage"][:6]:
-        _say(f"  {row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s")
-    kernels = result["kernels"]
-    _say(f"\nKernels: +{len(kernels['added'])} -{len(kernels['removed'])} renamed {len(kernels['renamed'])}, "
-          f"{len(kernels['code_diffs'])} with changed code")
-    for name in kernels["added"][:10]:
-        _say(f"  added: {name}")
-    for name in kernels["removed"][:10]:
-        _say(f"  removed: {name}")
-    steady = result["steady_state"]
-    _say(f"\nSteady state: {_s(steady['a_s'])} → {_s(steady['b_s'])} per call")
-    for label in ("a", "b"):
-        _say(f"  {label.upper()}: {steady[f'verdict_{label}']['text']}")
+    _say(as_text(diff_sections(result)))
     return 0
-
-
-def _s(value) -> str:
-    from inspector.core.numbers import seconds
-
-    return seconds(value)
 
 
 def _check(args) -> int:

@@ -145,6 +145,10 @@ def test_side_by_side_view_colours_and_steps_through_differences(qtbot, window, 
     qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)
     assert window.tabs.currentWidget() is diff
     assert "fixed:" in diff.run.toPlainText() and "graph_break()" in diff.run.toPlainText()
+    printed = cli("diff", str(breaks_run.trace_dir), str(fixed_break_run.trace_dir)).stdout
+    shown = {" ".join(line.split()) for line in diff.run.toPlainText().splitlines()}
+    missing = [line for line in printed.splitlines() if line.strip() and " ".join(line.split()) not in shown]
+    assert not missing, f"the Diff pane lacks what `compile-inspector diff` says: {missing}"
     units = [diff.unit.itemText(i).split()[0] for i in range(diff.unit.count())]
     assert units == ["[0/0]", "[0/1]", "[1/0]", "[1/1]"]  # [2/x] exist only in A: the merged graphs
     diff.unit.setCurrentIndex(units.index("[1/0]"))

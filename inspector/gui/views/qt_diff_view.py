@@ -5,8 +5,6 @@ breaks, recompiles, kernels, times. File ▸ Compare With… picks the other run
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -17,14 +15,15 @@ from PySide6.QtWidgets import (
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths
 from inspector.core.graphs.graph_layout import lay_out_view
-from inspector.core.analysis.run_diff import break_counts, diff_runs
+from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import Session
 from inspector.gui.qt_background import LatestRequest
-from inspector.core.numbers import count, number, seconds
+from inspector.core.numbers import count
+from inspector.core.outputs.diff_report import diff_sections
+from inspector.core.outputs.sections import as_html
 from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
-from inspector.gui.qt_plain_text import html_text as _e
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole
@@ -157,25 +156,7 @@ class QtDiffView(QWidget):
         self._compare()
 
     def _show_run(self, result: dict) -> None:
-        breaks, kernels, steady = result["breaks"], result["kernels"], result["steady_state"]
-        lines = [f"<b>A</b> {_e(result['runs']['a'])}<br><b>B</b> {_e(result['runs']['b'])}"]
-        if "note" in result["runs"]:
-            lines.append(f"<i>{_e(result['runs']['note'])}</i>")
-        lines.append(f"<b>Graph breaks</b> {_e(break_counts(breaks))}")
-        lines += [f"new: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["new"]]
-        lines += [f"fixed: {_e(s['location'])} — {_e(s['reason'])}" for s in breaks["fixed"]]
-        lines += [f"moved: {_e(s['from'])} → {_e(s['to'])}" for s in breaks["moved"]]
-        lines.append(f"<b>Recompiles</b> {result['recompiles']['count_a']} → {result['recompiles']['count_b']}")
-        lines.append(f"<b>Kernels</b> +{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
-                     f"{len(kernels['code_diffs'])} with changed code")
-        lines += [f"{_e(d['kernel'])}: {number(d['us_a'])} → {number(d['us_b'])} µs" for d in kernels["time_deltas"][:8]]
-        ta, tb = result["compile_time"]["total_a"], result["compile_time"]["total_b"]
-        if ta is not None and tb is not None:
-            lines.append(f"<b>Compile time</b> {seconds(ta)} → {seconds(tb)}")
-        if steady["speedup_a"] is not None or steady["speedup_b"] is not None:
-            lines.append("<b>Speedup</b>")
-            lines += [f"{label}: {_e(steady[f'verdict_{label.lower()}']['text'])}" for label in ("A", "B")]
-        self.run.setHtml("<br>".join(lines))
+        self.run.setHtml(as_html(diff_sections(result)))
 
     # --- graphs ---------------------------------------------------------------------------------
     def _compare(self) -> None:

@@ -1,0 +1,49 @@
+"""What a run diff says, as sections: the CLI's `diff` prints them as text and the app's Diff pane
+shows them as HTML, so the two never list, order or count a change differently."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.run_diff import break_counts
+from inspector.core.numbers import number, seconds
+from inspector.core.outputs.sections import Section
+
+SHOWN_NAMES = 10  # added/removed kernels named one by one
+SHOWN_STAGES = 6  # compile stages with the largest change in own time
+SHOWN_DELTAS = 8  # kernels whose time per call is compared
+
+
+def diff_sections(result: dict) -> list[Section]:
+    """The sections of `run_diff.diff_runs(...)`'s document, in the order a reader asks: which runs,
+    breaks, recompiles, units, compile time, kernels, steady state."""
+    runs, breaks, kernels = result["runs"], result["breaks"], result["kernels"]
+    timing, steady = result["compile_time"], result["steady_state"]
+    header = [f"A: {runs['a']}", f"B: {runs['b']}"] + ([f"note: {runs['note']}"] if "note" in runs else [])
+    return [
+        Section("", lines=tuple(header)),
+        Section("Graph breaks", break_counts(breaks), tuple(
+            [f"new: {site['location']}  {site['reason']}" for site in breaks["new"]]
+            + [f"fixed: {site['location']}  {site['reason']}" for site in breaks["fixed"]]
+            + [f"moved: {site['from']} → {site['to']}  {site['reason']}" for site in breaks["moved"]])),
+        Section("Recompiles", f"{result['recompiles']['count_a']} → {result['recompiles']['count_b']}"),
+        Section("Compile units", "graph similarity, added/removed/changed nodes",
+                tuple(_unit_line(row) for row in result["units"])),
+        Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])}", tuple(
+            f"{row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s" for row in timing["per_stage"][:SHOWN_STAGES])),
+        Section("Kernels", f"+{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
+                           f"{len(kernels['code_diffs'])} with changed code", tuple(
+            [f"added: {name}" for name in kernels["added"][:SHOWN_NAMES]]
+            + [f"removed: {name}" for name in kernels["removed"][:SHOWN_NAMES]]
+            + [f"renamed: {pair['from']} → {pair['to']}" for pair in kernels["renamed"][:SHOWN_NAMES]]
+            + [f"{row['kernel']}: {number(row['us_a'])} → {number(row['us_b'])} µs per call"
+               for row in kernels["time_deltas"][:SHOWN_DELTAS]])),
+        Section("Steady state", f"{seconds(steady['a_s'])} → {seconds(steady['b_s'])} per call",
+                tuple(f"{side}: {steady[f'verdict_{side.lower()}']['text']}" for side in ("A", "B"))),
+    ]
+
+
+def _unit_line(row: dict) -> str:
+    graph = row.get("graph")
+    detail = (f"{row['stage']}: similarity {graph['similarity']:.2f} (structure {graph['structural_similarity']:.2f}), "
+              f"+{len(graph['added'])} -{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
+    rank = f"rank {row['rank']} " if row.get("rank") is not None else ""
+    return f"{rank}{row['compile_id']:<8} {row['status']:<10} {detail}".rstrip()
