@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
                               "(needs the dask extra)")
     summary.add_argument("--dask-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
                          help="how long to try reaching the Dask scheduler before giving up (default %(default)g)")
+    summary.add_argument("--profile", metavar="TRACE",
+                         help="a torch.profiler trace of the same run: kernel time per kernel, FX node, module and "
+                              "source line (without it, a profiler trace beside the log is read)")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
@@ -433,6 +436,7 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
+    from inspector.core.outputs.gpu_summary import with_profile
     from inspector.core.outputs.summary import render_text, summarize
 
     source = _detect(args.path)
@@ -452,11 +456,15 @@ def _summary(args) -> int:
         summary = summarize(analysis)
         _say(markdown(summary, analysis.headline()).rstrip("\n"))
     else:
-        summary = session_summary(session)  # from the index cache when this log was summarised before
+        try:  # from the index cache when this log was summarised before; the profile read anew
+            summary, profile_text = with_profile(session_summary(session), session, args.profile)
+        except ValueError as error:
+            _say(f"compile-inspector: --profile: {error}", file=sys.stderr)
+            return 2
         if args.json:
             _dump_json(summary)
         else:
-            _say(render_text(summary))
+            _say(render_text(summary) + (f"\n\n{profile_text}" if profile_text else ""))
     unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
     if args.strict and unreadable:
         _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",

@@ -27,7 +27,8 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
 # Fixtures that run real torch.compile captures: a test that uses one is slow (`make test-fast` skips it).
-COMPILING_FIXTURES = {"inductor_cache", "breaks_run", "dynamic_run", "compile_debug_run", "captured_examples"}
+COMPILING_FIXTURES = {"inductor_cache", "breaks_run", "dynamic_run", "compile_debug_run", "captured_examples",
+                      "profiled_run"}
 
 
 def pytest_collection_modifyitems(items):
@@ -90,6 +91,15 @@ def dynamic_run(tmp_path_factory, inductor_cache) -> TracedRun:
     if not torch_available():
         pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "dynamic_shapes.py", tmp_path_factory.mktemp("dynamic"), inductor_cache)
+
+
+@pytest.fixture(scope="session")
+def profiled_run(tmp_path_factory, inductor_cache) -> TracedRun:
+    """A small model's TORCH_TRACE log (provenance on) and the torch.profiler trace of the same run,
+    `profile.pt.trace.json` in the folder above the log's: the pair a profile is joined to a log from."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    return run_traced(SCENARIOS / "profiled_model.py", tmp_path_factory.mktemp("profiled"), inductor_cache)
 
 
 @pytest.fixture(scope="session")

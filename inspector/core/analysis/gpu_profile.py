@@ -153,3 +153,44 @@ def _devices(gpu: list[TraceEvent], names: dict) -> list[DeviceTime]:
         span = max(end for _, end in spans) - spans[0][0]
         devices.append(DeviceTime(device, names.get(device, ""), busy, span))
     return devices
+
+
+class QueuedGpuTime:
+    """The GPU time of the kernels, copies and fills a CPU span queued: each GPU event counts toward
+    the span on its launch's thread that holds the launch — the runtime call of its `correlation`,
+    else the CPU op of its `External id` (traces that recorded no launch calls)."""
+
+    def __init__(self, trace: ProfilerTrace):
+        launches = {event.args["correlation"]: event for event in trace.events
+                    if event.category in LAUNCH_CATEGORIES and isinstance(event.args.get("correlation"), int)}
+        ops = {event.args["External id"]: event for event in trace.events
+               if event.category == "cpu_op" and isinstance(event.args.get("External id"), int)}
+        per_thread: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        self.gpu_events = self.unlinked = 0
+        for event in trace.events:
+            if event.category not in GPU_CATEGORIES:
+                continue
+            self.gpu_events += 1
+            launch = launches.get(event.args.get("correlation")) or ops.get(event.args.get("External id"))
+            if launch is None:
+                self.unlinked += 1
+            else:
+                per_thread[launch.thread].append((launch.start_us, event.duration_us))
+        self._starts: dict[str, list[float]] = {}
+        self._sums: dict[str, list[float]] = {}  # running sums of GPU time, by launch start
+        for thread, queued in per_thread.items():
+            queued.sort()
+            self._starts[thread] = [start for start, _ in queued]
+            running, sums = 0.0, [0.0]
+            for _, duration in queued:
+                running += duration
+                sums.append(running)
+            self._sums[thread] = sums
+
+    def within(self, span: TraceEvent) -> float:
+        starts = self._starts.get(span.thread)
+        if not starts:
+            return 0.0
+        first, last = bisect.bisect_left(starts, span.start_us), bisect.bisect_right(starts, span.end_us)
+        sums = self._sums[span.thread]
+        return sums[last] - sums[first]

@@ -1,19 +1,27 @@
 """What `compile-inspector summary` (text and `--json`) and the app's GPU tab say about the GPU files
 of a run: a tritonparse trace (each kernel's IR stages, compile metadata, the torch.compile unit that
 compiled it, its launches and what varies between them) and a torch.profiler trace (GPU time per
-kernel, per kind and per compiled region, device idle time). JSON and text come from one dict each."""
+kernel, per kind and per compiled region, device idle time); and a profiler trace beside the
+TORCH_TRACE log of its run: kernel time per kernel, compile unit, FX node, module and source line of
+the user's model (`source_time`), a section of the log's summary. JSON and text come from one dict each."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import gpu_profile
+from inspector.core.analysis.source_time import Figure, source_time
 from inspector.core.numbers import number, seconds
-from inspector.core.readers.profiler_trace import ProfilerTrace
+from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
 from inspector.core.readers.tritonparse_trace import TritonTrace
 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
+SOURCE_TIME_SCHEMA = "profile-source-time/1"
+SOURCE_TIME_KEY = "profile_source_time"  # the section of the log's summary JSON
+APPORTIONING = ("a launch's time is measured; a launch made from k FX nodes gives each node 1/k of it; a line "
+                "or module's time is measured for launches wholly its own, apportioned for shares of launches "
+                "split with other lines or modules")
 TOP = 15
 METADATA = ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")
 
@@ -104,6 +112,91 @@ def render_profile_text(summary: dict) -> str:
                      f"counted in the totals, not in a region")
     if summary["unreadable_events"]:
         lines.append(f"{summary['unreadable_events']} event(s) could not be read (left out)")
+    return "\n".join(lines)
+
+
+def profile_section(session, profile: str | Path | None = None) -> tuple[dict | None, str]:
+    """The source-time section for `session` and the profile trace at `profile` (else the one
+    paired with the session: `paired_profile`), or None with why there is none."""
+    path, why = (Path(profile), "") if profile is not None else paired_profile(session)
+    if path is None:
+        return None, why
+    try:
+        trace = read_profiler_trace(path)
+    except (OSError, ValueError) as error:
+        return None, f"profiler trace not readable: {error}"
+    return summarize_source_time(session, trace), ""
+
+
+def with_profile(summary: dict, session, profile: str | Path | None = None) -> tuple[dict, str]:
+    """`summary` (the log's) with the section of its run's profile, and that section's text ("" when
+    the run has no profile). A `profile` the user named that cannot be read raises ValueError."""
+    section, why = profile_section(session, profile)
+    if section is None:
+        if profile is not None:
+            raise ValueError(why)
+        return summary, ""
+    return {**summary, SOURCE_TIME_KEY: section}, render_source_time_text(section)
+
+
+def summarize_source_time(session, trace: ProfilerTrace) -> dict:
+    joined = source_time(session, trace)
+    return {
+        "schema": SOURCE_TIME_SCHEMA, "profile": str(trace.path), "device": joined.device,
+        "graph_calls": joined.graph_calls, "unmatched_graph_calls": joined.unmatched_calls,
+        "total_us": joined.total_us, "graph_us": joined.graph_us, "unattributed_us": joined.unattributed_us,
+        "apportioning": APPORTIONING,
+        "units": [{"compile_id": unit, "us": us} for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
+        "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "sites": row.sites,
+                     "launches": row.events, "us": row.total_us, "basis": "measured", "nodes": row.nodes}
+                    for row in joined.kernels],
+        "nodes": [{"compile_id": row.unit, "node": row.origin.name, "target": row.origin.target, "module": row.module,
+                   "file": row.origin.file, "line": row.origin.line, **_figure(row.figure)} for row in joined.nodes],
+        "modules": [{"module": module, **_figure(figure)} for module, figure in joined.modules.items()],
+        "lines": [{"file": row.file, "line": row.line, "code": row.code, **_figure(row.figure), "nodes": row.nodes}
+                  for row in joined.lines],
+        "not_profiled": joined.not_profiled, "notes": joined.notes,
+    }
+
+
+def _figure(figure: Figure) -> dict:
+    return {"us": figure.total_us, "measured_us": figure.measured_us, "apportioned_us": figure.apportioned_us,
+            "basis": figure.basis}
+
+
+def render_source_time_text(section: dict) -> str:
+    total = section["total_us"] or 1.0
+    what = "GPU time of the kernels each launch queued" if section["device"] == "GPU" else "CPU time of each launch"
+    lines = [f"Profile of this run: {section['profile']}",
+             f"  {section['graph_calls']} compiled graph call(s) tied to the log's code ({what}); kernel time "
+             f"{microseconds(section['total_us'])}"
+             + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU" and section["graph_us"] else "")
+             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold" if section["unmatched_graph_calls"] else "")]
+    if section["units"]:
+        lines.append("  per compile unit: " + ", ".join(f"{row['compile_id']} {microseconds(row['us'])}" for row in section["units"]))
+    lines += ["", "Kernel time per source line (measured: launches wholly on the line; apportioned: shares of launches "
+              "made from nodes on several lines):"]
+    for row in section["lines"][:TOP]:
+        where = f"{Path(row['file']).name}:{row['line']}" if row["file"] else "no source line"
+        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} {where:<28} {(row['code'] or '')[:60]}")
+    if section["unattributed_us"]:
+        lines.append(f"  {section['unattributed_us'] / total:>5.1%} {microseconds(section['unattributed_us']):>10}  "
+                     f"{'measured':<18} {'kernels the log names no nodes for'}")
+    lines += ["", "Per module:"]
+    for row in section["modules"][:TOP]:
+        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} {row['module']}")
+    lines += ["", "Per FX node (of the graph Dynamo captured):"]
+    for row in section["nodes"][:TOP]:
+        where = f"{Path(row['file']).name}:{row['line']}" if row["file"] else "—"
+        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} "
+                     f"{row['compile_id']} {row['node']:<20} {where:<24} {row['module']}")
+    lines += ["", "Per kernel (measured):"]
+    for row in section["kernels"][:TOP]:
+        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  ×{row['launches']:<5} "
+                     f"{row['compile_id']} {row['name'][:60]}  ← {', '.join(row['nodes'][:6]) or '?'}")
+    if section["not_profiled"]:
+        lines.append(f"  not in the profile: {', '.join(section['not_profiled'])}")
+    lines += [f"Note: {note}" for note in section["notes"]]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from inspector.core.readers.gpu_files import head
 from inspector.core.readers.safe_files import UnsafeFile, read_bytes
 
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
+CAPTURED_PROFILE = "profile/compiled.json"  # where a capture session keeps its compiled run's trace (capture/runner.py)
 KEPT_ARGS = ("correlation", "External id", "device", "stream", "kernel_file", "kernel_hash", "grid", "bytes")
 
 
@@ -111,3 +112,23 @@ def looks_like_profiler_trace(path: Path) -> bool:
         return False
     start = head(path)
     return start.lstrip().startswith(b"{") and b'"traceEvents"' in start
+
+
+def paired_profile(session) -> tuple[Path | None, str]:
+    """The profiler trace of the same run as `session`, or None with why: a capture's own profile of
+    the compiled run; for a TORCH_TRACE log (or a folder of them), the one profiler trace in its
+    folder or the folder above (where a script that set TORCH_TRACE=./trace exports its profile).
+    Several candidates pair with none: which one to read is then the user's to say (`--profile`)."""
+    folder = Path(session.extracted_to or session.source)
+    if session.results is not None:  # a capture session
+        captured = folder / CAPTURED_PROFILE
+        return (captured, "") if captured.is_file() else (None, "the capture holds no profile of the compiled run")
+    places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
+    for place in places:
+        found = sorted(path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern)
+                       if looks_like_profiler_trace(path))
+        if len(found) == 1:
+            return found[0], ""
+        if found:
+            return None, f"{len(found)} profiler traces in {place}: name one with --profile"
+    return None, "no profiler trace beside the log"

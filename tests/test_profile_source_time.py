@@ -1,0 +1,136 @@
+"""A profiler trace beside the TORCH_TRACE log of the same run (issue 25): the profile's kernel time
+per kernel and compile unit as the profile measured it, and through Inductor's provenance per FX
+node, module and line of the user's model, apportioned where one kernel computes several nodes.
+The pair is real: a small model compiled and profiled on CPU (tests/scenarios/profiled_model.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from inspector import cli
+from inspector.core.analysis.source_time import source_time
+from inspector.core.outputs.gpu_summary import SOURCE_TIME_KEY, profile_section
+from inspector.core.readers.profiler_trace import read_profiler_trace
+from inspector.core.readers.sources import detect
+
+SCRIPT = Path(__file__).parent / "scenarios" / "profiled_model.py"
+GRAPH_CALL = "## Call CompiledFxGraph"
+
+
+def _log(run) -> Path:
+    return next(run.trace_dir.glob("*.log"))
+
+
+def _kernel_events(profile: Path) -> dict[str, list[float]]:
+    """The profile's own durations of the generated kernels and library calls run inside compiled
+    graph calls, by the name the output code gives them — read from the file, not through our reader."""
+    events = sorted((event for event in json.loads(profile.read_text())["traceEvents"] if event.get("ph") == "X"),
+                    key=lambda event: event["ts"])
+    calls = [(event["ts"], event["ts"] + event["dur"]) for event in events if event["name"].startswith(GRAPH_CALL)]
+    found: dict[str, list[float]] = {}
+    for event in events:
+        inside = any(start <= event["ts"] <= end for start, end in calls)
+        name = re.sub(r"^graph_\d+_", "", event["name"])
+        if inside and name.startswith("cpp_fused"):
+            found.setdefault(name, []).append(event["dur"])
+        elif inside and name == "aten::addmm":
+            found.setdefault("extern_kernels.addmm", []).append(event["dur"])
+    return found
+
+
+def _script_line(text: str) -> int:
+    return next(number for number, line in enumerate(SCRIPT.read_text().splitlines(), 1) if text in line)
+
+
+def test_the_profile_beside_a_log_gives_its_kernel_time_to_the_model_s_lines(profiled_run):
+    session = detect(_log(profiled_run)).open()
+    section, why = profile_section(session)  # found beside the log, not named
+    assert why == "" and section["profile"] == str(profiled_run.folder / "profile.pt.trace.json")
+    measured = _kernel_events(profiled_run.folder / "profile.pt.trace.json")
+    assert set(measured) == {row["name"] for row in section["kernels"]}, "every kernel of the graph is named in the profile"
+    for row in section["kernels"]:  # per kernel: the profile's own durations, summed
+        assert row["us"] == pytest.approx(sum(measured[row["name"]])) and row["launches"] == len(measured[row["name"]])
+        assert row["basis"] == "measured" and row["compile_id"] == "0/0"
+    total = sum(sum(durations) for durations in measured.values())
+    assert section["total_us"] == pytest.approx(total) and section["units"] == [{"compile_id": "0/0", "us": pytest.approx(total)}]
+    assert section["graph_calls"] == 5 and section["device"] == "CPU"
+    # per source line: the model file's real lines, their times summing to the kernels'
+    source = SCRIPT.read_text().splitlines()
+    lines = {row["line"]: row for row in section["lines"]}
+    assert set(lines) == {_script_line("return self.norm("), _script_line("return torch.softmax(")}
+    for number, row in lines.items():
+        assert Path(row["file"]).resolve() == SCRIPT.resolve() and row["code"] == source[number - 1].strip()
+        assert row["basis"] == "measured"  # each kernel's nodes all lie on one line
+    assert sum(row["us"] for row in lines.values()) == pytest.approx(total)
+    block_line = lines[_script_line("return self.norm(")]
+    assert block_line["us"] == pytest.approx(sum(measured["extern_kernels.addmm"][i] for i in range(15) if i % 3 != 2)
+                                             + sum(measured["cpp_fused_add_native_layer_norm_relu_0"]))
+
+
+def test_a_fused_kernel_s_time_is_apportioned_among_its_nodes_and_modules(profiled_run):
+    session = detect(_log(profiled_run)).open()
+    section, _ = profile_section(session)
+    measured = _kernel_events(profiled_run.folder / "profile.pt.trace.json")
+    nodes = {row["node"]: row for row in section["nodes"]}
+    addmm = measured["extern_kernels.addmm"]  # 3 launches per call, in call order: first.fc, second.fc, head
+    for index, (node, module) in enumerate((("linear", "first.fc"), ("linear_1", "second.fc"), ("linear_2", "head"))):
+        assert nodes[node]["basis"] == "measured" and nodes[node]["module"] == module
+        assert nodes[node]["us"] == pytest.approx(sum(addmm[index::3]))
+    # the add + relu + layer_norm kernel of each block: a third of its launch to each node
+    fused = measured["cpp_fused_add_native_layer_norm_relu_0"]
+    first_block = sum(fused[0::2])
+    for node in ("relu", "add", "layer_norm"):
+        assert nodes[node]["basis"] == "apportioned" and nodes[node]["us"] == pytest.approx(first_block / 3)
+    modules = {row["module"]: row for row in section["modules"]}
+    assert modules["first.fc"]["basis"] == "measured" and modules["first.norm"]["basis"] == "apportioned"
+    assert sum(row["us"] for row in section["modules"]) == pytest.approx(section["total_us"])
+    assert sum(row["us"] for row in section["nodes"]) == pytest.approx(section["total_us"])
+
+
+def test_cli_summary_adds_the_profile_in_text_and_json(profiled_run, capsys):
+    log = _log(profiled_run)
+    assert cli.main(["summary", str(log), "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    line = _script_line("return self.norm(")
+    assert "Kernel time per source line" in text and f"profiled_model.py:{line}" in text and "apportioned" in text
+    assert cli.main(["summary", str(log), "--json", "--no-cache"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document[SOURCE_TIME_KEY]["lines"][0]["file"].endswith("profiled_model.py")
+
+
+def test_a_log_alone_has_no_profile_section_and_a_named_profile_is_read(profiled_run, tmp_path, capsys):
+    alone = tmp_path / "alone" / "trace"
+    alone.mkdir(parents=True)
+    log = shutil.copy(_log(profiled_run), alone)
+    assert cli.main(["summary", str(log), "--json", "--no-cache"]) == 0
+    assert SOURCE_TIME_KEY not in json.loads(capsys.readouterr().out)
+    profile = profiled_run.folder / "profile.pt.trace.json"
+    assert cli.main(["summary", str(log), "--json", "--no-cache", "--profile", str(profile)]) == 0
+    assert json.loads(capsys.readouterr().out)[SOURCE_TIME_KEY]["graph_calls"] == 5
+    assert cli.main(["summary", str(log), "--profile", str(tmp_path / "missing.json")]) == 2
+
+
+def test_on_a_gpu_trace_a_launch_s_time_is_the_gpu_time_it_queued(profiled_run, tmp_path):
+    """The real CPU trace with a GPU kernel added under each launch (tied by correlation to a runtime
+    call inside it), as a CUDA run records them: the figures are then the GPU kernels' durations."""
+    document = json.loads((profiled_run.folder / "profile.pt.trace.json").read_text())
+    added, gpu_us = [], {}
+    for number, event in enumerate(event for event in document["traceEvents"] if event.get("ph") == "X"
+                                   and re.sub(r"^graph_\d+_", "", event["name"]).startswith(("cpp_fused", "aten::addmm"))):
+        correlation = 10_000 + number
+        added.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": event["pid"], "tid": event["tid"],
+                      "ts": event["ts"] + event["dur"] / 2, "dur": 0.0, "args": {"correlation": correlation}})
+        added.append({"ph": "X", "cat": "kernel", "name": f"gpu_{number}", "pid": 0, "tid": 7, "ts": event["ts"] + 100,
+                      "dur": 1.5 + number, "args": {"correlation": correlation, "device": 0}})
+        gpu_us[number] = 1.5 + number
+    document["traceEvents"] += added
+    path = tmp_path / "gpu.pt.trace.json"
+    path.write_text(json.dumps(document))
+    joined = source_time(detect(_log(profiled_run)).open(), read_profiler_trace(path))
+    assert joined.device == "GPU" and joined.total_us == pytest.approx(sum(gpu_us.values()))
+    assert sum(row.figure.total_us for row in joined.lines) == pytest.approx(sum(gpu_us.values()))
