@@ -15,6 +15,8 @@ from inspector.core.analysis.kernel_index import KernelTime
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
+from inspector.core.model.output_code import Kernel
+from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers.session_loader import close_session, open_session
@@ -128,8 +130,16 @@ class QtSessionModel(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.loaded: LoadedSession | None = None
-        self.unit: CompileUnit | None = None
-        self.kernel = None
+        self.selection = Selection()  # the rules live there; this model turns its changes into signals
+        self.selection.subscribe(self._on_selection)
+
+    @property
+    def unit(self) -> CompileUnit | None:
+        return self.selection.unit
+
+    @property
+    def kernel(self) -> Kernel | None:
+        return self.selection.kernel
 
     def opening(self, path: Path) -> None:
         self.sigOpening.emit(str(path))
@@ -145,41 +155,27 @@ class QtSessionModel(QObject):
         if self.loaded is not None and self.loaded.session is not loaded.session:
             close_session(self.loaded.session)  # a bundle's extracted folder goes with it
         self.loaded = loaded
-        self.unit = None
         self.sigLoaded.emit(loaded)
-        units = loaded.session.units
-        self.select_unit(units[0] if units else None)
+        self.selection.open(loaded.session)
 
     def select_unit(self, unit: CompileUnit | None) -> None:
-        if unit is self.unit and unit is not None:
-            return
-        self.unit = unit
-        self.sigUnitSelected.emit(unit)
+        self.selection.choose_unit(unit)
 
     def select_compile_id(self, compile_id, rank=None) -> None:
-        if not self.loaded or compile_id is None:
-            return
-        for unit in self.loaded.session.units:
-            if unit.compile_id.unit_key == compile_id.unit_key and (rank is None or unit.rank == rank):
-                self.select_unit(unit)
-                return
+        self.selection.choose_compile_id(compile_id, rank)
 
-    def select_kernel(self, unit: CompileUnit, kernel) -> None:
+    def select_kernel(self, unit: CompileUnit, kernel: Kernel) -> None:
         """Select `kernel` of `unit` in every view (its unit becomes the selected unit too)."""
-        self.select_unit(unit)
-        self.kernel = kernel
-        self.sigKernelSelected.emit(unit, kernel)
+        self.selection.choose_kernel(unit, kernel)
 
     def select_kernel_named(self, name: str) -> None:
-        """Select the first kernel called `name` (what a plot bar knows), in the current unit first."""
-        if not self.loaded:
-            return
-        units = ([self.unit] if self.unit else []) + self.loaded.session.units
-        for unit in units:
-            for kernel in unit.kernels:
-                if kernel.name == name:
-                    self.select_kernel(unit, kernel)
-                    return
+        self.selection.choose_kernel_named(name)
+
+    def _on_selection(self, change: Change) -> None:
+        if change.what == "unit":
+            self.sigUnitSelected.emit(change.unit)
+        else:
+            self.sigKernelSelected.emit(change.unit, change.kernel)
 
     def show_location(self, file: str | None, line: int | None) -> None:
         if file:
