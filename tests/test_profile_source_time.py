@@ -134,3 +134,26 @@ def test_on_a_gpu_trace_a_launch_s_time_is_the_gpu_time_it_queued(profiled_run, 
     joined = source_time(detect(_log(profiled_run)).open(), read_profiler_trace(path))
     assert joined.device == "GPU" and joined.total_us == pytest.approx(sum(gpu_us.values()))
     assert sum(row.figure.total_us for row in joined.lines) == pytest.approx(sum(gpu_us.values()))
+
+
+def test_the_gpu_tab_shows_the_run_s_profile_per_source_line(profiled_run, qtbot, window):
+    """Opening the log is enough: the profile beside it is read and joined in the GPU tab."""
+    window.open_path(_log(profiled_run))
+    view = window.gpu_view
+    qtbot.waitUntil(lambda: view.source_lines.rowCount() == 2, timeout=120_000)
+    source = SCRIPT.read_text().splitlines()
+    shown = {view.source_lines.item(row, 3).text(): view.source_lines.item(row, 4).text()
+             for row in range(view.source_lines.rowCount())}
+    line = _script_line("return self.norm(")
+    assert shown[f"profiled_model.py:{line}"] == source[line - 1].strip()
+    assert view.source_lines.item(0, 2).text() == "measured"
+    modules = {view.modules.item(row, 3).text(): view.modules.item(row, 2).text() for row in range(view.modules.rowCount())}
+    assert modules["first.fc"] == "measured" and modules["first.norm"] == "apportioned"
+    assert "5 compiled graph call(s)" in view.joined_label.text()
+
+
+def test_a_profile_opened_alone_says_how_to_join_it(qtbot, window, profiled_run):
+    window.open_path(profiled_run.folder / "profile.pt.trace.json")
+    view = window.gpu_view
+    qtbot.waitUntil(lambda: view.profile is not None, timeout=60_000)
+    assert view.source_lines.rowCount() == 0 and "Open the run" in view.joined_label.text()

@@ -101,7 +101,7 @@ class QtMainWindow(QMainWindow):
         self.ranks_view = self.add_tab("Ranks", QtRanksView(self.model))
         self.diff_view = self.add_tab("Diff", QtDiffView())
         self.xla_view = self.add_tab("XLA", QtXlaView(self.model))
-        self.gpu_view = self.add_tab("GPU", QtGpuView())
+        self.gpu_view = self.add_tab("GPU", QtGpuView(self.model))
         self.modes = QtModeComparison(self.capture, self)
         modes_view = self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(modes_view))

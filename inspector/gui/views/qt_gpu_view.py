@@ -5,7 +5,9 @@
   TTGIR, LLIR, PTX, …). A click on a source line tints the IR lines it became; a click on an IR line
   tints the source line it came from (the trace's source mappings).
 - A torch.profiler trace: GPU time per compiled region (calls, CPU, GPU, GPU per call) and per kernel,
-  device idle time."""
+  device idle time; joined to the open run when it is that run's profile (opened beside it, or found
+  beside its log when the run opens): kernel time per source line and module of the user's model,
+  each figure measured or apportioned (`core/analysis/source_time.py`)."""
 
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.core.numbers import number
-from inspector.core.outputs.gpu_summary import microseconds, region_label, summarize_profile
-from inspector.core.readers.profiler_trace import ProfilerTrace
+from inspector.core.outputs.gpu_summary import microseconds, region_label, summarize_profile, summarize_source_time
+from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest, run_in_background
+from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.views.qt_tables import fill_rows, rows_table
 
@@ -29,11 +32,14 @@ EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]) or
 
 
 class QtGpuView(QWidget):
-    def __init__(self):
+    def __init__(self, model: QtSessionModel | None = None):
         super().__init__()
+        self.model = model
         self.trace: TritonTrace | None = None
         self.kernel: TritonKernel | None = None
         self.profile: dict | None = None
+        self.source_time: dict | None = None  # the profile joined to the open run
+        self._paired = LatestRequest(self)  # the profile found beside a run being opened: only the latest shown
         self._syncing = False  # a tint set from the other pane must not tint back
         self.header = QLabel(EMPTY)
         self.header.setWordWrap(True)
@@ -44,6 +50,8 @@ class QtGpuView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.pages, 1)
+        if model is not None:
+            model.sigLoaded.connect(self._on_session_loaded)
 
     def _triton_page(self) -> QWidget:
         self.kernels = rows_table(("kernel", "torch.compile unit", "launches", "warps", "stages", "shared", "hash"))
@@ -93,7 +101,24 @@ class QtGpuView(QWidget):
         head_layout.addWidget(self.regions, 1)
         page.addWidget(head)
         page.addWidget(self.profile_kernels)
-        page.setSizes([250, 450])
+        joined = QWidget()
+        joined_layout = QVBoxLayout(joined)
+        joined_layout.setContentsMargins(0, 0, 0, 0)
+        self.joined_label = QLabel("")
+        self.joined_label.setWordWrap(True)
+        self.source_lines = rows_table(("share", "time", "measured / apportioned", "source line", "code", "FX nodes"))
+        self.source_lines.horizontalHeaderItem(2).setToolTip(
+            "measured: the time of launches wholly on this line; apportioned: shares of kernels made from nodes "
+            "on several lines (a kernel made from k nodes gives each 1/k)")
+        self.modules = rows_table(("share", "time", "measured / apportioned", "module"))
+        tables = QSplitter(Qt.Orientation.Horizontal)
+        tables.addWidget(self.source_lines)
+        tables.addWidget(self.modules)
+        tables.setSizes([700, 300])
+        joined_layout.addWidget(self.joined_label)
+        joined_layout.addWidget(tables, 1)
+        page.addWidget(joined)
+        page.setSizes([200, 300, 300])
         return page
 
     # --- opening --------------------------------------------------------------------------------
@@ -102,21 +127,44 @@ class QtGpuView(QWidget):
         holds a hundred thousand events); then show the page for its kind and call `opened`, if given."""
         self.header.setText(f"Opening {source.path}…")
 
+        loaded = self.model.loaded if self.model is not None else None
+
         def read():
             document = source.open()
-            return document, summarize_profile(document) if isinstance(document, ProfilerTrace) else None
+            if not isinstance(document, ProfilerTrace):
+                return document, None, None
+            return document, summarize_profile(document), _joined(loaded, document)
 
         def show(result) -> None:
-            document, profile = result
+            document, profile, joined = result
             if profile is None:
                 self.set_triton(document)
             else:
-                self.set_profile(document, profile)
+                self.set_profile(document, profile, joined)
             if opened is not None:
                 opened()
 
         run_in_background(read, show,
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
+
+    def _on_session_loaded(self, loaded) -> None:
+        """The run's own profile (a capture's, or the one beside its log) shown joined to it, unless
+        the tab holds a tritonparse trace the user opened."""
+        if self.trace is not None:
+            return
+
+        def read():
+            path, _ = paired_profile(loaded.session)
+            if path is None:
+                return None
+            trace = read_profiler_trace(path)
+            return trace, summarize_profile(trace), _joined(loaded, trace)
+
+        def show(result) -> None:
+            if result is not None and self.trace is None:
+                self.set_profile(*result)
+
+        self._paired.run(read, show, lambda message, _tb: self.joined_label.setText(f"Profile not read: {message}"))
 
     def set_triton(self, trace: TritonTrace) -> None:
         self.trace, self.kernel = trace, None
@@ -129,8 +177,8 @@ class QtGpuView(QWidget):
         self.pages.setCurrentIndex(0)
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
 
-    def set_profile(self, trace: ProfilerTrace, summary: dict) -> None:
-        self.profile = summary
+    def set_profile(self, trace: ProfilerTrace, summary: dict, joined: dict | None = None) -> None:
+        self.profile, self.trace = summary, None
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
         self.header.setText(f"Profiler trace{rank} {trace.path.name}: GPU time {microseconds(summary['gpu_us'])} — "
                             + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
@@ -145,7 +193,29 @@ class QtGpuView(QWidget):
             (f"{row['share']:.1%}", microseconds(row["total_us"]), number(row["count"]), microseconds(row["mean_us"]), row["kind"],
              row["name"] + (f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""))
             for row in summary["kernels"]])
+        self._show_joined(joined)
         self.pages.setCurrentIndex(1)
+
+    def _show_joined(self, joined: dict | None) -> None:
+        """Kernel time per source line and module of the open run, or why there is none."""
+        self.source_time = joined
+        rows = (joined or {}).get("lines", [])
+        if joined is None or not joined["graph_calls"]:
+            self.joined_label.setText("Open the run this profile was taken of (its TORCH_TRACE log or capture) to see "
+                                      "kernel time per source line of the model." if joined is None else
+                                      "None of this profile's compiled graph calls ran the open run's code.")
+        else:
+            what = "GPU time of the kernels each launch queued" if joined["device"] == "GPU" else "CPU time of each launch"
+            self.joined_label.setText(f"Kernel time per line of the model ({what}): {microseconds(joined['total_us'])} in "
+                                      f"{joined['graph_calls']} compiled graph call(s)"
+                                      + "".join(f". {note}" for note in joined["notes"]))
+        total = (joined or {}).get("total_us") or 1.0
+        fill_rows(self.source_lines, [
+            (f"{row['us'] / total:.1%}", microseconds(row["us"]), row["basis"],
+             f"{Path(row['file']).name}:{row['line']}" if row["file"] else "no source line", row["code"] or "",
+             ", ".join(row["nodes"])) for row in rows])
+        fill_rows(self.modules, [(f"{row['us'] / total:.1%}", microseconds(row["us"]), row["basis"], row["module"])
+                                 for row in (joined or {}).get("modules", [])])
 
     # --- a kernel's source and IR ---------------------------------------------------------------
     def _on_kernel_chosen(self, row: int) -> None:
@@ -199,3 +269,7 @@ class QtGpuView(QWidget):
         editor.tint_lines(lines)
         self._syncing = False
 
+
+def _joined(loaded, trace: ProfilerTrace) -> dict | None:
+    """`trace` joined to the open run (None without one)."""
+    return summarize_source_time(loaded.session, trace) if loaded is not None else None
