@@ -157,3 +157,14 @@ def test_a_profile_opened_alone_says_how_to_join_it(qtbot, window, profiled_run)
     view = window.gpu_view
     qtbot.waitUntil(lambda: view.profile is not None, timeout=60_000)
     assert view.source_lines.rowCount() == 0 and "Open the run" in view.joined_label.text()
+
+
+def test_provenance_of_any_shape_leaves_the_kernel_times_as_measured(profiled_run):
+    """A log may hold anything: maps of the wrong shape name no nodes, and the kernels keep their time."""
+    session = detect(_log(profiled_run)).open()
+    right = source_time(session, read_profiler_trace(profiled_run.folder / "profile.pt.trace.json"))
+    for unit in session.units:
+        unit.provenance = {"cppCodeToPost": ["not", "a", "map"], "postToPre": {"addmm": "linear"}}
+    joined = source_time(session, read_profiler_trace(profiled_run.folder / "profile.pt.trace.json"))
+    assert joined.total_us == pytest.approx(right.total_us)
+    assert sum(row.figure.total_us for row in joined.lines) + joined.unattributed_us == pytest.approx(right.total_us)

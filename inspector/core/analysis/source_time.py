@@ -266,6 +266,15 @@ def _align(events: list[TraceEvent], sites: list[Site]) -> list[tuple[TraceEvent
     return pairs
 
 
+def _names_by_key(provenance: dict, mapping: str) -> dict[str, list[str]]:
+    """One of provenance's maps (name → node names), what of it has that shape: a log may hold anything."""
+    found = provenance.get(mapping)
+    if not isinstance(found, dict):
+        return {}
+    return {key: [name for name in names if isinstance(name, str)] for key, names in found.items()
+            if isinstance(names, list)}
+
+
 class _Attribution:
     """Launch times given to the nodes each launch was made from, and through them to lines and modules."""
 
@@ -302,13 +311,13 @@ class _Attribution:
         `postToPre`. Post-grad nodes no pre-grad node became (pattern passes' own nodes) are left
         out when others are mapped, and stand for themselves when none is."""
         unit, kernel, provenance = site.unit, site.kernel, site.unit.provenance or {}
-        to_post = {**(provenance.get("tritonCodeToPost") or {}), **(provenance.get("cppCodeToPost") or {})}
+        to_post = {**_names_by_key(provenance, "tritonCodeToPost"), **_names_by_key(provenance, "cppCodeToPost")}
         post = to_post.get(site.handle) if site.handle else None
         if post is None and kernel.source_origin == "provenance":
             post = kernel.source_nodes
         if post is not None:
-            to_pre = provenance.get("postToPre") or {}
-            pre = list(dict.fromkeys(name for node in post for name in to_pre.get(node) or ()))
+            to_pre = _names_by_key(provenance, "postToPre")
+            pre = list(dict.fromkeys(name for node in post for name in to_pre.get(node, ())))
             if pre:
                 return self._named(unit, pre, NODE_STAGES["comment"])
             return self._named(unit, list(dict.fromkeys(post)), NODE_STAGES["provenance"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from inspector.core.readers.safe_files import UnsafeFile, read_bytes
 
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
 CAPTURED_PROFILE = "profile/compiled.json"  # where a capture session keeps its compiled run's trace (capture/runner.py)
+MAX_CANDIDATES = 64  # JSON files looked into for a log's profile: a log in a crowded folder costs no more
 KEPT_ARGS = ("correlation", "External id", "device", "stream", "kernel_file", "kernel_hash", "grid", "bytes")
 
 
@@ -125,8 +127,8 @@ def paired_profile(session) -> tuple[Path | None, str]:
         return (captured, "") if captured.is_file() else (None, "the capture holds no profile of the compiled run")
     places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
     for place in places:
-        found = sorted(path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern)
-                       if looks_like_profiler_trace(path))
+        candidates = islice((path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern)), MAX_CANDIDATES)
+        found = sorted(path for path in candidates if looks_like_profiler_trace(path))
         if len(found) == 1:
             return found[0], ""
         if found:
