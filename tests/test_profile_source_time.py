@@ -115,18 +115,23 @@ def test_a_log_alone_has_no_profile_section_and_a_named_profile_is_read(profiled
     assert cli.main(["summary", str(log), "--profile", str(tmp_path / "missing.json")]) == 2
 
 
-def test_on_a_gpu_trace_a_launch_s_time_is_the_gpu_time_it_queued(profiled_run, tmp_path):
-    """The real CPU trace with a GPU kernel added under each launch (tied by correlation to a runtime
-    call inside it), as a CUDA run records them: the figures are then the GPU kernels' durations."""
+@pytest.mark.parametrize("linked_by", ["correlation", "External id"])
+def test_on_a_gpu_trace_a_launch_s_time_is_the_gpu_time_it_queued(profiled_run, tmp_path, linked_by):
+    """The real CPU trace with a GPU kernel added under each launch, as a CUDA run records them: tied
+    by correlation to a runtime call inside it, or (traces without launch calls, like the corpus's
+    triton_example) by the launching op's External id. The figures are then the GPU kernels' durations."""
     document = json.loads((profiled_run.folder / "profile.pt.trace.json").read_text())
     added, gpu_us = [], {}
     for number, event in enumerate(event for event in document["traceEvents"] if event.get("ph") == "X"
                                    and re.sub(r"^graph_\d+_", "", event["name"]).startswith(("cpp_fused", "aten::addmm"))):
-        correlation = 10_000 + number
-        added.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": event["pid"], "tid": event["tid"],
-                      "ts": event["ts"] + event["dur"] / 2, "dur": 0.0, "args": {"correlation": correlation}})
+        link = {"correlation": 10_000 + number}
+        if linked_by == "correlation":
+            added.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": event["pid"],
+                          "tid": event["tid"], "ts": event["ts"] + event["dur"] / 2, "dur": 0.0, "args": link})
+        else:
+            link = {"External id": event["args"]["External id"]}
         added.append({"ph": "X", "cat": "kernel", "name": f"gpu_{number}", "pid": 0, "tid": 7, "ts": event["ts"] + 100,
-                      "dur": 1.5 + number, "args": {"correlation": correlation, "device": 0}})
+                      "dur": 1.5 + number, "args": {**link, "device": 0}})
         gpu_us[number] = 1.5 + number
     document["traceEvents"] += added
     path = tmp_path / "gpu.pt.trace.json"
@@ -168,3 +173,16 @@ def test_provenance_of_any_shape_leaves_the_kernel_times_as_measured(profiled_ru
     joined = source_time(session, read_profiler_trace(profiled_run.folder / "profile.pt.trace.json"))
     assert joined.total_us == pytest.approx(right.total_us)
     assert sum(row.figure.total_us for row in joined.lines) + joined.unattributed_us == pytest.approx(right.total_us)
+
+
+def test_without_graph_call_events_the_compiled_regions_hold_the_launches(profiled_run, tmp_path):
+    """Older torch marks no `## Call CompiledFxGraph` span: the `Torch-Compiled Region: 0/0` around
+    the launches ties them to the unit's code instead, with the same figures."""
+    document = json.loads((profiled_run.folder / "profile.pt.trace.json").read_text())
+    document["traceEvents"] = [event for event in document["traceEvents"] if not event.get("name", "").startswith(GRAPH_CALL)]
+    path = tmp_path / "older.pt.trace.json"
+    path.write_text(json.dumps(document))
+    session = detect(_log(profiled_run)).open()
+    joined = source_time(session, read_profiler_trace(path))
+    measured = _kernel_events(profiled_run.folder / "profile.pt.trace.json")
+    assert joined.graph_calls == 5 and joined.total_us == pytest.approx(sum(map(sum, measured.values())))
