@@ -13,7 +13,6 @@ expand-all of the 6k graph ≤ 2 s with dot (no layered fallback); zoom/pan with
 
 from __future__ import annotations
 
-import gc
 import os
 import statistics
 import sys
@@ -32,7 +31,8 @@ from inspector.core.graphs.graph_hierarchy import (  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.core.graphs.graph_layout import lay_out_view  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
-from inspector.gui.views.qt_graph_view import QtGraphView  # noqa: E402
+from inspector.gui.gc_policy import freeze_alive  # noqa: E402
+from inspector.gui.views.graph.qt_graph_view import QtGraphView  # noqa: E402
 
 SUBMODULES = (("norm1", 6), ("attn", 18), ("norm2", 6), ("mlp", 12))  # ops per submodule, per repeat
 
@@ -86,7 +86,7 @@ def real_graph(view: QtGraphView, name: str, stage: str) -> None:
     graph = unit.graphs[stage].graph
     for other in unit.graphs.values():
         other.graph  # parsed, as the view's worker parses before grouping
-    gc.freeze()  # as the view does once a graph is parsed
+    freeze_alive()  # as the view does once a graph is parsed
     started = time.perf_counter()
     paths = stage_paths({key: value.graph for key, value in unit.graphs.items()}, stage)
     root = build_groups(graph, paths)
@@ -136,7 +136,7 @@ def main() -> None:
     if "--real-only" in sys.argv:
         return
     graph, stacks = transformer_graph()
-    gc.freeze()  # as the view does once a graph is parsed
+    freeze_alive()  # as the view does once a graph is parsed
     started = time.perf_counter()
     root = build_groups(graph, node_paths(graph, stacks))
     expanded = initially_expanded(root, len(graph.nodes))

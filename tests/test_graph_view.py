@@ -18,8 +18,8 @@ from inspector.core.model.fx_graph_text import parse_fx_graph  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
 from inspector.core.graphs.graph_layout import dot_program, layout  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
-from inspector.gui.views import qt_graph_view  # noqa: E402
-from inspector.gui.views.qt_graph_view import _module_stacks  # noqa: E402
+from inspector.core.analysis.module_stacks import module_stacks  # noqa: E402
+from inspector.gui.views.graph import qt_graph_layers, qt_graph_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -66,7 +66,7 @@ def test_nodes_next_to_a_break_are_outlined(qtbot, window):
 
 def test_folded_modules_open_and_search_reveals_inside(qtbot, window, captured_examples):
     graph = open_graph(qtbot, window, captured_examples["tiny_decoder"])
-    stacks = _module_stacks(window.model.unit)
+    stacks = module_stacks(window.model.unit)
     assert stacks and any(stacks.values())
     graph.fold_all()
     qtbot.waitUntil(lambda: graph.expanded == set() and graph.layer is not None
@@ -81,7 +81,7 @@ def test_folded_modules_open_and_search_reveals_inside(qtbot, window, captured_e
 def test_identical_blocks_share_one_cached_layout(captured_examples):
     unit = open_session(captured_examples["tiny_decoder"]).units[0]
     graph = unit.graphs["dynamo"].graph
-    root = build_groups(graph, node_paths(graph, _module_stacks(unit)))
+    root = build_groups(graph, node_paths(graph, module_stacks(unit)))
     sizes = []
     for block in ("0", "1"):
         expanded = {"blocks", f"blocks/{block}"}
@@ -159,7 +159,7 @@ def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
     import gc
     import weakref
     graph = open_graph(qtbot, window, BUNDLED)
-    layers = [item for item in graph.scene.items() if isinstance(item, (qt_graph_view.NodeLayer, qt_graph_view.EdgeLayer))]
+    layers = [item for item in graph.scene.items() if isinstance(item, (qt_graph_layers.NodeLayer, qt_graph_layers.EdgeLayer))]
     assert len(layers) == 2
     graph.view.viewport().grab()  # paints, so the lazily built caches exist too
     for factor in (0.1, 0.5, 4.0):
@@ -178,7 +178,7 @@ def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
 def test_each_outline_colour_means_one_thing_and_the_legend_says_which(qtbot, window):
     """Next to a break and next to the selection were both orange: now each outline has its own colour,
     named under the overlay's legend."""
-    from inspector.gui.views.qt_graph_view import BREAK_NEIGHBOUR_COLOUR, NEIGHBOUR_COLOUR, OUTLINES
+    from inspector.gui.views.graph.qt_graph_layers import BREAK_NEIGHBOUR_COLOUR, NEIGHBOUR_COLOUR, OUTLINES
 
     graph = open_graph(qtbot, window, BUNDLED)
     output = next(node for node in graph.graph.nodes if node.op == "output")
@@ -198,7 +198,7 @@ def test_module_frames_follow_a_dark_theme(qtbot, window):
     from PySide6.QtWidgets import QApplication
 
     from inspector.gui.qt_palette import apply_theme
-    from inspector.gui.views.qt_graph_view import FrameLayer
+    from inspector.gui.views.graph.qt_graph_layers import FrameLayer
 
     app = QApplication.instance()
     palette, style = app.palette(), app.style().name()
@@ -220,7 +220,7 @@ def test_module_frames_follow_a_dark_theme(qtbot, window):
 def test_a_graph_too_big_to_read_whole_opens_readable_from_its_top(qtbot, window, captured_examples):
     """A transformer's post-grad graph, every module open, at 1280×720: it opens at a scale its labels can
     be read at, showing its first nodes (it was a speck until Fit); Fit still shows it whole."""
-    from inspector.gui.views.qt_graph_view import READABLE_SCALE
+    from inspector.gui.views.graph.qt_zoom_view import READABLE_SCALE
 
     window.resize(1280, 720)
     graph = open_graph(qtbot, window, captured_examples["tiny_decoder"], stage="post_grad")

@@ -252,7 +252,7 @@ def test_timeline_legend_names_every_colour_and_marker_it_draws(qtbot, window, n
 def test_graph_toolbar_fits_beside_the_session_column_with_room_to_search(qtbot, window, no_slot_errors, size):
     """In the default layout every control of the Graph's toolbar is whole, none over another, and the
     search box keeps room for a regex (it was squeezed to ~150 px, touching the overlay box, at 1280)."""
-    from inspector.gui.views.qt_graph_view import SEARCH_MIN_PX
+    from inspector.gui.views.graph.qt_graph_view import SEARCH_MIN_PX
 
     open_and_wait(qtbot, window, BUNDLED)
     graph = sized(qtbot, window, size, "Graph")

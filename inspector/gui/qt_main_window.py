@@ -42,7 +42,7 @@ from inspector.gui.views.qt_ranks_view import QtRanksView
 from inspector.gui.views.qt_shapes import QtShapesView
 from inspector.gui.views.qt_source_view import QtSourceView
 from inspector.gui.views.qt_diff_view import QtDiffView
-from inspector.gui.views.qt_graph_view import QtGraphView
+from inspector.gui.views.graph.qt_graph_view import QtGraphView
 from inspector.gui.views.qt_kernel_plots import QtKernelPlots
 from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline

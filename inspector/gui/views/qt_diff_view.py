@@ -23,7 +23,8 @@ from inspector.gui.qt_background import LatestRequest
 from inspector.core.numbers import count
 from inspector.core.outputs.diff_report import diff_sections
 from inspector.core.outputs.sections import as_html
-from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+from inspector.gui.views.graph.qt_graph_layers import fill_scene
+from inspector.gui.views.graph.qt_zoom_view import QtZoomView
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole

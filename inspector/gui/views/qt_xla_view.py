@@ -21,7 +21,8 @@ from inspector.core.outputs.xla_summary import format_count, format_ratio, forma
 from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
-from inspector.gui.views.qt_graph_view import QtZoomView, fill_scene
+from inspector.gui.views.graph.qt_graph_layers import fill_scene
+from inspector.gui.views.graph.qt_zoom_view import QtZoomView
 from inspector.gui.views.qt_tables import rows_table, table_item
 
 STAGES = ("after optimisation", "before optimisation")

@@ -1,0 +1,527 @@
+"""FX graph view: the selected unit's graph at any stage, folded into groups (modules, else source
+locations) and laid out by Graphviz off the UI thread; zoom, pan, fit, minimap; regex search; node
+details with source line and kernel; upstream/downstream highlight; colour overlays; nodes next to a
+graph break outlined; export to SVG and PNG."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
+    QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
+)
+
+from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
+from inspector.core.analysis.module_stacks import module_stacks
+from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
+from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
+from inspector.core.graphs.item_ids import ItemKind, is_group, item_key, item_kind, toggled
+from inspector.core.graphs.op_kinds import OP_KINDS, op_kind
+from inspector.core.graphs.stage_graphs import StageGraphs
+from inspector.gui.gc_policy import freeze_alive
+from inspector.gui.qt_background import LatestRequest
+from inspector.gui.qt_plain_text import html_text, plain_tip
+from inspector.gui.qt_session_model import QtSessionModel
+from inspector.gui.views.graph.qt_graph_layers import (
+    BREAK_NEIGHBOUR_COLOUR, GROUP_FILL, KERNEL_NODES_COLOUR, OUTLINES, TRACED_COLOUR, NodeLayer, fill_scene,
+)
+from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
+from inspector.gui.views.qt_break_map import QtBreakMap
+
+OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
+SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
+# what the node details pane says while no node is picked: an empty white pane does not say it is waiting for a click
+DETAILS_HINT = ("Click a node to see its op, target, arguments, shape, dtype and stride, its inputs and users, "
+                "its source line and the kernel it became.")
+PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
+TILE = 8192  # pixels per PNG tile on export
+NODE_ROLE = Qt.ItemDataRole.UserRole  # a search hit's node name
+NO_KERNEL, UNMEASURED = "#e3e6ea", "#b8bec7"
+
+
+class QtNodeDetails(QTextBrowser):
+    """The clicked node's details; while there are none (before a click, or cleared for another unit or
+    stage) it says what a click shows. Painted here: QTextEdit cuts its own placeholder to one line."""
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self.document().isEmpty():
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            margin = round(self.document().documentMargin())
+            painter.drawText(self.viewport().rect().adjusted(margin, margin, -margin, -margin),
+                             Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, DETAILS_HINT)
+
+
+def menu_button(text: str, actions) -> QPushButton:
+    """A push button that opens a menu of (text, slot) actions."""
+    button = QPushButton(text)
+    menu = QMenu(button)
+    for label, slot in actions:
+        menu.addAction(label, slot)
+    button.setMenu(menu)
+    return button
+
+
+class QtGraphView(QWidget):
+    def __init__(self, model: QtSessionModel):
+        super().__init__()
+        self.model = model
+        self.unit = None
+        self.graph = None
+        self.root = None
+        self.expanded: set[str] = set()
+        self.visible = None
+        self.layer: NodeLayer | None = None
+        self._layouts = LatestRequest(self)  # only the latest graph, stage and fold state is shown
+        self._pending_reveal: str | None = None
+        self._search_again = False  # a search was on show when the graph changed: run it on the new graph
+        self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
+        self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
+        self.stage = QComboBox()
+        self.stage.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.stage.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # never cut ("post_gra"): the search box gives way
+        self.stage.currentTextChanged.connect(self._on_stage_chosen)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search nodes (regex)")
+        self.search.setToolTip("A regular expression matched against each node's name, op, target, shape and source line")
+        self.search.returnPressed.connect(self.run_search)
+        self.search.setMinimumWidth(SEARCH_MIN_PX)
+        self.overlay = QComboBox()
+        self.overlay.addItems(OVERLAYS)
+        self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
+        buttons = []
+        for text, slot in (("Fit", lambda: self.view.fit()), ("Upstream", lambda: self.highlight_flow(up=True)),
+                           ("Downstream", lambda: self.highlight_flow(up=False)), ("Clear", self._clear_highlight)):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            buttons.append(button)
+        # the rarer actions two to a menu button, so the toolbar fits beside the Session column at 1280 px
+        self.groups = menu_button("Groups", (("Expand every module group", self.expand_all),
+                                             ("Fold every module group", self.fold_all)))
+        self.export = menu_button("Export", (("SVG (vector)…", self.ask_export_svg), ("PNG (image)…", self.ask_export_png)))
+        bar = QHBoxLayout()
+        for widget in (self.stage, self.search, self.overlay, *buttons, self.groups, self.export):
+            bar.addWidget(widget)
+        bar.setStretch(1, 1)
+        self.scene = QGraphicsScene(self)
+        self.view = QtZoomView(self.scene)
+        self.view.sigActivated.connect(self._on_activated)
+        self.view.sigClicked.connect(self._on_clicked)
+        self.minimap = QtMinimap(self.scene, self.view)
+        self.details = QtNodeDetails()
+        self.details.setOpenLinks(False)
+        self.details.anchorClicked.connect(lambda url: self.model.show_location(url.path(), int(url.fragment() or 0)))
+        self.results = QListWidget()
+        self.results.itemActivated.connect(lambda item: self.reveal(item.data(NODE_ROLE)))
+        self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
+        self.status.setWordWrap(True)
+        self.view.describe = self.hover_text
+        self.legend = QListWidget()  # every colour of the overlay, full names; scrolls, never widens the window
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend_title = QLabel("")
+        self.legend_title.setWordWrap(True)
+        legend_box = QWidget()
+        legend_layout = QVBoxLayout(legend_box)
+        legend_layout.setContentsMargins(0, 0, 0, 0)
+        legend_layout.addWidget(self.legend_title)
+        legend_layout.addWidget(self.legend, 1)
+        self.outline_legend = QLabel("Outlines: " + "  ".join(
+            f"<span style='color:{colour}'>■</span>&nbsp;{html_text(meaning)}" for colour, meaning in OUTLINES))
+        self.outline_legend.setWordWrap(True)
+        legend_layout.addWidget(self.outline_legend)
+        self.results.setVisible(False)  # shown when a search has results
+        side = QSplitter(Qt.Orientation.Vertical)
+        for widget in (self.minimap, legend_box, self.results, self.details):
+            side.addWidget(widget)
+        side.setStretchFactor(3, 3)
+        side.setSizes([170, 170, 120, 500])
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setSizes([1000, 340])
+        layout_ = QVBoxLayout(self)
+        layout_.setContentsMargins(0, 0, 0, 0)
+        layout_.addLayout(bar)
+        self.break_map = QtBreakMap(model)
+        layout_.addWidget(self.break_map)
+        layout_.addWidget(self.status)
+        layout_.addWidget(split, 1)
+        model.sigUnitSelected.connect(self._on_unit_selected)
+        model.sigKernelSelected.connect(self._on_kernel_selected)
+
+    def find_box(self) -> QLineEdit:
+        return self.search
+
+    # --- what to show ---------------------------------------------------------------------------
+    def _on_unit_selected(self, unit) -> None:
+        if unit is self.unit:
+            return
+        self.unit = unit
+        self.stage.blockSignals(True)
+        self.stage.clear()
+        self.stage.addItems(list(unit.graphs) if unit is not None else [])
+        self.stage.blockSignals(False)
+        preferred = next((s for s in ("post_grad", "dynamo") if unit is not None and s in unit.graphs), None)
+        if preferred:
+            self.stage.setCurrentText(preferred)
+        self._on_stage_chosen(self.stage.currentText())
+
+    def _on_stage_chosen(self, stage: str) -> None:
+        """Another unit or stage: what was found in, or picked from, the graph before goes with it (a
+        search on show runs again on the new graph once it is laid out)."""
+        self.scene.clear()
+        self.layer = None
+        self.graph = None
+        self._pending_reveal = None
+        self._search_again = self._search_again or (self.results.count() > 0 and bool(self.search.text()))
+        self.results.clear()
+        self.results.setVisible(False)
+        self.details.clear()
+        if not stage or self.unit is None or stage not in self.unit.graphs:
+            self.status.setText("No graph was recorded for this compile unit.")
+            return
+        self.status.setText("Parsing and laying out…")
+        unit = self.unit
+
+        def prepare():
+            stacks = module_stacks(unit)
+            graph = unit.graphs[stage].graph
+            graphs = StageGraphs(unit)
+            paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through
+            freeze_alive()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
+            root = build_groups(graph, paths)
+            expanded = initially_expanded(root, len(graph.nodes))
+            return lay_out_view(graph, root, expanded, paths)
+
+        self._layouts.run(prepare, self._show, self._layout_failed)
+
+    def _relayout(self) -> None:
+        if self.graph is None:  # nothing on show yet (or its layout is still on its way)
+            return
+        graph, root, expanded, paths = self.graph, self.root, set(self.expanded), self._paths
+        self._layouts.run(lambda: lay_out_view(graph, root, expanded, paths), self._show, self._layout_failed)
+
+    def _layout_failed(self, message: str, _traceback: str) -> None:
+        self.status.setText(f"Could not lay out: {message}")
+
+    def _show(self, laid_out: LaidOutGraph) -> None:
+        self.graph, self.root, self.expanded, self.visible = laid_out.graph, laid_out.root, laid_out.expanded, laid_out.visible
+        self._paths, placed = laid_out.paths, laid_out.placed
+        self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
+        freeze_alive()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
+        # stay out of the collector's full passes, which otherwise stall a frame for ~200 ms on a 50k-node graph
+        nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
+        unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
+        if not any(node.is_op for node in self.graph.nodes):
+            self.status.setText("Empty graph: Dynamo captured no operations for this unit.")
+        else:
+            self.status.setText(f"{nodes} nodes, {len(self.visible.items)} items on screen ({folded} folded groups — "
+                                f"double-click one to open it); layout: {placed.engine}"
+                                + (f" — {'; '.join(dict.fromkeys(placed.notes))}" if placed.notes else "") + unreadable)
+        self._paint_overlay()
+        self._mark_break_neighbours()
+        self.view.open_readable()
+        self.minimap.refit()
+        if self._search_again:
+            self._search_again = False
+            self.run_search()
+        elif self._pending_reveal:
+            name, self._pending_reveal = self._pending_reveal, None
+            self.reveal(name)
+
+    # --- interaction ----------------------------------------------------------------------------
+    def _on_activated(self, item_id: str) -> None:
+        expanded = toggled(self.expanded, item_id)
+        if expanded is not None:
+            self.expanded = expanded
+            self._relayout()
+        else:
+            node = self.graph.node(item_id)
+            if node is not None and node.source:
+                self.model.show_location(node.source.file, node.source.line)
+
+    def select(self, item_id: str) -> None:
+        """Mark `item_id` selected and the boxes feeding it and fed by it as its neighbours."""
+        if self.layer is None or item_id not in self.layer.index or self.graph is None:
+            return
+        members = self._members_of(item_id)
+        near = {self.visible.owner.get(other) for name in members for other in
+                [*(self.graph.node(name).inputs if self.graph.node(name) else []), *self.graph.users(name)]}
+        self.layer.selected = item_id
+        self.layer.neighbours = {item for item in near if item and item != item_id}
+        self.layer.update()
+
+    def _on_clicked(self, item_id: str) -> None:
+        if item_kind(item_id) is ItemKind.OPEN or self.graph is None:
+            return
+        self.select(item_id)
+        node = self.graph.node(item_id)
+        if node is None:
+            return
+        kernels = kernels_of_node(self.unit, node.name, self.stage.currentText())
+        times = self.model.loaded.kernel_times if self.model.loaded else {}
+        source = (f"<a href='file://{html_text(node.source.file)}#{node.source.line}'>{html_text(Path(node.source.file).name)}:{node.source.line}</a>"
+                  f"<br><code>{html_text(node.source.code)}</code>" if node.source else "no source recorded")
+        kernel_text = ", ".join(f"{k.name} ({times[k.name].us_per_call:.1f} µs/call)" if k.name in times else k.name
+                                for k in kernels) or "—"
+        self.details.setHtml(
+            f"<b>{html_text(node.name)}</b> <i>{html_text(node.op)}</i><br>target: <code>{html_text(node.target)}</code><br>"
+            f"args: <code>{html_text(node.args[:300])}</code><br>shape {html_text(node.shape)} dtype {html_text(node.dtype)} "
+            f"stride {html_text(node.stride)}<br>inputs: {html_text(', '.join(node.inputs) or '—')}"
+            f"<br>users: {html_text(', '.join(self.graph.users(node.name)) or '—')}"
+            f"<br>source: {source}<br>kernel: {html_text(kernel_text)}")
+
+    def reveal(self, name: str) -> None:
+        """Open the groups holding `name`, then centre on it and select it."""
+        owner = self.visible.owner.get(name) if self.visible else None
+        if owner and item_kind(owner) is ItemKind.GROUP:
+            parts = item_key(owner).split("/")
+            self.expanded |= {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
+            self._pending_reveal = name
+            self._relayout()
+            return
+        if self.layer is not None and name in self.layer.index:
+            self.view.centerOn(self.layer.rect_of(name).center())
+            self._on_clicked(name)
+
+    def _members_of(self, item_id: str) -> tuple[str, ...]:
+        """The graph nodes a visible item shows: a node itself, a folded group all nodes inside it."""
+        if not is_group(item_id) or self.root is None:
+            return (item_id,)
+        group, key = self.root, item_key(item_id)
+        while group.key != key:
+            group = next((child for child in group.children.values() if key == child.key or key.startswith(child.key + "/")),
+                         None)
+            if group is None:
+                return ()
+        return group.members
+
+    def hover_text(self, item_id: str) -> str:
+        """What the box under the mouse is, in full: a node's name, op, target, shape and dtype, module,
+        source line and kernels; a group's path and size."""
+        if self.graph is None or self.visible is None:
+            return ""
+        if is_group(item_id):
+            key = item_key(item_id)
+            size = len(self._members_of(item_id)) if item_kind(item_id) is ItemKind.GROUP else None
+            action = "double-click to open" if size is not None else "double-click the frame to fold it"
+            return f"<b>{html_text(key)}</b><br>{size if size is not None else 'open'}{' nodes' if size is not None else ''} — {action}"
+        node = self.graph.node(item_id)
+        if node is None:
+            return ""
+        shape = f"{node.dtype or ''}[{', '.join(node.shape)}]" if node.shape is not None else (node.dtype or "—")
+        source = (f"{html_text(Path(node.source.file).name)}:{node.source.line} <code>{html_text(node.source.code.strip()[:120])}</code>"
+                  if node.source else "no source recorded")
+        module = "/".join(self._paths.get(node.name, ())) or "(top level)"
+        kernels = ", ".join(k.name for k in kernels_of_node(self.unit, node.name, self.stage.currentText())) or "—"
+        return (f"<b>{html_text(node.name)}</b><br>op: {node.op}<br>target: <code>{html_text(node.target)}</code><br>"
+                f"shape: {html_text(shape)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
+
+    def run_search(self) -> list[str]:
+        self.results.clear()
+        if self.graph is None:
+            return []
+        try:
+            pattern = re.compile(self.search.text(), re.IGNORECASE)
+        except re.error as error:
+            self.status.setText(f"Search: not a regular expression ({error})")
+            return []
+        hits = []
+        for node in self.graph.nodes:
+            fields = (node.name, node.op, node.target, str(node.shape), node.dtype or "",
+                      f"{node.source.file}:{node.source.line}" if node.source else "", node.source.code if node.source else "")
+            if any(pattern.search(field) for field in fields):
+                hits.append(node.name)
+                hit = QListWidgetItem(f"{node.name}  {node.target}")
+                hit.setData(NODE_ROLE, node.name)  # the node, not read back from the text shown
+                self.results.addItem(hit)
+        self.results.setVisible(bool(hits))
+        self.status.setText(f"{len(hits)} node(s) match")
+        if hits:
+            self.reveal(hits[0])
+        return hits
+
+    def highlight_flow(self, up: bool) -> set[str]:
+        if self.layer is None or self.layer.selected is None or self.graph is None:
+            return set()
+        start = self.layer.selected
+        reached, queue = {start}, deque([start])
+        while queue:
+            name = queue.popleft()
+            node = self.graph.node(name)
+            following = (node.inputs if up else self.graph.users(name)) if node else []
+            for other in following:
+                if other not in reached:
+                    reached.add(other)
+                    queue.append(other)
+        owners = {self.visible.owner.get(name) for name in reached}
+        self.layer.outline = {item: TRACED_COLOUR for item in owners if item in self.layer.index}
+        self.layer.update()
+        return reached
+
+    def _clear_highlight(self) -> None:
+        if self.layer is not None:
+            self.layer.outline = {}
+            self.layer.update()
+        self._mark_break_neighbours()
+
+    def expand_all(self) -> None:
+        if self.root is not None:
+            self.expanded = all_group_keys(self.root)
+            self._relayout()
+
+    def fold_all(self) -> None:
+        self.expanded = set()
+        self._relayout()
+
+    def _on_kernel_selected(self, unit, kernel) -> None:
+        if unit is not self.unit or self.graph is None or self.layer is None:
+            return
+        if not names_stage(kernel, self.stage.currentText()):
+            stage = naming_stage(unit, kernel)
+            self.status.setText(f"{kernel.name}'s nodes are named in another stage's graph: choose {stage} to see them"
+                                if stage else f"{kernel.name}'s nodes are named in a graph this log does not hold")
+            return
+        owners = {self.visible.owner.get(name) for name in kernel.source_nodes if self.graph.node(name) is not None}
+        self.layer.outline = {item: KERNEL_NODES_COLOUR for item in owners if item in self.layer.index}
+        self.layer.update()
+
+    # --- colour ---------------------------------------------------------------------------------
+    def overlay_colours(self) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
+        """The current overlay: node → its fill(s) (a node in several kernels gets one stripe per kernel),
+        and the legend as (colour, label, tooltip). Keys and their colours come from the whole graph, so a
+        node's colour never changes when groups fold or open."""
+        mode = self.overlay.currentText()
+        stage = self.stage.currentText()
+        by_node = kernels_by_node(self.unit, stage) if self.unit is not None else {}
+        nodes = self.graph.nodes
+        fills: dict[str, list[str]] = {}
+        legend: list[tuple[str, str, str]] = []
+        if mode == "kernel time":
+            times = self.model.loaded.kernel_times if self.model.loaded else {}
+            measured = {k.name: times[k.name].us_per_call for ks in by_node.values() for k in ks if k.name in times}
+            slowest = max(measured.values(), default=0.0) or 1.0
+            for node in nodes:
+                fills[node.name] = [_heat(measured[name] / slowest) if name in measured else UNMEASURED
+                                    for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] or [NO_KERNEL]
+            legend = [(_heat(step / 5), f"{slowest * step / 5:.1f} µs per call", "") for step in range(5, -1, -1)] \
+                if measured else []
+            legend += [(UNMEASURED, "kernel not in the profile", ""), (NO_KERNEL, "no kernel", "")]
+            return fills, legend
+        if mode == "fused kernel":
+            names = sorted({k.name for ks in by_node.values() for k in ks})
+            colour = {name: _colour(position) for position, name in enumerate(names)}
+            for node in nodes:
+                fills[node.name] = [colour[name] for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] \
+                    or [NO_KERNEL]
+            legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
+            return fills, legend
+        if mode == "op kind":
+            colour = {kind: fill for kind, fill, _pattern in OP_KINDS}
+            kinds = {node.name: op_kind(node) for node in nodes}
+            present = set(kinds.values())
+            return ({name: [colour[kind]] for name, kind in kinds.items()},
+                    [(fill, kind, "") for kind, fill, _pattern in OP_KINDS if kind in present])
+        keys = sorted({node.dtype or "none" for node in nodes})
+        colour = {key: _colour(position) for position, key in enumerate(keys)}
+        return {node.name: [colour[node.dtype or "none"]] for node in nodes}, [(colour[key], key, "") for key in keys]
+
+    def _paint_overlay(self) -> None:
+        if self.graph is None or self.layer is None:
+            return
+        key = (id(self.graph), self.overlay.currentText(), self.model.loaded is not None)
+        if self._overlay is None or self._overlay[0] != key:  # a node's colours depend on the graph, not on folding
+            self._overlay = (key, self.overlay_colours())
+        fills, legend = self._overlay[1]
+        self.layer.set_fills([fills.get(item_id, [GROUP_FILL]) for item_id in self.layer.ids])
+        self.legend.clear()
+        for colour, label, tip in legend:
+            swatch = QPixmap(12, 12)
+            swatch.fill(QColor(colour))
+            entry = QListWidgetItem(QIcon(swatch), label)
+            entry.setToolTip(plain_tip(tip or label))
+            self.legend.addItem(entry)
+        self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
+
+    def _mark_break_neighbours(self) -> None:
+        """The last ops before a graph break (what the graph returns) and the first after it
+        (a resume function's inputs), outlined in their own colour (not the selection's neighbours')."""
+        if self.graph is None or self.unit is None:
+            return
+        near: set[str] = set()
+        if self.unit.breaks:
+            output = next((node for node in self.graph.nodes if node.op == "output"), None)
+            near |= set(output.inputs) if output else set()
+        if (self.unit.function or "").startswith("torch_dynamo_resume_in_"):
+            near |= {node.name for node in self.graph.nodes if node.op == "placeholder" and "parameters" not in node.name}
+        for name in near:
+            owner = self.visible.owner.get(name)
+            if self.layer is not None and owner in self.layer.index:
+                self.layer.outline.setdefault(owner, BREAK_NEIGHBOUR_COLOUR)
+        if self.layer is not None:
+            self.layer.update()
+
+    # --- export ---------------------------------------------------------------------------------
+    def ask_export_svg(self) -> None:
+        target, _ = QFileDialog.getSaveFileName(self, "Export graph as SVG", "graph.svg", "SVG (*.svg)")
+        if target:
+            self.export_svg(target)
+
+    def ask_export_png(self) -> None:
+        target, _ = QFileDialog.getSaveFileName(self, "Export graph as PNG", "graph.png", "PNG (*.png)")
+        if target:
+            self.export_png(target)
+
+    def export_svg(self, path: str) -> None:
+        rect = self.scene.itemsBoundingRect()
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(rect.size().toSize())
+        generator.setViewBox(rect)
+        painter = QPainter(generator)
+        self.scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+        painter.end()
+
+    def export_png(self, path: str, scale: float = 1.0) -> list[str]:
+        """The whole graph at `scale`; larger than one tile, it is written as numbered tiles
+        (`graph_r0_c1.png`…), so there is no size cap."""
+        rect = self.scene.itemsBoundingRect()
+        width, height = int(rect.width() * scale) + 1, int(rect.height() * scale) + 1
+        written = []
+        rows, columns = (height + TILE - 1) // TILE, (width + TILE - 1) // TILE
+        for row in range(rows):
+            for column in range(columns):
+                tile_w, tile_h = min(TILE, width - column * TILE), min(TILE, height - row * TILE)
+                image = QImage(tile_w, tile_h, QImage.Format.Format_ARGB32)
+                image.fill(QColor("white"))
+                painter = QPainter(image)
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                source = QRectF(rect.left() + column * TILE / scale, rect.top() + row * TILE / scale,
+                                tile_w / scale, tile_h / scale)
+                self.scene.render(painter, QRectF(0, 0, tile_w, tile_h), source)
+                painter.end()
+                name = path if rows * columns == 1 else str(Path(path).with_name(f"{Path(path).stem}_r{row}_c{column}.png"))
+                image.save(name)
+                written.append(name)
+        return written
+
+
+def _colour(position: int) -> str:
+    """The palette, then evenly spread hues: enough distinct colours for every kernel of a unit."""
+    if position < len(PALETTE):
+        return PALETTE[position]
+    return QColor.fromHsvF(((position - len(PALETTE)) * 0.618034) % 1.0, 0.55, 0.85).name()
+
+
+def _heat(share: float) -> str:
+    """Kernel time colour: pale yellow (fast) → dark red (slowest)."""
+    share = min(1.0, max(0.0, share))
+    return QColor.fromHsvF(0.15 * (1 - share), 0.25 + 0.75 * share, 1.0 - 0.35 * share).name()
