@@ -157,11 +157,16 @@ def test_the_gpu_tab_shows_the_run_s_profile_per_source_line(profiled_run, qtbot
     assert "5 compiled graph call(s)" in view.joined_label.text()
 
 
-def test_a_profile_opened_alone_says_how_to_join_it(qtbot, window, profiled_run):
+def test_a_profile_opened_alone_is_joined_to_the_run_opened_next(qtbot, window, profiled_run, tmp_path):
     window.open_path(profiled_run.folder / "profile.pt.trace.json")
     view = window.gpu_view
     qtbot.waitUntil(lambda: view.profile is not None, timeout=60_000)
     assert view.source_lines.rowCount() == 0 and "Open the run" in view.joined_label.text()
+    alone = tmp_path / "alone"  # the log without the profile beside it
+    alone.mkdir()
+    window.open_path(Path(shutil.copy(_log(profiled_run), alone)))
+    qtbot.waitUntil(lambda: view.source_lines.rowCount() == 2, timeout=120_000)
+    assert view.profile_trace.path == profiled_run.folder / "profile.pt.trace.json"
 
 
 def test_provenance_of_any_shape_leaves_the_kernel_times_as_measured(profiled_run):

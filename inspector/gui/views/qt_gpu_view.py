@@ -38,6 +38,7 @@ class QtGpuView(QWidget):
         self.trace: TritonTrace | None = None
         self.kernel: TritonKernel | None = None
         self.profile: dict | None = None
+        self.profile_trace: ProfilerTrace | None = None  # the profile shown, joined again when another run opens
         self.source_time: dict | None = None  # the profile joined to the open run
         self._paired = LatestRequest(self)  # the profile found beside a run being opened: only the latest shown
         self._syncing = False  # a tint set from the other pane must not tint back
@@ -148,17 +149,18 @@ class QtGpuView(QWidget):
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
 
     def _on_session_loaded(self, loaded) -> None:
-        """The run's own profile (a capture's, or the one beside its log) shown joined to it, unless
-        the tab holds a tritonparse trace the user opened."""
+        """The run's own profile (a capture's, or the one beside its log) shown joined to it, else the
+        profile shown joined to the new run — unless the tab holds a tritonparse trace the user opened."""
         if self.trace is not None:
             return
+        shown, shown_summary = self.profile_trace, self.profile
 
         def read():
             path, _ = paired_profile(loaded.session)
-            if path is None:
+            trace = read_profiler_trace(path) if path is not None else shown
+            if trace is None:
                 return None
-            trace = read_profiler_trace(path)
-            return trace, summarize_profile(trace), _joined(loaded, trace)
+            return trace, summarize_profile(trace) if trace is not shown else shown_summary, _joined(loaded, trace)
 
         def show(result) -> None:
             if result is not None and self.trace is None:
@@ -178,7 +180,7 @@ class QtGpuView(QWidget):
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
 
     def set_profile(self, trace: ProfilerTrace, summary: dict, joined: dict | None = None) -> None:
-        self.profile, self.trace = summary, None
+        self.profile, self.profile_trace, self.trace = summary, trace, None
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
         self.header.setText(f"Profiler trace{rank} {trace.path.name}: GPU time {microseconds(summary['gpu_us'])} — "
                             + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
