@@ -352,6 +352,34 @@ def test_a_line_longer_than_any_record_is_skipped_once_without_holding_it(tmp_pa
     assert seconds[192] < 12 * max(seconds[48], 0.01), seconds  # linear: ~4×; re-reading from the start: ~16×
 
 
+def test_a_payload_line_longer_than_any_record_is_skipped_and_its_record_kept_damaged(tmp_path):
+    """A line of 96 MiB inside a record's payload: it used to be held whole (and copied as the buffer
+    grew); now the record keeps the payload lines before it, fails its md5, and every other record
+    of the log is read."""
+    import tracemalloc
+
+    from inspector.core.readers.torch_trace import read_trace_log
+
+    lines = LOG.read_bytes().split(b"\n")
+    first_payload = next(i for i, line in enumerate(lines) if line.startswith(b"\t"))
+    file = tmp_path / "dedicated_log_torch_trace_long_payload.log"
+    with open(file, "wb") as out:
+        out.write(b"\n".join(lines[:first_payload + 1]) + b"\n\t")
+        for _ in range(96):
+            out.write(b"\0" * (1 << 20))
+        out.write(b"\n" + b"\n".join(lines[first_payload + 1:]))
+    whole = read_trace_log(LOG)
+    tracemalloc.start()
+    log = read_trace_log(file)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [r.name for r in log.records] == [r.name for r in whole.records]
+    first_with_payload = next(i for i, record in enumerate(whole.records) if record.payload_start is not None)
+    assert [i for i, record in enumerate(log.records) if record.payload_intact is False] == [first_with_payload]
+    assert log.problems.counts["overlong_line"] == 1 and log.problems.counts["md5_mismatch"] == 1
+    assert peak < 80 << 20, f"{peak >> 20} MiB held for a 96 MiB payload line"
+
+
 # --- 1b: one record no interpreter should spend long on ----------------------------------------------
 
 def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_counted(tmp_path):

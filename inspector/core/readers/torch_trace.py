@@ -362,9 +362,10 @@ def rank_from_filename(path: Path) -> int | None:
 
 
 CHUNK_BYTES = 4 << 20
-# An envelope line (a record's JSON head) longer than this is no record torch writes — the largest
-# real ones are a few hundred KiB — and is skipped unread: a hostile log with a line of hundreds of
-# MB without a newline costs one pass over it, not memory for all of it.
+# A line longer than this is no line torch writes — the largest real envelopes (a record's JSON head)
+# are a few hundred KiB, a payload's lines shorter still — and is skipped unread: a hostile log with a
+# line of hundreds of MB without a newline costs one pass over it, not memory for all of it. Inside a
+# payload, the record keeps the lines before it (and fails its md5); the lines after it are orphans.
 MAX_ENVELOPE_BYTES = 16 << 20
 
 
@@ -428,12 +429,14 @@ def _read_records(read: Callable[[int], bytes], scanner: _Scanner, sink, helper:
         # A record longer than a chunk waits for more; reading as much again as is pending keeps
         # the rescans of a big payload linear in its size.
         want = max(CHUNK_BYTES, len(buffer))
-        if len(buffer) > MAX_ENVELOPE_BYTES and buffer.find(b"\n", 0, MAX_ENVELOPE_BYTES) == -1 \
-                and not buffer.startswith(b"\t"):
-            skipped, buffer = _skip_line(read, buffer)
+        line_start = buffer.rfind(b"\n") + 1  # the line still being read
+        if len(buffer) - line_start > MAX_ENVELOPE_BYTES:
+            if line_start:  # it is a line of a payload: the record ends before it, its md5 then fails
+                scanner.feed(buffer[:line_start], base, True)
+            skipped, buffer = _skip_line(read, len(buffer) - line_start)
             sink.add("overlong_line", f"line {scanner.line_no}: {skipped} bytes without a line break")
             scanner.line_no += 1
-            base += skipped
+            base += line_start + skipped
             want = CHUNK_BYTES
         if helper is not None:
             helper.send()
@@ -442,10 +445,10 @@ def _read_records(read: Callable[[int], bytes], scanner: _Scanner, sink, helper:
     return buffer, base
 
 
-def _skip_line(read: Callable[[int], bytes], pending: bytes) -> tuple[int, bytes]:
-    """Read past the end of the line `pending` starts, keeping none of it: (bytes skipped, newline
-    included; what follows the line in the last block read)."""
-    skipped = len(pending)
+def _skip_line(read: Callable[[int], bytes], pending: int) -> tuple[int, bytes]:
+    """Read past the end of a line whose first `pending` bytes are read already, keeping none of it:
+    (bytes skipped, newline included; what follows the line in the last block read)."""
+    skipped = pending
     while block := read(CHUNK_BYTES):
         end = block.find(b"\n")
         if end >= 0:
