@@ -185,7 +185,9 @@ def test_diff_panes_are_labelled_and_an_identical_run_says_so(qtbot, window, no_
     assert diff.labels[0].toolTip() == f"A: {BUNDLED}" and diff.labels[1].toolTip() == f"B: {BUNDLED}"
     assert diff.differences.item(0).text().startswith("No differences")
     qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=60_000)
-    assert "moved" not in diff.run.toPlainText()
+    shown = diff.run.toPlainText()
+    assert not any(line.startswith(("moved:", "new:", "fixed:")) for line in shown.splitlines()), shown
+    assert "Recompiles: 3 → 3" in shown and "+0 −0, renamed 0, 0 with changed code" in shown
     for view in diff.views:
         _sweep(qtbot, view)
     QTest.keyClick(diff, Qt.Key.Key_F3)  # nothing to step through: no error

@@ -30,6 +30,7 @@ def as_html(sections: list[Section]) -> str:
     """Sections for a rich-text pane: titles bold, everything else escaped (log text is never markup)."""
     parts = []
     for section in sections:
-        head = [f"<b>{escape(section.title)}</b> {escape(section.figure)}"] if section.title else []
+        head = ([f"<b>{escape(section.title)}:</b> {escape(section.figure)}" if section.figure
+                 else f"<b>{escape(section.title)}</b>"] if section.title else [])
         parts.append("<br>".join([*head, *(escape(line) for line in section.lines)]))
     return "<br><br>".join(parts)
