@@ -1,17 +1,20 @@
 """The export report (draft export's, tlparse -e's): each issue torch.export met and worked around,
 at the user's line, in the user's names (the local that holds a symbol instead of `u1`), with what
 to do about it — the fix differs by kind: assert a data-dependent assumption, write a fake kernel,
-correct one."""
+correct one, free a dynamic dim a guard specialised."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
 
+from inspector.core.analysis.shapes import user_source
 from inspector.core.model.session import CompileUnit, ExportIssue, Session, SourceLocation
 
 KINDS = {"data_dependent": "data-dependent expression", "missing_fake_kernel": "missing fake kernel",
-         "mismatched_fake_kernel": "mismatched fake kernel"}
+         "mismatched_fake_kernel": "mismatched fake kernel", "guard_added": "guard added"}
+_RELATIONS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+_RELATION = re.compile(r"(Eq|Ne|Lt|Le|Gt|Ge)\((.*)\)")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,16 @@ def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
                              f"(met {issue.count}×)",
                              f"state the assumption before that line: `torch._check({check})`, or write the branch "
                              "with `torch.cond` if both outcomes occur")
+    if issue.kind == "guard_added":
+        expression = _as_python(re.sub(r"\b[su]\d+\b", lambda m: user_source(issue.sources.get(m[0], m[0])), issue.subject))
+        inputs = " and ".join(sorted({user_source(source) for source in issue.sources.values()})) or "an input's size"
+        return ExportFinding(issue, rank, expression,
+                             f"export added the guard `{expression}` (`{issue.subject}`){where}: {inputs} was traced as "
+                             f"dynamic, but this line made the exported program valid only where the guard holds — the "
+                             f"dim is specialised or restricted (met {issue.count}×)",
+                             f"if {inputs} really varies, keep the branch on it out of the traced code (or write it with "
+                             "`torch.cond`); if not, mark it `Dim.AUTO` so export infers what stays dynamic, or give its "
+                             "`Dim` the range the guard implies")
     op = issue.subject
     if issue.kind == "missing_fake_kernel":
         return ExportFinding(issue, rank, op, f"torch.ops.{op} has no fake kernel{where}: export cannot trace through it "
@@ -83,6 +96,24 @@ def _in_user_names(expression: str, names: dict[str, list[str]]) -> str:
     if not holder:
         return expression
     return re.sub(r"\b[A-Za-z_]\w*\b", lambda match: holder.get(match[0], match[0]), expression)
+
+
+def _as_python(expression: str) -> str:
+    """`Eq(x.shape[0], 3)` → `x.shape[0] == 3`: a relation as the user's code writes it (left as it is
+    when its two sides cannot be told apart at one top-level comma)."""
+    match = _RELATION.fullmatch(expression)
+    if not match:
+        return expression
+    depth, commas = 0, []
+    for index, char in enumerate(match[2]):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            commas.append(index)
+    if len(commas) != 1 or depth:
+        return expression
+    left, right = match[2][:commas[0]].strip(), match[2][commas[0] + 1:].strip()
+    return f"{left} {_RELATIONS[match[1]]} {right}"
 
 
 def _qualified(op: str) -> str:

@@ -61,6 +61,9 @@ def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
         source = record.get("source") or next(iter(record.get("sources") or []), None)
         if symbol and source:
             sources.setdefault(str(symbol), str(source))
+        named = record.get("symbol_to_sources")  # a guard's own (export logs create no symbols first)
+        for named_symbol, named_source in (named.items() if isinstance(named, dict) else ()):
+            sources.setdefault(str(named_symbol), str(named_source))
         events.append(ShapeEvent(kind, str(symbol) if symbol else None, str(source) if source else None,
                                  _detail(kind, record, sources), _value(kind, record), _user_line(record)))
     return events

@@ -44,6 +44,7 @@ SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "gua
 DESCRIBE_KINDS = ("describe_storage", "describe_tensor", "describe_source")
 EXPORT_ISSUE_KINDS = {"propagate_real_tensors_provenance": "data_dependent", "missing_fake_kernel": "missing_fake_kernel",
                       "mismatched_fake_kernel": "mismatched_fake_kernel"}
+EXPORT_GUARD = "guard_added"  # an issue too, outside Dynamo only (see _on_symbolic)
 
 
 class RankBuilder:
@@ -277,15 +278,27 @@ def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
                 meta[key] = resolve_stack(meta[key], log.strings)
         return meta
 
-    builder.keep(record, RecordArtifact(record.kind, lambda: json.dumps(fields(), indent=1), "json", fields))
+    artifact = RecordArtifact(record.kind, lambda: json.dumps(fields(), indent=1), "json", fields)
+    if record.kind == "guard_added" and record.compile_id is None and _restricts_an_input(log.full_meta(record)):
+        _on_export_issue(builder, record, EXPORT_GUARD, artifact)  # outside Dynamo, a guard on an input is export's
+        return
+    builder.keep(record, artifact)
 
 
-def _on_export_issue(builder: RankBuilder, record: TraceRecord) -> None:
+def _restricts_an_input(meta: dict) -> bool:
+    """A guard that draft export reports (GUARD_ADDED): on a symbol that stands for an input (it has
+    a source), and not a runtime assert, which export checks in the graph instead."""
+    return bool(meta.get("symbol_to_sources")) and meta.get("prefix") != "runtime_assert"
+
+
+def _on_export_issue(builder: RankBuilder, record: TraceRecord, kind: str | None = None,
+                     artifact: TextArtifact | None = None) -> None:
     """An issue export worked around, once per kind, subject and user line (torch logs each time it
-    meets it; draft export counts them the same way)."""
+    meets it; draft export counts them the same way); its record is kept as `artifact` (by default
+    the record's fields as JSON text)."""
     meta = builder.log.full_meta(record)
     unit = builder.unit(record, outside_dynamo=True)
-    kind = EXPORT_ISSUE_KINDS[record.kind]
+    kind = kind or EXPORT_ISSUE_KINDS[record.kind]
     subject = str(meta.get("expr") or meta.get("op") or "?")
     stack = resolve_stack(meta.get("user_stack"), builder.log.strings, builder.log.problems)
     user = [frame for frame in stack if not is_library_file(frame["file"])] or stack
@@ -301,7 +314,7 @@ def _on_export_issue(builder: RankBuilder, record: TraceRecord) -> None:
         kind, subject, location, str(meta["result"]) if meta.get("result") is not None else None,
         {str(name): [str(symbol) for symbol in symbols] for name, symbols in names.items() if isinstance(symbols, list)},
         {str(symbol): str(source) for symbol, source in sources.items()}, str(meta.get("reason") or "")))
-    unit.artifacts.append(TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
+    unit.artifacts.append(artifact or TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
 
 
 def _on_exported_program(builder: RankBuilder, record: TraceRecord) -> None:
