@@ -99,7 +99,7 @@ class QtMainWindow(QMainWindow):
         self.add_tab("Timeline", QtTimeline(self.model))
         kernel_plots = self.add_tab("Kernels", QtKernelPlots(self.model))
         self.ranks_view = self.add_tab("Ranks", QtRanksView(self.model))
-        self.diff_view = self.add_tab("Diff", QtDiffView())
+        self.diff_view = self.add_tab("Diff", QtDiffView(self.model))
         self.xla_view = self.add_tab("XLA", QtXlaView(self.model))
         self.gpu_view = self.add_tab("GPU", QtGpuView(self.model))
         self.modes = QtModeComparison(self.capture, self)

@@ -69,8 +69,9 @@ def _prepare(graph):
 
 
 class QtDiffView(QWidget):
-    def __init__(self):
+    def __init__(self, model=None):
         super().__init__()
+        self.model = model  # the session model: a run opened after a comparison ends it
         self.a: Session | None = None
         self.b: Session | None = None
         self.diff = None
