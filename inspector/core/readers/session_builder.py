@@ -518,11 +518,7 @@ def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_
     total = sum(_size(path) for path in log_paths)
     done = 0
     for path in log_paths:
-        log = index_cache.load_log(Path(path))
-        if log is None:
-            log = read_trace_log(path, verify_md5=verify_md5,
-                                 progress=(lambda read, base=done: progress(base + read, total)) if progress else None)
-            index_cache.store_log(log, skip_kinds=frozenset(DESCRIBE_KINDS))
+        log = indexed_log(path, verify_md5, (lambda read, base=done: progress(base + read, total)) if progress else None)
         done += log.size
         if progress:
             progress(done, total)
@@ -530,6 +526,16 @@ def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_
         session.ranks.append(rank)
     session.ranks.sort(key=lambda rank: (rank.rank is None, rank.rank or 0))
     return session
+
+
+def indexed_log(path: Path, verify_md5: bool = True, progress: Callable[[int], None] | None = None) -> TraceLog:
+    """The index of one log: from the index cache when this log was read before, else read — and
+    kept there when every payload was checked, so the next open of it reads nothing again."""
+    log = index_cache.load_log(Path(path))
+    if log is None:
+        log = read_trace_log(path, verify_md5=verify_md5, progress=progress)
+        index_cache.store_log(log, skip_kinds=frozenset(DESCRIBE_KINDS))
+    return log
 
 
 def _size(path: Path) -> int:
