@@ -245,3 +245,35 @@ def test_a_small_graph_still_opens_whole(qtbot, window):
     bounds = view.scene().itemsBoundingRect()
     whole = min(view.viewport().width() / bounds.width(), view.viewport().height() / bounds.height())
     assert view.transform().m11() == pytest.approx(min(1.0, whole), rel=0.05)
+
+
+def test_a_nodes_tooltip_reads_as_text_and_the_toolbar_says_what_each_button_does(qtbot, window):
+    """Hovering a box shows its name in bold, not escaped tags (`&lt;b&gt;`); every toolbar button has
+    a tooltip, and U / D — the keys the outline legend names — trace up and down."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
+
+    graph = open_graph(qtbot, window, BUNDLED)
+    window.resize(1280, 720)
+    graph.view.resetTransform()
+    graph.view.centerOn(graph.layer.rect_of("linear").center())
+    at = graph.view.mapFromScene(graph.layer.rect_of("linear").center())
+    assert graph.view.item_at(at) == "linear"
+    QApplication.sendEvent(graph.view.viewport(), QHelpEvent(QEvent.Type.ToolTip, at, graph.view.viewport().mapToGlobal(at)))
+    qtbot.waitUntil(QToolTip.isVisible, timeout=10_000)
+    tip = QToolTip.text()
+    assert "<b>linear</b>" in tip and "&lt;" not in tip and "torch._C._nn.linear" in tip
+    buttons = [button for button in graph.findChildren(QPushButton) if button.isVisible()]
+    assert buttons and all(button.toolTip() for button in buttons), [b.text() for b in buttons if not b.toolTip()]
+    graph.search.setText("^linear$")
+    graph.run_search()
+    graph.view.setFocus()
+    QTest.keyClick(graph.view, Qt.Key.Key_U)
+    assert {"l_x_", "l_self_modules_up_parameters_weight_"} <= set(graph.layer.outline)
+    QTest.keyClick(graph.view, Qt.Key.Key_Escape)
+    QTest.keyClick(graph.view, Qt.Key.Key_D)
+    assert {"h", "sum_1"} <= set(graph.layer.outline) and "l_x_" not in graph.layer.outline
+    QTest.keyClicks(graph.search, "du")  # typed into the search box, not taken as shortcuts
+    assert graph.search.text().endswith("du")

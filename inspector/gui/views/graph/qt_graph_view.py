@@ -10,7 +10,7 @@ from collections import deque
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
@@ -97,15 +97,23 @@ class QtGraphView(QWidget):
         self.overlay.addItems(OVERLAYS)
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
         buttons = []
-        for text, slot in (("Fit", lambda: self.view.fit()), ("Upstream", lambda: self.highlight_flow(up=True)),
-                           ("Downstream", lambda: self.highlight_flow(up=False)), ("Clear", self._clear_highlight)):
+        for text, slot, key, tip in (
+                ("Fit", lambda: self.view.fit(), "0", "Show the whole graph (0; + and − zoom)"),
+                ("Upstream", lambda: self.highlight_flow(up=True), "U", "Outline every node the selected one is computed from (U)"),
+                ("Downstream", lambda: self.highlight_flow(up=False), "D", "Outline every node computed from the selected one (D)"),
+                ("Clear", self._clear_highlight, "Esc", "Clear the up- and downstream outlines (Esc)")):
             button = QPushButton(text)
             button.clicked.connect(slot)
+            button.setToolTip(tip)
+            if key != "0":  # the zoom view handles 0 itself
+                QShortcut(QKeySequence(key), self, activated=slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
             buttons.append(button)
         # the rarer actions two to a menu button, so the toolbar fits beside the Session column at 1280 px
         self.groups = menu_button("Groups", (("Expand every module group", self.expand_all),
                                              ("Fold every module group", self.fold_all)))
+        self.groups.setToolTip("Open or fold every module group at once")
         self.export = menu_button("Export", (("SVG (vector)…", self.ask_export_svg), ("PNG (image)…", self.ask_export_png)))
+        self.export.setToolTip("Save the graph as drawn: SVG or a PNG image")
         bar = QHBoxLayout()
         for widget in (self.stage, self.search, self.overlay, *buttons, self.groups, self.export):
             bar.addWidget(widget)

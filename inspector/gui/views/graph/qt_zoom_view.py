@@ -7,7 +7,6 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip
 
-from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.views.graph.qt_graph_layers import FrameLayer, NodeLayer
 
 READABLE_SCALE = 0.6  # box labels at 7 px or more: the smallest scale a graph opens at
@@ -70,7 +69,7 @@ class QtZoomView(QGraphicsView):
             item = self.item_at(event.pos())
             text = self.describe(item) if item else ""
             if text:
-                QToolTip.showText(event.globalPos(), plain_tip(text), self.viewport())
+                QToolTip.showText(event.globalPos(), text, self.viewport())  # rich text, log text escaped in it
             else:
                 QToolTip.hideText()
             return True
