@@ -1,25 +1,34 @@
 """Side-by-side diff of two runs: the graphs of matching compile units in two panes with pan, zoom and
 selection kept in step, removed nodes red on the left, added green on the right, changed amber on
 both; a list of every difference with next/previous (F3 / Shift+F3); and what changed in the run —
-breaks, recompiles, kernels, times. File ▸ Compare With… picks the other run."""
+breaks, recompiles, kernels, times. File ▸ Compare With… picks the other run. A key under the toolbar says
+what each colour means, and hovering a box says what it is in full (name, op, target, shape) and how it
+differs from its partner. The open run is A: when another run is opened, the comparison ends and the tab
+goes back to its guidance, saying which comparison was closed."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSizePolicy,
-    QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget,
+    QSplitter, QStackedWidget, QTextBrowser, QToolTip, QVBoxLayout, QWidget,
 )
 
-from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.graphs.graph_diff import GraphDiff, diff_graphs
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, node_paths
 from inspector.core.graphs.graph_layout import lay_out_view
+from inspector.core.graphs.item_ids import ItemKind, item_key, item_kind
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.user_names import unit_title
+from inspector.core.model.fx_graph_text import FxGraph, FxNode
 from inspector.core.model.session import Session
+from inspector.core.readers.session_loader import close_session
 from inspector.gui.qt_background import LatestRequest
+from inspector.gui.qt_plain_text import html_text
 from inspector.core.numbers import count
 from inspector.core.outputs.diff_report import diff_sections
 from inspector.core.outputs.sections import as_html
@@ -27,6 +36,9 @@ from inspector.gui.views.graph.qt_graph_layers import fill_scene
 from inspector.gui.views.graph.qt_zoom_view import QtZoomView
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
+# What each colour means, in the key above the panes and in a box's hover text.
+MEANINGS = {"removed": "only in A", "added": "only in B", "changed": "in both, but different", "same": "in both, alike"}
+CHANGED_FIELDS = {"target": "target", "shape": "shape", "dtype": "dtype", "args": "inputs"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole
 GUIDANCE = ("<h3>Compare two runs</h3><p>Open a run, then <b>File ▸ Compare With…</b> (Ctrl+D) and pick a second "
             "one: a session folder, a TORCH_TRACE log or folder, a debug folder or a .tcinspect bundle.</p>"
@@ -62,6 +74,87 @@ class QtElidedLabel(QLabel):
         super().setText(self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle, room))
 
 
+def legend_html() -> str:
+    """The key to the panes' colours: a swatch of each COLOURS entry and what it means."""
+    return "&nbsp;&nbsp;&nbsp;".join(
+        f"<span style='background-color:{COLOURS[kind]}'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;<b>{kind}</b> "
+        f"({MEANINGS[kind]})" for kind in COLOURS)
+
+
+def counts_text(diff: GraphDiff, nodes_a: int, nodes_b: int) -> str:
+    """The diff's counts, worded so they visibly add up: A's nodes are the matched and the removed ones,
+    B's the matched and the added ones; the changed ones are some of the matched."""
+    matched, changed = len(diff.matched), len(diff.changed)
+    of_them = "" if not matched else " (none of them changed)" if not changed else f" ({changed:,} of them changed)"
+    return (f"{count(nodes_a, 'node')} in A, {nodes_b:,} in B: {matched:,} matched{of_them}, "
+            f"{len(diff.removed):,} removed (only in A), {len(diff.added):,} added (only in B); "
+            f"similarity {diff.similarity:.2f} (structure {diff.structural_similarity:.2f})")
+
+
+def _shape(node: FxNode) -> str:
+    return f"{node.dtype or ''}[{', '.join(node.shape)}]" if node.shape is not None else (node.dtype or "—")
+
+
+def node_tip(graph: FxGraph, name: str, side: int, diff: GraphDiff, other: FxGraph | None) -> str:
+    """A box's hover text (rich text, every value escaped): the node's full name, what it is in the
+    diff, its op, target, shape and source line, and for a changed node each differing field on both sides."""
+    if item_kind(name) is not ItemKind.NODE:
+        return f"<b>{html_text(item_key(name))}</b><br>module"
+    node = graph.node(name)
+    if node is None:
+        return ""
+    this, that = ("A", "B") if side == 0 else ("B", "A")
+    partner = diff.matched.get(name) if side == 0 else next((a for a, b in diff.matched.items() if b == name), None)
+    change = next((c for c in diff.changed if (c.a if side == 0 else c.b) == name), None)
+    if partner is None:
+        kind = "removed" if side == 0 else "added"
+        status = f"only in {this}"
+    else:
+        kind = "changed" if change else "same"
+        differing = [CHANGED_FIELDS.get(f, f) for f in change.fields] if change else []
+        status = f"matched to {that}'s <b>{html_text(partner)}</b>" + (
+            f"; its {' and '.join(differing)} {'differ' if len(differing) > 1 else 'differs'}" if change else ", alike")
+    lines = [f"<b>{html_text(node.name)}</b>",
+             f"<span style='color:{COLOURS[kind]}'>■</span> {kind}: {status}",
+             f"op: {html_text(node.op)}", f"target: <code>{html_text(node.target)}</code>", f"shape: {html_text(_shape(node))}"]
+    if node.source:
+        lines.append(f"source: {html_text(Path(node.source.file).name)}:{node.source.line} "
+                     f"<code>{html_text(node.source.code.strip()[:120])}</code>")
+    partner_node = other.node(partner) if change and other is not None else None
+    if partner_node is not None:
+        values = {"target": lambda n: n.target, "shape": _shape, "dtype": lambda n: n.dtype or "—", "args": lambda n: n.args}
+        pair = (node, partner_node) if side == 0 else (partner_node, node)
+        for field in change.fields:
+            value = values.get(field)
+            if value is not None:
+                lines.append(f"{CHANGED_FIELDS.get(field, field)} in A: <code>{html_text(value(pair[0])[:160])}</code>, "
+                             f"in B: <code>{html_text(value(pair[1])[:160])}</code>")
+    return "<br>".join(lines)
+
+
+class QtDiffPane(QtZoomView):
+    """A pane of the diff: the graph view's zoomable view, whose hover text is this view's own rich text
+    (a box's full name, op, target and how it differs), shown as rich text; `hover_text` keeps the last
+    one shown (what a test or a screen reader can read back)."""
+
+    def __init__(self, scene: QGraphicsScene):
+        super().__init__(scene)
+        self.tip = None  # item id → rich text, set by the diff view
+        self.hover_text = ""
+
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.tip is not None:
+            item = self.item_at(event.pos())
+            text = self.tip(item) if item else ""
+            self.hover_text = text
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+
 def _prepare(graph):
     root = build_groups(graph, node_paths(graph))
     expanded = all_group_keys(root)  # every group open: a diff is about nodes
@@ -75,6 +168,9 @@ class QtDiffView(QWidget):
         self.a: Session | None = None
         self.b: Session | None = None
         self.diff = None
+        self.note = ""  # why the last comparison ended, shown above the guidance
+        self.graphs: tuple[FxGraph | None, FxGraph | None] = (None, None)
+        self.pairs = []
         self.layers = [None, None]
         self._diffs, self._runs = LatestRequest(self), LatestRequest(self)  # only the latest answers are shown
         self.unit = QComboBox()
@@ -93,9 +189,14 @@ class QtDiffView(QWidget):
         for widget in (QLabel("Unit"), self.unit, QLabel("Stage"), self.stage, previous, following):
             bar.addWidget(widget)
         bar.addStretch(1)
+        self.legend = QLabel(legend_html())  # the key to the colours: fixed text, no log text in it
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setToolTip("Each box of the two graphs is coloured by what became of it from A to B; "
+                               "hover a box for its full name, op and target and what differs.")
         self.scenes = [QGraphicsScene(self), QGraphicsScene(self)]
-        self.views = [QtZoomView(scene) for scene in self.scenes]
+        self.views = [QtDiffPane(scene) for scene in self.scenes]
         for index, view in enumerate(self.views):
+            view.tip = lambda item, side=index: self.hover_text(item, side)
             view.sigClicked.connect(lambda item, side=index: self.select(item, side))
             view.sigZoomed.connect(lambda factor, other=self.views[1 - index]: other.scale(factor, factor))
         self._syncing = False
@@ -128,6 +229,7 @@ class QtDiffView(QWidget):
         outer = QVBoxLayout(content)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(bar)
+        outer.addWidget(self.legend)
         outer.addWidget(self.summary)
         outer.addWidget(main, 1)
         self.guidance = QLabel(GUIDANCE)
@@ -139,11 +241,21 @@ class QtDiffView(QWidget):
         self.pages.addWidget(content)
         QVBoxLayout(self).addWidget(self.pages)
         self.layout().setContentsMargins(0, 0, 0, 0)
+        if model is not None:
+            model.sigLoaded.connect(self._on_loaded)
 
     # --- sessions -------------------------------------------------------------------------------
     def set_sessions(self, run_a: SessionAnalysis, run_b: SessionAnalysis) -> None:
         """Compare two analysed runs (their analyses are reused by the run diff, not computed again)."""
+        open_run = self.model.loaded if self.model is not None else None
+        if open_run is not None and run_a.session is not open_run.session:  # another run opened while B was read
+            self._end_comparison(run_a.session, run_b.session, open_run.session, finished_late=True)
+            return
+        if self.b is not None and self.b is not run_b.session:
+            self._let_go(self.b)
         self.a, self.b = a, b = run_a.session, run_b.session
+        self.note = ""
+        self.guidance.setText(GUIDANCE)
         self.pages.setCurrentIndex(1)
         for side, label, session in (("A", self.labels[0], a), ("B", self.labels[1], b)):
             label.set_full_text(f"{side}: {session.source}")
@@ -156,6 +268,50 @@ class QtDiffView(QWidget):
         self.unit.blockSignals(False)
         self._runs.run(lambda: diff_runs(run_a, run_b), self._show_run, lambda message, _tb: self.run.setPlainText(message))
         self._compare()
+
+    def _on_loaded(self, loaded) -> None:
+        """Another run was opened: it is the new A, so the comparison of the previous one ends."""
+        if self.a is not None and loaded.session is not self.a:
+            self._end_comparison(self.a, self.b, loaded.session)
+
+    def _end_comparison(self, a: Session, b: Session, opened: Session, finished_late: bool = False) -> None:
+        """Back to the guidance, saying which comparison was closed and why: its A is not the open run."""
+        self._diffs.supersede()
+        self._runs.supersede()  # answers still on their way are not shown
+        if b is not None:
+            self._let_go(b)
+        self.a = self.b = self.diff = None
+        self.graphs, self.pairs, self.layers = (None, None), [], [None, None]
+        for scene in self.scenes:
+            scene.clear()
+        for combo in (self.unit, self.stage):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.blockSignals(False)
+        self.differences.clear()
+        self.run.clear()
+        self.summary.setText("File ▸ Compare With… opens a second run to diff against the open one.")
+        for side, label in zip("AB", self.labels):
+            label.set_full_text(side)
+        compared = f"the comparison of A: {a.source} with B: {b.source}"
+        self.note = ((f"{opened.source} was opened while B was being read, so {compared} is not shown" if finished_late
+                      else f"You opened {opened.source}, so {compared} was closed")
+                     + " (the open run is always A). File ▸ Compare With… compares it with another run.")
+        self.guidance.setText(f"<p style='color:#b35c00'><b>Comparison closed.</b> {html_text(self.note)}</p>" + GUIDANCE)
+        self.pages.setCurrentWidget(self.guidance)
+
+    def _let_go(self, session: Session) -> None:
+        """B is this view's own: a bundle's extracted folder goes with it (never the open run's)."""
+        loaded = self.model.loaded if self.model is not None else None
+        if session is not self.a and (loaded is None or session is not loaded.session):
+            close_session(session)
+
+    def hover_text(self, item: str, side: int) -> str:
+        """What the box under the mouse in pane `side` (0 = A, 1 = B) is, in full, as rich text."""
+        graph, other = self.graphs[side], self.graphs[1 - side]
+        if graph is None or self.diff is None:
+            return ""
+        return node_tip(graph, item, side, self.diff, other)
 
     def _show_run(self, result: dict) -> None:
         self.run.setHtml(as_html(diff_sections(result)))
@@ -189,6 +345,7 @@ class QtDiffView(QWidget):
 
     def _show(self, result) -> None:
         graph_a, graph_b, self.diff, prepared_a, prepared_b = result
+        self.graphs = (graph_a, graph_b)
         colour = self.palette().placeholderText().color()
         for side, laid_out in enumerate((prepared_a, prepared_b)):
             self.layers[side] = fill_scene(self.scenes[side], laid_out.visible, laid_out.placed, colour)
@@ -211,9 +368,7 @@ class QtDiffView(QWidget):
             empty.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not selected
             empty.setToolTip(empty.text())
             self.differences.addItem(empty)
-        self.summary.setText(f"{count(len(graph_a.nodes), 'node')} in A, {len(graph_b.nodes):,} in B: {len(self.diff.matched)} matched, "
-                             f"{len(self.diff.changed)} changed, {len(self.diff.added)} added, {len(self.diff.removed)} "
-                             f"removed; similarity {self.diff.similarity:.2f} (structure {self.diff.structural_similarity:.2f})")
+        self.summary.setText(counts_text(self.diff, len(graph_a.nodes), len(graph_b.nodes)))
         for view in self.views:
             view.open_readable()
 
