@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsScene, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSizePolicy,
-    QSplitter, QStackedWidget, QTextBrowser, QToolTip, QVBoxLayout, QWidget,
+    QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from inspector.core.graphs.graph_diff import GraphDiff, diff_graphs
@@ -132,29 +132,6 @@ def node_tip(graph: FxGraph, name: str, side: int, diff: GraphDiff, other: FxGra
     return "<br>".join(lines)
 
 
-class QtDiffPane(QtZoomView):
-    """A pane of the diff: the graph view's zoomable view, whose hover text is this view's own rich text
-    (a box's full name, op, target and how it differs), shown as rich text; `hover_text` keeps the last
-    one shown (what a test or a screen reader can read back)."""
-
-    def __init__(self, scene: QGraphicsScene):
-        super().__init__(scene)
-        self.tip = None  # item id → rich text, set by the diff view
-        self.hover_text = ""
-
-    def viewportEvent(self, event) -> bool:
-        if event.type() == QEvent.Type.ToolTip and self.tip is not None:
-            item = self.item_at(event.pos())
-            text = self.tip(item) if item else ""
-            self.hover_text = text
-            if text:
-                QToolTip.showText(event.globalPos(), text, self.viewport())
-            else:
-                QToolTip.hideText()
-            return True
-        return super().viewportEvent(event)
-
-
 def _prepare(graph):
     root = build_groups(graph, node_paths(graph))
     expanded = all_group_keys(root)  # every group open: a diff is about nodes
@@ -194,9 +171,9 @@ class QtDiffView(QWidget):
         self.legend.setToolTip("Each box of the two graphs is coloured by what became of it from A to B; "
                                "hover a box for its full name, op and target and what differs.")
         self.scenes = [QGraphicsScene(self), QGraphicsScene(self)]
-        self.views = [QtDiffPane(scene) for scene in self.scenes]
+        self.views = [QtZoomView(scene) for scene in self.scenes]
         for index, view in enumerate(self.views):
-            view.tip = lambda item, side=index: self.hover_text(item, side)
+            view.describe = lambda item, side=index: self.hover_text(item, side)  # shown as rich text
             view.sigClicked.connect(lambda item, side=index: self.select(item, side))
             view.sigZoomed.connect(lambda factor, other=self.views[1 - index]: other.scale(factor, factor))
         self._syncing = False
