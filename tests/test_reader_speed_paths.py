@@ -413,3 +413,16 @@ def test_a_read_interrupted_midway_leaves_no_md5_helper_behind(inputs, monkeypat
     assert helper is not None and helper.process.poll() is not None, "the child has ended"
     with pytest.raises(ChildProcessError):
         os.waitpid(helper.process.pid, os.WNOHANG)  # and was reaped: no zombie left
+
+
+def test_processes_starting_together_share_one_signing_key(tmp_path):
+    """The app's overview workers start together and each may be the first to sign a cache entry:
+    every one must get the same whole key (one read half a key once, and stored nothing)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    root = tmp_path / "cache"
+    with ProcessPoolExecutor(max_workers=4) as pool:
+        keys = list(pool.map(partial(index_cache._key, create=True), [root] * 32))
+    assert None not in keys and len(set(keys)) == 1 and (root / "key").read_bytes() == keys[0]
+    assert [path.name for path in root.iterdir()] == ["key"]  # no draft left behind

@@ -96,13 +96,18 @@ def _key(root: Path, create: bool) -> bytes | None:
             return None
     except OSError:
         return None
-    try:
+    try:  # written whole under a name of its own, then linked into place: no process reads half a key
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        descriptor = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(key := os.urandom(32))
+        draft = root / f"key.{os.getpid()}.{os.urandom(4).hex()}"
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(key := os.urandom(32))
+            os.link(draft, file)
+        finally:
+            draft.unlink(missing_ok=True)
         return key
-    except FileExistsError:  # another process made it first
+    except FileExistsError:  # another process made it first (the overview's workers start together)
         return _key(root, create=False)
     except OSError:
         return None
