@@ -210,7 +210,8 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
         qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
         assert window.model.unit is loaded.session.ranks[rank].units[0]
     findings = view.findings
-    assert findings.count() == len(expected) + 1  # the 'agree' line, then one line per finding
+    assert findings.count() == len(expected)  # one line per finding; which ranks agree is in the heading
+    assert view.heading.text().endswith(f"; {view.report.lines()[0]}.") and "agree" in view.heading.text()
     graph_row = next(i for i in range(findings.count()) if findings.item(i).text().endswith("[graphs]"))
     findings.scrollToItem(findings.item(graph_row))
     rect = findings.visualItemRect(findings.item(graph_row))
@@ -279,8 +280,9 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     view = open_to_overview(qtbot, window, folder)
     assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view
-    assert view.table.rowCount() == RANKS and view.findings.count() == len(expected) + 1
-    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s). Reading every rank's details")
+    assert view.table.rowCount() == RANKS and view.findings.count() == len(expected)
+    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s); {view.report.lines()[0]}. "
+                                          "Reading every rank's details")
     assert f"per-rank overview of {RANKS} ranks" in window.status.text()
 
     table, header = view.table, view.table.horizontalHeader()
@@ -297,7 +299,8 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
         held_details.release()
     session = loaded.args[0].session
     qtbot.waitUntil(lambda: window.model.unit is session.ranks[slowest].units[0], timeout=60_000)
-    assert view.phase == DETAILS and view.heading.text() == f"{RANKS} ranks; {len(expected)} divergence finding(s)."
+    assert view.phase == DETAILS and view.heading.text() == (f"{RANKS} ranks; {len(expected)} divergence finding(s); "
+                                                             f"{view.report.lines()[0]}.")
     assert window.tabs.currentWidget() is view  # not thrown over to the Summary
     selected = view.report.figures[view.selected_row()].rank
     assert int(table.item(0, 0).text()) == slowest and selected == slowest  # the sort and the row stay
@@ -323,7 +326,7 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
     assert view.phase == DETAILS and table.rowCount() == 4
     assert view.report.figures[view.selected_row()].rank == 0  # the row of the unit selected, not rank 2's
-    assert view.heading.text() == "4 ranks; 5 divergence finding(s)."
+    assert view.heading.text() == "4 ranks; 5 divergence finding(s); ranks 0, 2 agree."
 
 
 def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, window, planted_job, held_details):

@@ -379,7 +379,16 @@ class QtMainWindow(QMainWindow):
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
         open run, if any), a tritonparse or profiler trace (GPU). `opened` runs once it has been read."""
         view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view
-        view.open(source.path if source.kind is XLA_DUMP else source, opened)
+        started = time.perf_counter()
+        tab = self.tabs.tabText(self.tabs.indexOf(view))
+        self.status.setText(f"Reading {source.path} in the {tab} tab…")
+
+        def done() -> None:
+            self.status.setText(f"Opened {source.path} in {seconds(time.perf_counter() - started)} (the {tab} tab)")
+            if opened is not None:
+                opened()
+
+        view.open(source.path if source.kind is XLA_DUMP else source, done)
         self.tabs.setCurrentWidget(view)
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:

@@ -49,6 +49,7 @@ def user_source(source: str) -> str:
 def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
     """The unit's symbolic-shape events in log order (the records stay on disk until asked for)."""
     events: list[ShapeEvent] = []
+    seen: set[tuple] = set()
     sources: dict[str, str] = {}
     for artifact in unit.artifacts:
         kind = SHAPE_RECORDS.get(artifact.name)
@@ -64,8 +65,12 @@ def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
         named = record.get("symbol_to_sources")  # a guard's own (export logs create no symbols first)
         for named_symbol, named_source in (named.items() if isinstance(named, dict) else ()):
             sources.setdefault(str(named_symbol), str(named_source))
-        events.append(ShapeEvent(kind, str(symbol) if symbol else None, str(source) if source else None,
-                                 _detail(kind, record, sources), _value(kind, record), _user_line(record)))
+        event = ShapeEvent(kind, str(symbol) if symbol else None, str(source) if source else None,
+                           _detail(kind, record, sources), _value(kind, record), _user_line(record))
+        key = (event.kind, event.symbol, event.source, event.detail, str(event.location))
+        if key not in seen:  # torch logs some twice (the same symbol for the same input): one event
+            seen.add(key)
+            events.append(event)
     return events
 
 

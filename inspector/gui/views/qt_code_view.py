@@ -6,6 +6,8 @@ recompile reasons. A pane with nothing in it says why and what to do."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette, QTextDocument
 from PySide6.QtWidgets import (
@@ -137,9 +139,12 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
         role = artifact.code.role
         entries.append((f"output code #{index + 1}" + (f" ({role})" if role else ""), artifact))
     entries += [(f"graph: {stage}", artifact.load_text) for stage, artifact in unit.graphs.items()]
+    times: Counter[str] = Counter()
     for artifact in unit.artifacts:
         if artifact.name not in ("structured_graph",) and not artifact.name.startswith(("unknown:", "link:")):
-            entries.append((artifact.name, artifact.load_text))
+            times[artifact.name] += 1  # a record logged again is told apart: create_symbol, create_symbol #2
+            entries.append((artifact.name + (f" #{times[artifact.name]}" if times[artifact.name] > 1 else ""),
+                            artifact.load_text))
     for number, brk in enumerate(unit.breaks, 1):
         entries.append((f"graph break #{number}", lambda text=brk.text: text))
     if unit.recompile:
@@ -201,8 +206,13 @@ class QtCodeView(QWidget):
         (elided in the middle, where kernel names differ least, and whole in its tooltip)."""
         outline = QTableWidget(0, 5)
         outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes"])
-        outline.horizontalHeaderItem(4).setToolTip("How the kernel's FX nodes are known: exact (provenance "
-                                                   "tracking) or from Inductor's comments (over-includes)")
+        for column, tip in ((2, "Time per call of the compiled run, from the capture's profile (— where no profiler "
+                                "event has the kernel's name: not profiled, or a log without a capture)"),
+                            (3, "Share of all profiled op and kernel time of the compiled run, every compile unit "
+                                "together (the rows of one unit need not add up to 100%)"),
+                            (4, "How the kernel's FX nodes are known: exact (provenance tracking) or from "
+                                "Inductor's comments (over-includes)")):
+            outline.horizontalHeaderItem(column).setToolTip(tip)
         outline.verticalHeader().setVisible(False)
         outline.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # a line a kernel
         outline.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)

@@ -138,8 +138,11 @@ class QtRanksView(QWidget):
 
     @staticmethod
     def _counts(report: RankReport) -> str:
+        """The heading: ranks, which agree (the first line of the report, not a finding), findings."""
         count = len(report.figures)
-        return f"{count} rank{'s' if count != 1 else ''}; {len(report.findings)} divergence finding(s)."
+        agree = report.lines()[:1] if report.findings else []
+        return (f"{count} rank{'s' if count != 1 else ''}; {len(report.findings)} divergence finding(s)"
+                + "".join(f"; {line}" for line in agree) + ".")
 
     def _show(self, report: RankReport) -> None:
         """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none)."""
@@ -164,9 +167,15 @@ class QtRanksView(QWidget):
         self.table.sortItems(*self.sort)
         self.table.resizeColumnsToContents()
         self.findings.clear()
-        for line, finding in zip(report.lines(), (None, *report.findings)):
-            item = QListWidgetItem(line if finding is None else f"{line}  [{finding.kind}]")
+        for line, finding in zip(report.lines()[1:], report.findings):  # the first line, who agrees, heads them
+            item = QListWidgetItem(f"{line}  [{finding.kind}]")
             item.setData(FINDING_ROLE, finding)
+            self.findings.addItem(item)
+        if not report.findings:
+            words = ("One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
+                     else report.lines()[0] + ": nothing differs between them.")
+            item = QListWidgetItem(words)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
             self.findings.addItem(item)
         self.lanes.show_report(report)
 

@@ -1,0 +1,60 @@
+"""What a third new-user walk through every tab found, each as the user now sees it: the Ranks heading
+counts only findings and says who agrees, a one-process run's findings box says why it is empty,
+a symbol torch logged twice is one symbol, the Code tab tells repeated records apart and its columns
+say what they measure, and opening a trace says so in the status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from conftest import CORPUS, open_and_wait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+TRITONPARSE = CORPUS.parent / "tritonparse-traces" / "complex_kernels_mapped.ndjson.gz"
+
+
+def _unit(window, title: str):
+    unit = next(u for u in window.model.loaded.session.units if str(u.compile_id) == title)
+    window.model.select_unit(unit)
+    return unit
+
+
+def test_the_ranks_heading_counts_findings_and_a_single_process_box_says_why_it_is_empty(qtbot, window, no_slot_errors):
+    if not (CORPUS / "multi_rank_logs").is_dir():
+        pytest.skip("the public multi-rank corpus is not here")
+    open_and_wait(qtbot, window, CORPUS / "multi_rank_logs")
+    view = window.ranks_view
+    rows = [view.findings.item(i).text() for i in range(view.findings.count())]
+    assert view.heading.text() == f"4 ranks; {len(rows)} divergence finding(s); ranks 0, 2 agree."
+    assert all(row.endswith("]") for row in rows), rows  # each row is a finding with its kind
+    open_and_wait(qtbot, window, BUNDLED)
+    assert view.heading.text() == "A single-process run: nothing to compare across ranks."
+    assert [view.findings.item(i).text() for i in range(view.findings.count())] == [
+        "One process wrote this run: there is no other rank to compare with."]
+
+
+def test_a_symbol_logged_twice_is_one_and_the_code_tab_tells_repeated_records_apart(qtbot, window, no_slot_errors):
+    open_and_wait(qtbot, window, BUNDLED)
+    _unit(window, "[1/1]")  # torch logged create_symbol for h.shape[0] twice here
+    shapes = window.views["Shapes"]
+    qtbot.waitUntil(lambda: "[1/1]" in shapes.note.text(), timeout=10_000)
+    assert ": 1 symbol(s)," in shapes.note.text()
+    code = window.code_view
+    names = [code.texts.itemText(i) for i in range(code.texts.count())]
+    assert "create_symbol" in names and "create_symbol #2" in names
+    header = code.outline.horizontalHeaderItem
+    assert "Time per call of the compiled run" in header(2).toolTip() and "every compile unit together" in header(3).toolTip()
+
+
+def test_opening_a_trace_says_so_in_the_status_bar(qtbot, window, no_slot_errors):
+    if not TRITONPARSE.is_file():
+        pytest.skip("the tritonparse corpus is not here")
+    open_and_wait(qtbot, window, BUNDLED)
+    window.open_path(TRITONPARSE)
+    qtbot.waitUntil(lambda: window.status.text().startswith(f"Opened {TRITONPARSE} in "), timeout=60_000)
+    assert window.status.text().endswith("(the GPU tab)") and window.tabs.currentWidget() is window.gpu_view
