@@ -58,3 +58,32 @@ def test_opening_a_trace_says_so_in_the_status_bar(qtbot, window, no_slot_errors
     window.open_path(TRITONPARSE)
     qtbot.waitUntil(lambda: window.status.text().startswith(f"Opened {TRITONPARSE} in "), timeout=60_000)
     assert window.status.text().endswith("(the GPU tab)") and window.tabs.currentWidget() is window.gpu_view
+
+
+def test_the_break_maps_tooltip_says_why_a_unit_shows_its_compile_time(qtbot, window, no_slot_errors):
+    """[0/0] was replaced by its recompile before the profiled calls: its box is sized by compile time
+    because it did not run then (the tip said 'run time not measured' beside a measured run); a
+    resumed function is named once, with Dynamo's name in brackets."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QToolTip
+
+    open_and_wait(qtbot, window, BUNDLED)
+    graph = window.views["Graph"]
+    window.tabs.setCurrentWidget(graph)
+    window.resize(1280, 720)
+    break_map = graph.break_map
+    qtbot.waitUntil(lambda: bool(break_map.hit_boxes), timeout=10_000)
+
+    def tip_of(compile_id: str) -> str:
+        break_map.repaint()
+        rect = next(rect for rect, part in break_map.hit_boxes
+                    if hasattr(part, "unit") and str(part.unit.compile_id) == compile_id)
+        QToolTip.hideText()
+        QTest.mouseMove(break_map, rect.center().toPoint())
+        qtbot.waitUntil(lambda: compile_id in QToolTip.text(), timeout=10_000)
+        return QToolTip.text()
+
+    assert "compile time (it did not run in the profiled calls)" in tip_of("[0/0]")
+    resumed = tip_of("[2/0]")
+    assert "forward (resumed at line 21) (Dynamo: torch_dynamo_resume_in_forward_at_21)" in resumed
+    assert resumed.count("[2/0]") == 1 and "run time per call" in tip_of("[2/1]")

@@ -160,10 +160,13 @@ class QtBreakMap(QWidget):
             QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"graph break at {brk.site}\n{brk.reason}")
                               + (f"\nHint: {brk.hints[0]}" if brk.hints else ""), self)
         elif isinstance(part, Region):
-            what = "run time per call" if part.measured else "compile time (run time not measured)"
+            profiled = any(isinstance(other, Region) and other.measured for row in self.rows for other in row)
+            what = ("run time per call" if part.measured else
+                    "compile time (it did not run in the profiled calls)" if profiled else
+                    "compile time (no profile of the run measured it)")
             seconds = f"{part.seconds:.4g} s" if part.seconds is not None else "n/a"
             label = region_label(part)
-            title = part.unit.title if label in part.unit.title else f"{label}\n{part.unit.title}"
+            title = label if label in part.unit.title else f"{label} (Dynamo: {part.unit.function})"
             QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"{title}\n{what}: {seconds}"), self)
         else:
             whole = next((full for rect, shown, full in self.drawn_labels if shown != full and rect.contains(event.position())),
