@@ -23,6 +23,9 @@ APPORTIONING = ("a launch's time is measured; a launch made from k FX nodes give
                 "or module's time is measured for launches wholly its own, apportioned for shares of launches "
                 "split with other lines or modules")
 TOP = 15
+KIND_TIME = {"kernels": "kernel time", "copies": "copy time", "fills": "fill time", "collectives": "collective time"}
+REGION_EVENTS = "kernel launches"  # a region's count of the kernels, copies and fills queued while it ran
+NO_GPU = "No GPU events: this profile is of a CPU run"
 METADATA = ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")
 
 
@@ -83,36 +86,57 @@ def summarize_profile(trace: ProfilerTrace) -> dict:
                      "mean_us": row.mean_us, "share": row.total_us / total, "kernel_file": row.kernel_file,
                      "grid": row.grid} for row in profile.kernels],
         "unlinked_gpu_events": profile.unlinked,
+        "unlinked_gpu_us": max(0.0, profile.total_gpu_us - sum(row.gpu_us for row in profile.regions)),
         "unreadable_events": trace.unreadable,
     }
 
 
 def render_profile_text(summary: dict) -> str:
     rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
-    lines = [f"Profiler trace{rank}: {summary['source']}",
-             f"GPU time {microseconds(summary['gpu_us'])}: " + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
-                                                                 sorted(summary["by_kind_us"].items(), key=lambda i: -i[1]))]
+    lines = [f"Profiler trace{rank}: {summary['source']}", profile_totals_text(summary)]
     for device in summary["devices"]:
         lines.append(f"  device {device['device']} {device['name']}: busy {microseconds(device['busy_us'])} of "
                      f"{microseconds(device['span_us'])} ({device['idle_share']:.0%} idle)")
+    gpu = bool(summary["kernels"])  # a CPU run's profile: no GPU columns of zeros
     if summary["regions"]:
-        lines += ["", "Compiled regions (GPU time of the kernels queued while each ran):",
-                  f"  {'region':<34} {'calls':>7} {'CPU':>10} {'GPU':>10} {'GPU/call':>10} {'kernels':>8}"]
+        lines += ["", "Compiled regions (GPU time of the kernels queued while each ran):" if gpu else "Compiled regions:",
+                  f"  {'region':<34} {'calls':>7} {'CPU':>10}"
+                  + (f" {'GPU':>10} {'GPU/call':>10} {REGION_EVENTS:>15}" if gpu else "")]
         for row in summary["regions"]:
             per_call = microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—"
             cpu = microseconds(row["cpu_us"]) if row["calls"] else "—"
-            lines.append(f"  {region_label(row['region'])[:34]:<34} {row['calls'] or '—':>7} {cpu:>10} "
-                         f"{microseconds(row['gpu_us']):>10} {per_call:>10} {row['kernels']:>8}")
-    lines += ["", f"Kernels by GPU time (top {min(TOP, len(summary['kernels']))} of {len(summary['kernels'])}):"]
+            lines.append(f"  {region_label(row['region'])[:34]:<34} {row['calls'] or '—':>7} {cpu:>10}"
+                         + (f" {microseconds(row['gpu_us']):>10} {per_call:>10} {number(row['kernels']):>15}" if gpu else ""))
+    if gpu:
+        lines += ["", f"Kernels by GPU time (top {min(TOP, len(summary['kernels']))} of {len(summary['kernels'])}):"]
     for row in summary["kernels"][:TOP]:
         source = f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""
         lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} {row['name'][:70]}{source}")
     if summary["unlinked_gpu_events"]:
-        lines.append(f"\n{summary['unlinked_gpu_events']} GPU event(s) carry no correlation to a runtime call: "
-                     f"counted in the totals, not in a region")
+        lines.append(f"\n{unlinked_text(summary)}")
     if summary["unreadable_events"]:
         lines.append(f"{summary['unreadable_events']} event(s) could not be read (left out)")
     return "\n".join(lines)
+
+
+def profile_totals_text(summary: dict) -> str:
+    """"GPU time 964 ms: kernel time 551 ms, collective time 251 ms, …", or that the profile holds
+    no GPU event at all (a CPU run's)."""
+    if not summary["kernels"]:
+        return NO_GPU
+    return f"GPU time {microseconds(summary['gpu_us'])}: " + ", ".join(
+        f"{KIND_TIME.get(kind, kind)} {microseconds(us)}" for kind, us in sorted(summary["by_kind_us"].items(), key=lambda i: -i[1]))
+
+
+def unlinked_text(summary: dict) -> str:
+    """Why the regions' GPU time falls short of the total ("" when it does not)."""
+    count = summary["unlinked_gpu_events"]
+    if not count:
+        return ""
+    unlinked = summary.get("unlinked_gpu_us", 0.0)
+    return (f"{number(count)} GPU event(s), {microseconds(unlinked)}, carry no correlation to a runtime call: counted "
+            f"in the GPU time ({microseconds(summary['gpu_us'])}), not in a region "
+            f"({microseconds(summary['gpu_us'] - unlinked)} in all)")
 
 
 def profile_section(session, profile: str | Path | None = None) -> tuple[dict | None, str]:

@@ -7,7 +7,9 @@
 - A torch.profiler trace: GPU time per compiled region (calls, CPU, GPU, GPU per call) and per kernel,
   device idle time; joined to the open run when it is that run's profile (opened beside it, or found
   beside its log when the run opens): kernel time per source line and module of the user's model,
-  each figure measured or apportioned (`core/analysis/source_time.py`)."""
+  each figure measured or apportioned (`core/analysis/source_time.py`). A profile found with one run
+  leaves when another run without one opens; one the user opened stays, joined to each run opened
+  after it, and says so when it is not that run's. A CPU run's profile shows no GPU columns."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.core.numbers import number
-from inspector.core.outputs.gpu_summary import microseconds, region_label, summarize_profile, summarize_source_time
+from inspector.core.outputs.gpu_summary import (REGION_EVENTS, microseconds, profile_totals_text, region_label, summarize_profile,
+                                                summarize_source_time, unlinked_text)
 from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
@@ -27,6 +30,7 @@ from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.views.qt_tables import fill_rows, rows_table
 
+GPU_COLUMNS = (3, 4, 5)  # of the regions table: GPU, GPU per call, kernel launches
 EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]) or a torch.profiler trace "
          "(*.pt.trace.json[.gz]) with File ▸ Open.")
 
@@ -38,7 +42,8 @@ class QtGpuView(QWidget):
         self.trace: TritonTrace | None = None
         self.kernel: TritonKernel | None = None
         self.profile: dict | None = None
-        self.profile_trace: ProfilerTrace | None = None  # the profile shown, joined again when another run opens
+        self.profile_trace: ProfilerTrace | None = None  # the profile shown
+        self.profile_opened = False  # opened by the user (joined again to each run opened next), not found with a run
         self.source_time: dict | None = None  # the profile joined to the open run
         self._paired = LatestRequest(self)  # the profile found beside a run being opened: only the latest shown
         self._syncing = False  # a tint set from the other pane must not tint back
@@ -51,6 +56,7 @@ class QtGpuView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.pages, 1)
+        layout.addStretch(0)  # holds the header at the top while the pages are hidden
         if model is not None:
             model.sigLoaded.connect(self._on_session_loaded)
 
@@ -92,14 +98,19 @@ class QtGpuView(QWidget):
     def _profile_page(self) -> QWidget:
         self.devices = QLabel("")
         self.devices.setWordWrap(True)
-        self.regions = rows_table(("compiled region", "calls", "CPU", "GPU", "GPU per call", "kernels"))
+        self.regions = rows_table(("compiled region", "calls", "CPU", "GPU", "GPU per call", REGION_EVENTS))
+        self.regions.horizontalHeaderItem(5).setToolTip("how many kernels, copies and fills were queued while the region "
+                                                        "ran (a count; their time is the GPU column)")
+        self.regions_note = QLabel("")  # why the regions' GPU time falls short of the total
+        self.regions_note.setWordWrap(True)
         self.profile_kernels = rows_table(("share", "GPU time", "count", "mean", "kind", "kernel (Inductor source, grid)"))
-        page = QSplitter(Qt.Orientation.Vertical)
+        self.profile_splitter = page = QSplitter(Qt.Orientation.Vertical)
         head = QWidget()
         head_layout = QVBoxLayout(head)
         head_layout.setContentsMargins(0, 0, 0, 0)
         head_layout.addWidget(self.devices)
         head_layout.addWidget(self.regions, 1)
+        head_layout.addWidget(self.regions_note)
         page.addWidget(head)
         page.addWidget(self.profile_kernels)
         joined = QWidget()
@@ -141,7 +152,7 @@ class QtGpuView(QWidget):
             if profile is None:
                 self.set_triton(document)
             else:
-                self.set_profile(document, profile, joined)
+                self.set_profile(document, profile, joined, opened=True)
             if opened is not None:
                 opened()
 
@@ -149,24 +160,40 @@ class QtGpuView(QWidget):
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
 
     def _on_session_loaded(self, loaded) -> None:
-        """The run's own profile (a capture's, or the one beside its log) shown joined to it, else the
-        profile shown joined to the new run — unless the tab holds a tritonparse trace the user opened."""
+        """The run's own profile (a capture's, or the one beside its log) shown joined to it, else a
+        profile the user opened joined to the new run; a profile found with an earlier run leaves —
+        unless the tab holds a tritonparse trace the user opened."""
         if self.trace is not None:
             return
-        shown, shown_summary = self.profile_trace, self.profile
+        kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
 
         def read():
-            path, _ = paired_profile(loaded.session)
-            trace = read_profiler_trace(path) if path is not None else shown
-            if trace is None:
-                return None
-            return trace, summarize_profile(trace) if trace is not shown else shown_summary, _joined(loaded, trace)
+            path, why = paired_profile(loaded.session)
+            if path is not None:
+                trace = read_profiler_trace(path)
+                return trace, summarize_profile(trace), _joined(loaded, trace), False
+            if kept[0] is not None:
+                return kept[0], kept[1], _joined(loaded, kept[0]), True
+            return why
 
         def show(result) -> None:
-            if result is not None and self.trace is None:
-                self.set_profile(*result)
+            if self.trace is not None:
+                return
+            if isinstance(result, str):
+                self.clear_profile(result)
+            else:
+                trace, summary, joined, opened = result
+                self.set_profile(trace, summary, joined, opened=opened)
 
-        self._paired.run(read, show, lambda message, _tb: self.joined_label.setText(f"Profile not read: {message}"))
+        def failed(message, _tb) -> None:
+            if self.trace is not None:
+                return
+            if self.profile_opened:
+                self.joined_label.setText(f"Profile not read: {message}")
+            else:  # not the earlier run's profile in its place
+                self.clear_profile(f"its profiler trace could not be read: {message}")
+
+        self._paired.run(read, show, failed)
 
     def set_triton(self, trace: TritonTrace) -> None:
         self.trace, self.kernel = trace, None
@@ -177,35 +204,68 @@ class QtGpuView(QWidget):
                                   str(kernel.metadata.get("num_warps", "")), str(kernel.metadata.get("num_stages", "")),
                                   str(kernel.metadata.get("shared", "")), kernel.hash[:12]) for kernel in trace.kernels])
         self.pages.setCurrentIndex(0)
+        self.pages.setVisible(True)
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
 
-    def set_profile(self, trace: ProfilerTrace, summary: dict, joined: dict | None = None) -> None:
-        self.profile, self.profile_trace, self.trace = summary, trace, None
+    def clear_profile(self, why: str) -> None:
+        """The open run has no profile (`why`): the one found with an earlier run is no longer shown."""
+        self.profile = self.profile_trace = self.source_time = None
+        self.profile_opened = False
+        for table in (self.regions, self.profile_kernels, self.source_lines, self.modules):
+            fill_rows(table, [])
+        self.devices.setText("")
+        self.regions_note.setText("")
+        self.joined_label.setText("")
+        self.header.setText(f"The open run has no profiler trace ({why}). {EMPTY}")
+        self.pages.setVisible(False)  # no empty tables of a profile not shown
+
+    def set_profile(self, trace: ProfilerTrace, summary: dict, joined: dict | None = None, opened: bool = True) -> None:
+        """`opened`: the user opened the profile (it stays for the next run); else it came with the open run."""
+        self.profile, self.profile_trace, self.trace, self.profile_opened = summary, trace, None, opened
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
-        self.header.setText(f"Profiler trace{rank} {trace.path.name}: GPU time {microseconds(summary['gpu_us'])} — "
-                            + ", ".join(f"{kind} {microseconds(us)}" for kind, us in
-                                        sorted(summary["by_kind_us"].items(), key=lambda item: -item[1])))
+        gpu = bool(summary["kernels"])
+        origin = ("" if joined is None else " (found with the open run)" if not opened else
+                  " (opened on its own; not of the open run)" if not joined["graph_calls"] and joined["unmatched_graph_calls"]
+                  else " (opened on its own)")
+        totals = profile_totals_text(summary)
+        if not gpu and joined is not None and joined["graph_calls"] and joined["device"] == "CPU":
+            totals += "; kernel time per source line below is CPU time"
+        self.header.setText(f"Profiler trace{rank} {trace.path.name}{origin}: {totals}")
+        self.devices.setVisible(gpu)
         self.devices.setText("   ".join(f"Device {d['device']} {d['name']}: busy {microseconds(d['busy_us'])} of "
                                         f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle" for d in summary["devices"]))
         fill_rows(self.regions, [(region_label(row["region"]), str(row["calls"] or "—"),
                                   microseconds(row["cpu_us"]) if row["calls"] else "—", microseconds(row["gpu_us"]),
                                   microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—",
                                   number(row["kernels"])) for row in summary["regions"]])
+        for column in GPU_COLUMNS:  # a CPU run's GPU figures are no figures
+            self.regions.setColumnHidden(column, not gpu)
+        self.regions_note.setText(unlinked_text(summary) if summary["regions"] else "")
+        self.regions_note.setVisible(bool(self.regions_note.text()))
+        self.profile_kernels.setVisible(gpu)
         fill_rows(self.profile_kernels, [
             (f"{row['share']:.1%}", microseconds(row["total_us"]), number(row["count"]), microseconds(row["mean_us"]), row["kind"],
              row["name"] + (f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""))
             for row in summary["kernels"]])
         self._show_joined(joined)
+        # the rows there are get the room: no empty table of lines beside a profile not joined
+        self.profile_splitter.setSizes([300 if gpu else 200, 300 if gpu else 0, 300 if (joined or {}).get("lines") else 80])
         self.pages.setCurrentIndex(1)
+        self.pages.setVisible(True)
 
     def _show_joined(self, joined: dict | None) -> None:
         """Kernel time per source line and module of the open run, or why there is none."""
         self.source_time = joined
         rows = (joined or {}).get("lines", [])
-        if joined is None or not joined["graph_calls"]:
+        if joined is None:
             self.joined_label.setText("Open the run this profile was taken of (its TORCH_TRACE log or capture) to see "
-                                      "kernel time per source line of the model." if joined is None else
-                                      "None of this profile's compiled graph calls ran the open run's code.")
+                                      "kernel time per source line of the model.")
+        elif not joined["graph_calls"]:
+            calls = joined["unmatched_graph_calls"]
+            self.joined_label.setText(
+                (f"This profile is of another run: none of its {calls} compiled graph call(s) ran the open run's code"
+                 if calls else "This profile holds no compiled graph call of the open run's code")
+                + (" — it was opened on its own, and is joined to each run opened after it." if self.profile_opened else "."))
         else:
             what = "GPU time of the kernels each launch queued" if joined["device"] == "GPU" else "CPU time of each launch"
             self.joined_label.setText(f"Kernel time per line of the model ({what}): {microseconds(joined['total_us'])} in "
