@@ -181,17 +181,6 @@ class Report:
         return budget - (time.monotonic() - self.started)
 
 
-def probe(python: str) -> dict:
-    try:
-        done = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return {"torch": None, "cuda": False, "error": f"cannot run {python}: {error}"}
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {"torch": None, "cuda": False, "error": (done.stderr or done.stdout).strip()[-500:]}
-
-
 def capture(python: str, script: Path, session: Path, cache: Path, device: str, mode: str, timeout_s: float) -> dict:
     """One capture through our launcher, as `compile-inspector capture SCRIPT -o SESSION --device D
     --mode M` runs it: quick timing settings, the profile on (the default)."""
@@ -523,7 +512,9 @@ def run(args) -> int:
     out = Path(args.out).resolve()
     mode = "cpu-dry-run" if args.cpu_dry_run else "cuda"
     report = Report(out, mode)
-    environment = probe(args.python)
+    from inspector.capture.launcher import probe_interpreter
+
+    environment = probe_interpreter(args.python, PROBE_TIMEOUT_S, PROBE)
     report.document["environment"] = {**environment, "requested_python": args.python}
     if not environment.get("torch"):
         for check in report.checks.values():

@@ -324,12 +324,16 @@ def tail_progress(session: Path, offset: int = 0) -> tuple[list[dict], int]:
     return events, offset + complete
 
 
-def probe_interpreter(python: str, timeout_s: float = 60) -> dict:
-    """Which Python and torch `python` has, and whether it sees CUDA — without importing torch here."""
-    code = ("import json, sys\ninfo = {'python': sys.version.split()[0], 'executable': sys.executable}\n"
-            "try:\n import torch\n info.update(torch=torch.__version__, cuda=torch.cuda.is_available())\n"
-            "except Exception as error:\n info.update(torch=None, error=f'{type(error).__name__}: {error}')\n"
-            "print(json.dumps(info))")
+PROBE = ("import json, sys\ninfo = {'python': sys.version.split()[0], 'executable': sys.executable}\n"
+         "try:\n import torch\n info.update(torch=torch.__version__, cuda=torch.cuda.is_available())\n"
+         "except Exception as error:\n info.update(torch=None, error=f'{type(error).__name__}: {error}')\n"
+         "print(json.dumps(info))")
+
+
+def probe_interpreter(python: str, timeout_s: float = 60, code: str = PROBE) -> dict:
+    """Which Python and torch `python` has, and whether it sees CUDA — without importing torch here.
+    `code` is the probe run there: it prints one JSON object on its last line (a caller that wants
+    more of the interpreter, such as its GPU's name, asks with its own)."""
     try:
         done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=timeout_s)
     except (OSError, subprocess.TimeoutExpired) as error:
