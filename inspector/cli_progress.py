@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from inspector.capture.launcher import read_json, tail_progress
+from inspector.capture.launcher import tail_progress
 from inspector.core.model.pipeline import pipeline_step
-from inspector.core.readers.session_format import MANIFEST
+from inspector.core.model.read_problems import ReadProblems
+from inspector.core.readers.capture_session import read_run
 
 
 class ProgressPrinter:
@@ -44,10 +45,10 @@ class ProgressPrinter:
         return None
 
     def finish(self, code: int | None) -> None:
-        manifest = read_json(self.session / MANIFEST) or {}
-        error = manifest.get("error")
-        state = "complete" if manifest.get("complete") else "INCOMPLETE"
-        if error:
-            print(f"capture failed ({error.get('kind')}): {error.get('message')}", file=self.out)
+        manifest, _ = read_run(self.session, ReadProblems())
+        error = manifest.error
+        state = "complete" if manifest.complete else "INCOMPLETE"
+        if error is not None:
+            print(f"capture failed ({error.kind}): {error.message}", file=self.out)
         print(f"session {state}, exit status {code}: {self.session}\n"
               f"  compile-inspector summary {self.session}", file=self.out)

@@ -94,7 +94,7 @@ def test_a_damaged_registry_is_skipped_not_fatal(tmp_path):
 def test_bundled_capture_gb_ids_equal_torchs_counters():
     session = open_session(BUNDLED_SESSION)
     typed = site_types(session)
-    assert {match.gb_id for _, match in typed} == torch_gb_ids(session.results["counters"]) == {"GB0170", "GB0025"}
+    assert {match.gb_id for _, match in typed} == torch_gb_ids(session.results.counters) == {"GB0170", "GB0025"}
     by_line = {site.breaks[0].location.line: match for site, match in typed}
     assert by_line[19].gb_type == "Data-dependent branching" and by_line[19].url.endswith("/gb/gb0170.html")
     assert by_line[21].hints == ("Remove the `torch._dynamo.graph_break()` call.",)
@@ -144,8 +144,8 @@ def test_corpus_recompiles_group_into_one_cause_per_rank(corpus):
 def test_bundled_capture_call_time_is_attributed():
     session = open_session(BUNDLED_SESSION)
     slow = slowness(session)
-    profile = session.results["profile"]["compiled"]
-    assert slow.call_us == pytest.approx(profile["wall_s"] * 1e6 / profile["runs"])
+    profile = session.results.profile["compiled"]
+    assert slow.call_us == pytest.approx(profile.wall_s * 1e6 / profile.runs)
     shares = {cost.key: cost.share for cost in slow.costs}
     assert sum(shares.values()) == pytest.approx(1.0, abs=0.02)
     # two break sites on the path of one call: three compiled graphs entered, three guard lookups
@@ -203,7 +203,7 @@ def test_every_example_capture_keeps_the_registry_and_agrees_with_torch(captured
         registry = session_registry(session)
         assert registry.source == "session", name
         logs = (folder / "stderr.txt").read_text()
-        counters = (session.results or {}).get("counters") or {}
+        counters = session.results.counters
         ours = {m.gb_id if m else None for _, m in site_types(session, registry)}
         assert ours == torch_gb_ids(counters, logs), name
         assert our_recompiles(session) == torch_recompiles(logs), name

@@ -89,8 +89,7 @@ def test_bundled_session_regions_add_up_to_the_call():
     analysis = SessionAnalysis(open_session(BUNDLED))
     accounting, why = analysis.regions
     assert accounting is not None, why
-    profile = analysis.session.results["profile"]["compiled"]
-    assert accounting.calls == profile["runs"]
+    assert accounting.calls == analysis.session.results.profile["compiled"].runs
     own = sum(row["own_us"] for row in accounting.regions)  # every region's span once
     outside = accounting.overhead_outside_us + accounting.eager_outside_us
     assert own + outside == pytest.approx(accounting.call_us, rel=0.01)

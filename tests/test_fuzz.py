@@ -104,7 +104,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     outputs.append(json.dumps(chrome_trace(session)))
     break_map(session)
     analysis.kernel_times
-    results = session.results or {}
+    results = session.results
     outputs.append(repr((kernel_bars(results, 15), op_family_bars(results), memory_bars(results),
                          compile_time_per_unit(session))))
     for unit in session.units:
@@ -115,7 +115,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
             outputs.append(artifact.code.text)
         outputs += [artifact.text for artifact in unit.artifacts]
     folder = Path(session.source) if Path(session.source).is_dir() else None
-    outputs += [text or "" for text in read_source((session.manifest or {}).get("script") or "", folder)]
+    outputs += [text or "" for text in read_source(session.manifest.script if session.manifest is not None and session.manifest.script else "", folder)]
     if with_diff:
         outputs.append(json.dumps(finite(diff_runs(session, session)), allow_nan=False))
         outputs += [check.reason for check in check_run(session, session, 0, 1.0, 1.0, 0.1)]

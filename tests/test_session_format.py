@@ -43,6 +43,6 @@ def test_a_newer_session_format_is_refused_with_a_message(tmp_path):
 @pytest.mark.parametrize("version", [None, "garbage", 1])
 def test_the_first_format_and_an_unversioned_manifest_open(tmp_path, version):
     session = open_session(_copy_with_version(tmp_path, version))
-    assert session.manifest["format_version"] == FORMAT_VERSION
+    assert session.manifest.get_state()["format_version"] == FORMAT_VERSION
     assert len(session.breaks) == 4 and session.results is not None
 

@@ -17,6 +17,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.profile_ops import profile_check
 from inspector.core.analysis.run_diff import check_run, diff_runs
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval, estimate
+from inspector.core.model.run_results import RunResults
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import SCHEMA_VERSION, render_text, summarize
 from inspector.core.readers.session_loader import open_session
@@ -31,7 +32,12 @@ def rounds(pairs: list[tuple[float, float]]) -> list[dict]:
     return [{"eager_s": e, "compiled_s": c, "eager_calls": 100, "compiled_calls": 100} for e, c in pairs]
 
 
-def timed(pairs, environment) -> dict:
+def timed(pairs, environment) -> RunResults:
+    """The results of a capture that timed these (eager, compiled) rounds."""
+    return RunResults.from_state(timed_state(pairs, environment))
+
+
+def timed_state(pairs, environment) -> dict:
     """results.json fields of a capture that timed these (eager, compiled) rounds."""
     eager, compiled = sorted(e for e, _ in pairs), sorted(c for _, c in pairs)
     return {"eager": {"n": len(pairs), "median_s": eager[len(eager) // 2], "min_s": eager[0], "max_s": eager[-1]},
@@ -76,7 +82,7 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     assert "the direction is certain, the size is not" in slower.sentence()
     low, high = 1 / slower.high, 1 / slower.low
     assert slower.range_text() == f"{low:.2g}–{high:.2g}×"
-    folder = edited_copy(tmp_path, **timed(WIDELY_SLOWER, QUIET))
+    folder = edited_copy(tmp_path, **timed_state(WIDELY_SLOWER, QUIET))
     analysis = SessionAnalysis(open_session(folder))
     assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in analysis.headline()
     assert "INCONCLUSIVE" not in analysis.headline()
@@ -101,8 +107,9 @@ def test_a_busy_machine_makes_a_small_difference_inconclusive_and_says_so():
 
 def test_too_few_rounds_or_nonsense_times_state_no_direction():
     assert estimate(timed(CLEARLY_FASTER[:3], QUIET)).state == INCONCLUSIVE
-    negative = timed(CLEARLY_FASTER, QUIET)
+    negative = timed_state(CLEARLY_FASTER, QUIET)
     negative["timing"]["rounds"][2]["compiled_s"] = -1e-3
+    negative = RunResults.from_state(negative)
     assert estimate(negative).state == UNMEASURED and estimate(negative).value is None
 
 
@@ -121,7 +128,7 @@ def test_an_older_session_opens_with_no_interval(tmp_path):
 
 
 def test_inconclusive_speedup_shows_no_break_even_anywhere(tmp_path):
-    folder = edited_copy(tmp_path, **timed(NOISE_AROUND_1, BUSY))
+    folder = edited_copy(tmp_path, **timed_state(NOISE_AROUND_1, BUSY))
     summary = summarize(open_session(folder))
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     assert figures["break_even"]["value"] is None and "inconclusive" in figures["break_even"]["source"]
@@ -140,13 +147,13 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_path):
-    folder = edited_copy(tmp_path, **timed(NOISE_AROUND_1, QUIET))
+    folder = edited_copy(tmp_path, **timed_state(NOISE_AROUND_1, QUIET))
     (check,) = [c for c in check_run(open_session(folder), min_speedup=1.0) if c.name == "min-speedup"]
     assert check.passed is None and "inconclusive" in check.reason
     done = cli("check", str(folder), "--min-speedup", "1.0")
     assert done.returncode == 4 and "INCONCLUSIVE min-speedup" in done.stdout
     # a conclusive run passes or fails on its interval
-    fast = edited_copy(tmp_path / "fast", **timed(CLEARLY_FASTER, QUIET))
+    fast = edited_copy(tmp_path / "fast", **timed_state(CLEARLY_FASTER, QUIET))
     checks = {c.name: c for c in check_run(open_session(fast), min_speedup=1.2)}
     assert checks["min-speedup"].passed is True
     assert {c.name: c for c in check_run(open_session(fast), min_speedup=3.0)}["min-speedup"].passed is False
@@ -187,7 +194,7 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["compiled"]["ops"]:
         row["self_cpu_us"] *= 60
-    folder = edited_copy(tmp_path, profile=results["profile"], **timed(NOISE_AROUND_1, BUSY))
+    folder = edited_copy(tmp_path, profile=results["profile"], **timed_state(NOISE_AROUND_1, BUSY))
     loaded = open_and_wait(qtbot, window, folder)
     dashboard = window.views["Summary"]
     assert "INCONCLUSIVE" in dashboard.title.text()

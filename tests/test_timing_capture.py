@@ -42,8 +42,7 @@ def test_capture_records_interleaved_rounds_and_the_machine(captured_examples):
 @pytest.mark.slow
 @pytest.mark.parametrize("example", ["mlp_breaks", "small_resnet"])
 def test_a_normal_capture_has_kernel_times_that_fit_in_the_call(captured_examples, example):
-    results = json.loads((captured_examples[example] / "results.json").read_text())
-    check = profile_check(results)
+    check = profile_check(open_session(captured_examples[example]).results)
     assert check.consistent is True, check.note
     assert 0 < check.kernel_us_per_call <= 2 * check.slowest_call_us
 
@@ -53,7 +52,7 @@ def test_a_capture_on_a_machine_kept_busy_never_states_the_opposite_direction(ca
                                                                              inductor_cache):
     """The MLP example (compiled is slower there: graph-break overhead on a tiny model), captured
     again while burner processes keep every core busy."""
-    quiet = estimate(json.loads((captured_examples["mlp_breaks"] / "results.json").read_text()))
+    quiet = estimate(open_session(captured_examples["mlp_breaks"]).results)
     burners = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(os.cpu_count() or 1)]
     try:
         process = capture(EXAMPLES / "mlp_breaks.py", tmp_path / "loaded", inductor_cache)
@@ -62,7 +61,7 @@ def test_a_capture_on_a_machine_kept_busy_never_states_the_opposite_direction(ca
             burner.kill()
             burner.wait()
     assert process.exit_code == 0
-    loaded = estimate(json.loads((tmp_path / "loaded" / "results.json").read_text()))
+    loaded = estimate(open_session(tmp_path / "loaded").results)
     assert loaded.machine.busy, loaded.machine.note  # the burners were seen
     assert loaded.state in (quiet.state, INCONCLUSIVE), (quiet.sentence(), loaded.sentence())
     summary = summarize(open_session(tmp_path / "loaded"))

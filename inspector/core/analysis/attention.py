@@ -35,7 +35,7 @@ class CountersCheck:
 
 
 def counters_check(session: Session) -> CountersCheck:
-    counters = (session.results or {}).get("counters") or {}
+    counters = session.results.counters if session.results is not None else {}
     torch_breaks, skips = counted_by_torch(counters) if counters else (None, {})
     return CountersCheck(torch_breaks, skips, len(session.breaks))
 
@@ -71,15 +71,15 @@ def capture_state(session: Session) -> str | None:
     """What a capture that never recorded its end is doing: still running on this machine, or left
     behind by a launcher that died (killed, the machine went down). None when it ended, or for a
     session of a version that did not record its launcher."""
-    manifest = session.manifest or {}
-    launcher = manifest.get("launcher")
-    if manifest.get("ended") is not None or not launcher:
+    manifest = session.manifest
+    if manifest is None or manifest.ended is not None or manifest.launcher is None:
         return None
-    pid, node = launcher["pid"], launcher["node"]
+    launcher = manifest.launcher
+    pid, node = launcher.pid, launcher.node
     if node != platform.node():
         return (f"The capture never recorded its end: it was still running on {node}, or its launcher died there. "
                 f"What it had captured is shown.")
-    if launcher["start"] is not None and start_time(pid) == launcher["start"]:
+    if launcher.start is not None and start_time(pid) == launcher.start:
         return f"This capture is still running (launcher pid {pid}): open it again later for the rest."
     return (f"The capture's launcher (pid {pid}) died before the run ended — killed, or the machine went down; "
             f"the traced program was stopped with it. What it had captured is shown.")

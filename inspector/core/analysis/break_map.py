@@ -30,13 +30,15 @@ class Gap:
 
 def region_run_times(session: Session) -> dict[str, float]:
     """Compile id ('0/1') → seconds per call inside that compiled region, from the compiled profile."""
-    profile = ((session.results or {}).get("profile") or {}).get("compiled") or {}
-    runs = profile.get("runs") or 1
+    profile = session.results.profile.get("compiled") if session.results is not None else None
+    if profile is None:
+        return {}
+    runs = profile.runs or 1
     times = {}
-    for row in profile.get("ops", []):
-        match = _REGION.match(row["name"])
+    for row in profile.ops:
+        match = _REGION.match(row.name)
         if match:
-            times[match["id"]] = row.get("cpu_total_us", row.get("self_cpu_us", 0)) / 1e6 / runs
+            times[match["id"]] = row.time("cpu_total_us", row.time("self_cpu_us")) / 1e6 / runs
     return times
 
 

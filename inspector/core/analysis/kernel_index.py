@@ -45,9 +45,9 @@ def kernel_times(session: Session, check: ProfileCheck) -> dict[str, KernelTime]
     by_name: dict[str, float] = {}
     event_of: dict[str, str] = {}
     for row in ops.rows:
-        name = kernel_name(row["name"])
-        by_name[name] = by_name.get(name, 0.0) + row.get(ops.key, 0)
-        event_of[name] = row["name"]
+        name = kernel_name(row.name)
+        by_name[name] = by_name.get(name, 0.0) + row.time(ops.key)
+        event_of[name] = row.name
     names = [kernel.name for unit in session.units for kernel in unit.kernels]
     times = {}
     for name in set(names):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import kernel_name, profile_ops
 from inspector.core.analysis.user_names import unit_title
+from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 
 
@@ -20,17 +21,17 @@ class BarRow:
     share: float
 
 
-def kernel_bars(results: dict, top: int) -> list[BarRow]:
+def kernel_bars(results: RunResults | None, top: int) -> list[BarRow]:
     ops = profile_ops(results)
     if ops is None:
         return []
     key, total = ops.key, ops.total
-    rows = [row for row in ops.rows if row.get(key, 0) > 0]
-    bars = [BarRow(f"{row['name']} ({row[key] / total:.0%})", ops.per_call_us(row), kernel_name(row["name"]),
-                   row[key] / total) for row in rows[:top]]
+    rows = [row for row in ops.rows if row.time(key) > 0]
+    bars = [BarRow(f"{row.name} ({row.time(key) / total:.0%})", ops.per_call_us(row), kernel_name(row.name),
+                   row.time(key) / total) for row in rows[:top]]
     rest = rows[top:]
     if rest:
-        folded = sum(row[key] for row in rest)
+        folded = sum(row.time(key) for row in rest)
         bars.append(BarRow(f"{len(rest)} more ({folded / total:.0%})", folded / ops.runs, "", folded / total))
     return bars
 
@@ -44,13 +45,13 @@ def op_family(name: str) -> str:
     return name
 
 
-def op_family_bars(results: dict, top: int = 12) -> list[tuple[str, float | None, float | None]]:
+def op_family_bars(results: RunResults | None, top: int = 12) -> list[tuple[str, float | None, float | None]]:
     """(family, eager µs/call, compiled µs/call), the families costing most in either run first."""
     totals: dict[str, list[float]] = {}
     for column, label in enumerate(("eager", "compiled")):
         ops = profile_ops(results, label)
         for row in ops.rows if ops else []:
-            family = totals.setdefault(op_family(row["name"]), [0.0, 0.0])
+            family = totals.setdefault(op_family(row.name), [0.0, 0.0])
             family[column] += ops.per_call_us(row)
     ranked = sorted(totals.items(), key=lambda item: -max(item[1]))[:top]
     return [(family, values[0], values[1]) for family, values in ranked]
@@ -61,6 +62,8 @@ def compile_time_per_unit(session: Session) -> list[tuple[str, float]]:
     return [(unit_title(unit), unit.compile_s) for unit in session.units if unit.compile_s is not None]
 
 
-def memory_bars(results: dict) -> list[tuple[str, float | None, float | None]]:
-    eager, compiled = results.get("memory_eager") or {}, results.get("memory_compiled") or {}
+def memory_bars(results: RunResults | None) -> list[tuple[str, float | None, float | None]]:
+    if results is None:
+        return []
+    eager, compiled = results.memory_eager or {}, results.memory_compiled or {}
     return [(key.replace("_mb", ""), eager.get(key), compiled.get(key)) for key in compiled if key in eager]

@@ -33,7 +33,7 @@ def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
         error = run.run_error
         rows.append(ModeRow(mode, folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
                             run.verdict.value("speedup"), len(run.session.breaks), len(run.session.recompiles),
-                            run.fusion.n_kernels, error.get("message") if error else None))
+                            run.fusion.n_kernels, error.message if error is not None else None))
     return rows
 
 

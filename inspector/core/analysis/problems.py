@@ -15,6 +15,7 @@ from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup, Rec
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import SLOWER, Speedup
 from inspector.core.model.compile_id import CompileId
+from inspector.core.model.run_results import RunResults, Tolerance
 from inspector.core.model.session import Session
 
 
@@ -147,15 +148,16 @@ def _changed(unit) -> str:
 
 def _run_problems(analysis: ProblemFacts) -> list[Problem]:
     session = analysis.session
-    results = session.results or {}
+    results = session.results or RunResults()
+    tolerance = results.tolerance or Tolerance()
     problems = []
-    for check in results.get("correctness") or []:
-        if not check.get("allclose"):
+    for check in results.correctness or ():
+        if not check.allclose:
             problems.append(Problem(
-                ProblemKind.MISMATCH, Severity.ERROR, f"Compiled output differs from eager ({check['inputs']})",
-                f"max abs error {check['max_abs_error']:.3g}, max rel error {check['max_rel_error']:.3g} "
-                f"(allclose at rtol {results.get('tolerance', {}).get('rtol')}, atol {results.get('tolerance', {}).get('atol')})"))
-    eager = (results.get("eager") or {}).get("median_s")
+                ProblemKind.MISMATCH, Severity.ERROR, f"Compiled output differs from eager ({check.inputs})",
+                f"max abs error {check.max_abs_error:.3g}, max rel error {check.max_rel_error:.3g} "
+                f"(allclose at rtol {tolerance.rtol}, atol {tolerance.atol})"))
+    eager = results.eager.median_s if results.eager is not None else None
     speedup = analysis.speedup
     if speedup.state == SLOWER and speedup.value:  # stated only when the timing supports the direction
         causes = []
@@ -172,8 +174,8 @@ def _run_problems(analysis: ProblemFacts) -> list[Problem]:
         problems.append(Problem(
             ProblemKind.SLOWER, Severity.WARNING, f"Compiled is {speedup.range_text()} slower than eager ({speedup.interval_text()})",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
-    error = (session.manifest or {}).get("error")
-    if error:
-        problems.append(Problem(ProblemKind.FAILED, Severity.ERROR, f"Capture failed ({error.get('kind')})",
-                                error.get("message", ""), file=error.get("file"), line=error.get("line")))
+    error = session.manifest.error if session.manifest is not None else None
+    if error is not None:
+        problems.append(Problem(ProblemKind.FAILED, Severity.ERROR, f"Capture failed ({error.kind})",
+                                error.message or "", file=error.file, line=error.line))
     return problems

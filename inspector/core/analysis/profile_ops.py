@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from inspector.core.model.run_results import ProfileOp, RunResults
+
 COMPILED_REGION = "Torch-Compiled Region"
 WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction", "ProfilerStep")
 _CPU_KERNEL = re.compile(r"^graph_\d+_")
@@ -15,27 +17,27 @@ _CPU_KERNEL = re.compile(r"^graph_\d+_")
 
 @dataclass(frozen=True)
 class ProfileOps:
-    rows: list[dict]  # op and kernel rows, most expensive first
+    rows: list[ProfileOp]  # op and kernel rows, most expensive first
     key: str  # the time field: self_cpu_us on CPU, self_device_us on CUDA
     runs: int  # calls profiled
 
     @property
     def total(self) -> float:
-        return sum(row.get(self.key, 0) for row in self.rows) or 1.0
+        return sum(row.time(self.key) for row in self.rows) or 1.0
 
-    def per_call_us(self, row: dict) -> float:
-        return row.get(self.key, 0) / self.runs
+    def per_call_us(self, row: ProfileOp) -> float:
+        return row.time(self.key) / self.runs
 
 
-def profile_ops(results: dict | None, label: str = "compiled") -> ProfileOps | None:
+def profile_ops(results: RunResults | None, label: str = "compiled") -> ProfileOps | None:
     """The eager or compiled profile's ops without torch's wrappers; None when not profiled."""
-    profile = ((results or {}).get("profile") or {}).get(label)
-    if not profile:
+    profile = results.profile.get(label) if results is not None else None
+    if profile is None:
         return None
-    key = profile.get("time_key", "self_cpu_us")
-    rows = [row for row in profile.get("ops", []) if not row["name"].startswith(WRAPPERS)]
-    rows.sort(key=lambda row: -row.get(key, 0))
-    return ProfileOps(rows, key, profile.get("runs") or 1)
+    key = profile.time_key
+    rows = [row for row in profile.ops if not row.name.startswith(WRAPPERS)]
+    rows.sort(key=lambda row: -row.time(key))
+    return ProfileOps(rows, key, profile.runs or 1)
 
 
 def kernel_name(event: str) -> str:
@@ -67,20 +69,19 @@ class ProfileCheck:
                 "call_us": self.call_us, "slowest_call_us": self.slowest_call_us, "note": self.note}
 
 
-def profile_check(results: dict | None, label: str = "compiled") -> ProfileCheck:
+def profile_check(results: RunResults | None, label: str = "compiled") -> ProfileCheck:
     """The check of the `label` run's profile (`compiled` or `eager`) against that run's measured call."""
     ops = profile_ops(results, label)
-    measured = (results or {}).get(label) or {}
-    call_s = measured.get("median_s")
+    measured = results.timed(label) if results is not None else None
+    call_s = measured.median_s if measured is not None else None
     if ops is None or not call_s or call_s <= 0:
         return ProfileCheck(None, None, None, None, f"no {label} profile and measured call to compare")
-    rounds = bool(((results or {}).get("timing") or {}).get("rounds"))
-    slowest = max(call_s, measured.get("max_s" if rounds else "p75_s") or call_s) * 1e6
-    profile = results["profile"][label]
+    rounds = results.timing is not None and bool(results.timing.rounds)
+    slowest = max(call_s, (measured.max_s if rounds else measured.p75_s) or call_s) * 1e6
     kernels = sum(ops.per_call_us(row) for row in ops.rows)
     call = call_s * 1e6
     caveats = []
-    if "warmup_excluded" not in profile:
+    if results.profile[label].warmup_excluded is None:
         caveats.append("older capture: the profile includes its first call (no warm-up excluded)")
     if ops.runs < MIN_PROFILED_CALLS:
         caveats.append(f"only {ops.runs} profiled call(s)")

@@ -64,15 +64,15 @@ class RegionAccounting:
 
 def region_accounting(session: Session, label: str = "compiled") -> tuple[RegionAccounting | None, str]:
     """The accounting of the capture's profile trace of `label`, or None with the reason."""
-    profile = ((session.results or {}).get("profile") or {}).get(label) or {}
-    if not profile.get("trace"):
+    profile = session.results.profile.get(label) if session.results is not None else None
+    if profile is None or not profile.trace:
         return None, "no profile trace in this session"
     folder = Path(session.extracted_to or session.source)
     try:
-        trace = read_profiler_trace(folder / profile["trace"], root=folder)
+        trace = read_profiler_trace(folder / profile.trace, root=folder)
     except (OSError, ValueError) as error:
         return None, f"profile trace not readable: {error}"
-    accounting = account(trace, profile.get("runs"), profile.get("wall_s"))
+    accounting = account(trace, profile.runs, profile.wall_s)
     if accounting is None:
         return None, "the profile trace holds no profiled calls (ProfilerStep) with compiled regions"
     return accounting, ""

@@ -25,7 +25,7 @@ def _site_key(site: BreakSite) -> tuple[str, str]:
 def script_folder(session: Session) -> str | None:
     """The folder paths in `session` are best read against: its script's folder when the capture
     recorded one, else the folder all its break sites share (a checkout's root, near enough)."""
-    script = (session.manifest or {}).get("script")
+    script = session.manifest.script if session.manifest is not None else None
     if script:
         return os.path.dirname(str(script))
     files = [brk.location.file for brk in session.breaks if brk.location and brk.location.file]

@@ -25,6 +25,7 @@ from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
+from inspector.core.model.run_results import RunError
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.graph_break_registry import BreakRegistry
 
@@ -94,12 +95,12 @@ class SessionAnalysis:
     @cached_property
     def profile_check(self) -> ProfileCheck:
         """Whether the profile's per-call kernel times agree with the measured call time."""
-        return profile_check(self.session.results or {})
+        return profile_check(self.session.results)
 
     @cached_property
     def eager_profile_check(self) -> ProfileCheck:
         """The same for the eager profile, whose op times the Kernels tab sets beside the compiled ones."""
-        return profile_check(self.session.results or {}, "eager")
+        return profile_check(self.session.results, "eager")
 
     @cached_property
     def verdict(self) -> Verdict:
@@ -178,17 +179,16 @@ class SessionAnalysis:
 
     @cached_property
     def top_kernels(self) -> list[dict]:
-        return top_kernels(self.session.results or {}, self.profile_check)
+        return top_kernels(self.session.results, self.profile_check)
 
     @property
     def complete(self) -> bool:
         return self.session.complete
 
     @property
-    def run_error(self) -> dict | None:
+    def run_error(self) -> RunError | None:
         """How the capture failed, from its manifest (None for raw logs and runs that finished)."""
-        error = (self.session.manifest or {}).get("error")
-        return error if isinstance(error, dict) else None
+        return self.session.manifest.error if self.session.manifest is not None else None
 
     def headline(self) -> str:
         """One sentence that answers 'was it worth it?' — a direction only when the timing supports one."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import WRAPPERS
+from inspector.core.model.run_results import Profile
 from inspector.core.model.session import Session
 
 GUARD_EVENT = "TorchDynamo Cache Lookup"
@@ -47,24 +48,24 @@ class Slowness:
 
 
 def slowness(session: Session) -> Slowness:
-    results = session.results or {}
+    results = session.results
     skips = [{"compile_id": str(unit.compile_id), "reason": unit.metrics["cudagraph_skip_reason"]}
              for unit in session.units if unit.metrics.get("cudagraph_skip_reason")]
-    counted = ((results.get("counters") or {}).get("inductor") or {}).get("cudagraph_skips")
-    profile = (results.get("profile") or {}).get("compiled")
-    if not profile or not profile.get("wall_s") or not profile.get("ops"):
+    counted = results.counters.get("inductor", {}).get("cudagraph_skips") if results is not None else None
+    profile = results.profile.get("compiled") if results is not None else None
+    if profile is None or not profile.wall_s or not profile.ops:
         return Slowness(None, [], None, None, "", skips, counted,
                         "no profile of the compiled run: capture an entry-point script with profiling on")
-    runs = profile.get("runs") or 1
-    call_us = profile["wall_s"] * 1e6 / runs
-    ops = profile["ops"]
+    runs = profile.runs or 1
+    call_us = profile.wall_s * 1e6 / runs
+    ops = profile.ops
 
-    def per_call(rows, field="self_cpu_us") -> float:
-        return sum(row.get(field, 0) for row in rows) / runs
+    def per_call(rows, column="self_cpu_us") -> float:
+        return sum(row.time(column) for row in rows) / runs
 
-    guard_rows = [row for row in ops if row["name"].startswith(GUARD_EVENT)]
-    graph_rows = [row for row in ops if row["name"].startswith(GRAPH_EVENT)]
-    wrapper_rows = [row for row in ops if row["name"].startswith(RUNTIME_WRAPPERS)]
+    guard_rows = [row for row in ops if row.name.startswith(GUARD_EVENT)]
+    graph_rows = [row for row in ops if row.name.startswith(GRAPH_EVENT)]
+    wrapper_rows = [row for row in ops if row.name.startswith(RUNTIME_WRAPPERS)]
     guards = per_call(guard_rows)
     graphs = per_call(graph_rows, "cpu_total_us")
     wrappers = per_call(wrapper_rows)
@@ -73,7 +74,7 @@ def slowness(session: Session) -> Slowness:
     def cost(key, label, us, detail) -> Cost:
         return Cost(key, label, us, us / call_us if call_us else None, detail)
 
-    guard_calls = sum(row.get("count", 0) for row in guard_rows) / runs
+    guard_calls = sum(row.time("count") for row in guard_rows) / runs
     costs = [
         cost("guards", "guard checks (Dynamo cache lookup)", guards,
              f"'{GUARD_EVENT}' self time, {guard_calls:g} lookup(s) per call"),
@@ -85,22 +86,22 @@ def slowness(session: Session) -> Slowness:
              "the rest of the call: bytecode and eager ops around and between graphs (breaks, resume functions)"),
     ]
     launches, launch_detail = _launches(profile, runs)
-    return Slowness(call_us, costs, sum(row.get("count", 0) for row in graph_rows) / runs if graph_rows else None,
+    return Slowness(call_us, costs, sum(row.time("count") for row in graph_rows) / runs if graph_rows else None,
                     launches, launch_detail, skips, counted,
                     f"profile of {runs} compiled call(s); the profiler slows every part it watches, so read shares, "
                     "not absolute times")
 
 
-def _launches(profile: dict, runs: int) -> tuple[float | None, str]:
+def _launches(profile: Profile, runs: int) -> tuple[float | None, str]:
     """Kernels launched per call: device kernels on CUDA; on CPU the profiled ops and kernels."""
-    rows = [row for row in profile["ops"] if not row["name"].startswith(WRAPPERS)]
-    if profile.get("time_key") == "self_device_us":
-        kernels = [row for row in rows if row.get("self_device_us")]
-        launches = sum(row.get("count", 0) for row in kernels) / runs
-        device_us = sum(row["self_device_us"] for row in kernels) / runs
+    rows = [row for row in profile.ops if not row.name.startswith(WRAPPERS)]
+    if profile.time_key == "self_device_us":
+        kernels = [row for row in rows if row.time("self_device_us")]
+        launches = sum(row.time("count") for row in kernels) / runs
+        device_us = sum(row.time("self_device_us") for row in kernels) / runs
         return launches, (f"{launches:g} device kernel launch(es) per call, {device_us:.1f} µs of device time; "
                           "many short kernels point at launch overhead (CUDA graphs: mode=\"reduce-overhead\")")
-    launches = sum(row.get("count", 0) for row in rows) / runs
+    launches = sum(row.time("count") for row in rows) / runs
     return launches, (f"{launches:g} op/kernel call(s) per call seen by the profiler (extern ATen calls, generated "
                       "kernels when kernel profiling is on, and eager ops between graphs)")
 

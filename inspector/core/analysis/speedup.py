@@ -11,6 +11,8 @@ import random
 import statistics
 from dataclasses import dataclass
 
+from inspector.core.model.run_results import MachineLoad, RunResults
+
 FASTER, SLOWER, INCONCLUSIVE, UNMEASURED = "faster", "slower", "inconclusive", "unmeasured"
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -85,34 +87,30 @@ class Speedup:
         return f"{low:.2g}–{high:.2g}×" if not self.size_certain and low is not None else f"{point:.2f}×"
 
 
-def unmeasured_reason(results: dict | None) -> str:
+def unmeasured_reason(results: RunResults | None) -> str:
     """Why a capture has no run time: a script without inspector_model() is not timed; one with it was
     meant to be and did not get there (it raised, was cancelled or died first)."""
-    results = results or {}
-    if not results.get("entry_point"):
+    if results is None or not results.entry_point:
         return "capture an entry-point script (inspector_model()) to measure run time"
-    error = results.get("error")
-    if isinstance(error, dict):
-        return f"the run failed before it was timed ({error.get('kind') or 'error'}; see Problems)"
+    if results.error is not None:
+        return f"the run failed before it was timed ({results.error.kind or 'error'}; see Problems)"
     return "the run ended before it was timed (cancelled, or the process died)"
 
 
-def estimate(results: dict | None) -> Speedup:
+def estimate(results: RunResults | None) -> Speedup:
     """The speedup of a capture's results.json. Older captures (no rounds) keep their point estimate
     and say they have no interval; their direction is stated as measured, flagged as such."""
-    results = results or {}
-    timing = results.get("timing") or {}
-    machine = machine_state(timing.get("environment"))
-    rounds = [(r.get("eager_s"), r.get("compiled_s")) for r in timing.get("rounds") or []]
+    timing = results.timing if results is not None else None
+    machine = machine_state(timing.environment if timing is not None else None)
+    rounds = [(r.eager_s, r.compiled_s) for r in timing.rounds] if timing is not None else []
     if rounds:
         if any(not _positive(e) or not _positive(c) for e, c in rounds):
             return Speedup(UNMEASURED, None, None, None, len(rounds), "a round has a zero, negative or missing time: "
                            "the timing is nonsense", machine)
         return _from_rounds(rounds, machine)
-    eager = (results.get("eager") or {}).get("median_s")
-    compiled = (results.get("compiled") or {}).get("median_s")
-    if eager is None or compiled is None:
+    if results is None or results.eager is None or results.compiled is None:
         return Speedup(UNMEASURED, None, None, None, 0, unmeasured_reason(results), None)
+    eager, compiled = results.eager.median_s, results.compiled.median_s
     if not _positive(eager) or not _positive(compiled):
         return Speedup(UNMEASURED, None, None, None, 0, "a zero or negative time: the timing is nonsense", None)
     value = eager / compiled
@@ -160,16 +158,16 @@ def bootstrap_interval(rounds: list[tuple[float, float]], resamples: int = RESAM
     return ratios[int(tail * (resamples - 1))], ratios[int((1 - tail) * (resamples - 1))]
 
 
-def machine_state(environment: dict | None) -> Machine | None:
+def machine_state(environment: MachineLoad | None) -> Machine | None:
     """Busy when other processes used a quarter of the cores during the benchmark (or, where that
     could not be read, the load average exceeded the cores), or torch had more threads than the
     cores left free."""
-    if not environment:
+    if environment is None:
         return None
-    cores = environment.get("cores") or 0
-    threads = environment.get("torch_threads")
-    others = environment.get("others_cpu_cores")  # core-equivalents other processes used meanwhile
-    load_before, load_during = environment.get("load_before"), environment.get("load_during")
+    cores = environment.cores or 0
+    threads = environment.torch_threads
+    others = environment.others_cpu_cores
+    load_before, load_during = environment.load_before, environment.load_during
     figures = []
     if others is not None:
         figures.append(f"other processes used {others:.1f} of {cores} cores during the benchmark")
@@ -177,7 +175,7 @@ def machine_state(environment: dict | None) -> Machine | None:
         figures.append(f"load average {load_before:.2f} before, {load_during:.2f} after, on {cores} cores")
     if threads is not None:
         figures.append(f"{threads} torch thread(s)")
-    figures += [f"{key}={value}" for key, value in (environment.get("thread_variables") or {}).items()]
+    figures += [f"{key}={value}" for key, value in environment.thread_variables.items()]
     reasons = []
     if cores and others is not None and others >= BUSY_SHARE * cores:
         reasons.append("other processes competed for the cores")

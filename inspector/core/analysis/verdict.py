@@ -9,6 +9,7 @@ from inspector.core.analysis.figures import BreakSite, FusionStats
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls, unmeasured_reason
+from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
 
@@ -34,12 +35,12 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     """The figures in display order, from the facts the session's analysis holds (break sites,
     fusion, cache rates, the speedup estimate, compile time, where a compiled call's time goes):
     each is computed once, there."""
-    results = session.results or {}
-    measured = "eager" in results and "compiled" in results
-    missing = f"not measured: {unmeasured_reason(results)}"
+    results = session.results or RunResults()
+    measured = results.eager is not None and results.compiled is not None
+    missing = f"not measured: {unmeasured_reason(session.results)}"
     t_compile, units_measured = compile_time["total_s"], compile_time["units_measured"]
-    t_eager = (results.get("eager") or {}).get("median_s")
-    t_exec = (results.get("compiled") or {}).get("median_s")
+    t_eager = results.eager.median_s if results.eager is not None else None
+    t_exec = results.compiled.median_s if results.compiled is not None else None
     break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
     eager = _eager_part(session, sites, slowness)
     gap = t_exec * eager.share if measured and eager.share is not None else None
@@ -149,25 +150,26 @@ def _speedup_source(speedup) -> str:
     return words
 
 
-def _median_of(results: dict, key: str) -> str:
-    if (results.get("timing") or {}).get("rounds"):
+def _median_of(results: RunResults, key: str) -> str:
+    if results.timing is not None and results.timing.rounds:
         return f"median over interleaved rounds of {key} calls (seconds per call)"
     return f"median of {key} calls" + (" after warm-up" if key == "compiled" else "")
 
 
-def _runs_note(results: dict, key: str) -> str:
-    entry = results.get(key) or {}
-    threads = results.get("threads")
-    spread = f", spread {seconds(entry['min_s'])}–{seconds(entry['max_s'])}" if "min_s" in entry and "max_s" in entry else ""
-    timing = results.get("timing") or {}
-    if timing.get("rounds"):
-        calls = sum(row.get(f"{key}_calls") or 0 for row in timing["rounds"])
-        return (f"{len(timing['rounds'])} rounds of ~{seconds(timing.get('round_budget_s', 0))} ({calls:,} calls), "
-                f"interleaved with the other{spread}, {threads} thread(s)")
-    return f"{entry.get('n', '?')} timed calls{spread}, {threads} thread(s)"
+def _runs_note(results: RunResults, key: str) -> str:
+    entry = results.timed(key)
+    spread = (f", spread {seconds(entry.min_s)}–{seconds(entry.max_s)}"
+              if entry is not None and entry.min_s is not None and entry.max_s is not None else "")
+    timing = results.timing
+    if timing is not None and timing.rounds:
+        calls = sum((row.eager_calls if key == "eager" else row.compiled_calls) or 0 for row in timing.rounds)
+        return (f"{len(timing.rounds)} rounds of ~{seconds(timing.round_budget_s or 0)} ({calls:,} calls), "
+                f"interleaved with the other{spread}, {results.threads} thread(s)")
+    calls = entry.n if entry is not None and entry.n is not None else "?"
+    return f"{calls} timed calls{spread}, {results.threads} thread(s)"
 
 
-def top_kernels(results: dict, check: ProfileCheck, label: str = "compiled", limit: int = 10) -> list[dict]:
+def top_kernels(results: RunResults | None, check: ProfileCheck, label: str = "compiled", limit: int = 10) -> list[dict]:
     """The profile's most expensive ops with their share of the profiled time (`check`: the
     session's profile check, whether those times agree with the measured call)."""
     ops = profile_ops(results, label)
@@ -175,6 +177,6 @@ def top_kernels(results: dict, check: ProfileCheck, label: str = "compiled", lim
         return []
     total = ops.total
     consistent = check.consistent is not False
-    return [{**row, "share": row.get(ops.key, 0) / total, "time_us_per_call": ops.per_call_us(row),
+    return [{**row.get_state(), "share": row.time(ops.key) / total, "time_us_per_call": ops.per_call_us(row),
              "time_consistent": consistent} for row in ops.rows[:limit]]
 

@@ -16,6 +16,7 @@ from inspector.core.model.compile_spans import Marker, Span
 from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_graph
 from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.run_results import Manifest, RunResults
 
 
 class UnitStatus(str, Enum):
@@ -372,8 +373,8 @@ class Session:
     unknown_kinds: dict[str, int] = field(default_factory=dict)
     torch_version: str | None = None
     global_artifacts: list[TextArtifact] = field(default_factory=list)
-    manifest: dict | None = None
-    results: dict | None = None
+    manifest: Manifest | None = None  # a capture's, decoded by its loader
+    results: RunResults | None = None
     extracted_to: Path | None = None  # the private folder a bundle was extracted into, removed on close
 
     @property
@@ -401,7 +402,7 @@ class Session:
     @property
     def complete(self) -> bool:
         if self.manifest is not None:
-            return bool(self.manifest.get("complete"))
+            return self.manifest.complete
         return not self.problems.counts.get("truncated")
 
 

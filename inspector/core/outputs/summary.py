@@ -9,6 +9,7 @@ import re
 from inspector import __version__
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.user_names import called_function, shown_function
+from inspector.core.model.run_results import RunResults, state_of
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations, render_explanations
 from inspector.core.numbers import count, quantity
@@ -66,7 +67,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "verdict": [figure.to_json() for figure in analysis.verdict],
         "speedup": analysis.speedup.to_json(),
         "run": _run(analysis),
-        "measurements": session.results,
+        "measurements": state_of(session.results),
         **explanations(analysis),
         "regions": _regions(analysis),
         "per_rank": analysis.ranks.to_json() if len(session.ranks) > 1 else None,
@@ -76,20 +77,21 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
 def _run(analysis: SessionAnalysis) -> dict | None:
     """What the capture recorded about the run itself (None for logs made without our capture)."""
     session = analysis.session
-    if session.manifest is None:
+    manifest = session.manifest
+    if manifest is None:
         return None
-    results = session.results or {}
+    results = session.results or RunResults()
     check = analysis.counters_check
     return {
-        "complete": bool(session.manifest.get("complete")),
-        "exit_status": session.manifest.get("exit_status"),
-        "error": session.manifest.get("error"),
-        "settings": session.manifest.get("settings"),
-        "environment": results.get("environment"),
-        "correctness": results.get("correctness"),
-        "allclose": results.get("allclose"),
-        "memory": {"eager": results.get("memory_eager"), "compiled": results.get("memory_compiled")},
-        "t_first_call_s": results.get("t_first_call_s"),
+        "complete": manifest.complete,
+        "exit_status": manifest.exit_status,
+        "error": state_of(manifest.error),
+        "settings": manifest.settings,
+        "environment": state_of(results.environment),
+        "correctness": [row.get_state() for row in results.correctness] if results.correctness is not None else None,
+        "allclose": results.allclose,
+        "memory": {"eager": results.memory_eager, "compiled": results.memory_compiled},
+        "t_first_call_s": results.t_first_call_s,
         "top_kernels": analysis.top_kernels,
         "profile_check": analysis.profile_check.to_json(),
         "eager_profile_check": analysis.eager_profile_check.to_json(),
@@ -101,7 +103,8 @@ def _run(analysis: SessionAnalysis) -> dict | None:
 
 def _regions(analysis: SessionAnalysis) -> dict | None:
     """The per-region accounting of the compiled profile; None for logs without a capture's profile."""
-    if not ((analysis.session.results or {}).get("profile") or {}).get("compiled"):
+    results = analysis.session.results
+    if results is None or "compiled" not in results.profile:
         return None
     accounting, why = analysis.regions
     return accounting.to_json() if accounting else {"reason": why}

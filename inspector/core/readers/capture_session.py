@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.run_results import Manifest, RunResults
 from inspector.core.model.session import Session, TextArtifact
 from inspector.core.readers.counted_reads import counted_json, deferred_text
 from inspector.core.readers.session_builder import build_trace_session
@@ -20,21 +21,29 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
     structured graphs. Read as data only: nothing in it is imported or executed; a field of the
     wrong type is counted and left out; a newer format is refused."""
     problems = ReadProblems()
+    manifest, results = read_run(path, problems)
+    trace = path / TRACE_DIR
+    logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
+    session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
+    session.manifest, session.results = manifest, results
+    session.load_problems.merge(problems)
+    if session.torch_version is None and results is not None and results.environment is not None:
+        session.torch_version = results.environment.torch
+    for unit in session.units:
+        name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
+        if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
+            unit.artifacts.append(TextArtifact("structured_graph", deferred_text(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
+    return session
+
+
+def read_run(path: Path, problems: ReadProblems) -> tuple[Manifest, RunResults | None]:
+    """The session folder's manifest and results (None when it has none yet), the one way they are
+    read: each field checked against its shape (one that does not fit is counted in `problems` and
+    left out), upgraded from the version that wrote them, then decoded into typed records."""
     results_file = path / RESULTS
     manifest = counted_json(path / MANIFEST, path, problems)
     results = counted_json(results_file, path, problems) if results_file.is_file() else None
     manifest = validated(manifest or {}, MANIFEST_SHAPE, MANIFEST, problems) or {}
     results = validated(results, RESULTS_SHAPE, RESULTS, problems) if results is not None else None
     manifest, results = upgrade(manifest, results)
-    trace = path / TRACE_DIR
-    logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
-    session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
-    session.manifest, session.results = manifest, results
-    session.load_problems.merge(problems)
-    if session.torch_version is None and session.results:
-        session.torch_version = (session.results.get("environment") or {}).get("torch")
-    for unit in session.units:
-        name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
-        if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
-            unit.artifacts.append(TextArtifact("structured_graph", deferred_text(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
-    return session
+    return Manifest.from_state(manifest), RunResults.from_state(results) if results is not None else None

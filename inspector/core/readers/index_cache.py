@@ -279,7 +279,7 @@ def session_identity(session: Session) -> list | None:
     for a capture that has not ended)."""
     if session.kind not in ("torch_trace", "capture"):
         return None
-    if session.kind == "capture" and (session.manifest or {}).get("ended") is None:
+    if session.kind == "capture" and (session.manifest is None or session.manifest.ended is None):
         return None  # a capture still running, or left by a dead launcher: what it says changes with time
     files = [rank.log_path for rank in session.ranks if rank.log_path is not None]
     if session.kind == "capture":

@@ -30,6 +30,9 @@ class NewerSessionFormat(ValueError):
 
 
 # version → function that turns a (manifest, results) pair of that version into the next version's.
+# They work on the documents as that version wrote them, before the loader decodes the current
+# version's into `model/run_results` records (as mitmproxy's io/compat migrates a flow's state
+# before `from_state`): a record class only ever meets its own version's fields.
 MIGRATIONS: dict[int, Callable[[dict, dict | None], tuple[dict, dict | None]]] = {}
 
 

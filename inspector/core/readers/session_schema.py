@@ -48,25 +48,35 @@ ANY = "any"
 
 _TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")} | {"n": int},
              required=("median_s",))  # a run without its median was not measured
-_PROFILE = Obj({"trace": str, "runs": int, "wall_s": NUMBER, "time_key": str, "compiled_region_s": NUMBER,
+_PROFILE = Obj({"trace": str, "runs": int, "warmup_excluded": int, "wall_s": NUMBER, "time_key": str, "compiled_region_s": NUMBER,
                 "ops": ListOf(Obj({"name": str}, required=("name",), extra=NUMBER))})
+_ERROR = Nullable(Obj({"kind": str, "message": str, "file": str, "line": int}))
+_BENCHMARK = Obj({  # the interleaved rounds of newer captures and the machine meanwhile
+    "method": str, "round_budget_s": NUMBER,
+    "rounds": ListOf(Obj({"order": str, "eager_s": NUMBER, "compiled_s": NUMBER, "eager_calls": int, "compiled_calls": int})),
+    "environment": Obj({"cores": Nullable(int), "cpu_count": Nullable(int), "torch_threads": int, "torch_interop_threads": int,
+                        "load_before": Nullable(NUMBER), "load_during": Nullable(NUMBER), "benchmark_wall_s": NUMBER,
+                        "others_cpu_cores": Nullable(NUMBER), "own_cpu_cores": Nullable(NUMBER),
+                        "thread_variables": MapOf(str)}),
+})
 
 MANIFEST = Obj({
     "format": str, "format_version": int, "tool_version": str, "command": ListOf(str), "script": Nullable(str),
     "script_args": ListOf(str), "complete": bool, "started": Nullable(NUMBER), "ended": Nullable(NUMBER),
     "exit_status": Nullable(int), "stopped_by": Nullable(str),
-    "error": Nullable(Obj({"kind": str, "message": str, "file": str, "line": int})),
+    "error": _ERROR,
     "settings": Obj({"mode": str, "dynamic": str, "fullgraph": bool, "backend": str, "device": str, "runs": int,
                      "warmup": int, "profile": bool, "timeout_s": Nullable(NUMBER), "threads": Nullable(int)}),
     "host": MapOf(str),
-    "launcher": Obj({"pid": int, "start": Nullable(int), "node": str}),
+    "launcher": Obj({"pid": int, "start": Nullable(int), "node": str}, required=("pid", "node")),
 })
 
 RESULTS = Obj({
-    "format_version": int, "environment": Obj({"torch": str, "python": str, "device": str}),
-    "threads": Nullable(int), "runs": int, "warmup": int,
+    "format_version": int,
+    "environment": Obj({"torch": str, "python": str, "device": str, "device_name": str, "threads": int}),
+    "entry_point": bool, "threads": Nullable(int), "runs": int, "warmup": int,
     "tolerance": Obj({"rtol": NUMBER, "atol": NUMBER}),
-    "eager": _TIMES, "compiled": _TIMES,
+    "eager": _TIMES, "compiled": _TIMES, "timing": _BENCHMARK,
     "memory_eager": MapOf(NUMBER), "memory_compiled": MapOf(NUMBER),
     "t_first_call_s": Nullable(NUMBER), "t_compile_s": Nullable(NUMBER), "t_eager_s": Nullable(NUMBER),
     "t_execute_s": Nullable(NUMBER), "speedup": Nullable(NUMBER), "break_even_calls": Nullable(NUMBER),
@@ -76,6 +86,7 @@ RESULTS = Obj({
     "allclose": Nullable(bool),
     "profile": MapOf(_PROFILE),
     "counters": MapOf(MapOf(NUMBER)),
+    "error": _ERROR,
 })
 
 

@@ -70,10 +70,10 @@ class QtDashboard(QWidget):
         self.title.setText(analysis.headline())
         self.notices.setText("\n".join(f"Attention: {notice.text}" for notice in analysis.notices))
         self.notices.setVisible(bool(analysis.notices))
-        environment = (session.results or {}).get("environment") or {}
+        environment = session.results.environment if session.results is not None else None
         where = f"{session.source} — {session.kind}, torch {session.torch_version or 'unknown'}"
-        if environment:
-            where += f", {environment.get('device')} ({environment.get('device_name')}), {environment.get('threads')} thread(s)"
+        if environment is not None:
+            where += f", {environment.device} ({environment.device_name}), {environment.threads} thread(s)"
         timing = analysis.compile_time
         traced = sum(timing["self_s"].values())
         stages = ", ".join(f"{name} {fmt_seconds(seconds)} ({seconds / traced:.0%})"

@@ -189,7 +189,7 @@ class QtKernelPlots(QWidget):
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        results = loaded.session.results or {}
+        results = loaded.session.results
         rows = kernel_bars(results, TOP_N)
         self.kernel_names = [row.name for row in rows]
         self.kernel_labels = [row.label for row in rows]

@@ -43,7 +43,7 @@ class QtSourceView(QtCodeEditor):
         self.path = None
         source = Path(loaded.session.source)
         self.folder = source if source.is_dir() else None
-        script = (loaded.session.manifest or {}).get("script")
+        script = loaded.session.manifest.script if loaded.session.manifest is not None else None
         first = next((f for f in self.markers_by_file if is_readable_file(f)), None)
         self.show_location(script or first or "", 0)
 
