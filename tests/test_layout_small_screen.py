@@ -62,7 +62,7 @@ def plot_rows(window) -> dict:
     from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars
 
     plots, session = window.views["Kernels"], window.model.loaded.session
-    results = session.results or {}
+    results = session.results  # the bundled capture has them
     return {plots.kernels: [row.label for row in kernel_bars(results, 15)],
             plots.families: [row[0] for row in op_family_bars(results)],
             plots.units: [unit_title(unit) for unit in session.units if unit.compile_s is not None],

@@ -8,6 +8,7 @@ from pathlib import Path
 from inspector.core.analysis.run_diff import diff_breaks
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.compile_id import CompileId
+from inspector.core.model.run_results import Manifest
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Rank, Session, SourceLocation
 from inspector.core.numbers import count, number, quantity, seconds
 
@@ -35,7 +36,7 @@ def _run(root: str, line: int) -> SessionAnalysis:
     where = SourceLocation(f"{root}/model.py", line, "forward", "if x.sum() > 0:")
     unit = CompileUnit(CompileId(0, 0), breaks=[GraphBreak(CompileId(0, 0), "data-dependent", where)])
     session = Session(Path(root) / "session", "capture", ranks=[Rank(None, [Frame(0, "forward", where, [unit])])],
-                      manifest={"script": f"{root}/model.py"})
+                      manifest=Manifest(script=f"{root}/model.py"))
     return SessionAnalysis(session)
 
 

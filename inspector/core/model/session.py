@@ -76,9 +76,9 @@ class GraphBreak:
 class ExportIssue:
     """One issue torch.export met and worked around (draft export reports them; so does tlparse -e):
     a data-dependent expression it had to assume, a custom op without a fake kernel or with one
-    that disagrees with the real kernel."""
+    that disagrees with the real kernel, a guard that specialised or bounded an input's size."""
 
-    kind: str  # data_dependent | missing_fake_kernel | mismatched_fake_kernel
+    kind: str  # data_dependent | missing_fake_kernel | mismatched_fake_kernel | guard_added
     subject: str  # the expression (`u1 > 2`) or the op (`mylib.foo.default`)
     location: SourceLocation | None  # the user's line that raised it
     result: str | None = None  # what export assumed the expression was
