@@ -32,6 +32,9 @@ def test_the_ranks_heading_counts_findings_and_a_single_process_box_says_why_it_
     rows = [view.findings.item(i).text() for i in range(view.findings.count())]
     assert view.heading.text() == f"4 ranks; {len(rows)} divergence finding(s); ranks 0, 2 agree."
     assert all(row.endswith("]") for row in rows), rows  # each row is a finding with its kind
+    tree = window.session_dock.widget()
+    ranks = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    assert len(ranks) == 4 and all(item.text(0) in item.toolTip(0) for item in ranks)  # whole where it is cut
     open_and_wait(qtbot, window, BUNDLED)
     assert view.heading.text() == "A single-process run: nothing to compare across ranks."
     assert [view.findings.item(i).text() for i in range(view.findings.count())] == [

@@ -110,6 +110,7 @@ class QtNavigator(QTreeWidget):
                 self._list_units(self.invisibleRootItem(), rank)
                 continue
             item = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
+            item.setToolTip(0, plain_tip(f"{item.text(0)}\n{rank.log_path or ''}".rstrip()))  # whole, where the column is narrow
             if on_demand:  # keyed by place: logs of one job may share a rank number, or have none
                 item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
                 item.setData(0, RANK_ROLE, position)
