@@ -307,15 +307,20 @@ def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path,
 
 def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatch):
     monkeypatch.setattr(index_cache, "KEEP_ENTRIES", 2)
+    monkeypatch.setattr(index_cache, "PRUNE_EVERY", 1)
     logs = []
-    for number in range(3):
+    for number in range(4):
         folder = tmp_path / f"run{number}"
         folder.mkdir()
         logs.append(_settled_copy(BUNDLED_LOG, folder))
         open_session(logs[-1])
         time.sleep(0.02)  # distinct write times
-    assert len(list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))) == 2
-    assert index_cache.load_log(logs[0]) is None and index_cache.load_log(logs[2]) is not None
+    entries = list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))
+    assert len(entries) == 2
+    assert index_cache.load_log(logs[1]) is None and index_cache.load_log(logs[3]) is not None
+    monkeypatch.setattr(index_cache, "KEEP_BYTES", max(entry.stat().st_size for entry in entries) + 1)
+    open_session(logs[0])  # written again, newest: the byte budget keeps it alone
+    assert index_cache.load_log(logs[0]) is not None and index_cache.load_log(logs[3]) is None
 
 
 def _damaged_variants(source: Path, folder: Path) -> list[Path]:

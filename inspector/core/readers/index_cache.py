@@ -38,7 +38,9 @@ from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 FORMAT = 3  # bump when the reader changes what it keeps of a record
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
-KEEP_ENTRIES = 64  # per kind: the logs opened most recently
+KEEP_ENTRIES = 2048  # per kind: the logs opened most recently (a job of 1,024 ranks fits whole) …
+KEEP_BYTES = 512 << 20  # … within this much (a log's index is ~5% of it: ~70 KB for a 1.4 MB rank log)
+PRUNE_EVERY = 64  # writes of one process between two prunes (a prune lists and stats every entry)
 FINGERPRINT_BLOCK = 64 << 10  # bytes read at the head and the tail of a file
 FINGERPRINT_SAMPLES = 16  # blocks of 4 KiB spread over the rest
 
@@ -165,11 +167,29 @@ def _write_entry(file: Path | None, identity, body) -> None:
         pass
 
 
+_writes = 0  # entries this process wrote since it last pruned
+
+
 def _prune(folder: Path) -> None:
-    """Forget the least recently written entries beyond KEEP_ENTRIES, so the cache stays small."""
-    entries = sorted(folder.glob("*.json"), key=lambda entry: entry.stat().st_mtime)
-    for entry in entries[:-KEEP_ENTRIES]:
-        entry.unlink(missing_ok=True)
+    """Forget the least recently written entries beyond KEEP_ENTRIES or KEEP_BYTES, so the cache stays
+    small; on the first write of a process and every PRUNE_EVERY after (a job's thousand rank logs
+    are each written once: pruning on every one would list the folder a thousand times)."""
+    global _writes
+    _writes += 1
+    if (_writes - 1) % PRUNE_EVERY:
+        return
+    entries = []
+    for entry in folder.glob("*.json"):
+        try:
+            stat = entry.stat()
+        except OSError:
+            continue
+        entries.append((stat.st_mtime, stat.st_size, entry))
+    kept_bytes = 0
+    for index, (_mtime, size, entry) in enumerate(sorted(entries, key=lambda row: row[0], reverse=True)):
+        kept_bytes += size
+        if index >= KEEP_ENTRIES or kept_bytes > KEEP_BYTES:
+            entry.unlink(missing_ok=True)
 
 
 def _settled(identity: dict | None) -> bool:
