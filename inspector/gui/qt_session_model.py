@@ -80,8 +80,8 @@ def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:
             cluster = overview_on_dask(logs, dask)
             return cluster.report, cluster.said(len(logs))
         except EngineUnavailable as error:
-            return rank_report(index_ranks(logs, start_method="spawn", keep_index=True)), f"read on this machine: {error}"
-    return rank_report(index_ranks(logs, start_method="spawn", keep_index=True)), ""
+            return rank_report(index_ranks(logs, start_method="spawn")), f"read on this machine: {error}"
+    return rank_report(index_ranks(logs, start_method="spawn")), ""
 
 
 class LoadProgress(QObject):
