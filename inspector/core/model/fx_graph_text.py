@@ -67,6 +67,11 @@ class FxNode:
         """A node that computes something (what graph_op_count counts)."""
         return self.op in ("call_function", "call_method", "call_module")
 
+    @property
+    def shape_text(self) -> str:
+        """The value as the graph annotates it: `f32[8, 16]`, a bare dtype, or — when neither is known."""
+        return f"{self.dtype or ''}[{', '.join(self.shape)}]" if self.shape is not None else (self.dtype or "—")
+
 
 @dataclass
 class FxGraph:

@@ -24,7 +24,7 @@ from inspector.core.graphs.item_ids import ItemKind, item_key, item_kind
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.user_names import unit_title
-from inspector.core.model.fx_graph_text import FxGraph, FxNode
+from inspector.core.model.fx_graph_text import FxGraph
 from inspector.core.model.session import Session
 from inspector.core.readers.session_loader import close_session
 from inspector.gui.qt_background import LatestRequest
@@ -91,10 +91,6 @@ def counts_text(diff: GraphDiff, nodes_a: int, nodes_b: int) -> str:
             f"similarity {diff.similarity:.2f} (structure {diff.structural_similarity:.2f})")
 
 
-def _shape(node: FxNode) -> str:
-    return f"{node.dtype or ''}[{', '.join(node.shape)}]" if node.shape is not None else (node.dtype or "—")
-
-
 def node_tip(graph: FxGraph, name: str, side: int, diff: GraphDiff, other: FxGraph | None) -> str:
     """A box's hover text (rich text, every value escaped): the node's full name, what it is in the
     diff, its op, target, shape and source line, and for a changed node each differing field on both sides."""
@@ -116,13 +112,13 @@ def node_tip(graph: FxGraph, name: str, side: int, diff: GraphDiff, other: FxGra
             f"; its {' and '.join(differing)} {'differ' if len(differing) > 1 else 'differs'}" if change else ", alike")
     lines = [f"<b>{html_text(node.name)}</b>",
              f"<span style='color:{COLOURS[kind]}'>■</span> {kind}: {status}",
-             f"op: {html_text(node.op)}", f"target: <code>{html_text(node.target)}</code>", f"shape: {html_text(_shape(node))}"]
+             f"op: {html_text(node.op)}", f"target: <code>{html_text(node.target)}</code>", f"shape: {html_text(node.shape_text)}"]
     if node.source:
         lines.append(f"source: {html_text(Path(node.source.file).name)}:{node.source.line} "
                      f"<code>{html_text(node.source.code.strip()[:120])}</code>")
     partner_node = other.node(partner) if change and other is not None else None
     if partner_node is not None:
-        values = {"target": lambda n: n.target, "shape": _shape, "dtype": lambda n: n.dtype or "—", "args": lambda n: n.args}
+        values = {"target": lambda n: n.target, "shape": lambda n: n.shape_text, "dtype": lambda n: n.dtype or "—", "args": lambda n: n.args}
         pair = (node, partner_node) if side == 0 else (partner_node, node)
         for field in change.fields:
             value = values.get(field)

@@ -325,13 +325,12 @@ class QtGraphView(QWidget):
         node = self.graph.node(item_id)
         if node is None:
             return ""
-        shape = f"{node.dtype or ''}[{', '.join(node.shape)}]" if node.shape is not None else (node.dtype or "—")
         source = (f"{html_text(Path(node.source.file).name)}:{node.source.line} <code>{html_text(node.source.code.strip()[:120])}</code>"
                   if node.source else "no source recorded")
         module = "/".join(self._paths.get(node.name, ())) or "(top level)"
         kernels = ", ".join(k.name for k in kernels_of_node(self.unit, node.name, self.stage.currentText())) or "—"
         return (f"<b>{html_text(node.name)}</b><br>op: {node.op}<br>target: <code>{html_text(node.target)}</code><br>"
-                f"shape: {html_text(shape)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
+                f"shape: {html_text(node.shape_text)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
 
     def run_search(self) -> list[str]:
         self.results.clear()
