@@ -110,7 +110,7 @@ def test_a_cpu_run_s_profile_says_so_and_shows_no_gpu_zeros(qtbot, window, no_sl
     assert not header.rstrip().endswith("—")
     assert _headers(view.regions) == ["compiled region", "calls", "CPU"]
     cells = _cells(view.regions)
-    assert [row[0] for row in cells] == ["compile unit 0/1", "compile unit 1/1", "compile unit 2/1"]
+    assert [row[0] for row in cells] == ["compile unit [0/1]", "compile unit [1/1]", "compile unit [2/1]"]
     assert all(value != "0 s" for row in cells for value in row)
     assert not view.profile_kernels.isVisibleTo(view) and not view.devices.isVisibleTo(view)
     assert not any("correlation" in text for text in _labels(view))

@@ -152,7 +152,7 @@ def test_the_gpu_tab_shows_the_run_s_profile_per_source_line(profiled_run, qtbot
     line = _script_line("return self.norm(")
     assert shown[f"profiled_model.py:{line}"] == source[line - 1].strip()
     assert view.source_lines.item(0, 2).text() == "measured"
-    modules = {view.modules.item(row, 3).text(): view.modules.item(row, 2).text() for row in range(view.modules.rowCount())}
+    modules = {view.modules.item(row, 0).text(): view.modules.item(row, 3).text() for row in range(view.modules.rowCount())}
     assert modules["first.fc"] == "measured" and modules["first.norm"] == "apportioned"
     assert "5 compiled graph call(s)" in view.joined_label.text()
 

@@ -1,5 +1,5 @@
-"""What a third new-user walk through every tab found, each as the user now sees it: the Ranks heading
-counts only findings and says who agrees, a one-process run's findings box says why it is empty,
+"""What the third and fourth new-user walks through every tab found, each as the user now sees it: the
+Ranks heading counts only findings and says who agrees, a one-process run's findings box says why it is empty,
 a symbol torch logged twice is one symbol, the Code tab tells repeated records apart and its columns
 say what they measure, and opening a trace says so in the status bar."""
 
@@ -90,3 +90,33 @@ def test_the_break_maps_tooltip_says_why_a_unit_shows_its_compile_time(qtbot, wi
     resumed = tip_of("[2/0]")
     assert "forward (resumed at line 21) (Dynamo: torch_dynamo_resume_in_forward_at_21)" in resumed
     assert resumed.count("[2/0]") == 1 and "run time per call" in tip_of("[2/1]")
+
+
+def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_slot_errors):
+    """Before anything opens Problems says why it is empty; hints name the File menu's real item; a
+    kernel whose profiled time is shared by several units is marked Σ in the Code tab; Shapes names
+    a resumed unit as the session tree does; in a distributed run the compile-time bars name ranks."""
+    from inspector.core.analysis.kernel_plots import compile_time_per_unit
+    from inspector.core.readers.session_loader import open_session
+    from inspector.gui.views.qt_gpu_view import EMPTY
+    from inspector.gui.views.qt_problems import NOTHING_OPEN
+
+    problems = window.views["Problems"]
+    assert problems.topLevelItem(0).text(0) == NOTHING_OPEN
+    menu_items = [action.text().replace("&", "") for action in window.menuBar().actions()[0].menu().actions()]
+    assert "Open Log, Bundle or Folder…" in menu_items
+    assert "File ▸ Open Log, Bundle or Folder…" in EMPTY and "File ▸ Open Log, Bundle or Folder…" in window.xla_view.header.text()
+    open_and_wait(qtbot, window, BUNDLED)
+    assert problems.topLevelItem(0).text(0) != NOTHING_OPEN
+    _unit(window, "[0/0]")
+    code = window.code_view
+    qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=10_000)
+    addmm = next(row for row in range(code.outline.rowCount()) if code.outline.item(row, 0).text() == "extern_kernels.addmm")
+    assert code.outline.item(addmm, 2).text().endswith(" Σ")  # aten::addmm is every unit's Linear, added up
+    assert "Σ:" in code.outline.horizontalHeaderItem(3).toolTip()
+    _unit(window, "[2/1]")
+    shapes = window.views["Shapes"]
+    qtbot.waitUntil(lambda: shapes.note.text().startswith("[2/1] forward (resumed at line 21)"), timeout=10_000)
+    if (CORPUS / "multi_rank_logs").is_dir():
+        labels = [label for label, _seconds in compile_time_per_unit(open_session(CORPUS / "multi_rank_logs"))]
+        assert labels and all(label.startswith("rank ") for label in labels)

@@ -58,8 +58,11 @@ def op_family_bars(results: RunResults | None, top: int = 12) -> list[tuple[str,
 
 
 def compile_time_per_unit(session: Session) -> list[tuple[str, float]]:
-    """(the unit as the session tree names it, whole: a view elides it to its room; its compile seconds)."""
-    return [(unit_title(unit), unit.compile_s) for unit in session.units if unit.compile_s is not None]
+    """(the unit as the session tree names it, whole: a view elides it to its room; its compile seconds).
+    In a distributed run each name starts with its rank: ranks share compile ids."""
+    ranked = len(session.ranks) > 1
+    return [((f"rank {unit.rank} " if ranked and unit.rank is not None else "") + unit_title(unit), unit.compile_s)
+            for unit in session.units if unit.compile_s is not None]
 
 
 def memory_bars(results: RunResults | None) -> list[tuple[str, float | None, float | None]]:

@@ -53,7 +53,7 @@ def render_triton_text(summary: dict) -> str:
     lines = [f"tritonparse trace: {summary['source']}",
              f"{len(kernels)} kernel compilation(s), {number(summary['launches'])} launch(es)", ""]
     for kernel in kernels:
-        origin = f"torch.compile unit {kernel['compile_id']}" if kernel["compile_id"] else "not from torch.compile"
+        origin = f"torch.compile unit [{kernel['compile_id']}]" if kernel["compile_id"] else "not from torch.compile"
         where = f"{Path(kernel['python']['file']).name}:{kernel['python']['line']}" if kernel["python"]["file"] else "?"
         lines.append(f"{kernel['name']}  ({origin}; source {where}; hash {kernel['hash'][:12]})")
         meta = ", ".join(f"{key} {kernel[key]}" for key in METADATA if kernel[key] is not None)
@@ -230,8 +230,9 @@ def microseconds(value: float) -> str:
 
 
 def region_label(name: str) -> str:
-    """"0/1" is a compile unit (a Torch-Compiled Region); CompiledFunction[Backward] stays as named."""
-    return f"compile unit {name}" if "/" in name else name
+    """"0/1" is a compile unit (a Torch-Compiled Region), written [0/1] as everywhere else;
+    CompiledFunction[Backward] stays as named."""
+    return f"compile unit [{name}]" if "/" in name else name
 
 
 def _problems(problems: dict) -> list[str]:

@@ -62,8 +62,8 @@ def kernel_cells(kernel: Kernel, time: KernelTime | None) -> list[tuple[str, str
                              "(times added)")
     else:
         time_tip = ""
-    flag = " ⚠" if time and time.suspect else ""
-    times = [number(time.us_per_call) + flag, f"{time.share:.1%}"] if time else ["—", "—"]
+    flag = " ⚠" if time and time.suspect else " Σ" if time and time.shared_by_units else ""
+    times = [number(time.us_per_call) + flag, f"{time.share:.1%}" + flag] if time else ["—", "—"]
     return [(kernel.name, plain_tip(kernel.name)), (kernel.kind, time_tip or kernel.kind),
             *((text, time_tip or text) for text in times),
             (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}")]
@@ -209,7 +209,9 @@ class QtCodeView(QWidget):
         for column, tip in ((2, "Time per call of the compiled run, from the capture's profile (— where no profiler "
                                 "event has the kernel's name: not profiled, or a log without a capture)"),
                             (3, "Share of all profiled op and kernel time of the compiled run, every compile unit "
-                                "together (the rows of one unit need not add up to 100%)"),
+                                "together (the rows of one unit need not add up to 100%). Σ: the profile names this "
+                                "kernel as other units do (aten::addmm for every Linear), so the figure is theirs "
+                                "added up, the same in each unit's row"),
                             (4, "How the kernel's FX nodes are known: exact (provenance tracking) or from "
                                 "Inductor's comments (over-includes)")):
             outline.horizontalHeaderItem(column).setToolTip(tip)

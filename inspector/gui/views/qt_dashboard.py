@@ -129,7 +129,8 @@ def slowness_line(data: dict) -> str:
     if data["call_us"] is None:
         return f"Where a compiled call's time goes: {data['note']}."
     parts = ", ".join(f"{cost['label']} {cost['share']:.0%}" for cost in data["costs"])
-    text = f"Where a compiled call's time goes ({data['call_us']:.0f} µs per profiled call): {parts}."
+    text = (f"Where a compiled call's time goes ({data['call_us']:.0f} µs per profiled call, the profiler's own cost "
+            f"included; T_execute above is the timed call, without it): {parts}.")
     if data["graphs_per_call"] is not None:
         text += f" {data['graphs_per_call']:g} compiled graph(s) entered per call."
     if data["launches_per_call"] is not None:

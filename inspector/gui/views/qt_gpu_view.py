@@ -32,7 +32,7 @@ from inspector.gui.views.qt_tables import fill_rows, rows_table
 
 GPU_COLUMNS = (3, 4, 5)  # of the regions table: GPU, GPU per call, kernel launches
 EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]) or a torch.profiler trace "
-         "(*.pt.trace.json[.gz]) with File ▸ Open.")
+         "(*.pt.trace.json[.gz]) with File ▸ Open Log, Bundle or Folder… (Ctrl+Shift+O).")
 
 
 class QtGpuView(QWidget):
@@ -122,7 +122,10 @@ class QtGpuView(QWidget):
         self.source_lines.horizontalHeaderItem(2).setToolTip(
             "measured: the time of launches wholly on this line; apportioned: shares of kernels made from nodes "
             "on several lines (a kernel made from k nodes gives each 1/k)")
-        self.modules = rows_table(("share", "time", "measured / apportioned", "module"))
+        self.modules = rows_table(("module", "share", "time", "measured / apportioned"))  # its name first: a narrow pane
+        self.modules.horizontalHeaderItem(0).setToolTip(
+            "Kernel time per module of the model: the submodule each FX node belongs to (from the parameter names "
+            "Dynamo gives it); measured and apportioned as per source line")
         tables = QSplitter(Qt.Orientation.Horizontal)
         tables.addWidget(self.source_lines)
         tables.addWidget(self.modules)
@@ -276,7 +279,7 @@ class QtGpuView(QWidget):
             (f"{row['us'] / total:.1%}", microseconds(row["us"]), row["basis"],
              f"{Path(row['file']).name}:{row['line']}" if row["file"] else "no source line", row["code"] or "",
              ", ".join(row["nodes"])) for row in rows])
-        fill_rows(self.modules, [(f"{row['us'] / total:.1%}", microseconds(row["us"]), row["basis"], row["module"])
+        fill_rows(self.modules, [(row["module"], f"{row['us'] / total:.1%}", microseconds(row["us"]), row["basis"])
                                  for row in (joined or {}).get("modules", [])])
 
     # --- a kernel's source and IR ---------------------------------------------------------------

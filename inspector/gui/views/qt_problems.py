@@ -23,6 +23,8 @@ UNIT_ROLE = Qt.ItemDataRole.UserRole + 1
 DETAIL_LINES = 12
 RANK_COLUMN = 4
 ALL_RANKS = "all ranks"
+NOTHING_OPEN = ("Nothing open: a run's problems (breaks, recompiles, fallbacks, failed compiles) are listed here once "
+                "it opens. A tritonparse or profiler trace opened alone is shown in the GPU tab.")
 
 
 def tooltip_text(problem: Problem) -> str:
@@ -73,6 +75,7 @@ class QtProblems(QTreeWidget):
         layout.addWidget(self.rank_bar)
         layout.addWidget(self)
         model.sigLoaded.connect(self._on_loaded)
+        QTreeWidgetItem(self, [NOTHING_OPEN]).setToolTip(0, NOTHING_OPEN)
         self.itemExpanded.connect(self._on_expanded)
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)

@@ -22,8 +22,8 @@ from inspector.gui.views.qt_timeline import GanttItem, LaneAxis
 
 COLOURS = {None: "#8a8f98", DIFFERS: "#d9822b"}
 NOTE_MIN_PX = 8  # the smallest note text, in pixels
-LEGEND = ("Grey: a compile unit · orange: named by a finding · red outline: failed or cut off · "
-          "hatched: nothing recorded")
+LEGEND = ("Grey: a compile unit · orange: one of the ranks a divergence finding names (where ranks differ; not "
+          "a break or recompile) · red outline: failed or cut off · hatched: nothing recorded")
 
 
 def lane_note(figures: RankFigures) -> tuple[str, str]:
@@ -123,6 +123,7 @@ class QtRankLanes(QWidget):
                                    "On: all ranks on one clock, from the first compile of any rank.")
         self.wall_clock.toggled.connect(lambda _on: self._draw())
         legend = QLabel(LEGEND)
+        legend.setWordWrap(True)  # two lines in a narrow window rather than a wider one
         legend.setTextFormat(Qt.TextFormat.PlainText)
         row = QHBoxLayout()
         row.addWidget(legend, 1)

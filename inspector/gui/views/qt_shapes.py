@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.shapes import ShapeEvent
+from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import CompileUnit
 from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -64,11 +65,11 @@ class QtShapesView(QWidget):
         if unit is None:
             self.note.setText("Pick a compile unit to see its symbols, guards and specialisations.")
         elif not events:
-            self.note.setText(f"{unit.title}: no dynamic shapes recorded (every size was static, or the log "
+            self.note.setText(f"{unit_title(unit)}: no dynamic shapes recorded (every size was static, or the log "
                               "predates symbolic-shape records).")
         else:
             special = sum(event.kind == "specialization" for event in events)
-            self.note.setText(f"{unit.title}: {sum(e.kind in ('symbol', 'unbacked') for e in events)} symbol(s), "
+            self.note.setText(f"{unit_title(unit)}: {sum(e.kind in ('symbol', 'unbacked') for e in events)} symbol(s), "
                               f"{sum(e.kind == 'guard' for e in events)} guard(s), {special} specialisation(s)"
                               + (" — a dynamic dim was made static, in red" if special else "")
                               + ". Double-click a row to see its line.")

@@ -39,7 +39,7 @@ class QtXlaView(QWidget):
         self.expanded: set[str] = set()
         self._layouts, self._comparisons = LatestRequest(self), LatestRequest(self)  # only the latest are shown
         self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
-                             "(File ▸ Open Folder or Log…).")
+                             "(File ▸ Open Log, Bundle or Folder…, Ctrl+Shift+O).")
         self.header.setWordWrap(True)
         self.modules = rows_table(("module", "platform", "ops before", "kernels after", "K", "fusions"))
         self.modules.currentCellChanged.connect(lambda row, *_: self._on_module_chosen(row))
