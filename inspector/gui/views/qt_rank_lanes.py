@@ -22,8 +22,10 @@ from inspector.gui.views.qt_timeline import GanttItem, LaneAxis
 
 COLOURS = {None: "#8a8f98", DIFFERS: "#d9822b"}
 NOTE_MIN_PX = 8  # the smallest note text, in pixels
-LEGEND = ("Grey: a compile unit · orange: one of the ranks a divergence finding names (where ranks differ; not "
-          "a break or recompile) · red outline: failed or cut off · hatched: nothing recorded")
+LEGEND = ("Grey: a compile unit · orange: a rank a divergence finding names · red outline: failed or cut off · "
+          "hatched: nothing recorded")
+LEGEND_TIP = ("Orange marks the units of the ranks a divergence finding names (where ranks differ from each other); "
+              "a break or a recompile alone is listed under Problems, not coloured here.")
 
 
 def lane_note(figures: RankFigures) -> tuple[str, str]:
@@ -123,7 +125,7 @@ class QtRankLanes(QWidget):
                                    "On: all ranks on one clock, from the first compile of any rank.")
         self.wall_clock.toggled.connect(lambda _on: self._draw())
         legend = QLabel(LEGEND)
-        legend.setWordWrap(True)  # two lines in a narrow window rather than a wider one
+        legend.setToolTip(LEGEND_TIP)
         legend.setTextFormat(Qt.TextFormat.PlainText)
         row = QHBoxLayout()
         row.addWidget(legend, 1)
