@@ -51,14 +51,14 @@ def kernel_times(session: Session, check: ProfileCheck) -> dict[str, KernelTime]
     names = [kernel.name for unit in session.units for kernel in unit.kernels]
     times = {}
     for name in set(names):
-        profiled = name if name in by_name else _aten_name(name)
+        profiled = name if name in by_name else aten_name(name)
         if profiled in by_name:
             times[name] = KernelTime(by_name[profiled] / runs, by_name[profiled] / total, event_of[profiled],
                                      names.count(name) > 1, suspect)
     return times
 
 
-def _aten_name(kernel_name: str) -> str:
+def aten_name(kernel_name: str) -> str:
     """`extern_kernels.addmm` and `aten.addmm.default` run as `aten::addmm` in the profiler."""
     if kernel_name.startswith("extern_kernels."):
         return "aten::" + kernel_name.split(".", 1)[1]

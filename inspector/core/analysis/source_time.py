@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from inspector.core.analysis.gpu_profile import QueuedGpuTime
-from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin, _aten_name
+from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin, aten_name
 from inspector.core.analysis.profile_ops import COMPILED_REGION, kernel_name
 from inspector.core.analysis.region_time import GRAPH_EVENT
 from inspector.core.graphs.graph_hierarchy import node_paths
@@ -243,7 +243,7 @@ def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
     sites = []
     for kernel in artifact.code.kernels:
         handles = kernel.debug_handles if len(kernel.debug_handles) == len(kernel.call_lines) else [None] * len(kernel.call_lines)
-        profiled = _aten_name(kernel.name) if kernel.kind in ("extern", "fallback") else kernel.name
+        profiled = aten_name(kernel.name) if kernel.kind in ("extern", "fallback") else kernel.name
         sites.extend(Site(unit, kernel, line, handle, profiled) for line, handle in zip(kernel.call_lines, handles))
     return sorted(sites, key=lambda site: site.call_line)
 
