@@ -14,6 +14,7 @@ from pathlib import Path, PureWindowsPath
 from inspector.core.model.compile_id import NO_FRAME, CompileId
 from inspector.core.model.compile_spans import Marker, Span
 from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_graph
+from inspector.core.model.made_once import MadeOnce
 from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.run_results import Manifest, RunResults
@@ -121,7 +122,7 @@ class GraphArtifact:
 
     stage: str
     load_text: Callable[[], str]
-    _graph: FxGraph | None = field(default=None, repr=False)
+    _graph: MadeOnce[FxGraph] = field(default_factory=MadeOnce, repr=False, compare=False)
     _op_names: list[str] | None = field(default=None, repr=False)
 
     @property
@@ -130,15 +131,13 @@ class GraphArtifact:
 
     @property
     def graph(self) -> FxGraph:
-        if self._graph is None:
-            self._graph = parse_fx_graph(self.text)
-        return self._graph
+        return self._graph.get(lambda: parse_fx_graph(self.text))
 
     @property
     def op_names(self) -> list[str]:
         """Names of the graph's op nodes (what fusion figures count), without parsing it in full."""
         if self._op_names is None:
-            self._op_names = ([node.name for node in self._graph.op_nodes] if self._graph is not None
+            self._op_names = ([node.name for node in self._graph.value.op_nodes] if self._graph.made
                               else op_node_names(self.text))
         return self._op_names
 
@@ -150,13 +149,11 @@ class CodeArtifact:
     path: str | None
     load_text: Callable[[], str]
     load_provenance: Callable[[], dict | None] = lambda: None
-    _code: OutputCode | None = field(default=None, repr=False)
+    _code: MadeOnce[OutputCode] = field(default_factory=MadeOnce, repr=False, compare=False)
 
     @property
     def code(self) -> OutputCode:
-        if self._code is None:
-            self._code = parse_output_code(self.load_text(), self.path, self.load_provenance())
-        return self._code
+        return self._code.get(lambda: parse_output_code(self.load_text(), self.path, self.load_provenance()))
 
 
 @dataclass
@@ -303,26 +300,20 @@ class LazySpans:
 
     def __init__(self, build: Callable[[], tuple[dict, list[Span], dict]]):
         self._build = build
-        self._by_unit: dict | None = None
-        self._unowned: list[Span] = []
-        self._markers: dict = {}
+        self._forest: MadeOnce[tuple[dict, list[Span], dict]] = MadeOnce()
 
-    def _ensure(self) -> None:
-        if self._by_unit is None:
-            self._by_unit, self._unowned, self._markers = self._build()
+    def _parts(self) -> tuple[dict, list[Span], dict]:
+        return self._forest.get(self._build)
 
     def spans_of(self, unit: CompileUnit) -> list[Span]:
-        self._ensure()
-        return self._by_unit.get(unit.compile_id.unit_key, [])
+        return self._parts()[0].get(unit.compile_id.unit_key, [])
 
     def markers_of(self, unit: CompileUnit) -> list[Marker]:
-        self._ensure()
-        return self._markers.get(unit.compile_id.unit_key, [])
+        return self._parts()[2].get(unit.compile_id.unit_key, [])
 
     @property
     def unowned(self) -> list[Span]:
-        self._ensure()
-        return self._unowned
+        return self._parts()[1]
 
 
 @dataclass
