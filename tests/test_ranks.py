@@ -329,6 +329,25 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     assert view.heading.text() == "4 ranks; 5 divergence finding(s); ranks 0, 2 agree."
 
 
+def test_details_that_bring_other_figures_than_the_overview_redraw_the_table(qtbot, window):
+    """The table is kept when a big job's details bring the overview's figures again (a 1,024-row
+    rebuild froze the UI); figures that differ (a log that grew meanwhile) are shown, not the old ones."""
+    from dataclasses import replace
+
+    if not MULTI_RANK.is_dir():
+        pytest.skip("the public multi-rank corpus is not here")
+    view = window.views["Ranks"]
+    report = SessionAnalysis(open_session(MULTI_RANK)).ranks
+    view._on_overview(report)
+    first = view.table.item(0, 0)
+    view._show(replace(report, findings=report.findings[:1]))  # the same figures: the same rows, other findings
+    assert view.table.item(0, 0) is first and view.findings.count() == 1
+    grown = replace(report, figures=(replace(report.figures[0], units=report.figures[0].units + 7),) + report.figures[1:])
+    view._show(grown)
+    row = next(r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == str(report.figures[0].rank))
+    assert view.table.item(row, 1).text() == str(report.figures[0].units + 7)
+
+
 def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, window, planted_job, held_details):
     from PySide6.QtCore import Qt
 

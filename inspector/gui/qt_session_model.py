@@ -28,11 +28,23 @@ from inspector.gui.gc_policy import collector_paused
 OVERVIEW_FIRST_BYTES = 32 << 20
 
 
+# What the views read of the analysis as soon as a session arrives: made by the load worker, so that
+# the UI thread, which every view's display of the session holds at once, does not compute them too
+# (on a 1,024-rank job they were ~0.2 s of a 0.85 s freeze).
+MADE_IN_THE_WORKER = ("problems", "ranks", "timeline", "compile_time", "compile_time_per_unit")
+
+
 class LoadedSession:
     """The open session and its analysis, computed in the worker so the UI thread only displays it."""
 
     def __init__(self, analysis: SessionAnalysis):
         self.analysis = analysis
+
+    def made_ahead(self) -> LoadedSession:
+        """The facts every view reads first, made now (on the worker that calls this)."""
+        for fact in MADE_IN_THE_WORKER:
+            getattr(self.analysis, fact)
+        return self
 
     @property
     def session(self) -> Session:
@@ -70,7 +82,7 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
         except Exception:  # the overview only saves waiting: the whole read below says what is wrong
             pass
     with collector_paused():
-        return LoadedSession(analyse(open_session(source, progress)))
+        return LoadedSession(analyse(open_session(source, progress))).made_ahead()
 
 
 def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:

@@ -15,6 +15,7 @@ from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
 )
 from inspector.core.analysis.kernel_index import KernelTime, kernel_times
+from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.ranks import RankReport, session_rank_report
@@ -171,6 +172,11 @@ class SessionAnalysis:
     def timeline(self) -> Timeline:
         """The compile-stage timeline, each rank's lanes from its own first compile event."""
         return build_timeline(self.session)
+
+    @cached_property
+    def compile_time_per_unit(self) -> list[tuple[str, float]]:
+        """Each unit's compile seconds, named as the session tree names it (the compile-time chart)."""
+        return compile_time_per_unit(self.session)
 
     @cached_property
     def wall_clock_timeline(self) -> Timeline:

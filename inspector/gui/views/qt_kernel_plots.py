@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.kernel_plots import compile_time_per_unit, kernel_bars, memory_bars, op_family_bars
+from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
@@ -199,7 +199,7 @@ class QtKernelPlots(QWidget):
         self.selected = None
         self._kernel_bars()
         self._paired(self.families, op_family_bars(results), "µs per call")
-        units = compile_time_per_unit(loaded.session)
+        units = loaded.analysis.compile_time_per_unit
         self._bars(self.units, [name for name, _ in units], [value for _, value in units], UNIT_COLOUR,
                    [f"{name}\ncompile time {number(value)} s" for name, value in units])
         self._paired(self.memory, memory_bars(results), "MB")

@@ -145,8 +145,28 @@ class QtRanksView(QWidget):
                 + "".join(f"; {line}" for line in agree) + ".")
 
     def _show(self, report: RankReport) -> None:
-        """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none)."""
+        """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none).
+        The details of a big job mostly bring the overview's figures again: then the table stays as it
+        is (its rows, order and selection), since rebuilding 1,024 rows took ~0.2 s of the UI thread."""
+        same_rows = (self.report is not None and report.figures == self.report.figures
+                     and report.stragglers() == self.report.stragglers() and self.table.rowCount() == len(report.figures))
         self.report = report
+        if not same_rows:
+            self._fill_table(report)
+        self.findings.clear()
+        for line, finding in zip(report.lines()[1:], report.findings):  # the first line, who agrees, heads them
+            item = QListWidgetItem(f"{line}  [{finding.kind}]")
+            item.setData(FINDING_ROLE, finding)
+            self.findings.addItem(item)
+        if not report.findings:
+            words = ("One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
+                     else report.lines()[0] + ": nothing differs between them.")
+            item = QListWidgetItem(words)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
+            self.findings.addItem(item)
+        self.lanes.show_report(report)
+
+    def _fill_table(self, report: RankReport) -> None:
         stragglers = report.stragglers()
         self.table.setSortingEnabled(False)
         self.table.clearSelection()  # a row's place means another rank in another report
@@ -166,18 +186,6 @@ class QtRanksView(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortItems(*self.sort)
         self.table.resizeColumnsToContents()
-        self.findings.clear()
-        for line, finding in zip(report.lines()[1:], report.findings):  # the first line, who agrees, heads them
-            item = QListWidgetItem(f"{line}  [{finding.kind}]")
-            item.setData(FINDING_ROLE, finding)
-            self.findings.addItem(item)
-        if not report.findings:
-            words = ("One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
-                     else report.lines()[0] + ": nothing differs between them.")
-            item = QListWidgetItem(words)
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
-            self.findings.addItem(item)
-        self.lanes.show_report(report)
 
     def selected_row(self) -> int | None:
         """The place in the report of the selected row (None when no row is selected)."""
