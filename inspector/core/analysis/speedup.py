@@ -10,10 +10,22 @@ from __future__ import annotations
 import random
 import statistics
 from dataclasses import dataclass
+from enum import Enum
 
 from inspector.core.model.run_results import MachineLoad, RunResults
 
-FASTER, SLOWER, INCONCLUSIVE, UNMEASURED = "faster", "slower", "inconclusive", "unmeasured"
+
+class SpeedupState(str, Enum):
+    """Which way the timing points, if it points at all: a direction is stated only when the interval
+    supports it (a str, so the summary's JSON and a comparison with its text stay as they were)."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    INCONCLUSIVE = "inconclusive"  # rounds too few, or an interval that spans 1
+    UNMEASURED = "unmeasured"  # no usable timing
+
+
+FASTER, SLOWER, INCONCLUSIVE, UNMEASURED = SpeedupState  # the short names the analyses compare with
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 MIN_ROUNDS = 4
@@ -36,7 +48,7 @@ class Machine:
 
 @dataclass(frozen=True)
 class Speedup:
-    state: str  # faster | slower | inconclusive | unmeasured
+    state: SpeedupState
     value: float | None  # point estimate: median eager round / median compiled round
     low: float | None  # CONFIDENCE interval, None without rounds
     high: float | None
@@ -70,7 +82,7 @@ class Speedup:
         return text + "."
 
     def to_json(self) -> dict:
-        return {"state": self.state, "value": self.value, "low": self.low, "high": self.high,
+        return {"state": self.state.value, "value": self.value, "low": self.low, "high": self.high,
                 "confidence": CONFIDENCE if self.has_interval else None, "rounds": self.rounds,
                 "reason": self.reason, "machine": self.machine.to_json() if self.machine else None,
                 "size_certain": self.size_certain, "text": self.sentence()}

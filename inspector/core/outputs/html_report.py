@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.speedup import SpeedupState
 from inspector.core.analysis.timeline import rank_clocks
 from inspector.core.model.session import Session
 from inspector.core.outputs.plain_text import show_controls
@@ -134,7 +135,7 @@ def _speedup_paragraph(summary: dict) -> str:
     speedup = summary.get("speedup") or {}
     if speedup.get("value") is None:
         return ""
-    doubtful = speedup["state"] == "inconclusive" or (speedup.get("machine") or {}).get("busy")
+    doubtful = speedup["state"] == SpeedupState.INCONCLUSIVE or (speedup.get("machine") or {}).get("busy")
     return f"<p class='{'bad' if doubtful else 'muted'}'>{_e(speedup['text'])}</p>"
 
 

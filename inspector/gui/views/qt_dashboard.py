@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetIte
 from inspector.core.analysis.ranks import RankReport, rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.analysis.speedup import SpeedupState
 from inspector.core.analysis.verdict import Figure
 from inspector.core.numbers import quantity, seconds as fmt_seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -98,7 +99,7 @@ class QtDashboard(QWidget):
         lines = [speedup.sentence()] if speedup.value is not None else []
         if check.consistent is False:
             lines.append(check.note)
-        doubtful = (speedup.state == "inconclusive" or (speedup.machine is not None and speedup.machine.busy)
+        doubtful = (speedup.state == SpeedupState.INCONCLUSIVE or (speedup.machine is not None and speedup.machine.busy)
                     or check.consistent is False)
         self.timing.setText("\n".join(lines))
         self.timing.setStyleSheet("color: #b42318;" if doubtful else "")
