@@ -186,6 +186,9 @@ def test_timeline_lanes_aligned_per_rank_with_a_wall_clock_toggle(qtbot, window,
     assert first_starts(timeline) == {0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}  # each rank from its own first stage
     assert timeline.end_s == pytest.approx(10.53, abs=0.01)  # rank 3's compiles, not 19 million seconds of clock
     assert [line.label.toPlainText() for line in view.rank_lines] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    # each label on its own patch of background: at the right edge it lies over rank 3's last bars and markers
+    assert all(line.label.fill.style() == Qt.BrushStyle.SolidPattern and line.label.fill.color().alpha() > 200
+               for line in view.rank_lines)
     assert "each rank" in view.plot.getAxis("bottom").labelText
 
     # hover on rank 3's longest top-level stage: the tooltip names the rank

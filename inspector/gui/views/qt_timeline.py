@@ -356,10 +356,15 @@ class QtTimeline(QWidget):
             ends = np.tile([0.0, max(timeline.end_s, 1e-3)], len(groups))
             self.plot.addItem(pg.PlotCurveItem(ends, rows, connect="pairs", pen=pen))
             return
+        # a label stands on its own patch of background: at the right edge it lies over the bars and
+        # markers of the rank that compiled last, which made both unreadable
+        patch = QColor(self.palette().base().color())
+        patch.setAlpha(225)
         for rank, first, _lanes in groups:
             label = f"rank {rank}" if rank is not None else "unnumbered"
             line = pg.InfiniteLine(pos=first * timeline.depth, angle=0, movable=False, pen=pen, label=label,
-                                   labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)], "color": colour})
+                                   labelOpts={"position": 0.995, "anchors": [(1, 0), (1, 0)], "color": colour,
+                                              "fill": pg.mkBrush(patch), "border": pen})
             self.plot.addItem(line)
             self.rank_lines.append(line)
 
