@@ -305,6 +305,15 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     selected = view.report.figures[view.selected_row()].rank
     assert int(table.item(0, 0).text()) == slowest and selected == slowest  # the sort and the row stay
 
+    # the compile-time chart draws the slowest units of the job's hundreds, and says so
+    from inspector.gui.views.qt_kernel_plots import UNITS_SHOWN
+
+    charts, units = window.views["Kernels"], session.units
+    assert len(units) > UNITS_SHOWN and len(charts.rows[charts.units]) == UNITS_SHOWN
+    assert charts.units.getPlotItem().titleLabel.text.endswith(f"the {UNITS_SHOWN} slowest of {len(units):,}")
+    fastest_shown = min(value for _tip, value in charts.rows[charts.units])
+    assert sorted((unit.compile_s or 0 for unit in units), reverse=True)[UNITS_SHOWN - 1] == pytest.approx(fastest_shown)
+
 
 def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_first(
         qtbot, window, planted_job, held_details):

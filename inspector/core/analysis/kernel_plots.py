@@ -65,6 +65,15 @@ def compile_time_per_unit(session: Session) -> list[tuple[str, float]]:
             for unit in session.units if unit.compile_s is not None]
 
 
+def slowest_units(rows: list[tuple[str, float]], top: int) -> list[tuple[str, float]]:
+    """The `top` slowest of `compile_time_per_unit`'s rows, in the session's order (a 1,024-rank job
+    has ~7,000 units: a bar each is neither readable nor cheap to draw)."""
+    if len(rows) <= top:
+        return rows
+    kept = sorted(sorted(range(len(rows)), key=lambda index: -rows[index][1])[:top])
+    return [rows[index] for index in kept]
+
+
 def memory_bars(results: RunResults | None) -> list[tuple[str, float | None, float | None]]:
     if results is None:
         return []

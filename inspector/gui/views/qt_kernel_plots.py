@@ -12,11 +12,13 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars
+from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars, slowest_units
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 TOP_N = 15
+UNITS_SHOWN = 40  # compile-time bars: the slowest units, past this many
+UNITS_TITLE = "Compile time per unit"
 LABEL_SHARE = 0.5  # the most of a plot's width its row labels may take before they are elided
 CHROME_LINES = 4.5  # the title, the x axis with its unit and the margins, in lines of text
 FULL_ROWS = 16  # a plot is never made shorter than this many rows of labels need (more rows: every k-th label)
@@ -154,7 +156,7 @@ class QtKernelPlots(QWidget):
         self.families = _hbar_plot(legend_title("Per op family", [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
                                    "µs per call", self.palette(), font)
         self.families.setToolTip("Eager vs compiled per op family (µs per call)")
-        self.units = _hbar_plot("Compile time per unit", "s", self.palette(), font)
+        self.units = _hbar_plot(UNITS_TITLE, "s", self.palette(), font)
         self.memory = _hbar_plot(legend_title("Memory high-water", [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
                                  "MB", self.palette(), font)
         self.memory.setToolTip("Memory high-water, eager vs compiled (MB)")
@@ -199,9 +201,12 @@ class QtKernelPlots(QWidget):
         self.selected = None
         self._kernel_bars()
         self._paired(self.families, op_family_bars(results), "µs per call")
-        units = loaded.analysis.compile_time_per_unit
+        every_unit = loaded.analysis.compile_time_per_unit
+        units = slowest_units(every_unit, UNITS_SHOWN)
         self._bars(self.units, [name for name, _ in units], [value for _, value in units], UNIT_COLOUR,
                    [f"{name}\ncompile time {number(value)} s" for name, value in units])
+        self.units.setTitle(UNITS_TITLE if len(units) == len(every_unit)
+                            else f"{UNITS_TITLE}: the {len(units)} slowest of {len(every_unit):,}")
         self._paired(self.memory, memory_bars(results), "MB")
         missing = []
         if not rows:
