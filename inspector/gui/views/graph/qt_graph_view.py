@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from enum import Enum
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
@@ -34,7 +35,16 @@ from inspector.gui.views.graph.qt_graph_layers import (
 from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
 from inspector.gui.views.qt_break_map import QtBreakMap
 
-OVERLAYS = ("op kind", "dtype", "fused kernel", "kernel time")
+
+class Overlay(str, Enum):
+    """What the nodes are coloured by; the value is the text of the toolbar's choice."""
+
+    OP_KIND = "op kind"
+    DTYPE = "dtype"
+    FUSED_KERNEL = "fused kernel"
+    KERNEL_TIME = "kernel time"
+
+
 SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
 # what the node details pane says while no node is picked: an empty white pane does not say it is waiting for a click
 DETAILS_HINT = ("Click a node to see its op, target, arguments, shape, dtype and stride, its inputs and users, "
@@ -94,7 +104,7 @@ class QtGraphView(QWidget):
         self.search.returnPressed.connect(self.run_search)
         self.search.setMinimumWidth(SEARCH_MIN_PX)
         self.overlay = QComboBox()
-        self.overlay.addItems(OVERLAYS)
+        self.overlay.addItems([overlay.value for overlay in Overlay])
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
         buttons = []
         for text, slot, key, tip in (
@@ -406,13 +416,13 @@ class QtGraphView(QWidget):
         """The current overlay: node → its fill(s) (a node in several kernels gets one stripe per kernel),
         and the legend as (colour, label, tooltip). Keys and their colours come from the whole graph, so a
         node's colour never changes when groups fold or open."""
-        mode = self.overlay.currentText()
+        mode = Overlay(self.overlay.currentText())
         stage = self.stage.currentText()
         by_node = kernels_by_node(self.unit, stage) if self.unit is not None else {}
         nodes = self.graph.nodes
         fills: dict[str, list[str]] = {}
         legend: list[tuple[str, str, str]] = []
-        if mode == "kernel time":
+        if mode is Overlay.KERNEL_TIME:
             times = self.model.loaded.kernel_times if self.model.loaded else {}
             measured = {k.name: times[k.name].us_per_call for ks in by_node.values() for k in ks if k.name in times}
             slowest = max(measured.values(), default=0.0) or 1.0
@@ -423,7 +433,7 @@ class QtGraphView(QWidget):
                 if measured else []
             legend += [(UNMEASURED, "kernel not in the profile", ""), (NO_KERNEL, "no kernel", "")]
             return fills, legend
-        if mode == "fused kernel":
+        if mode is Overlay.FUSED_KERNEL:
             names = sorted({k.name for ks in by_node.values() for k in ks})
             colour = {name: _colour(position) for position, name in enumerate(names)}
             for node in nodes:
@@ -431,13 +441,13 @@ class QtGraphView(QWidget):
                     or [NO_KERNEL]
             legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
             return fills, legend
-        if mode == "op kind":
+        if mode is Overlay.OP_KIND:
             colour = {kind: fill for kind, fill, _pattern in OP_KINDS}
             kinds = {node.name: op_kind(node) for node in nodes}
             present = set(kinds.values())
             return ({name: [colour[kind]] for name, kind in kinds.items()},
                     [(fill, kind, "") for kind, fill, _pattern in OP_KINDS if kind in present])
-        keys = sorted({node.dtype or "none" for node in nodes})
+        keys = sorted({node.dtype or "none" for node in nodes})  # Overlay.DTYPE
         colour = {key: _colour(position) for position, key in enumerate(keys)}
         return {node.name: [colour[node.dtype or "none"]] for node in nodes}, [(colour[key], key, "") for key in keys]
 
