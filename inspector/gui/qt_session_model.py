@@ -28,9 +28,9 @@ from inspector.gui.gc_policy import collector_paused
 OVERVIEW_FIRST_BYTES = 32 << 20
 
 
-# What the views read of the analysis as soon as a session arrives: made by the load worker, so that
-# the UI thread, which every view's display of the session holds at once, does not compute them too
-# (on a 1,024-rank job they were ~0.2 s of a 0.85 s freeze).
+# What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
+# UI thread, busy then with every view taking the session at once, only displays them (on a
+# 1,024-rank job computing them there was ~0.2 s of a 0.85 s freeze).
 MADE_IN_THE_WORKER = ("problems", "ranks", "timeline", "compile_time", "compile_time_per_unit")
 
 
