@@ -50,6 +50,7 @@ from pathlib import Path
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.cached_summary import session_summary
+from inspector.core.outputs.summary import at_a_glance
 start, cpu = time.perf_counter(), time.process_time()  # modules are loaded already in the app: time the open
 log = Path({log!r})
 what = {what!r}
@@ -58,7 +59,7 @@ facts = dict(units=len(session.units), breaks=len(session.breaks))
 if what == "first_view":
     statuses = [unit.status for unit in session.units]
     analysis = SessionAnalysis(session)  # the navigator, the problems and the verdict's headline
-    problems, headline = analysis.problems, analysis.headline()
+    problems, headline = analysis.problems, at_a_glance(analysis).headline
     facts.update(kernels=sum(len(unit.kernels) for unit in session.units), problems=len(problems))
 else:
     summary = session_summary(session)

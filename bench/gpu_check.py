@@ -211,7 +211,7 @@ def open_capture(session: Path):
 
 
 def results_of(session) -> dict:
-    from inspector.core.model.run_results import state_of
+    from inspector.core.model.records import state_of
 
     return state_of(session.results) or {}
 

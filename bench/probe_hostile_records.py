@@ -21,7 +21,8 @@ from fuzz_cases import Record, fix_md5, split_records  # noqa: E402
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
 from inspector.core.outputs.ci_reports import markdown, sarif_log  # noqa: E402
 from inspector.core.outputs.html_report import render_report  # noqa: E402
-from inspector.core.outputs.summary import render_text, summarize  # noqa: E402
+from inspector.core.outputs.summary import summarize  # noqa: E402
+from inspector.core.outputs.summary_text import render_text  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 LOG = next((ROOT / "resources" / "sessions" / "mlp_breaks" / "trace").glob("*.log"))
@@ -51,7 +52,7 @@ def _kind(record: Record) -> str:
 def _exercise(path: Path) -> None:
     analysis = SessionAnalysis(open_session(path))
     summary = summarize(analysis)
-    render_text(summary), render_report(analysis), markdown(summary, analysis.headline()), sarif_log(summary)
+    render_text(summary), render_report(analysis), markdown(summary), sarif_log(summary)
     list(analysis.problems)
     for unit in analysis.session.units:
         for graph in unit.graphs.values():

@@ -437,7 +437,7 @@ def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.gpu_summary import with_profile
-    from inspector.core.outputs.summary import render_text, summarize
+    from inspector.core.outputs.summary_text import render_text
 
     source = _detect(args.path)
     if source is None:
@@ -451,10 +451,10 @@ def _summary(args) -> int:
         return 2
     if args.markdown:
         from inspector.core.outputs.ci_reports import markdown
+        from inspector.core.outputs.summary import summarize
 
-        analysis = SessionAnalysis(session)
-        summary = summarize(analysis)
-        _say(markdown(summary, analysis.headline()).rstrip("\n"))
+        summary = summarize(SessionAnalysis(session))
+        _say(markdown(summary).rstrip("\n"))
     else:
         try:  # from the index cache when this log was summarised before; the profile read anew
             summary, profile_text = with_profile(session_summary(session), session, args.profile)
@@ -478,7 +478,7 @@ def _rank_overview_on_dask(args, source) -> int:
     logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
     a shared filesystem), only the small figures sent back."""
     from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
-    from inspector.core.outputs.summary import render_ranks
+    from inspector.core.outputs.summary_text import render_ranks
     from inspector.core.readers.sources import RANK_LOGS
 
     if source.kind is not RANK_LOGS:
@@ -496,7 +496,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _dump_json(document)
     else:
         _say(f"{source.path}: {cluster.said(len(cluster.report.figures))}")
-        _say("\n".join(render_ranks(document["per_rank"])))
+        _say(render_ranks(document["per_rank"]))
     return 0
 
 

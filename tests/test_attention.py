@@ -12,7 +12,8 @@ from conftest import ROOT, SCENARIOS, open_and_wait, run_traced, torch_available
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.ci_reports import markdown
 from inspector.core.outputs.html_report import render_report
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -44,12 +45,12 @@ def test_fallbacks_are_stated_first_everywhere(fallbacks_run):
 
     summary = summarize(analysis)
     text = render_text(summary).splitlines()
-    units_line = next(i for i, line in enumerate(text) if re.match(r"\d+ compile units?", line))
+    units_line = next(i for i, line in enumerate(text) if re.match(r"Compile units: \d+", line))
     assert [line for line in text[:units_line] if line.startswith("ATTENTION:")] == \
         [f"ATTENTION: {notice.text}" for notice in notices]
     html = render_report(analysis)
     assert html.index("Attention:") < html.index("Was it worth it?")
-    md = markdown(summary, analysis.headline())
+    md = markdown(summary)
     assert md.index("**Attention:**") < md.index("| figure | value |")
 
 

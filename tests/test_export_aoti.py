@@ -11,7 +11,8 @@ import pytest
 
 from conftest import SCENARIOS, open_and_wait, run_traced, torch_available
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 
@@ -50,7 +51,7 @@ def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
     summary = summarize(analysis)
     assert summary["kernels"]["by_kind"]["cpp"] == len(facts["kernels"])
     text = render_text(summary)
-    assert "1 compile unit" in text and "[-/-]" in text and "aoti_compile_and_package" in text
+    assert "Compile units: 1\n" in text and "[-/-]" in text and "aoti_compile_and_package" in text
     assert "Compile time: not recorded" not in text
 
     loaded = open_and_wait(qtbot, window, run.trace_dir)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SCENARIOS, capture, run_traced, torch_available
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 pytestmark = pytest.mark.slow

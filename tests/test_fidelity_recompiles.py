@@ -14,8 +14,8 @@ import pytest
 from conftest import SCENARIOS, run_traced, torch_available
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.outputs.explanations import explanations, render_explanations
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+) in ")
@@ -85,7 +85,7 @@ def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     symbols = torch_symbols(run.torch_logs)
     compile_id, symbol = symbols["L['args'][0].size()[1]"]
     assert f"The recompile [{compile_id}] made `input_ids` dim 1 symbolic ({symbol})" in gpt2.diagnosis
-    text = "\n".join(render_explanations(explanations(SessionAnalysis(open_session(run.trace_dir)))))
+    text = render_text(summarize(SessionAnalysis(open_session(run.trace_dir))))
     assert "fix: Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic(input_ids, 1)`" in text
 
 

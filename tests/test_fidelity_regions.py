@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT, SCENARIOS, capture, run_traced, torch_available
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.html_report import render_report
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"

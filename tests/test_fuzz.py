@@ -24,7 +24,8 @@ from inspector.core.analysis.run_diff import check_run, diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.timeline import build_timeline, chrome_trace
 from inspector.core.outputs.html_report import render_report
-from inspector.core.outputs.summary import finite, render_text, summarize
+from inspector.core.outputs.summary import finite, summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.safe_files import read_source
 from inspector.core.readers.session_bundle import UnsafeBundle
 from inspector.core.readers.session_loader import open_session

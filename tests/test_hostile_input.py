@@ -188,7 +188,8 @@ def test_unknown_results_fields_nested_deep_are_left_out(session):
 
 @pytest.mark.parametrize("name", ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs/dedicated_log_torch_trace_rank_0.log"])
 def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path, corpus, name):
-    from inspector.core.outputs.summary import render_text, summarize
+    from inspector.core.outputs.summary import summarize
+    from inspector.core.outputs.summary_text import render_text
 
     data = (corpus / name).read_bytes()  # cut at 1/60 and 10/60 of their length, both divided by zero
     for index in range(1, 60, 3):
@@ -198,7 +199,8 @@ def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path, corpu
 
 
 def test_a_zero_stage_time_renders_without_dividing_by_zero():
-    from inspector.core.outputs.summary import render_text, summarize
+    from inspector.core.outputs.summary import summarize
+    from inspector.core.outputs.summary_text import render_text
 
     summary = summarize(open_session(LOG))
     summary["compile_time"]["self_s"] = {stage: 0.0 for stage in summary["compile_time"]["self_s"]}

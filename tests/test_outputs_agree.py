@@ -184,7 +184,7 @@ def read_text(text: str) -> Reading:
     reading = Reading("text")
     lines = text.splitlines()
     for index, line in enumerate(lines):
-        if found := re.match(r"(\d+) compile units?\b", line):
+        if found := re.match(r"Compile units: (\d+)\b", line):
             reading.add("units", int(found[1]), line)
             units = [row for row in _block(lines, index) if row.startswith("  ")]
             reading.add("units", len(units), f"{len(units)} unit rows")
@@ -285,7 +285,7 @@ def read_markdown(text: str) -> Reading:
             rows = _md_rows(lines, index)
             reading.add("sites", len(rows), f"{len(rows)} rows of the break table")
             reading.add("breaks", sum(int(row[2]) for row in rows), "the count column of the break table, summed")
-        elif found := re.fullmatch(r"\*\*Recompiles:\*\* (\d+) in (\d+) group\(s\)", line):
+        elif found := re.fullmatch(r"\*\*Recompiles by cause:\*\* (\d+) in (\d+) group\(s\)", line):
             reading.add("recompiles", int(found[1]), line)
             reading.add("recompile groups", int(found[2]), line)
             rows = _md_rows(lines, index)
@@ -391,12 +391,12 @@ def read_html(page: str) -> Reading:
             count = header.index("Count")
             reading.add("recompile groups", len(rows), f"the rows of the table under {heading!r}")
             reading.add("recompiles", sum(int(row[count]) for row in rows), f"the Count column under {heading!r}, summed")
-        elif heading == "Compile units":
+        elif re.fullmatch(r"Compile units: \d+.*", heading):
             header, *rows = tables[0]
             kernels = header.index("Kernels")
             reading.add("units", len(rows), "the rows of 'Compile units'")
             reading.add("kernels", sum(int(row[kernels]) for row in rows), "the Kernels column of 'Compile units', summed")
-        elif found := re.fullmatch(r"Generated kernels: (\d+)", heading):
+        elif found := re.fullmatch(r"Kernels: (\d+)", heading):
             reading.add("kernels", int(found[1]), heading)
             if int(found[1]) <= 500:  # the table lists the first 500
                 reading.add("kernels", len(tables[0]) - 1, f"the rows of the table under {heading!r}")

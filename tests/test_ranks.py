@@ -22,7 +22,8 @@ from make_many_ranks import TEMPLATE, make_job  # noqa: E402
 
 from inspector.core.analysis.ranks import DIFFERS, index_ranks, rank_ranges, rank_report, rank_timeline  # noqa: E402
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
-from inspector.core.outputs.summary import render_text, summarize  # noqa: E402
+from inspector.core.outputs.summary import summarize  # noqa: E402
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.core.readers.sources import detect  # noqa: E402
 from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402

@@ -264,7 +264,7 @@ def test_no_cache_option_neither_reads_nor_writes_the_cache(tmp_path, cache_dir,
 
     log = _settled_copy(BUNDLED_LOG, tmp_path)
     assert main(["summary", str(log), "--no-cache"]) == 0
-    assert "compile unit" in capsys.readouterr().out
+    assert "Compile units: " in capsys.readouterr().out
     assert not (cache_dir / index_cache.APP_DIR / "index").exists()
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from conftest import SCENARIOS, open_and_wait, run_traced, torch_available
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.outputs.summary import render_text, summarize
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 _SYMBOL = re.compile(r"\[(?P<id>\d+/\d+)\] create_symbol (?P<symbol>\w+) = (?P<value>\S+) for (?P<source>\S+) .*# \S*?(?P<line>:\d+) in")

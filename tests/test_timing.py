@@ -19,7 +19,8 @@ from inspector.core.analysis.run_diff import check_run, diff_runs
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval, estimate
 from inspector.core.model.run_results import RunResults
 from inspector.core.outputs.html_report import render_report
-from inspector.core.outputs.summary import SCHEMA_VERSION, render_text, summarize
+from inspector.core.outputs.summary import SCHEMA_VERSION, at_a_glance, summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +85,9 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     assert slower.range_text() == f"{low:.2g}–{high:.2g}×"
     folder = edited_copy(tmp_path, **timed_state(WIDELY_SLOWER, QUIET))
     analysis = SessionAnalysis(open_session(folder))
-    assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in analysis.headline()
-    assert "INCONCLUSIVE" not in analysis.headline()
+    headline = at_a_glance(analysis).headline
+    assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in headline
+    assert "INCONCLUSIVE" not in headline
     (problem,) = [problem for problem in analysis.problems if problem.kind.value == "slower"]
     assert f"{low:.2g}–{high:.2g}× slower" in problem.title
     summary = summarize(analysis)
@@ -244,15 +246,14 @@ def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture
         for key in ("timing", "eager", "compiled"):
             results.pop(key, None)
         (folder / "results.json").write_text(json.dumps(results))
-        return SessionAnalysis(open_session(folder))
+        analysis = SessionAnalysis(open_session(folder))
+        return analysis, at_a_glance(analysis).headline
 
-    failed = without_timing(entry_point=True, error={"kind": "script_error", "message": "ZeroDivisionError: x"})
-    assert failed.headline().startswith("Run time not measured: the run failed before it was timed (script_error")
+    failed, headline = without_timing(entry_point=True, error={"kind": "script_error", "message": "ZeroDivisionError: x"})
+    assert headline.startswith("Run time not measured: the run failed before it was timed (script_error")
     assert "failed before it was timed" in failed.verdict["t_eager"].source
-    ended = without_timing(entry_point=True)
-    assert "ended before it was timed" in ended.headline()
-    plain = without_timing(entry_point=False)
-    assert "capture an entry-point script (inspector_model())" in plain.headline()
+    assert "ended before it was timed" in without_timing(entry_point=True)[1]
+    assert "capture an entry-point script (inspector_model())" in without_timing(entry_point=False)[1]
 
 
 def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):

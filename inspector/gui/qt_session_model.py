@@ -18,7 +18,8 @@ from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
-from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary import at_a_glance, summarize
+from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers.session_loader import close_session, open_session
 from inspector.core.readers.sources import Source, detect
 from inspector.gui.gc_policy import collector_paused
@@ -44,6 +45,7 @@ class LoadedSession:
         """The facts every view reads first, made now (on the worker that calls this)."""
         for fact in MADE_IN_THE_WORKER:
             getattr(self.analysis, fact)
+        self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
         return self
 
     @property
@@ -57,6 +59,11 @@ class LoadedSession:
     @property
     def kernel_times(self) -> dict[str, KernelTime]:
         return self.analysis.kernel_times
+
+    @cached_property
+    def glance(self) -> Summary:
+        """The summary's parts the dashboard shows, typed (the model every output renders)."""
+        return at_a_glance(self.analysis)
 
     @cached_property
     def summary(self) -> dict:

@@ -23,7 +23,7 @@ from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLi
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup, estimate
+from inspector.core.analysis.speedup import Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.run_results import RunError
@@ -196,35 +196,6 @@ class SessionAnalysis:
         """How the capture failed, from its manifest (None for raw logs and runs that finished)."""
         return self.session.manifest.error if self.session.manifest is not None else None
 
-    def headline(self) -> str:
-        """One sentence that answers 'was it worth it?' — a direction only when the timing supports one."""
-        speedup, value = self.speedup, self.speedup.value
-        interval = (f" (S = {value:.2f}×, interval {speedup.low:.2f}–{speedup.high:.2f})"
-                    if value is not None and speedup.has_interval else "")
-        parts = []
-        if value is None:
-            parts.append(f"Run time not measured: {speedup.reason}.")
-        elif speedup.state == INCONCLUSIVE:
-            parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
-        elif speedup.state == FASTER:
-            calls = self.verdict.value("break_even")
-            uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
-            parts.append(f"Compiled is {speedup.range_text()} faster than eager{interval}{uncertain}"
-                         + (f"; the compile pays for itself after {calls:,.0f} calls." if calls else "."))
-        else:
-            uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
-            parts.append(f"Compiled is {speedup.range_text()} SLOWER than eager{interval}{uncertain}: "
-                         f"compiling does not pay off here.")
-        if speedup.reason == OLDER_CAPTURE:
-            parts.append("No confidence interval: an older capture timed eager and compiled in separate blocks, "
-                         "not interleaved rounds; capture again to get one.")
-        if speedup.machine is not None and speedup.machine.busy:  # its figures are in speedup.sentence()
-            parts.append("Machine busy: timing unreliable.")
-        parts.append(f"{len(self.break_sites)} graph-break site(s), {len(self.session.recompiles)} recompile(s), "
-                     f"{self.fusion.n_kernels} kernels.")
-        if not self.complete:
-            parts.append("Incomplete session: the run did not finish.")
-        return " ".join(parts)
 
 def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
     """Consumers take either; a bare session is analysed lazily."""

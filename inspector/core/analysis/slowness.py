@@ -104,22 +104,3 @@ def _launches(profile: Profile, runs: int) -> tuple[float | None, str]:
     launches = sum(row.time("count") for row in rows) / runs
     return launches, (f"{launches:g} op/kernel call(s) per call seen by the profiler (extern ATen calls, generated "
                       "kernels when kernel profiling is on, and eager ops between graphs)")
-
-
-def render_slowness(data: dict) -> list[str]:
-    """Text lines for the terminal summary and the report, from the JSON form the summary keeps."""
-    lines = ["", "Where a compiled call's time goes (profile):"]
-    if data["call_us"] is None:
-        lines.append(f"  {data['note']}")
-    else:
-        lines.append(f"  one call: {data['call_us']:.1f} µs ({data['note']})")
-        for cost in data["costs"]:
-            lines.append(f"  {cost['us_per_call']:9.1f} µs {cost['share']:6.1%}  {cost['label']}  [{cost['detail']}]")
-        if data["graphs_per_call"] is not None:
-            lines.append(f"  compiled graphs entered per call: {data['graphs_per_call']:g}")
-        if data["launches_per_call"] is not None:
-            lines.append(f"  launches: {data['launch_detail']}")
-    if data["cudagraph_skips"] or data["cudagraph_skip_count"]:
-        lines.append(f"  CUDA graphs skipped: {data['cudagraph_skip_count'] or len(data['cudagraph_skips'])}")
-        lines += [f"    {skip['compile_id']}: {skip['reason']}" for skip in data["cudagraph_skips"]]
-    return lines

@@ -87,6 +87,15 @@ class Speedup:
                 "reason": self.reason, "machine": self.machine.to_json() if self.machine else None,
                 "size_certain": self.size_certain, "text": self.sentence()}
 
+    @classmethod
+    def from_state(cls, state: dict) -> Speedup:
+        """The estimate its `to_json` wrote (a summary read back from the cache or a file)."""
+        machine = state.get("machine")
+        return cls(state=SpeedupState(state["state"]), value=state.get("value"), low=state.get("low"),
+                   high=state.get("high"), rounds=state.get("rounds", 0), reason=state.get("reason", ""),
+                   machine=Machine(machine["busy"], machine["note"]) if machine else None,
+                   size_certain=state.get("size_certain", True))
+
     def range_text(self) -> str:
         """How much faster or slower, as a range when the size is uncertain ("2.4–25×")."""
         if self.value is None:

@@ -10,69 +10,10 @@ each field to its type, so decoding trusts them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
-
-@dataclass(frozen=True, kw_only=True)
-class Record:
-    """One JSON object of the session format. `NESTED` says which named fields hold records: a
-    record class, `[Class]` for a list of them, `{str: Class}` for an object of them by free keys;
-    any other field is kept as the JSON value it was."""
-
-    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)  # fields no attribute names, as read
-    order: tuple[str, ...] = field(default=(), repr=False, compare=False)  # the keys as the file had them
-
-    NESTED: ClassVar[Mapping[str, Any]] = {}
-
-    @classmethod
-    def from_state(cls: type[_R], state: Mapping[str, Any]) -> _R:
-        named = _named(cls)
-        values = {key: _decode(cls.NESTED.get(key), value) for key, value in state.items() if key in named}
-        return cls(**values, extra={key: value for key, value in state.items() if key not in named}, order=tuple(state))
-
-    def get_state(self) -> dict:
-        """The JSON object: the keys read, in their order; a record made in code (no order) writes its
-        fields that are not at their defaults, then its extra ones."""
-        named = _named(type(self))
-        added = [name for name, default in named.items() if name not in self.order and getattr(self, name) != default]
-        kept = [key for key in self.extra if key not in self.order]
-        return {key: _encode(getattr(self, key)) if key in named else self.extra[key]
-                for key in (*self.order, *added, *kept)}
-
-
-_R = TypeVar("_R", bound=Record)
-
-
-def state_of(record: Record | None) -> dict | None:
-    """The record's JSON object, or None where the file had none."""
-    return record.get_state() if record is not None else None
-
-
-def _named(cls: type[Record]) -> dict[str, Any]:
-    """The attributes a record class names, with their defaults (the base's bookkeeping apart)."""
-    return {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)
-            for f in fields(cls) if f.name not in ("extra", "order")}
-
-
-def _decode(kind: Any, value: Any) -> Any:
-    if value is None or kind is None:
-        return value
-    if isinstance(kind, list):
-        return tuple(kind[0].from_state(item) for item in value)
-    if isinstance(kind, dict):
-        return {key: kind[str].from_state(item) for key, item in value.items()}
-    return kind.from_state(value)
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, Record):
-        return value.get_state()
-    if isinstance(value, tuple):
-        return [_encode(item) for item in value]
-    if isinstance(value, Mapping):
-        return {key: _encode(item) for key, item in value.items()}
-    return value
+from inspector.core.model.records import Record
 
 
 # --- the manifest ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Reports where CI users look: JUnit XML (one testcase per `check`), SARIF 2.1.0 (graph breaks and
 recompiles as results at the user's source lines, so code scanning annotates a pull request), and
-Markdown for a pull-request comment. All three are built from the summary JSON, nothing recomputed.
+Markdown for a pull-request comment. SARIF and Markdown render the typed summary model, nothing recomputed.
 
 Everything in them may quote a log, and a log is anybody's text: XML gets no character it forbids
 (a control character in a path would make the JUnit file unreadable), SARIF only line numbers ≥ 1,
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from inspector import __version__
 from inspector.core.outputs.plain_text import show_controls
+from inspector.core.outputs.summary_model import BreakType, Figure, Part, Summary, as_summary
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -42,38 +43,39 @@ def junit_xml(checks, source: str) -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
+def sarif_log(subject: Summary | dict, source_root: Path | None = None) -> dict:
     """SARIF 2.1.0: one result per break site, per recompile group and per export issue, at the user's line."""
+    summary = as_summary(subject)
     root = (source_root or Path.cwd()).resolve()
     rules: dict[str, dict] = {}
     results = []
-    for site in summary["break_types"]["sites"]:
-        kind = site["type"]
-        rule_id = f"graph-break/{kind['gb_id']}" if kind else "graph-break/unknown"
+    for site in summary.break_types.sites:
+        kind = site.type
+        rule_id = f"graph-break/{kind.gb_id}" if kind else "graph-break/unknown"
         if rule_id not in rules:
             rules[rule_id] = _break_rule(rule_id, kind)
-        message = f"Graph break ×{site['count']}: {site['reason']}"
+        message = f"Graph break ×{site.count}: {site.reason}"
         if kind:
-            message += f" ({kind['gb_id']}: {kind['gb_type']}). " + " ".join(kind["hints"][:2])
-        results.append(_result(rule_id, "warning", message.strip(), site["file"], site["line"], root))
-    for group in summary["recompile_groups"]:
-        rule_id = f"recompile/{group['aspect'].split(' dim')[0].replace(' ', '-')}"
+            message += f" ({kind.gb_id}: {kind.gb_type}). " + " ".join(kind.hints[:2])
+        results.append(_result(rule_id, "warning", message.strip(), site.file, site.line, root))
+    for group in summary.recompile_groups:
+        rule_id = f"recompile/{group.aspect.split(' dim')[0].replace(' ', '-')}"
         if rule_id not in rules:
             rules[rule_id] = {"id": rule_id, "name": "Recompile",
-                              "shortDescription": {"text": f"Recompile: a guard on {group['aspect']} failed"},
+                              "shortDescription": {"text": f"Recompile: a guard on {group.aspect} failed"},
                               "helpUri": "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
-                              "help": {"text": summary["recompile_limit"]["text"]}}
-        message = (f"Recompiled ×{group['count']} ({group['shown']}): {group['shown_subject']} {group['aspect']}"
-                   + (f" {' → '.join(group['history'])}" if group["history"] else "")
-                   + f". {group['diagnosis']} Fix: {group['fix']} {group['stance']}")
-        results.append(_result(rule_id, "warning" if group["count"] > 1 else "note", message,
-                               group["file"], group["line"], root))
-    for issue in summary["export_issues"]:
-        rule_id = f"export/{issue['kind']}"
+                              "help": {"text": summary.recompile_limit.text}}
+        message = (f"Recompiled ×{group.count} ({group.shown}): {group.shown_subject} {group.aspect}"
+                   + (f" {' → '.join(group.history)}" if group.history else "")
+                   + f". {group.diagnosis} Fix: {group.fix} {group.stance}")
+        results.append(_result(rule_id, "warning" if group.count > 1 else "note", message,
+                               group.file, group.line, root))
+    for issue in summary.export_issues:
+        rule_id = f"export/{issue.kind}"
         rules.setdefault(rule_id, {"id": rule_id, "name": "ExportIssue",
-                                   "shortDescription": {"text": f"torch.export: {issue['kind'].replace('_', ' ')}"},
+                                   "shortDescription": {"text": f"torch.export: {issue.kind.replace('_', ' ')}"},
                                    "helpUri": "https://docs.pytorch.org/docs/stable/export.html"})
-        results.append(_result(rule_id, "warning", f"{issue['what']}. Fix: {issue['fix']}", issue["file"], issue["line"], root))
+        results.append(_result(rule_id, "warning", f"{issue.what}. Fix: {issue.fix}", issue.file, issue.line, root))
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -86,14 +88,14 @@ def sarif_log(summary: dict, source_root: Path | None = None) -> dict:
     }
 
 
-def _break_rule(rule_id: str, kind: dict | None) -> dict:
+def _break_rule(rule_id: str, kind: BreakType | None) -> dict:
     if kind is None:
         return {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": "Graph break of an unidentified type"}}
-    text = "\n".join([kind["explanation"], *(f"Hint: {hint}" for hint in kind["hints"])]).strip()
-    rule = {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": f"{kind['gb_id']}: {kind['gb_type']}"},
-            "helpUri": kind["url"]}
+    text = "\n".join([kind.explanation, *(f"Hint: {hint}" for hint in kind.hints)]).strip()
+    rule = {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": f"{kind.gb_id}: {kind.gb_type}"},
+            "helpUri": kind.url}
     if text:
-        rule["fullDescription"] = {"text": kind["explanation"] or kind["gb_type"]}
+        rule["fullDescription"] = {"text": kind.explanation or kind.gb_type}
         rule["help"] = {"text": text}
     return rule
 
@@ -131,54 +133,59 @@ def _artifact(file: str, root: Path) -> dict:
     return {"uri": relative.as_posix(), "uriBaseId": "SRCROOT"}
 
 
-def markdown(summary: dict, headline: str) -> str:
+def markdown(subject: Summary | dict) -> str:
     """A pull-request comment: the verdict, break types, recompile causes and where the time goes."""
-    out = [f"### torch.compile Inspector: {_text(Path(summary['source']).name)}", "", _text(headline), ""]
-    out += [f"> **Attention:** {_prose(notice['text'])}" for notice in summary["notices"]]
-    out += [""] if summary["notices"] else []
-    figures = {figure["key"]: figure for figure in summary["verdict"]}
-    rows = [(figures[key]["label"], _value(figures[key])) for key in ("speedup", "t_compile", "t_execute", "break_even")
-            if key in figures]
+    summary = as_summary(subject)
+    out = [f"### torch.compile Inspector: {_text(Path(summary.source).name)}", "", _text(summary.headline), ""]
+    out += [f"> **Attention:** {_prose(notice.text)}" for notice in summary.notices]
+    out += [""] if summary.notices else []
+    rows = [(figure.label, _value(figure)) for key in ("speedup", "t_compile", "t_execute", "break_even")
+            if (figure := summary.figure(key)) is not None]
     out += ["| figure | value |", "| --- | --- |", *[f"| {label} | {value} |" for label, value in rows], ""]
-    issues = summary["export_issues"]
+    issues = summary.export_issues
     if issues:
-        out += [f"**Export issues:** {len(issues)}", "", "| where | kind | expression | fix |", "| --- | --- | --- | --- |"]
-        out += [f"| {_code(_where(issue['file'], issue['line'], issue['location'] or '?'))} | {_text(issue['kind'])} | "
-                f"{_text(issue['expression'])} | {_prose(issue['fix'])} |" for issue in issues]
+        out += [_bold_heading(summary, Part.EXPORT_ISSUES), "", "| where | kind | expression | fix |",
+                "| --- | --- | --- | --- |"]
+        out += [f"| {_code(_where(issue.file, issue.line, issue.location or '?'))} | {_text(issue.kind)} | "
+                f"{_text(issue.expression)} | {_prose(issue.fix)} |" for issue in issues]
         out.append("")
-    sites = summary["break_types"]["sites"]
-    out.append(f"**Graph breaks:** {sum(site['count'] for site in sites)} at {len(sites)} site(s)")
+    sites = summary.break_types.sites
+    out.append(_bold_heading(summary, Part.BREAKS))
     if sites:
         out += ["", "| where | type | count | what to do |", "| --- | --- | --- | --- |"]
         for site in sites:
-            kind = site["type"]
-            name = f"{_link(kind['gb_id'], kind['url'])} {_text(kind['gb_type'])}" if kind else _text(site["reason"])
-            hint = kind["hints"][0] if kind and kind["hints"] else ""
-            out.append(f"| {_code(_where(site['file'], site['line'], site['location']))} | {name} | {site['count']} | "
+            kind = site.type
+            name = f"{_link(kind.gb_id, kind.url)} {_text(kind.gb_type)}" if kind else _text(site.reason)
+            hint = kind.hints[0] if kind and kind.hints else ""
+            out.append(f"| {_code(_where(site.file, site.line, site.location))} | {name} | {site.count} | "
                        f"{_prose(hint)} |")
-    groups = summary["recompile_groups"]
-    out += ["", f"**Recompiles:** {sum(group['count'] for group in groups)} in {len(groups)} group(s)"]
+    groups = summary.recompile_groups
+    out += ["", _bold_heading(summary, Part.RECOMPILE_GROUPS)]
     if groups:
         out += ["", "| frame | guarded value | count | values | fix |", "| --- | --- | --- | --- | --- |"]
         for group in groups:
-            out.append(f"| {_code(group['shown'])} | {_code(group['shown_subject'])} {_text(group['aspect'])} | "
-                       f"{group['count']} | {_text(' → '.join(group['history']))} | {_prose(group['fix'])} |")
-        out += ["", _prose(groups[0]["stance"])]
-    out += ["", f"_{_prose(summary['recompile_limit']['text'])}_"]
-    slow = summary["slowness"]
-    if slow["call_us"] is not None:
-        out += ["", f"**Where a compiled call's time goes** ({slow['call_us']:.1f} µs per profiled call):", "",
+            out.append(f"| {_code(group.shown)} | {_code(group.shown_subject)} {_text(group.aspect)} | "
+                       f"{group.count} | {_text(' → '.join(group.history))} | {_prose(group.fix)} |")
+        out += ["", _prose(groups[0].stance)]
+    out += ["", f"_{_prose(summary.recompile_limit.text)}_"]
+    slow = summary.slowness
+    if slow.call_us is not None:
+        out += ["", f"**Where a compiled call's time goes** ({slow.call_us:.1f} µs per profiled call):", "",
                 "| part | µs/call | share |", "| --- | --- | --- |"]
-        out += [f"| {_text(cost['label'])} | {cost['us_per_call']:.1f} | {cost['share']:.0%} |" for cost in slow["costs"]]
-    if slow["cudagraph_skips"]:
-        out += ["", "**CUDA graphs skipped:** " + "; ".join(f"{_text(s['compile_id'])}: {_text(s['reason'])}"
-                                                         for s in slow["cudagraph_skips"])]
+        out += [f"| {_text(cost.label)} | {cost.us_per_call:.1f} | {cost.share:.0%} |" for cost in slow.costs]
+    if slow.cudagraph_skips:
+        out += ["", "**CUDA graphs skipped:** " + "; ".join(f"{_text(s.compile_id)}: {_text(s.reason)}"
+                                                         for s in slow.cudagraph_skips)]
     return "\n".join(out) + "\n"
 
 
-def _value(figure: dict) -> str:
-    value = figure["value"]
-    return "—" if value is None else f"{value:.4g} {figure['unit']}".strip()
+def _bold_heading(summary: Summary, part: Part) -> str:
+    section = summary.section(part)
+    return f"**{section.title}:** {section.figure}"
+
+
+def _value(figure: Figure) -> str:
+    return "—" if figure.value is None else f"{figure.value:.4g} {figure.unit}".strip()
 
 
 def _where(file: str | None, line: int | None, fallback: str) -> str:

@@ -1,11 +1,10 @@
 """The summary's expert sections: each break site's type in torch's registry, recompiles grouped by
 cause with the fix, the recompile limit, and where a compiled call's time goes. One JSON shape for
-scripts, rendered to text here, and read by the dashboard, the report and the CI outputs."""
+scripts, which every human output renders through the summary model."""
 
 from __future__ import annotations
 
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.analysis.slowness import render_slowness
 
 
 def explanations(analysis: SessionAnalysis) -> dict:
@@ -24,35 +23,3 @@ def explanations(analysis: SessionAnalysis) -> dict:
         "recompile_limit": analysis.recompile_limit.to_json(),
         "slowness": analysis.slowness.to_json(),
     }
-
-
-def render_explanations(summary: dict) -> list[str]:
-    """Text lines of the expert sections, for the terminal summary."""
-    lines = ["", "Break types (torch's graph-break registry):"]
-    registry = summary["break_types"]["registry"]
-    lines.append(f"  registry: {registry['described']}" if registry else "  no registry found (torch < 2.7 and no bundled copy)")
-    for site in summary["break_types"]["sites"]:
-        kind = site["type"]
-        where = site["location"] + (f" ({site['via']})" if site.get("via") else "")
-        if kind is None:
-            lines.append(f"  {where}: type not identified ({site['reason'][:100]})")
-            continue
-        lines.append(f"  {where}  {kind['gb_id']} {kind['gb_type']}  ×{site['count']}")
-        if kind["explanation"]:
-            lines.append(f"    {kind['explanation']}")
-        lines += [f"    hint: {hint}" for hint in kind["hints"][:3]]
-        lines.append(f"    docs: {kind['url']}  (matched by {kind['matched_by']})")
-    groups = summary["recompile_groups"]
-    lines += ["", f"Recompiles by cause: {sum(g['count'] for g in groups)} in {len(groups)} group(s)"]
-    for group in groups:
-        rank = f"rank {group['rank']} " if group["rank"] is not None else ""
-        history = " → ".join(group["history"])
-        lines.append(f"  {rank}frame {group['frame']} {group['shown']}: {group['shown_subject']} {group['aspect']}"
-                     f"  ×{group['count']}" + (f"  ({history})" if history else ""))
-        lines.append(f"    why: {group['diagnosis']}")
-        lines.append(f"    fix: {group['fix']}")
-    if groups:
-        lines.append(f"  also: {groups[0]['stance']}")
-    lines.append(f"  limit: {summary['recompile_limit']['text']}")
-    return lines + render_slowness(summary["slowness"])
-

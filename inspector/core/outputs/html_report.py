@@ -7,11 +7,11 @@ from __future__ import annotations
 from html import escape
 
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
-from inspector.core.analysis.speedup import SpeedupState
 from inspector.core.analysis.timeline import rank_clocks
 from inspector.core.model.session import Session
 from inspector.core.outputs.plain_text import show_controls
 from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_model import Part, Regions, Summary
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#1f2a37;padding:0 16px}
@@ -23,6 +23,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;white-space:pre-wrap}.muted{col
 LANE_HEIGHT = 18
 TIMELINE_WIDTH = 1100
 TIMELINE_DEPTH = 3
+KERNELS_LISTED = 500  # the kernel table's rows at most (a big job has tens of thousands)
 PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#d9822b", "#8e5bb6", "#5c6f82")
 
 
@@ -30,21 +31,21 @@ def _e(value) -> str:
     return escape(show_controls("" if value is None else str(value)), quote=True)
 
 
-def _regions_section(regions: dict | None) -> list[str]:
+def _regions_section(regions: Regions | None) -> list[str]:
     if regions is None:
         return []
     title = "<h2>Compiled regions at run time</h2>"
-    if "reason" in regions:
-        return [title, f"<p class='muted'>{_e(regions['reason'])}</p>"]
-    return [title, f"<p class='muted'>Per profiled call ({regions['calls']} calls of {regions['call_us']:.1f} µs); "
+    if regions.reason is not None:
+        return [title, f"<p class='muted'>{_e(regions.reason)}</p>"]
+    return [title, f"<p class='muted'>Per profiled call ({regions.calls} calls of {regions.call_us:.1f} µs); "
                    f"a region's own time leaves out the regions entered inside it. Outside every region: "
-                   f"{regions['overhead_outside_us']:.1f} µs of guard checks, {regions['eager_outside_us']:.1f} µs "
+                   f"{regions.overhead_outside_us:.1f} µs of guard checks, {regions.eager_outside_us:.1f} µs "
                    "of eager work.</p>",
             _table(["Region", "Entered per call", "Span µs", "Own µs", "In compiled graph µs", "Guards and wrappers µs",
                     "Eager µs"],
-                   [[row["compile_id"], f"{row['entries_per_call']:.3g}", f"{row['span_us']:.1f}", f"{row['own_us']:.1f}",
-                     f"{row['graph_us']:.1f}", f"{row['overhead_us']:.1f}", f"{row['eager_us']:.1f}"]
-                    for row in regions["regions"]])]
+                   [[row.compile_id, f"{row.entries_per_call:.3g}", f"{row.span_us:.1f}", f"{row.own_us:.1f}",
+                     f"{row.graph_us:.1f}", f"{row.overhead_us:.1f}", f"{row.eager_us:.1f}"]
+                    for row in regions.regions])]
 
 
 def _table(headers: list[str], rows: list[list]) -> str:
@@ -55,88 +56,92 @@ def _table(headers: list[str], rows: list[list]) -> str:
 
 def render_report(subject: Session | SessionAnalysis) -> str:
     analysis = as_analysis(subject)
-    session, summary = analysis.session, summarize(analysis)
+    summary = Summary.from_state(summarize(analysis))
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
              f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-             f"<title>torch.compile report — {_e(summary['source'])}</title><style>{CSS}</style></head><body>",
-             f"<h1>{_e(analysis.headline())}</h1>",
-             f"<p class='muted'>{_e(summary['source'])} — {_e(summary['kind'])}, torch "
-             f"{_e(summary['torch_version'] or 'unknown')}, {'complete' if summary['complete'] else 'INCOMPLETE'}; "
-             f"torch-compile-inspector {_e(summary['tool_version'])}</p>",
-             *(f"<p class='bad'><b>Attention:</b> {_e(notice['text'])}</p>" for notice in summary["notices"]),
+             f"<title>torch.compile report — {_e(summary.source)}</title><style>{CSS}</style></head><body>",
+             f"<h1>{_e(summary.headline)}</h1>",
+             f"<p class='muted'>{_e(summary.source)} — {_e(summary.kind)}, torch "
+             f"{_e(summary.torch_version or 'unknown')}, {'complete' if summary.complete else 'INCOMPLETE'}; "
+             f"torch-compile-inspector {_e(summary.tool_version)}</p>",
+             *(f"<p class='bad'><b>Attention:</b> {_e(notice.text)}</p>" for notice in summary.notices),
              "<h2>Was it worth it?</h2>",
              _speedup_paragraph(summary),
              _table(["Figure", "Value", "Formula", "Where it comes from"],
-                    [[f["label"], "—" if f["value"] is None else f"{f['value']:.4g} {f['unit']}", f["formula"], f["source"]]
-                     for f in summary["verdict"]]),
-             f"<h2>Graph breaks: {len(summary['graph_breaks'])} at {len(summary['break_sites'])} site(s)</h2>"]
-    for site in summary["break_sites"]:
-        via = f" ({_e(site['via'])})" if site.get("via") else ""
-        parts.append(f"<p><b>{_e(site['location'])}</b>{via} ×{site['count']} [{_e(site['kind'])}] in "
-                     f"{_e(', '.join(site['compile_ids']))}<br>{_e(site['reason'])}</p>")
-        if site["code"]:
-            parts.append(f"<pre>{_e(site['code'])}</pre>")
-        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in site["hints"][:2]]
-    if summary["export_issues"]:
-        parts.append(f"<h2>Export issues: {len(summary['export_issues'])}</h2>")
+                    [[f.label, "—" if f.value is None else f"{f.value:.4g} {f.unit}", f.formula, f.source]
+                     for f in summary.verdict]),
+             _heading(summary, Part.BREAKS)]
+    for site in summary.break_sites:
+        via = f" ({_e(site.via)})" if site.via else ""
+        parts.append(f"<p><b>{_e(site.location)}</b>{via} ×{site.count} [{_e(site.kind)}] in "
+                     f"{_e(', '.join(site.compile_ids))}<br>{_e(site.reason)}</p>")
+        if site.code:
+            parts.append(f"<pre>{_e(site.code)}</pre>")
+        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in site.hints[:2]]
+    if summary.export_issues:
+        parts.append(_heading(summary, Part.EXPORT_ISSUES))
         parts.append(_table(["Where", "Kind", "Expression or op", "What happened", "Fix"],
-                            [[issue["location"], issue["kind"], issue["expression"], issue["what"], issue["fix"]]
-                             for issue in summary["export_issues"]]))
-    parts.append(f"<h2>Recompiles: {len(summary['recompiles'])}</h2>")
-    parts.append(_recompiles_table(summary["recompiles"]))
+                            [[issue.location, issue.kind, issue.expression, issue.what, issue.fix]
+                             for issue in summary.export_issues]))
+    parts.append(_heading(summary, Part.RECOMPILES))
+    parts.append(_recompiles_table(summary))
     parts += _explained_sections(summary)
-    parts += _regions_section(summary["regions"])
-    parts.append("<h2>Compile units</h2>")
+    parts += _regions_section(summary.regions)
+    parts.append(_heading(summary, Part.UNITS))
     parts.append(_table(["Rank", "Unit", "Function", "Status", "Compile s", "of it backward s", "Kernels", "Where"],
-                        [[u["rank"], u["compile_id"], u["shown"], u["status"],
-                          "—" if u["compile_time_s"] is None else f"{u['compile_time_s']:.2f}",
-                          f"{u['backward_compile_time_s']:.2f}" if u["backward_compile_time_s"] is not None
-                          else ("not recorded" if u["backward_graph"] else "no backward graph"),
-                          u["kernels"], u["location"]]
-                         for u in summary["units"]]))
+                        [[u.rank, u.compile_id, u.shown, u.status,
+                          "—" if u.compile_time_s is None else f"{u.compile_time_s:.2f}",
+                          f"{u.backward_compile_time_s:.2f}" if u.backward_compile_time_s is not None
+                          else ("not recorded" if u.backward_graph else "no backward graph"),
+                          u.kernels, u.location]
+                         for u in summary.units]))
     parts.append("<h2>Compile timeline</h2>")
-    parts.append(timeline_svg(session))
-    stages = summary["compile_time"]["per_stage_s"]
+    parts.append(timeline_svg(analysis.session))
+    stages = summary.compile_time.per_stage_s
     parts.append(_table(["Stage", "Seconds (all units)"], [[name, f"{seconds:.3f}"] for name, seconds in list(stages.items())[:15]]))
-    kernels = (summary.get("run") or {}).get("top_kernels") or []
+    kernels = summary.run.top_kernels if summary.run else ()
     if kernels:
         parts.append("<h2>Top kernels (compiled run, profiler)</h2>")
-        check = summary["run"].get("profile_check") or {}
-        if check.get("note"):
-            parts.append(f"<p class='{'bad' if check.get('consistent') is False else 'muted'}'>{_e(check['note'])}</p>")
+        check = summary.run.profile_check
+        if check is not None and check.note:
+            parts.append(f"<p class='{'bad' if check.consistent is False else 'muted'}'>{_e(check.note)}</p>")
         parts.append(_table(["µs per call", "Share", "Kernel / op"],
-                            [[f"{k['time_us_per_call']:.1f}", f"{k['share']:.1%}", k["name"]] for k in kernels]))
-    kernel_names = [(u["compile_id"], name) for u in summary["units"] for name in u["kernel_names"]]
-    parts.append(f"<h2>Generated kernels: {summary['kernels']['total']}</h2>")
-    parts.append(_table(["Unit", "Kernel"], kernel_names[:500]))
-    if summary["warnings"]:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary["warnings"]) + "</ul>")
-    if summary["unreadable"]:
+                            [[f"{k.time_us_per_call:.1f}", f"{k.share:.1%}", k.name] for k in kernels]))
+    kernel_names = [(u.compile_id, name) for u in summary.units for name in u.kernel_names]
+    parts.append(_heading(summary, Part.KERNELS))
+    parts.append(_table(["Unit", "Kernel"], kernel_names[:KERNELS_LISTED]))
+    if summary.warnings:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary.warnings) + "</ul>")
+    if summary.unreadable:
         parts.append("<h2 class='bad'>Could not read</h2>")
-        parts.append(_table(["Count", "What", "Example"], [[v["count"], v["meaning"], (v["examples"] or [""])[0]]
-                                                         for v in summary["unreadable"].values()]))
+        parts.append(_table(["Count", "What", "Example"], [[v.count, v.meaning, (v.examples or [""])[0]]
+                                                         for v in summary.unreadable.values()]))
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def _recompiles_table(recompiles: list[dict]) -> str:
+def _heading(summary: Summary, part: Part) -> str:
+    return f"<h2>{_e(summary.section(part).heading)}</h2>"
+
+
+def _recompiles_table(summary: Summary) -> str:
     """A row for every recompile (one per failed guard, three at most; one without a recorded reason
     says so), with its rank where the run has ranks: [0/1] of rank 1 and [0/1] of rank 3 are two."""
-    ranked = any(r["rank"] is not None for r in recompiles)
-    rows = [([r["rank"]] if ranked else []) + [r["compile_id"], r["shown"], *guard]
+    recompiles = summary.recompiles
+    ranked = any(r.rank is not None for r in recompiles)
+    rows = [([r.rank] if ranked else []) + [r.compile_id, r.shown, *guard]
             for r in recompiles
-            for guard in ([[g["plain"], f"{g['against']}: {g['guard']}"] for g in r["failed_guards"][:3]]
+            for guard in ([[g.plain, f"{g.against}: {g.guard}"] for g in r.failed_guards[:3]]
                           or [["reason not recorded", "—"]])]
     return _table((["Rank"] if ranked else []) + ["Unit", "Function", "Failed guard", "In torch's words"], rows)
 
 
-def _speedup_paragraph(summary: dict) -> str:
+def _speedup_paragraph(summary: Summary) -> str:
     """The speedup verdict with its interval; in red when it is not to be relied on."""
-    speedup = summary.get("speedup") or {}
-    if speedup.get("value") is None:
+    speedup = summary.speedup
+    if speedup is None or speedup.value is None:
         return ""
-    doubtful = speedup["state"] == SpeedupState.INCONCLUSIVE or (speedup.get("machine") or {}).get("busy")
-    return f"<p class='{'bad' if doubtful else 'muted'}'>{_e(speedup['text'])}</p>"
+    return f"<p class='{'bad' if summary.speedup_doubtful else 'muted'}'>{_e(speedup.sentence())}</p>"
 
 
 def timeline_svg(session: Session) -> str:
@@ -181,36 +186,36 @@ def timeline_svg(session: Session) -> str:
     return "".join(shapes)
 
 
-def _explained_sections(summary: dict) -> list[str]:
+def _explained_sections(summary: Summary) -> list[str]:
     """Break types (torch's registry), recompiles by cause with the fix, where a compiled call's time goes."""
-    registry = summary["break_types"]["registry"]
+    registry = summary.break_types.registry
     parts = ["<h2>Break types</h2>",
-             f"<p class='muted'>Registry: {_e(registry['described'] if registry else 'none found')}</p>"]
-    for site in summary["break_types"]["sites"]:
-        kind = site["type"]
-        where = f"<b>{_e(site['location'])}</b>" + (f" ({_e(site['via'])})" if site.get("via") else "")
+             f"<p class='muted'>Registry: {_e(registry.described if registry else 'none found')}</p>"]
+    for site in summary.break_types.sites:
+        kind = site.type
+        where = f"<b>{_e(site.location)}</b>" + (f" ({_e(site.via)})" if site.via else "")
         if kind is None:
             parts.append(f"<p>{where}: type not identified</p>")
             continue
-        parts.append(f"<p>{where} ×{site['count']}: <a href='{_e(kind['url'])}'>{_e(kind['gb_id'])}</a> "
-                     f"{_e(kind['gb_type'])}<br>{_e(kind['explanation'])}</p>")
-        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in kind["hints"][:3]]
-    groups = summary["recompile_groups"]
-    parts.append(f"<h2>Recompiles by cause: {sum(g['count'] for g in groups)} in {len(groups)} group(s)</h2>")
+        parts.append(f"<p>{where} ×{site.count}: <a href='{_e(kind.url)}'>{_e(kind.gb_id)}</a> "
+                     f"{_e(kind.gb_type)}<br>{_e(kind.explanation)}</p>")
+        parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in kind.hints[:3]]
+    groups = summary.recompile_groups
+    parts.append(_heading(summary, Part.RECOMPILE_GROUPS))
     parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Why", "Fix"],
-                        [[g["shown"], f"{g['shown_subject']} {g['aspect']}", g["count"], " → ".join(g["history"]),
-                          g["diagnosis"], g["fix"]] for g in groups]))
-    parts.append(f"<p class='muted'>{_e(groups[0]['stance'] if groups else '')} {_e(summary['recompile_limit']['text'])}</p>")
-    slow = summary["slowness"]
+                        [[g.shown, f"{g.shown_subject} {g.aspect}", g.count, " → ".join(g.history),
+                          g.diagnosis, g.fix] for g in groups]))
+    parts.append(f"<p class='muted'>{_e(groups[0].stance if groups else '')} {_e(summary.recompile_limit.text)}</p>")
+    slow = summary.slowness
     parts.append("<h2>Where a compiled call's time goes</h2>")
-    if slow["call_us"] is None:
-        parts.append(f"<p class='muted'>{_e(slow['note'])}</p>")
+    if slow.call_us is None:
+        parts.append(f"<p class='muted'>{_e(slow.note)}</p>")
     else:
-        parts.append(f"<p class='muted'>{slow['call_us']:.1f} µs per profiled call; {_e(slow['note'])}</p>")
+        parts.append(f"<p class='muted'>{slow.call_us:.1f} µs per profiled call; {_e(slow.note)}</p>")
         parts.append(_table(["Part", "µs per call", "Share", "Measured as"],
-                            [[c["label"], f"{c['us_per_call']:.1f}", f"{c['share']:.1%}", c["detail"]] for c in slow["costs"]]))
-        if slow["launches_per_call"] is not None:
-            parts.append(f"<p>{_e(slow['launch_detail'])}</p>")
-    if slow["cudagraph_skips"]:
-        parts.append(_table(["Unit", "CUDA graphs skipped because"], [[s["compile_id"], s["reason"]] for s in slow["cudagraph_skips"]]))
+                            [[c.label, f"{c.us_per_call:.1f}", f"{c.share:.1%}", c.detail] for c in slow.costs]))
+        if slow.launches_per_call is not None:
+            parts.append(f"<p>{_e(slow.launch_detail)}</p>")
+    if slow.cudagraph_skips:
+        parts.append(_table(["Unit", "CUDA graphs skipped because"], [[s.compile_id, s.reason] for s in slow.cudagraph_skips]))
     return parts

@@ -15,12 +15,17 @@ class Section:
     figure: str = ""
     lines: tuple[str, ...] = ()
 
+    @property
+    def heading(self) -> str:
+        """`title: figure`, or the title alone."""
+        return f"{self.title}: {self.figure}" if self.figure else self.title
+
 
 def as_text(sections: list[Section]) -> str:
     """Sections for a terminal: a blank line between them, lines under a title indented."""
     blocks = []
     for section in sections:
-        head = [f"{section.title}: {section.figure}" if section.figure else section.title] if section.title else []
+        head = [section.heading] if section.title else []
         indent = "  " if section.title else ""
         blocks.append("\n".join([*head, *(indent + line for line in section.lines)]))
     return "\n\n".join(blocks)

@@ -1,0 +1,293 @@
+"""The summary as a person reads it in a terminal (`compile-inspector summary`), rendered from the
+typed summary model: every title and count is the model's, as in the report, the Markdown and the app."""
+
+from __future__ import annotations
+
+from inspector.core.numbers import count, quantity
+from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
+
+RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
+SHAPE_GUARDS_SHOWN = 6
+STAGES_SHOWN = 8
+
+
+def render_text(subject: Summary | dict) -> str:
+    """The summary (a document is decoded first) as lines for a terminal."""
+    summary = as_summary(subject)
+    state = "complete" if summary.complete else "INCOMPLETE"
+    lines = [f"{summary.source}  ({summary.kind}, torch {summary.torch_version or 'version unknown'}, {state})"]
+    lines += [f"ATTENTION: {notice.text}" for notice in summary.notices]
+    lines += _units(summary)
+    lines += ["", *_breaks(summary), *_not_breaks(summary), *_export_issues(summary)]
+    lines += ["", *_recompiles(summary), *_shapes(summary.shapes)]
+    lines += ["", *_compile_time(summary)]
+    lines += ["", *_kernels(summary)]
+    lines += _ranks(summary.per_rank)
+    lines += _verdict(summary)
+    lines += _break_types(summary)
+    lines += _recompile_groups(summary)
+    lines += _slowness(summary.slowness)
+    lines += _regions(summary.regions)
+    if summary.warnings:
+        lines += ["", "Warnings:", *(f"  {warning}" for warning in summary.warnings)]
+    if summary.unknown_record_kinds:
+        lines += ["", "Record kinds this version does not interpret (kept raw): " +
+                  ", ".join(f"{kind} ×{n}" for kind, n in summary.unknown_record_kinds.items())]
+    if summary.unreadable:
+        lines += ["", "Could not read:"]
+        lines += [f"  {entry.count} {entry.meaning}" + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
+                  for entry in summary.unreadable.values()]
+    return "\n".join(lines)
+
+
+def _units(summary: Summary) -> list[str]:
+    lines = [summary.section(Part.UNITS).heading]
+    for unit in summary.units:
+        rank = f"rank {unit.rank} " if unit.rank is not None else ""
+        seconds = f"{unit.compile_time_s:.2f}s" if unit.compile_time_s is not None else "time n/a"
+        backward = ""
+        if unit.backward_graph:
+            backward = (f"  (backward graph, compiled in {unit.backward_compile_time_s:.2f}s)"
+                        if unit.backward_compile_time_s is not None else "  (backward graph)")
+        lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
+                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+    return lines
+
+
+def _breaks(summary: Summary) -> list[str]:
+    lines = [summary.section(Part.BREAKS).heading]
+    for site in summary.break_sites:
+        via = f" ({site.via})" if site.via else ""
+        lines.append(f"  {site.location}{via}  ×{site.count}  [{site.kind}]  in {', '.join(site.compile_ids)}")
+        lines.append(f"    {site.reason}")
+        if site.code:
+            lines.append(f"    code: {site.code}")
+        lines += [f"    hint: {hint}" for hint in site.hints[:2]]
+    return lines
+
+
+def _not_breaks(summary: Summary) -> list[str]:
+    """Restarts that cut no graph and frames skipped whole, under the breaks but not counted with them."""
+    lines = [f"  not a break: {restart.compile_id} {restart.shown} restarted analysis ({restart.reason})"
+             for restart in summary.analysis_restarts]
+    lines += [f"  frame skipped (runs eagerly, not a break): {skip.compile_id} {skip.shown}: {skip.type}"
+              for skip in summary.frame_skips]
+    counted = summary.run.torch_counted_frame_skips if summary.run else None
+    if counted:
+        lines.append(f"  frames skipped per torch's counters (not breaks): {', '.join(f'{kind} ×{n}' for kind, n in counted.items())}")
+    return lines
+
+
+def _export_issues(summary: Summary) -> list[str]:
+    """What torch.export worked around, each at the user's line with its fix (nothing without export)."""
+    if not summary.export_issues:
+        return []
+    lines = ["", summary.section(Part.EXPORT_ISSUES).heading]
+    for issue in summary.export_issues:
+        lines.append(f"  {issue.location or '?'}  ×{issue.count}  [{issue.kind}]  {issue.expression}")
+        if issue.code:
+            lines.append(f"    code: {issue.code}")
+        lines += [f"    {issue.what}", f"    fix: {issue.fix}"]
+    return lines
+
+
+def _recompiles(summary: Summary) -> list[str]:
+    recompiles = summary.recompiles
+    lines = [summary.section(Part.RECOMPILES).heading + (" (grouped by cause further down)" if recompiles else "")]
+    for recompile in recompiles[:RAW_RECOMPILES]:
+        first = recompile.failed_guards[0].plain if recompile.failed_guards else "reason not recorded"
+        lines.append(f"  {recompile.compile_id} {recompile.shown}: {first}")
+    if len(recompiles) > RAW_RECOMPILES:
+        lines.append(f"  … {len(recompiles) - RAW_RECOMPILES} more (every one in --json)")
+    return lines
+
+
+def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
+    """Per unit with dynamic shapes: its symbols and specialisations, and its first guards."""
+    if not shapes:
+        return []
+    lines = ["", "Dynamic shapes (symbols, specialisations, guards; at your lines):"]
+    for unit in shapes:
+        lines.append(f"  {unit.compile_id}: " + ", ".join(
+            f"{event.shown_source or event.symbol} → {event.detail}" + (" (unbacked)" if event.kind == "unbacked" else "")
+            for event in unit.of_kind("symbol", "unbacked")))
+        for event in unit.of_kind("specialization"):
+            lines.append(f"    SPECIALISED {event.shown_source}: {event.detail} at {event.location or '?'}"
+                         + (f": `{event.code}`" if event.code else ""))
+        guards = unit.of_kind("guard")
+        lines += [f"    guard {event.detail}  at {event.location or '?'}" for event in guards[:SHAPE_GUARDS_SHOWN]]
+        if len(guards) > SHAPE_GUARDS_SHOWN:
+            lines.append(f"    … {len(guards) - SHAPE_GUARDS_SHOWN} more guard(s) (--json lists them all)")
+    return lines
+
+
+def _compile_time(summary: Summary) -> list[str]:
+    timing = summary.compile_time
+    total = f"{timing.total_s:.2f} s" if timing.total_s is not None else "not recorded"
+    together = " (all ranks together)" if summary.per_rank else ""
+    lines = [f"Compile time{together}: {total} over {count(timing.units_measured, 'measured unit')}"]
+    if timing.backward_s is not None:
+        lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
+                     f"{', '.join(timing.backward_units)}), compiled at the first backward call")
+    traced = timing.traced_s
+    if traced:
+        lines.append("  where it went (own time of each stage, nested stages excluded):")
+    for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
+        share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
+        lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
+    if timing.open_stages:
+        lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
+    return lines
+
+
+def _kernels(summary: Summary) -> list[str]:
+    kernels = summary.kernels
+    ratio = f"{kernels.fusion_ratio:.2f}" if kernels.fusion_ratio is not None else "n/a"
+    kinds = ", ".join(f"{n} {kind}" for kind, n in kernels.by_kind.items()) or "none"
+    lines = [f"{summary.section(Part.KERNELS).heading} ({kinds}); ops {kernels.n_ops if kernels.n_ops is not None else 'n/a'}; "
+             f"K = N_ops/N_kernels = {ratio}"]
+    for cache, entry in summary.cache.items():
+        rate = f"{entry.hit_rate:.0%}" if entry.hit_rate is not None else "n/a"
+        lines.append(f"Cache {cache}: {entry.hit} hit, {entry.miss} miss, {entry.bypass} bypass (hit rate {rate})")
+    return lines
+
+
+def _ranks(per_rank: PerRank | None) -> list[str]:
+    """One row per rank and the divergence report (nothing for a single-process run)."""
+    if not per_rank:
+        return []
+    lines = ["", "Per rank (the figures above are all ranks together):",
+             "  (breaks: every graph break, not sites; cache: lookups of every cache together — FX graph, AOTAutograd, …)",
+             f"  {'rank':>6} {'units':>6} {'breaks':>6} {'recompiles':>10} {'cache hit':>9} {'miss':>5} "
+             f"{'failed':>6} {'compile s':>10} {'1st collective s':>16}"]
+    stragglers = set(per_rank.stragglers())
+
+    def seconds(value):
+        return f"{value:.2f}" if value is not None else "—"
+
+    for row in per_rank.figures:
+        rank = row.rank if row.rank is not None else "?"
+        lines.append(f"  {rank:>6} {row.units:>6} {row.breaks:>6} {row.recompiles:>10} {row.cache_hits:>9} "
+                     f"{row.cache_misses:>5} {row.failed:>6} {seconds(row.compile_time_s):>10} "
+                     f"{seconds(row.first_collective_s):>16}" + ("  straggler" if row.rank in stragglers else ""))
+    divergence = per_rank.divergence
+    lines += ["", f"Rank divergence: {len(divergence)} finding(s)"]
+    agreeing = per_rank.groups[0] if per_rank.groups else None
+    if agreeing and len(agreeing.ranks) > 1:
+        lines.append(f"  ranks {agreeing.ranks_text} agree" + (" in everything compared" if not divergence else ""))
+    for finding in divergence:
+        plural = "s" if len(finding.ranks) > 1 else ""
+        lines.append(f"  rank{plural} {finding.ranks_text}: {finding.message}  [{finding.kind}]")
+    return lines
+
+
+def render_ranks(per_rank: PerRank | dict | None) -> str:
+    """The rank table and divergence report alone (a Dask overview has nothing else)."""
+    if isinstance(per_rank, dict):
+        per_rank = PerRank.from_state(per_rank)
+    return "\n".join(_ranks(per_rank))
+
+
+def _verdict(summary: Summary) -> list[str]:
+    """The verdict figures with their formulas, and what the capture saw of the run."""
+    lines = ["", "Was it worth it?"]
+    speedup = summary.speedup
+    if speedup is not None and speedup.value is not None:
+        lines.append(f"  {speedup.sentence()}")
+    for figure in summary.verdict:
+        shown = quantity(figure.value, figure.unit)
+        lines.append(f"  {figure.label:<18} {shown:<18} {figure.formula}  [{figure.source}]")
+    run = summary.run
+    if not run:
+        return lines
+    if run.error:
+        lines.append(f"  run failed ({run.error.kind}): {run.error.message}")
+    for check in run.correctness or ():
+        verdict_word = "allclose" if check.allclose else "MISMATCH"
+        lines.append(f"  correctness {check.inputs}: {verdict_word}, max abs error {check.max_abs_error:.3g}, "
+                     f"max rel error {check.max_rel_error:.3g}")
+    if run.memory_pairs:
+        lines.append("  memory high-water: " + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB"
+                                                        for key, eager, compiled in run.memory_pairs))
+    check = run.profile_check
+    if check is not None and check.consistent is not None:
+        lines.append(f"  {check.note}")
+    eager_check = run.eager_profile_check
+    if eager_check is not None and eager_check.consistent is False:  # eager op times are not listed here, but the GUI shows them
+        lines.append(f"  {eager_check.note}")
+    if run.top_kernels:
+        consistent = check is None or check.consistent is not False
+        lines.append("  top kernels (compiled, profiler)" + (":" if consistent
+                                                             else " — NOT CONSISTENT with the measured call, shares only:"))
+        lines += [f"    {row.time_us_per_call:10.1f} µs/call {row.share:6.1%}  {row.name[:90]}" for row in run.top_kernels[:8]]
+    return lines
+
+
+def _break_types(summary: Summary) -> list[str]:
+    lines = ["", "Break types (torch's graph-break registry):"]
+    registry = summary.break_types.registry
+    lines.append(f"  registry: {registry.described}" if registry else "  no registry found (torch < 2.7 and no bundled copy)")
+    for site in summary.break_types.sites:
+        kind = site.type
+        where = site.location + (f" ({site.via})" if site.via else "")
+        if kind is None:
+            lines.append(f"  {where}: type not identified ({site.reason[:100]})")
+            continue
+        lines.append(f"  {where}  {kind.gb_id} {kind.gb_type}  ×{site.count}")
+        if kind.explanation:
+            lines.append(f"    {kind.explanation}")
+        lines += [f"    hint: {hint}" for hint in kind.hints[:3]]
+        lines.append(f"    docs: {kind.url}  (matched by {kind.matched_by})")
+    return lines
+
+
+def _recompile_groups(summary: Summary) -> list[str]:
+    groups = summary.recompile_groups
+    lines = ["", summary.section(Part.RECOMPILE_GROUPS).heading]
+    for group in groups:
+        rank = f"rank {group.rank} " if group.rank is not None else ""
+        history = " → ".join(group.history)
+        lines.append(f"  {rank}frame {group.frame} {group.shown}: {group.shown_subject} {group.aspect}"
+                     f"  ×{group.count}" + (f"  ({history})" if history else ""))
+        lines += [f"    why: {group.diagnosis}", f"    fix: {group.fix}"]
+    if groups:
+        lines.append(f"  also: {groups[0].stance}")
+    lines.append(f"  limit: {summary.recompile_limit.text}")
+    return lines
+
+
+def _slowness(slowness: Slowness | None) -> list[str]:
+    """Where a compiled call's time goes, from the profile."""
+    if slowness is None:
+        return []
+    lines = ["", "Where a compiled call's time goes (profile):"]
+    if slowness.call_us is None:
+        lines.append(f"  {slowness.note}")
+    else:
+        lines.append(f"  one call: {slowness.call_us:.1f} µs ({slowness.note})")
+        lines += [f"  {cost.us_per_call:9.1f} µs {cost.share:6.1%}  {cost.label}  [{cost.detail}]" for cost in slowness.costs]
+        if slowness.graphs_per_call is not None:
+            lines.append(f"  compiled graphs entered per call: {slowness.graphs_per_call:g}")
+        if slowness.launches_per_call is not None:
+            lines.append(f"  launches: {slowness.launch_detail}")
+    if slowness.cudagraph_skips or slowness.cudagraph_skip_count:
+        lines.append(f"  CUDA graphs skipped: {slowness.cudagraph_skip_count or len(slowness.cudagraph_skips)}")
+        lines += [f"    {skip.compile_id}: {skip.reason}" for skip in slowness.cudagraph_skips]
+    return lines
+
+
+def _regions(regions: Regions | None) -> list[str]:
+    """Each compiled region of a profiled call: how often it is entered and where its own time goes."""
+    if regions is None:
+        return []
+    lines = ["", "Compiled regions at run time (profile; nested regions taken out of their parent's own time):"]
+    if regions.reason is not None:
+        return lines + [f"  {regions.reason}"]
+    lines.append(f"  {regions.calls} profiled calls of {regions.call_us:.1f} µs; "
+                 f"outside every region per call: {regions.overhead_outside_us:.1f} µs of guard checks, "
+                 f"{regions.eager_outside_us:.1f} µs of eager work")
+    lines.append(f"  {'region':<10} {'entered':>8} {'span µs':>10} {'own µs':>10} {'in graph':>10} {'overhead':>10} "
+                 f"{'eager':>10}")
+    lines += [f"  {row.compile_id:<10} {row.entries_per_call:>7.3g}× {row.span_us:>10.1f} {row.own_us:>10.1f} "
+              f"{row.graph_us:>10.1f} {row.overhead_us:>10.1f} {row.eager_us:>10.1f}" for row in regions.regions]
+    return lines

@@ -1,0 +1,93 @@
+"""One section model behind every output (#23): the summary document decodes into the typed
+`Summary` without losing a field, every human output words each titled part and the headline as the
+model does (the terminal text, the HTML report, the Markdown comment and the app's dashboard), and a
+summary read back from the cache renders as a fresh one."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from html import escape
+from pathlib import Path
+
+import pytest
+
+from conftest import CUDA_LOG, MULTI_RANK, ROOT
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.outputs.cached_summary import session_summary, summary_identity
+from inspector.core.outputs.ci_reports import markdown
+from inspector.core.outputs.html_report import render_report
+from inspector.core.outputs.summary import at_a_glance, summarize
+from inspector.core.outputs.summary_model import Part, Summary
+from inspector.core.outputs.summary_text import render_text
+from inspector.core.readers import index_cache
+from inspector.core.readers.session_loader import open_session
+
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+INPUTS = [BUNDLED, next((BUNDLED / "trace").glob("*.log")), CUDA_LOG, MULTI_RANK]
+
+
+def _analysis(path: Path) -> SessionAnalysis:
+    if not path.exists():
+        pytest.skip(f"{path} is not present (../shared/corpus is not beside this checkout)")
+    return SessionAnalysis(open_session(path))
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
+def test_the_model_holds_the_whole_document(path):
+    """Decoding loses nothing and reorders nothing: written back, the model is the document, byte for byte."""
+    doc = summarize(_analysis(path))
+    summary = Summary.from_state(doc)
+    assert json.dumps(summary.get_state()) == json.dumps(doc)
+    assert len(summary.units) == len(doc["units"]) and len(summary.break_sites) == len(doc["break_sites"])
+    assert summary.kernels.total == doc["kernels"]["total"] and summary.speedup.state.value == doc["speedup"]["state"]
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
+def test_every_output_words_each_part_as_the_model_does(path):
+    analysis = _analysis(path)
+    doc = summarize(analysis)
+    summary = Summary.from_state(doc)
+    text, page, comment = render_text(doc), render_report(analysis), markdown(doc)
+    shown_everywhere = [Part.BREAKS, Part.RECOMPILE_GROUPS] + ([Part.EXPORT_ISSUES] if summary.export_issues else [])
+    for part in [Part.UNITS, Part.RECOMPILES, Part.KERNELS, *shown_everywhere]:
+        heading = summary.section(part).heading
+        assert any(line.startswith(heading) for line in text.splitlines()), f"text: no {heading!r}"
+        assert f"<h2>{escape(heading)}</h2>" in page, f"report: no {heading!r}"
+    for part in shown_everywhere:
+        section = summary.section(part)
+        assert f"**{section.title}:** {section.figure}" in comment.splitlines(), f"Markdown: no {section.heading!r}"
+    # the counts in the words are the document's
+    assert summary.section(Part.BREAKS).figure == f"{len(doc['graph_breaks'])} at {len(doc['break_sites'])} site(s)"
+    assert summary.section(Part.UNITS).figure.split()[0] == str(len(doc["units"]))
+    assert f"<h1>{escape(summary.headline)}</h1>" in page and comment.splitlines()[2].replace("\\", "") == summary.headline
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
+def test_the_dashboards_part_of_the_model_is_the_documents(path):
+    """The app's dashboard renders the model made without the per-unit figures: what it shows is the
+    full document's, headline, verdict, speedup, run and ranks alike."""
+    analysis = _analysis(path)
+    full, glance = Summary.from_state(summarize(analysis)), at_a_glance(analysis)
+    assert glance.headline == full.headline
+    for part in ("verdict", "speedup", "run", "compile_time", "slowness", "regions", "per_rank", "notices", "source"):
+        assert getattr(glance, part) == getattr(full, part), part
+
+
+def test_a_summary_from_the_cache_renders_as_a_fresh_one(tmp_path, monkeypatch):
+    """`summary` of a log opened before prints the document the cache kept: the model decodes it as
+    it decodes a fresh one, so the text is the same."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TCI_NO_CACHE", raising=False)
+    log = tmp_path / "dedicated_log_torch_trace_copy.log"
+    log.write_bytes(next((BUNDLED / "trace").glob("*.log")).read_bytes())
+    past = time.time() - 60  # a log still being written is not cached
+    os.utime(log, (past, past))
+    analysis = SessionAnalysis(open_session(log))
+    fresh = render_text(summarize(analysis))
+    session_summary(open_session(log))
+    cached = index_cache.load_summary(summary_identity(analysis))
+    assert cached is not None, "the summary was not kept"
+    assert render_text(cached) == fresh
+    assert f"<h1>{escape(Summary.from_state(cached).headline)}</h1>" in render_report(analysis)
