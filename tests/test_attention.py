@@ -57,7 +57,7 @@ def test_fallbacks_are_stated_first_everywhere(fallbacks_run):
 @pytest.mark.slow
 def test_the_dashboard_shows_the_fallbacks_under_its_headline(fallbacks_run, qtbot, window):
     loaded = open_and_wait(qtbot, window, fallbacks_run.trace_dir)
-    dashboard = window.views["Summary"]
+    dashboard = window.summary_view
     assert dashboard.notices.isVisible()
     lines = dashboard.notices.text().splitlines()
     assert lines == [f"Attention: {notice.text}" for notice in loaded.analysis.notices]

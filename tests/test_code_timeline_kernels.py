@@ -25,11 +25,11 @@ def test_slowest_kernel_shows_its_code_nodes_and_source_lines(qtbot, window):
     """The issue's 'done when': pick the slowest kernel in the plot, see its code, its FX nodes and
     their source lines; the timeline says which stage cost most."""
     loaded = open_and_wait(qtbot, window, BUNDLED)
-    plots = window.views["Kernels"]
+    plots = window.kernels_view
     generated = [name for name in plots.kernel_names if name.startswith("cpp_fused")]
     assert generated, "the compiled profile names the generated C++ kernels"
     window.model.select_kernel_named(generated[0])
-    code = window.views["Code"]
+    code = window.code_view
     qtbot.waitUntil(lambda: code.code is not None and code.nodes.topLevelItemCount() > 0, timeout=60_000)
     kernel = window.model.kernel
     assert kernel.name == generated[0]
@@ -42,18 +42,18 @@ def test_slowest_kernel_shows_its_code_nodes_and_source_lines(qtbot, window):
     assert [item.text(0) for item in shown] == [origin.name for origin in expected]
     assert all(origin.file and origin.file.endswith("mlp_breaks.py") for origin in expected)
     code.nodes.itemActivated.emit(shown[0], 0)
-    source = window.views["Source"]  # the file is read off the UI thread
+    source = window.source_view  # the file is read off the UI thread
     qtbot.waitUntil(lambda: source.textCursor().blockNumber() + 1 == expected[0].line, timeout=60_000)
     times = loaded.kernel_times
     assert times[kernel.name].matched_by.endswith(kernel.name) and times[kernel.name].us_per_call > 0
     top_stage = next(iter(loaded.summary["compile_time"]["self_s"]))
-    totals = window.views["Timeline"].totals
+    totals = window.timeline_view.totals
     assert totals.item(0, 0).text() == top_stage
 
 
 def test_code_pane_lists_every_text_of_a_unit(qtbot, window):
     open_and_wait(qtbot, window, BUNDLED)
-    code = window.views["Code"]
+    code = window.code_view
     labels = [code.texts.itemText(i) for i in range(code.texts.count())]
     assert labels[0] == "output code #1 (inference)"
     assert {"graph: dynamo", "graph: post_grad", "guards", "graph break #1"} <= set(labels)
@@ -71,7 +71,7 @@ def test_triton_kernels_from_the_gpu_log(qtbot, window, corpus):
     (unit,) = loaded.session.units
     triton = [kernel for kernel in unit.kernels if kernel.kind == "triton"]
     window.model.select_kernel(unit, triton[0])
-    code = window.views["Code"]
+    code = window.code_view
     qtbot.waitUntil(lambda: code.nodes.topLevelItemCount() > 0, timeout=60_000)
     names = [code.nodes.topLevelItem(i).text(0) for i in range(code.nodes.topLevelItemCount())]
     assert sorted(names) == sorted(unit.provenance["cppCodeToPost"][triton[0].name])
@@ -120,9 +120,9 @@ def test_stage_cut_off_by_a_crash_is_drawn_open_ended(corpus, tmp_path):
 def test_views_say_what_is_missing_without_a_profile(qtbot, window, corpus):
     loaded = open_and_wait(qtbot, window, corpus / "inductor_provenance_jit_cuda_log.txt")
     assert loaded.analysis.kernel_times == {}
-    assert "no profile" in window.views["Kernels"].note.text()
-    window.tabs.setCurrentWidget(window.views["Code"])
-    code = window.views["Code"]
+    assert "no profile" in window.kernels_view.note.text()
+    window.tabs.setCurrentWidget(window.code_view)
+    code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
     assert code.outline.item(0, 2).text() == "—"
     assert "no profiler event" in code.outline.item(0, 2).toolTip()

@@ -93,7 +93,7 @@ def open_to_overview(qtbot, window, folder, monkeypatch):
     monkeypatch.setattr(qt_session_model, "OVERVIEW_FIRST_BYTES", 0)
     with qtbot.waitSignal(window.model.sigOverview, timeout=120_000):
         window.open_path(folder)
-    return window.views["Ranks"]
+    return window.ranks_view
 
 
 def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(

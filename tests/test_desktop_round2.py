@@ -114,7 +114,7 @@ def wait_graph_of(qtbot, graph, unit) -> None:
 
 def test_graph_search_and_details_follow_the_unit_selected_in_the_session_tree(qtbot, window):
     open_and_wait(qtbot, window, BUNDLED)
-    graph, nav = window.views["Graph"], window.views["Session"]
+    graph, nav = window.graph_view, window.navigator
     window.tabs.setCurrentWidget(graph)
     units = window.model.loaded.session.units
     a = units[0]
@@ -146,7 +146,7 @@ def test_graph_search_and_details_follow_the_unit_selected_in_the_session_tree(q
 
 def test_a_unit_without_the_old_graph_clears_results_and_details(qtbot, window):
     open_and_wait(qtbot, window, BUNDLED)
-    graph = window.views["Graph"]
+    graph = window.graph_view
     window.tabs.setCurrentWidget(graph)
     wait_graph_of(qtbot, graph, window.model.unit)
     graph.search.setText("^sum_1$")
@@ -264,14 +264,14 @@ def test_a_failed_capture_keeps_the_session_on_screen_until_the_user_opens_what_
 
     monkeypatch.setattr(qt_main_window, "SESSIONS_DIR", tmp_path / "sessions")
     open_and_wait(qtbot, window, BUNDLED)
-    title, summary = window.windowTitle(), window.views["Summary"].title.text()
+    title, summary = window.windowTitle(), window.summary_view.title.text()
     script = tmp_path / "raises.py"
     script.write_text("import os\n\n\ndef helper():\n    return 1 / 0\n\n\nhelper()\n")
     window.script = script
     with qtbot.waitSignal(window.capture.sigFinished, timeout=120_000):
         window.run_capture()
     qtbot.waitUntil(lambda: window.partial_offer is not None and window.partial_offer.isVisible(), timeout=10_000)
-    assert window.windowTitle() == title and window.views["Summary"].title.text() == summary
+    assert window.windowTitle() == title and window.summary_view.title.text() == summary
     assert window.model.loaded.session.source == BUNDLED or Path(window.model.loaded.session.source) == BUNDLED
     assert "ZeroDivisionError" in window.partial_offer.text() or "exit status" in window.partial_offer.text()
     opener = next(button for button in window.partial_offer.buttons() if button.text() == "Open what was captured")
@@ -280,12 +280,12 @@ def test_a_failed_capture_keeps_the_session_on_screen_until_the_user_opens_what_
     assert window.windowTitle().startswith("raises-")
     [failed] = [problem for problem in loaded.args[0].problems if problem.title.startswith("Capture failed")]
     assert (Path(failed.file).name, failed.line) == ("raises.py", 5), "the script's line that raised"
-    problems = window.views["Problems"]
+    problems = window.problems_view
     item = next(problems.topLevelItem(i) for i in range(problems.topLevelItemCount())
                 if problems.topLevelItem(i).text(0).startswith("Capture failed"))
     assert "raises.py:5" in item.text(2)
     problems.itemActivated.emit(item, 0)
-    qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.views["Source"], timeout=10_000)
+    qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.source_view, timeout=10_000)
 
 
 # --- 6. two counts of caches, each labelled ----------------------------------------------------
@@ -294,12 +294,12 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
     """The Ranks table counts every cache (FX graph and AOTAutograd), the Summary's hit rate the FX
     graph cache alone: each says so, so their numbers do not read as a contradiction."""
     open_and_wait(qtbot, window, corpus / "multi_rank_logs")
-    table = window.views["Ranks"].table
+    table = window.ranks_view.table
     headers = {table.horizontalHeaderItem(c).text(): table.horizontalHeaderItem(c).toolTip() for c in range(table.columnCount())}
     assert "Cache hits (all)" in headers and "Cache misses (all)" in headers
     assert "AOTAutograd" in headers["Cache hits (all)"] and "FX graph cache" in headers["Cache hits (all)"]
     assert "not sites" in headers["Breaks"]
-    dashboard = window.views["Summary"].table
+    dashboard = window.summary_view.table
     rows = {dashboard.item(r, 0).text(): dashboard.item(r, 2).text() for r in range(dashboard.rowCount())}
     assert "FX graph cache" in rows["cache hit rate"], rows["cache hit rate"]
 
@@ -311,7 +311,7 @@ def test_the_session_tree_names_resume_functions_by_the_users_function_and_line(
     window.resize(1280, 720)
     open_and_wait(qtbot, window, BUNDLED)
     window.reset_layout()
-    tree = window.views["Session"]
+    tree = window.navigator
     frames = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
     titles = [frame.text(0) for frame in frames]
     assert titles == ["forward", "forward (resumed at line 19)", "forward (resumed at line 21)"]
@@ -330,7 +330,7 @@ def test_the_source_tab_goes_to_each_selected_units_line_in_the_same_file(qtbot,
     """Every unit of the bundled run is in one file: choosing another unit scrolls the Source tab to its
     line (it stayed where the file had first opened)."""
     open_and_wait(qtbot, window, BUNDLED)
-    source = window.views["Source"]
+    source = window.source_view
     window.tabs.setCurrentWidget(source)
     units = {str(unit.compile_id): unit for unit in window.model.loaded.session.units}
     for compile_id in ("[2/0]", "[1/0]", "[0/1]"):
@@ -344,7 +344,7 @@ def test_problem_titles_get_the_width_and_fallbacks_name_their_rank(qtbot, windo
     near-empty Unit column), and a fallback seen on two ranks is two notices, each naming its rank."""
     window.resize(1920, 1080)
     loaded = open_and_wait(qtbot, window, corpus / "multi_rank_logs")
-    problems = window.views["Problems"]
+    problems = window.problems_view
     qtbot.waitUntil(lambda: problems.width() > 1500, timeout=10_000)
     metrics = problems.fontMetrics()
     titles = [problems.topLevelItem(i).text(0) for i in range(problems.topLevelItemCount())]
@@ -357,7 +357,7 @@ def test_problem_titles_get_the_width_and_fallbacks_name_their_rank(qtbot, windo
 
 def test_the_summarys_cache_figure_also_gives_every_caches_count_the_ranks_tab_shows(qtbot, window, corpus):
     loaded = open_and_wait(qtbot, window, corpus / "multi_rank_logs")
-    dashboard = window.views["Summary"].table
+    dashboard = window.summary_view.table
     row = next(r for r in range(dashboard.rowCount()) if dashboard.item(r, 0).text() == "cache hit rate")
     where = dashboard.item(row, 3).text()  # "where it comes from"
     figures = loaded.analysis.ranks.figures
@@ -371,7 +371,7 @@ def test_the_session_trees_status_dots_have_a_legend(qtbot, window):
     from inspector.gui.views.qt_status_icons import COLOURS
 
     open_and_wait(qtbot, window, BUNDLED)
-    legend = window.views["Session"].headerItem().toolTip(0)
+    legend = window.navigator.headerItem().toolTip(0)
     assert all(COLOURS[status.value] in legend for status in UnitStatus)
     assert "graph break" in legend and "FX graph cache" in legend and "runs eagerly" in legend
 

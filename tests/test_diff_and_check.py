@@ -141,7 +141,7 @@ def test_side_by_side_view_colours_and_steps_through_differences(qtbot, window, 
 
     open_and_wait(qtbot, window, breaks_run.trace_dir)
     window.compare_with(fixed_break_run.trace_dir)
-    diff = window.views["Diff"]
+    diff = window.diff_view
     qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)
     assert window.tabs.currentWidget() is diff
     assert "fixed:" in diff.run.toPlainText() and "graph_break()" in diff.run.toPlainText()

@@ -25,7 +25,7 @@ def _compared(qtbot, window, corpus):
     """The bundled capture open, compared with the GPU log; the Diff view once both panes are drawn."""
     loaded = open_and_wait(qtbot, window, BUNDLED)
     window.compare_with(CUDA_LOG)
-    diff = window.views["Diff"]
+    diff = window.diff_view
     qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)
     assert diff.labels[0].full_text == f"A: {BUNDLED}" and diff.labels[1].full_text == f"B: {CUDA_LOG}"
     return diff, loaded

@@ -49,7 +49,7 @@ def click_row(qtbot, table, row: int) -> None:
 
 
 def code_tab(window):
-    code = window.views["Code"]
+    code = window.code_view
     window.tabs.setCurrentWidget(code)
     return code
 
@@ -144,7 +144,7 @@ def test_a_unit_the_run_ended_inside_says_why_it_has_no_kernels(qtbot, window, n
     unit = loaded.session.units[-1]
     assert str(unit.compile_id) == "[2/1]" and not unit.output_code
     code = code_tab(window)
-    tree = window.views["Session"]
+    tree = window.navigator
     tree.setCurrentItem(tree._items[unit])
     qtbot.waitUntil(lambda: code.texts.currentText() == "graph: dynamo" and code.editor.toPlainText() != "",
                     timeout=60_000)
@@ -174,7 +174,7 @@ def test_node_details_say_what_a_click_shows_until_one_and_again_for_another_uni
     window.resize(1280, 720)
     loaded = open_and_wait(qtbot, window, BUNDLED)
     window.reset_layout()
-    graph = window.views["Graph"]
+    graph = window.graph_view
     window.tabs.setCurrentWidget(graph)
     qtbot.waitUntil(lambda: graph.layer is not None, timeout=60_000)
     details = graph.details
@@ -186,7 +186,7 @@ def test_node_details_say_what_a_click_shows_until_one_and_again_for_another_uni
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert details.toPlainText().startswith("sum_1")
 
-    tree = window.views["Session"]
+    tree = window.navigator
     tree.setCurrentItem(tree._items[loaded.session.units[2]])
     qtbot.waitUntil(lambda: graph.unit is loaded.session.units[2] and details.toPlainText() == "", timeout=60_000)
     qtbot.waitUntil(lambda: lines_of_ink(details) >= 3, timeout=10_000)

@@ -61,7 +61,7 @@ def test_breaks_show_their_gb_type_and_link_and_look_unlike_recompiles(qtbot, wi
     from inspector.gui.views.qt_problems import PROBLEM_ROLE
 
     open_and_wait(qtbot, window, BUNDLED)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     rows = {item.data(0, PROBLEM_ROLE).kind: item for item in top_items(problems) if item.data(0, PROBLEM_ROLE)}
     brk = next(item for item in top_items(problems) if "GB0170" in item.text(0))
     assert brk.text(0) == "Graph break ×2: GB0170 Data-dependent branching" and brk.text(1) == "2"
@@ -74,15 +74,15 @@ def test_breaks_show_their_gb_type_and_link_and_look_unlike_recompiles(qtbot, wi
     icon = {kind: rows[kind].icon(0).pixmap(16, 16).toImage() for kind in ("graph_break", "recompile")}
     assert icon["graph_break"] != icon["recompile"]
     hover_every_row(qtbot, problems)
-    assert "call time" not in window.views["Summary"].slowness.text()
-    assert "guard checks (Dynamo cache lookup) 14%" in window.views["Summary"].slowness.text()
+    assert "call time" not in window.summary_view.slowness.text()
+    assert "guard checks (Dynamo cache lookup) 14%" in window.summary_view.slowness.text()
 
 
 def test_recompiles_are_one_row_per_cause_that_expands_to_each_recompile(qtbot, window, corpus):
     from inspector.gui.views.qt_problems import UNIT_ROLE
 
     open_and_wait(qtbot, window, MULTI_RANK)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     recompiles = [item for item in top_items(problems) if item.text(0).startswith("Recompile ×")]
     assert sorted(item.text(1) for item in recompiles) == ["14", "6"]
     group = next(item for item in recompiles if item.text(1) == "14")

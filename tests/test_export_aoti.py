@@ -55,12 +55,12 @@ def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
     assert "Compile time: not recorded" not in text
 
     loaded = open_and_wait(qtbot, window, run.trace_dir)
-    tree = window.views["Session"]
+    tree = window.navigator
     items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
     items += [item.child(j) for item in items for j in range(item.childCount())]
     assert any(item.text(0) == "outside Dynamo: aoti_compile_and_package" for item in items)
     window.model.select_unit(loaded.session.units[0])
-    code = window.views["Code"]
+    code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() == len(loaded.session.units[0].kernels), timeout=60_000)
     names = {code.outline.item(row, 0).text() for row in range(code.outline.rowCount())}
     assert set(facts["kernels"]) <= names
@@ -129,7 +129,7 @@ def test_the_app_lists_export_issues_under_problems(draft_run, qtbot, window):
 
     run, failures = draft_run
     open_and_wait(qtbot, window, run.trace_dir)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     rows = [problems.topLevelItem(i) for i in range(problems.topLevelItemCount())]
     export_rows = [row for row in rows if row.data(0, PROBLEM_ROLE) and row.data(0, PROBLEM_ROLE).kind == "export"]
     assert len(export_rows) == len(failures)

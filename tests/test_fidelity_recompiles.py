@@ -211,7 +211,7 @@ def test_the_session_tree_lists_the_wrapped_forward_with_the_wrapper_in_its_tool
     from inspector.gui.views.qt_navigator import UNIT_ROLE
 
     open_and_wait(qtbot, window, traced("wrapper").trace_dir)
-    tree = window.views["Session"]
+    tree = window.navigator
     frames = [tree.topLevelItem(index) for index in range(tree.topLevelItemCount())]
     while frames and frames[0].child(0) is not None and frames[0].child(0).data(0, UNIT_ROLE) is None:  # a rank's item
         frames = [frames[0].child(index) for index in range(frames[0].childCount())] + frames[1:]

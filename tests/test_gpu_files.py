@@ -134,7 +134,7 @@ def test_cli_summary_text_and_json_of_both_kinds():
 
 def test_the_gpu_tab_links_source_and_ir_lines(qtbot, window):
     window.open_path(MAPPED)
-    view = window.views["GPU"]
+    view = window.gpu_view
     qtbot.waitUntil(lambda: view.kernels.rowCount() == 5 and view.source.toPlainText() != "", timeout=60_000)
     assert window.tabs.currentWidget() is view
     assert view.kernels.item(0, 0).text() == "matmul_kernel" and view.kernels.item(0, 2).text() == "441"
@@ -161,7 +161,7 @@ def test_the_gpu_tab_links_source_and_ir_lines(qtbot, window):
 
 def test_the_gpu_tab_shows_a_profile_by_region(qtbot, window):
     window.open_path(TRAINING_PROFILE)
-    view = window.views["GPU"]
+    view = window.gpu_view
     qtbot.waitUntil(lambda: view.regions.rowCount() > 0, timeout=60_000)
     regions = {view.regions.item(row, 0).text(): view.regions.item(row, 1).text() for row in range(view.regions.rowCount())}
     assert regions["CompiledFunction"] == "6" and regions["CompiledFunctionBackward"] == "6"

@@ -27,7 +27,7 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
 def open_graph(qtbot, window, path, stage="dynamo"):
     open_and_wait(qtbot, window, path)
-    graph = window.views["Graph"]
+    graph = window.graph_view
     window.tabs.setCurrentWidget(graph)
     graph.stage.setCurrentText(stage)
     qtbot.waitUntil(lambda: graph.layer is not None and graph.stage.currentText() == stage

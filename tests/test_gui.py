@@ -20,7 +20,7 @@ LOAD_TIMEOUT_MS = 30_000
 
 
 def nav_units(window) -> list[str]:
-    nav = window.views["Session"]
+    nav = window.navigator
     titles = []
 
     def walk(item):
@@ -36,11 +36,11 @@ def nav_units(window) -> list[str]:
 def test_bundled_session_fills_navigator_problems_and_dashboard(qtbot, window):
     loaded = open_and_wait(qtbot, window, BUNDLED)
     assert len(nav_units(window)) == len(loaded.session.units) == 6
-    problems = window.views["Problems"]
+    problems = window.problems_view
     titles = [problems.topLevelItem(i).text(0) for i in range(problems.topLevelItemCount())]
     assert sum(title.startswith("Graph break ×2") for title in titles) == 2
     assert sum(title.startswith("Recompile") for title in titles) == 3
-    dashboard = window.views["Summary"]
+    dashboard = window.summary_view
     assert "2 graph-break site(s), 3 recompile(s)" in dashboard.title.text()
     values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text() for r in range(dashboard.table.rowCount())}
     assert values["S"] != "—" and values["T_compile"].endswith(" s")
@@ -48,12 +48,12 @@ def test_bundled_session_fills_navigator_problems_and_dashboard(qtbot, window):
 
 def test_activating_a_break_selects_its_unit_and_shows_the_source_line(qtbot, window):
     open_and_wait(qtbot, window, BUNDLED)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     item = next(problems.topLevelItem(i) for i in range(problems.topLevelItemCount())
                 if "Data-dependent" in problems.topLevelItem(i).text(0))
     problems.itemActivated.emit(item, 0)
     assert str(window.model.unit.compile_id) == "[0/0]"
-    source = window.views["Source"]
+    source = window.source_view
     assert window.tabs.currentWidget() is source
     qtbot.waitUntil(lambda: source.textCursor().blockNumber() + 1 == 19, timeout=60_000)  # read off the UI thread
     assert "if h.sum() > 0" in source.textCursor().block().text()
@@ -72,7 +72,7 @@ def test_each_kind_of_input_opens(qtbot, window, kind, request):
     loaded = open_and_wait(qtbot, window, path)
     assert nav_units(window) and len(nav_units(window)) == len(loaded.session.units)
     if kind == "multi_rank":
-        nav = window.views["Session"]
+        nav = window.navigator
         assert [nav.topLevelItem(i).text(0).split()[1] for i in range(nav.topLevelItemCount())] == ["0", "1", "2", "3"]
 
 
@@ -92,7 +92,7 @@ def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_pat
     script = tmp_path / "mlp_breaks.py"
     shutil.copy(EXAMPLES / "mlp_breaks.py", script)
     window.open_path(script)
-    strip = window.views["Compile stages"]
+    strip = window.stage_strip
     seen_running = []
     window.capture.sigProgress.connect(lambda p: seen_running.append(any(
         s == "running" for unit in strip.cell_states().values() for s in unit.values())))
@@ -104,7 +104,7 @@ def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_pat
     assert set(strip.cell_states()) == {"0/0", "1/0", "2/0", "0/1", "1/1", "2/1"}
     assert all(state == "done" for unit in strip.cell_states().values() for state in unit.values())
     assert loaded.summary["run"]["exit_status"] == 0 and len(loaded.summary["break_sites"]) == 2
-    assert "graph-break site(s)" in window.views["Summary"].title.text()
+    assert "graph-break site(s)" in window.summary_view.title.text()
     assert not window.cancel_action.isEnabled()
 
 
@@ -122,7 +122,7 @@ def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path,
     session_dir = Path(finished.args[0])
     manifest = json.loads((session_dir / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["stopped_by"] == "cancelled"
-    qtbot.waitUntil(lambda: "Incomplete session" in window.views["Summary"].title.text(), timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: "Incomplete session" in window.summary_view.title.text(), timeout=LOAD_TIMEOUT_MS)
 
 
 @pytest.mark.slow
@@ -176,6 +176,6 @@ def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
         manifest = json.loads((row.session / "manifest.json").read_text())
         assert manifest["settings"]["mode"] == row.mode and manifest["complete"]
         assert row.compile_s > 0 and row.steady_s > 0 and row.kernels > 0 and row.error is None
-    table = window.views["Modes"].table
+    table = window.modes_view.table
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["default", "reduce-overhead", "max-autotune"]
-    assert "Fastest steady state here" in window.views["Modes"].status.text()
+    assert "Fastest steady state here" in window.modes_view.status.text()

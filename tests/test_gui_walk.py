@@ -57,7 +57,7 @@ def _plot_point(plot, x: float, y: float) -> QPoint:
 
 
 def _walk_timeline(qtbot, window) -> None:
-    timeline = window.views["Timeline"]
+    timeline = window.timeline_view
     if timeline.timeline is None or not timeline.timeline.bars:
         return
     bars = timeline.timeline.bars
@@ -79,7 +79,7 @@ def _walk_timeline(qtbot, window) -> None:
 
 
 def _walk_kernels(qtbot, window) -> None:
-    plots = window.views["Kernels"]
+    plots = window.kernels_view
     for plot in (plots.kernels, plots.families, plots.units, plots.memory):
         _sweep(qtbot, plot, click=False)
     kernels = {k.name for u in window.model.loaded.session.units for k in u.kernels}
@@ -90,7 +90,7 @@ def _walk_kernels(qtbot, window) -> None:
     QTest.mouseMove(plots.kernels.viewport(), point)
     qtbot.waitUntil(lambda: plots.kernel_labels[index] in plots.hover_text, timeout=60_000)
     QTest.mouseClick(plots.kernels.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
-    code = window.views["Code"]
+    code = window.code_view
     qtbot.waitUntil(lambda: window.tabs.currentWidget() is code, timeout=60_000)
     assert window.model.kernel.name == plots.kernel_names[index]
     assert plots.selected == index  # the bar is highlighted
@@ -139,19 +139,19 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
         for child in [view, *view.findChildren(QAbstractScrollArea)]:
             if child.isVisible():
                 _sweep(qtbot, child)
-    _click_items(qtbot, window.views["Session"])
-    _click_items(qtbot, window.views["Problems"])
-    window.tabs.setCurrentWidget(window.views["Timeline"])
+    _click_items(qtbot, window.navigator)
+    _click_items(qtbot, window.problems_view)
+    window.tabs.setCurrentWidget(window.timeline_view)
     _walk_timeline(qtbot, window)
-    window.tabs.setCurrentWidget(window.views["Kernels"])
+    window.tabs.setCurrentWidget(window.kernels_view)
     _settle(qtbot, 150)
     _walk_kernels(qtbot, window)
-    window.tabs.setCurrentWidget(window.views["Code"])
+    window.tabs.setCurrentWidget(window.code_view)
     _settle(qtbot, 300)
-    _click_items(qtbot, window.views["Code"].outline)
+    _click_items(qtbot, window.code_view.outline)
     # Ctrl+F puts the cursor in the Code pane's find box
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.views["Code"].find, timeout=60_000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.code_view.find, timeout=60_000)
     assert len(loaded.session.units) > 0
 
 
@@ -159,26 +159,26 @@ def test_ctrl_f_goes_to_the_find_box_of_the_pane_the_keyboard_is_in(qtbot, windo
     """Ctrl+F in the Log pane filters the log; on the Graph tab it searches nodes; a tab without a find
     says which have one."""
     open_and_wait(qtbot, window, BUNDLED)
-    log = window.views["Log"]
+    log = window.log_view
     window.log_dock.raise_()
     log.text.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is log.text, timeout=10_000)
     QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is log.filter, timeout=10_000)
-    graph = window.views["Graph"]
+    graph = window.graph_view
     window.tabs.setCurrentWidget(graph)
     graph.view.setFocus()
     QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is graph.search, timeout=10_000)
-    window.tabs.setCurrentWidget(window.views["Summary"])
-    window.views["Summary"].setFocus()
+    window.tabs.setCurrentWidget(window.summary_view)
+    window.summary_view.setFocus()
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.status.text() == "Summary has no find; Graph, Code and Log do", timeout=10_000)
 
 
 def test_diff_panes_are_labelled_and_an_identical_run_says_so(qtbot, window, no_slot_errors):
     open_and_wait(qtbot, window, BUNDLED)
-    diff = window.views["Diff"]
+    diff = window.diff_view
     assert diff.pages.currentWidget() is diff.guidance and "Compare With" in diff.guidance.text()
     window.compare_with(BUNDLED)
     qtbot.waitUntil(lambda: diff.differences.count() > 0, timeout=60_000)
@@ -194,9 +194,9 @@ def test_diff_panes_are_labelled_and_an_identical_run_says_so(qtbot, window, no_
 
 
 def test_empty_modes_tab_guides_and_source_elsewhere_is_a_message(qtbot, window, no_slot_errors, tmp_path):
-    modes = window.views["Modes"]
+    modes = window.modes_view
     assert modes.pages.currentWidget() is modes.guidance and "Compare Modes" in modes.guidance.text()
-    source = window.views["Source"]
+    source = window.source_view
     source.show_location("/nowhere/model.py", 3)
     qtbot.waitUntil(lambda: "not on this machine" in source.placeholderText(), timeout=60_000)
     assert source.toPlainText() == ""
@@ -221,7 +221,7 @@ def test_stage_strip_hides_when_idle_and_shows_every_unit_while_running(qtbot, w
     strip = window.stage_strip
     assert strip.minimumHeight() >= strip.rows_height() and strip.rows_height() > 6 * 20  # all six rows drawn
     assert progress.benchmark_elapsed(3.0) == pytest.approx(0.5)  # benchmark has a time
-    nav = window.views["Session"]
+    nav = window.navigator
     assert [nav.topLevelItem(i).text(0).split()[0] for i in range(1, nav.topLevelItemCount())] == \
         [f"[{u}/0]" for u in range(6)]  # the tree lists units during the run
 

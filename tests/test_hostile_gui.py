@@ -43,7 +43,7 @@ def test_the_source_view_does_not_show_files_the_session_names_from_outside(qtbo
     _set_script(session, script)
     open_and_wait(qtbot, window, session)
     window.model.show_location(script, 1)  # as the loaded session, or a link in a pane, asks
-    view = window.views["Source"]
+    view = window.source_view
     qtbot.waitUntil(lambda: script in view.placeholderText() or script in view.toPlainText(), timeout=60_000)
     shown = view.toPlainText() + view.placeholderText()
     assert "root:" not in shown and "PATH=" not in shown and "\0" not in shown
@@ -56,7 +56,7 @@ def test_the_source_view_shows_a_script_inside_the_session_folder(qtbot, window,
     _set_script(session, "model.py")
     open_and_wait(qtbot, window, session)
     window.model.show_location("model.py", 1)
-    qtbot.waitUntil(lambda: window.views["Source"].toPlainText() == "print('the model')\n", timeout=60_000)
+    qtbot.waitUntil(lambda: window.source_view.toPlainText() == "print('the model')\n", timeout=60_000)
 
 
 def test_wrong_typed_fields_and_infinite_times_still_open_every_tab(qtbot, window, session):
@@ -81,12 +81,12 @@ def test_markup_in_a_break_reason_shows_as_text(qtbot, window, tmp_path):
     text = (BUNDLED / "trace" / LOG_NAME).read_text()
     log.write_text(text.replace("mlp_breaks.py", "mlp" + link + ".py"))
     open_and_wait(qtbot, window, log)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     tips = [problems.topLevelItem(i).toolTip(column) for i in range(problems.topLevelItemCount()) for column in (0, 1)]
     assert any("&lt;a href=" in tip for tip in tips)
     assert not any("<a href" in tip for tip in tips)
     window.compare_with(BUNDLED)
-    diff = window.views["Diff"]
+    diff = window.diff_view
     qtbot.waitUntil(lambda: "Graph breaks" in diff.run.toPlainText(), timeout=60_000)
     assert link in diff.run.toPlainText()  # rendered as markup it would read "click"
     assert not diff.run.openLinks()
@@ -108,7 +108,7 @@ def test_broken_structured_graphs_leave_the_graph_tab_working(qtbot, window, ses
     for file in (session / "graphs").glob("*.json"):
         file.write_text(graph)
     loaded = open_and_wait(qtbot, window, session)
-    view = window.views["Graph"]
+    view = window.graph_view
     window.tabs.setCurrentWidget(view)
     for unit in loaded.session.units:
         window.model.select_unit(unit)

@@ -69,7 +69,7 @@ def hover(qtbot, lanes, point: QPoint, expected: str) -> str:
 def show_lanes(qtbot, window, path: Path):
     window.resize(1400, 900)
     open_and_wait(qtbot, window, path)
-    view = window.views["Ranks"]
+    view = window.ranks_view
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(view.lanes.plot.isVisible, timeout=60_000)
     return view.lanes
@@ -183,7 +183,7 @@ def test_a_crashed_rank_shows_its_cut_off_compile_and_a_rank_with_none_says_so(
 def test_an_event_marker_never_covers_a_bar_label(qtbot, window, no_slot_errors):
     window.resize(1920, 1080)
     open_and_wait(qtbot, window, BUNDLED)
-    view = window.views["Timeline"]
+    view = window.timeline_view
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(view.plot.isVisible, timeout=60_000)
     window.problems_dock.hide()  # rows tall enough for labels

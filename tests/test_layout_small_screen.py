@@ -61,7 +61,7 @@ def plot_rows(window) -> dict:
     """Each plot and the whole labels of its rows, from the session (not from the view)."""
     from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars
 
-    plots, session = window.views["Kernels"], window.model.loaded.session
+    plots, session = window.kernels_view, window.model.loaded.session
     results = session.results  # the bundled capture has them
     return {plots.kernels: [row.label for row in kernel_bars(results, 15)],
             plots.families: [row[0] for row in op_family_bars(results)],
@@ -176,7 +176,7 @@ def test_diff_titles_fit_their_panes_and_keep_the_whole_path_in_the_tooltip(qtbo
         shutil.copytree(BUNDLED, target)
     open_and_wait(qtbot, window, run_a)
     sized(qtbot, window, SIZES[1], "Summary")  # compared from another tab, then the window is made smaller
-    diff = window.views["Diff"]
+    diff = window.diff_view
     window.compare_with(run_b)
     qtbot.waitUntil(lambda: diff.labels[1].toolTip().endswith("mlp_breaks_run_b_after_the_fix"), timeout=60_000)
     qtbot.waitUntil(lambda: diff.differences.count() > 0, timeout=60_000)

@@ -198,7 +198,7 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
 
     folder, expected = planted_job
     loaded = open_and_wait(qtbot, window, folder)
-    view = window.views["Ranks"]
+    view = window.ranks_view
     window.tabs.setCurrentWidget(view)
     table = view.table
     assert table.rowCount() == RANKS
@@ -261,7 +261,7 @@ def held_details(monkeypatch, planted_job):
 def open_to_overview(qtbot, window, folder):
     with qtbot.waitSignal(window.model.sigOverview, timeout=60_000):
         window.open_path(folder)
-    return window.views["Ranks"]
+    return window.ranks_view
 
 
 def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_effect(
@@ -309,7 +309,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     # the compile-time chart draws the slowest units of the job's hundreds, and says so
     from inspector.gui.views.qt_kernel_plots import UNITS_SHOWN
 
-    charts, units = window.views["Kernels"], session.units
+    charts, units = window.kernels_view, session.units
     assert len(units) > UNITS_SHOWN and len(charts.rows[charts.units]) == UNITS_SHOWN
     assert charts.units.getPlotItem().titleLabel.text.endswith(f"the {UNITS_SHOWN} slowest of {len(units):,}")
     fastest_shown = min(value for _tip, value in charts.rows[charts.units])
@@ -346,7 +346,7 @@ def test_details_that_bring_other_figures_than_the_overview_redraw_the_table(qtb
 
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
-    view = window.views["Ranks"]
+    view = window.ranks_view
     report = SessionAnalysis(open_session(MULTI_RANK)).ranks
     view._on_overview(report)
     first = view.table.item(0, 0)
@@ -385,7 +385,7 @@ def test_session_tree_of_many_ranks_lists_a_rank_when_opened_or_selected(qtbot, 
     folder, _ = planted_job
     assert RANKS > LISTED_RANKS
     loaded = open_and_wait(qtbot, window, folder)
-    tree = window.views["Session"]
+    tree = window.navigator
     ranks = [tree.topLevelItem(row) for row in range(tree.topLevelItemCount())]
     assert [item.text(0) for item in ranks[:2]] == ["rank 0  (7 units)", "rank 1  (7 units)"] and len(ranks) == RANKS
     assert all(item.childCount() == 0 and not item.isExpanded() for item in ranks[1:])  # listed when opened

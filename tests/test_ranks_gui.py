@@ -59,7 +59,7 @@ def click_item(tree, item) -> None:
 
 
 def test_problems_name_their_rank_and_filter_by_rank(qtbot, window, multi_rank):
-    problems = window.views["Problems"]
+    problems = window.problems_view
     window.problems_dock.raise_()
     qtbot.waitUntil(problems.rank_filter.isVisible, timeout=60_000)
     assert not problems.isColumnHidden(RANK_COLUMN)
@@ -92,7 +92,7 @@ def test_a_break_site_on_several_ranks_is_one_row_that_jumps_to_the_rank_shown(q
         shutil.copy(BUNDLED / "trace" / "dedicated_log_torch_trace_example.log",
                     tmp_path / f"dedicated_log_torch_trace_rank_{rank}.log")
     open_and_wait(qtbot, window, tmp_path)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     window.problems_dock.raise_()
     breaks = [item for item in rows(problems) if item.text(0).startswith("Graph break")]
     assert len(breaks) == 2 and all(item.text(RANK_COLUMN) == "0–1" for item in breaks)
@@ -105,7 +105,7 @@ def test_a_break_site_on_several_ranks_is_one_row_that_jumps_to_the_rank_shown(q
     click_item(problems, breaks[0])
     qtbot.waitUntil(lambda: window.model.unit is not None, timeout=60_000)
     assert (window.model.unit.rank, str(window.model.unit.compile_id)) == (1, "[0/0]")  # rank 1's unit, not rank 0's
-    break_map = window.views["Graph"].break_map  # and the break map now shows rank 1, with its breaks
+    break_map = window.graph_view.break_map  # and the break map now shows rank 1, with its breaks
     assert break_map.row_label(0) == "rank 1 · compile 0"
     assert {part.unit.rank for row in break_map.rows for part in row if hasattr(part, "unit")} == {1}
     assert sum(1 for part in break_map.rows[0] if hasattr(part, "brk")) == 2
@@ -113,29 +113,29 @@ def test_a_break_site_on_several_ranks_is_one_row_that_jumps_to_the_rank_shown(q
 
 def test_a_single_process_run_has_no_rank_column_or_filter(qtbot, window, no_slot_errors):
     open_and_wait(qtbot, window, BUNDLED)
-    problems = window.views["Problems"]
+    problems = window.problems_view
     assert problems.isColumnHidden(RANK_COLUMN) and not problems.rank_filter.isVisible()
-    assert window.views["Graph"].break_map.row_label(0) == "compile 0"
-    assert not window.views["Timeline"].wall_clock.isVisible()
-    assert not window.views["Summary"].ranks.isVisible()
+    assert window.graph_view.break_map.row_label(0) == "compile 0"
+    assert not window.timeline_view.wall_clock.isVisible()
+    assert not window.summary_view.ranks.isVisible()
 
 
 def test_break_map_follows_the_selected_rank(qtbot, window, multi_rank):
-    window.tabs.setCurrentWidget(window.views["Graph"])
-    break_map = window.views["Graph"].break_map
+    window.tabs.setCurrentWidget(window.graph_view)
+    break_map = window.graph_view.break_map
     qtbot.waitUntil(break_map.isVisible, timeout=60_000)
     assert window.model.unit.rank == 0
     assert {part.unit.rank for row in break_map.rows for part in row if hasattr(part, "unit")} == {0}
     assert len(break_map.rows) == 1 and break_map.row_label(0) == "rank 0 · compile 0"
     before = break_map.grab().toImage()
 
-    ranks = window.views["Ranks"]  # a click on rank 3's row selects its first unit
+    ranks = window.ranks_view  # a click on rank 3's row selects its first unit
     window.tabs.setCurrentWidget(ranks)
     row = next(r for r in range(ranks.table.rowCount()) if ranks.table.item(r, 0).text() == "3")
     rect = ranks.table.visualItemRect(ranks.table.item(row, 0))
     QTest.mouseClick(ranks.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
     qtbot.waitUntil(lambda: window.model.unit.rank == 3, timeout=60_000)
-    window.tabs.setCurrentWidget(window.views["Graph"])
+    window.tabs.setCurrentWidget(window.graph_view)
     units = [part.unit for row in break_map.rows for part in row if hasattr(part, "unit")]
     assert {unit.rank for unit in units} == {3} and len(break_map.rows) == 7  # rank 3's first compile and 6 recompiles
     qtbot.waitUntil(lambda: break_map.grab().toImage() != before, timeout=60_000)
@@ -178,7 +178,7 @@ def first_starts(timeline) -> dict:
 
 
 def test_timeline_lanes_aligned_per_rank_with_a_wall_clock_toggle(qtbot, window, multi_rank):
-    view = window.views["Timeline"]
+    view = window.timeline_view
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(view.wall_clock.isVisible, timeout=60_000)
     timeline = view.timeline
@@ -233,7 +233,7 @@ def test_html_timeline_aligns_each_rank_on_its_own_start():
 
 
 def test_dashboard_says_figures_are_all_ranks_and_shows_the_spread(window, multi_rank):
-    line = window.views["Summary"].ranks
+    line = window.summary_view.ranks
     assert line.isVisible()
     assert line.text() == ("4 ranks: the figures below are all ranks together. Compile time per rank (2 of 4 ranks "
                            "recorded one): min 4.57 s (rank 1), median 7.55 s, max 10.5 s (rank 3); no straggler.")
@@ -248,7 +248,7 @@ def lane_starts(timeline) -> dict:
 
 
 def test_rank_lanes_one_lane_per_rank_hover_click_and_wall_clock(qtbot, window, multi_rank):
-    view = window.views["Ranks"]
+    view = window.ranks_view
     window.tabs.setCurrentWidget(view)
     lanes = view.lanes
     qtbot.waitUntil(lanes.plot.isVisible, timeout=60_000)
@@ -292,7 +292,7 @@ def test_logs_without_rank_numbers_each_list_and_select_their_own_units(qtbot, w
     loaded = open_and_wait(qtbot, window, tmp_path)
     ranks = loaded.session.ranks
     assert len(ranks) == LISTED_RANKS + 2 and all(rank.rank is None for rank in ranks)
-    tree = window.views["Session"]
+    tree = window.navigator
     items = rows(tree)
     tree.expandItem(items[5])
     frame = items[5].child(0)
@@ -301,7 +301,7 @@ def test_logs_without_rank_numbers_each_list_and_select_their_own_units(qtbot, w
     window.model.select_unit(ranks[9].units[1])
     assert tree.currentItem().data(0, UNIT_ROLE) is ranks[9].units[1]
 
-    view = window.views["Ranks"]
+    view = window.ranks_view
     window.tabs.setCurrentWidget(view)
     table = view.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == ranks[7].log_path.name)

@@ -55,7 +55,7 @@ def test_the_recompile_is_explained_by_the_line_that_made_its_dim_static(shapes_
 
 def test_the_shapes_tab_follows_the_selected_unit(shapes_run, qtbot, window):
     loaded = open_and_wait(qtbot, window, shapes_run.trace_dir)
-    view = window.views["Shapes"]
+    view = window.shapes_view
     first, second = loaded.session.units
     window.model.select_unit(first)
     kinds = [view.table.item(row, 0).text() for row in range(view.table.rowCount())]

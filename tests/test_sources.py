@@ -87,7 +87,7 @@ def test_a_new_kind_is_one_module_and_one_registration(gzipped_kind, gzipped_log
 def test_the_app_opens_the_new_kind_too(gzipped_kind, gzipped_log, qtbot, window):
     loaded = open_and_wait(qtbot, window, gzipped_log)
     assert loaded.session.source == gzipped_log and loaded.session.units
-    assert f"{len(loaded.analysis.break_sites)} graph-break site(s)" in window.views["Summary"].title.text()
+    assert f"{len(loaded.analysis.break_sites)} graph-break site(s)" in window.summary_view.title.text()
 
 
 def test_unknown_input_names_every_registered_kind(tmp_path):
@@ -159,9 +159,9 @@ def test_every_output_states_the_same_counts(path):
 def test_the_dashboard_states_the_summarys_counts(qtbot, window):
     loaded = open_and_wait(qtbot, window, BUNDLED)
     summary = summarize(loaded.analysis)
-    title = window.views["Summary"].title.text()
+    title = window.summary_view.title.text()
     assert (f"{len(summary['break_sites'])} graph-break site(s), {len(summary['recompiles'])} recompile(s), "
             f"{summary['kernels']['total']} kernels.") in title
-    table = window.views["Summary"].table
+    table = window.summary_view.table
     shown = {table.item(row, 0).text(): table.item(row, 1).text() for row in range(table.rowCount())}
     assert shown.keys() == {figure["label"] for figure in summary["verdict"]}

@@ -198,17 +198,17 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
         row["self_cpu_us"] *= 60
     folder = edited_copy(tmp_path, profile=results["profile"], **timed_state(NOISE_AROUND_1, BUSY))
     loaded = open_and_wait(qtbot, window, folder)
-    dashboard = window.views["Summary"]
+    dashboard = window.summary_view
     assert "INCONCLUSIVE" in dashboard.title.text()
     assert "Machine busy: timing unreliable" in dashboard.timing.text()
     assert "PROFILE INCONSISTENT" in dashboard.timing.text() and "b42318" in dashboard.timing.styleSheet()
     values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text()
               for r in range(dashboard.table.rowCount())}
     assert values["break-even calls"] == "—"
-    assert "PROFILE INCONSISTENT" in window.views["Kernels"].note.text()
+    assert "PROFILE INCONSISTENT" in window.kernels_view.note.text()
     kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
     window.model.select_kernel_named(kernel.name)
-    code = window.views["Code"]
+    code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
     cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]
     flagged = [cell for cell in cells if cell.text() != "—"]
@@ -225,7 +225,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     assert summary["run"]["profile_check"]["consistent"] is True
     assert "EAGER PROFILE INCONSISTENT: ops " in render_text(summary)
     open_and_wait(qtbot, window, BUNDLED)
-    note = window.views["Kernels"].note.text()
+    note = window.kernels_view.note.text()
     assert "op families, eager: EAGER PROFILE INCONSISTENT" in note and "COMPILED PROFILE" not in note
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["eager"]["ops"]:
@@ -233,7 +233,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     folder = edited_copy(tmp_path, profile=results["profile"])
     assert summarize(open_session(folder))["run"]["eager_profile_check"]["consistent"] is True
     open_and_wait(qtbot, window, folder)
-    assert "PROFILE INCONSISTENT" not in window.views["Kernels"].note.text()
+    assert "PROFILE INCONSISTENT" not in window.kernels_view.note.text()
 
 
 def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture_one(tmp_path):

@@ -44,7 +44,7 @@ def test_the_ranks_heading_counts_findings_and_a_single_process_box_says_why_it_
 def test_a_symbol_logged_twice_is_one_and_the_code_tab_tells_repeated_records_apart(qtbot, window, no_slot_errors):
     open_and_wait(qtbot, window, BUNDLED)
     _unit(window, "[1/1]")  # torch logged create_symbol for h.shape[0] twice here
-    shapes = window.views["Shapes"]
+    shapes = window.shapes_view
     qtbot.waitUntil(lambda: "[1/1]" in shapes.note.text(), timeout=10_000)
     assert ": 1 symbol(s)," in shapes.note.text()
     code = window.code_view
@@ -71,7 +71,7 @@ def test_the_break_maps_tooltip_says_why_a_unit_shows_its_compile_time(qtbot, wi
     from PySide6.QtWidgets import QToolTip
 
     open_and_wait(qtbot, window, BUNDLED)
-    graph = window.views["Graph"]
+    graph = window.graph_view
     window.tabs.setCurrentWidget(graph)
     window.resize(1280, 720)
     break_map = graph.break_map
@@ -101,7 +101,7 @@ def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_
     from inspector.gui.views.qt_gpu_view import EMPTY
     from inspector.gui.views.qt_problems import NOTHING_OPEN
 
-    problems = window.views["Problems"]
+    problems = window.problems_view
     assert problems.topLevelItem(0).text(0) == NOTHING_OPEN
     menu_items = [action.text().replace("&", "") for action in window.menuBar().actions()[0].menu().actions()]
     assert "Open Log, Bundle or Folder…" in menu_items
@@ -115,7 +115,7 @@ def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_
     assert code.outline.item(addmm, 2).text().endswith(" Σ")  # aten::addmm is every unit's Linear, added up
     assert "Σ:" in code.outline.horizontalHeaderItem(3).toolTip()
     _unit(window, "[2/1]")
-    shapes = window.views["Shapes"]
+    shapes = window.shapes_view
     qtbot.waitUntil(lambda: shapes.note.text().startswith("[2/1] forward (resumed at line 21)"), timeout=10_000)
     if (CORPUS / "multi_rank_logs").is_dir():
         labels = [label for label, _seconds in compile_time_per_unit(open_session(CORPUS / "multi_rank_logs"))]

@@ -195,7 +195,7 @@ def test_xla_view_shows_modules_kernels_graph_and_comparison(qtbot, window, jax_
     folder, _ = jax_dump
     dump = open_xla_dump(folder)
     open_and_wait(qtbot, window, BUNDLED)  # a torch.compile run is open: the dump is compared with it
-    view = window.views["XLA"]
+    view = window.xla_view
     window.open_path(folder)
     assert window.tabs.currentWidget() is view
     qtbot.waitUntil(lambda: view.layer is not None and view.comparison is not None, timeout=60_000)

@@ -45,7 +45,7 @@ def run_selftest(session_dir: Path) -> int:
                 app.processEvents()
                 image = view.grab().toImage()
                 check(not image.isNull() and image.width() > 10, f"view '{name}' renders ({image.width()}×{image.height()})")
-            check("graph-break site" in window.views["Summary"].title.text(), "dashboard shows the verdict")
+            check("graph-break site" in window.summary_view.title.text(), "dashboard shows the verdict")
             bundle, _ = save_bundle(session_dir, Path(work) / "roundtrip")
             again = load_session(bundle)
             check(len(again.session.units) == len(loaded.session.units), f"a .tcinspect bundle round-trips ({bundle.stat().st_size} bytes)")
