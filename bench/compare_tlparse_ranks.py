@@ -58,7 +58,7 @@ CLASSES = (
     FindingClass("collectives", "collective op sequence", ("collectives", "collective_sequence")),
     FindingClass("tensor_meta", "inductor tensor metadata", ("tensor_meta",)),
     FindingClass("runtime", "runtime estimates (slowest rank)", ("runtime",), gates=False),
-    FindingClass("exec_order", "graph execution order", ()),
+    FindingClass("exec_order", "graph execution order", ("execution_order",)),
 )
 OURS_ONLY = ("logs", "outcome", "graphs", "guards", "straggler")  # kinds tlparse has no class for
 

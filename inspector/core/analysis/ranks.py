@@ -1,7 +1,7 @@
 """Distributed runs: small per-rank figures (units, breaks, recompiles, cache, compile time, time to the
 first collective, with a fingerprint of each unit) and a divergence report across ranks — which ranks
 compiled other ids, other graphs, recompiled on other guards, hit the cache differently, scheduled
-collectives in another order, or compiled far slower than the rest.
+collectives in another order, ran their graphs in another order, or compiled far slower than the rest.
 
 The figures of one rank are small and picklable, so `index_ranks` can map one log per task over any
 `concurrent.futures` executor (a local process pool by default, a Dask `distributed` client's
@@ -29,6 +29,7 @@ from pathlib import Path
 from inspector.core.analysis.figures import measured_compile_s
 from inspector.core.analysis.timeline import Bar, Timeline
 from inspector.core.graphs.graph_diff import diff_graphs
+from inspector.core.model.compile_id import CompileId
 from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
 from inspector.core.readers import json_codec
@@ -64,6 +65,8 @@ class UnitPrint:
     compile_time_s: float | None
     start_s: float | None
     end_s: float | None
+    function: str | None = None  # the frame's function: what a compile id names on this rank
+    frame: str | None = None  # the frame's code (file name:line:function): the same on every rank, whatever its id
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class RankFigures:
     first_collective_s: float | None  # from the rank's first compile to the end of the first compile with a collective
     damage: dict[str, int]  # read problems that mean the log is not whole
     unit_prints: tuple[UnitPrint, ...] = field(repr=False)
+    executed: tuple[str, ...] | None = None  # the compile ids of the graphs in the order they ran; None: not recorded
 
     @property
     def label(self) -> str:
@@ -90,6 +94,10 @@ class RankFigures:
     def to_json(self) -> dict:
         figures = asdict(self)
         del figures["unit_prints"]
+        if self.executed is None:  # most logs have no record of it: their figures stay as they were
+            del figures["executed"]
+        else:
+            figures["executed"] = list(self.executed)
         figures["compile_ids"] = [unit.compile_id for unit in self.unit_prints]
         return figures
 
@@ -99,7 +107,7 @@ class Finding:
     """One way some ranks differ from the rest."""
 
     kind: str  # logs | compile_ids | recompiles | graphs | guards | cache | collectives | tensor_meta | outcome |
-    #            cache_pattern | collective_sequence | runtime | straggler
+    #            cache_pattern | collective_sequence | execution_order | runtime | straggler
     ranks: tuple[int | None, ...]
     message: str
     compile_ids: tuple[str, ...] = ()
@@ -154,7 +162,27 @@ def rank_figures(rank: Rank, damage: dict[str, int] | None = None) -> RankFigure
         cache_misses=sum(e.outcome == "miss" for e in events),
         failed=sum(unit.status in (UnitStatus.FAILED, UnitStatus.CUT) for unit in units),
         compile_time_s=measured_compile_s(units)[0], first_collective_s=_first_collective(prints),
-        damage={kind: int(counts[kind]) for kind in DAMAGE if counts.get(kind)}, unit_prints=prints)
+        damage={kind: int(counts[kind]) for kind in DAMAGE if counts.get(kind)}, unit_prints=prints,
+        executed=_executed(rank))
+
+
+def _executed(rank: Rank) -> tuple[str, ...] | None:
+    """The compile ids of the rank's compiled graphs in the order they ran, from torch's
+    graph_execution records (None without one). A call torch could not name is `?`."""
+    if not rank.executions:
+        return None
+    calls: list[str] = []
+    for artifact in rank.executions:
+        try:
+            record = json_codec.loads(artifact.text)
+        except ValueError:
+            continue
+        order = record.get("graph_execution_order") if isinstance(record, dict) else None
+        for call in order if isinstance(order, list) else ():
+            text = call.get("compile_id") if isinstance(call, dict) else None
+            compile_id = CompileId.parse(text) if isinstance(text, str) else None
+            calls.append(str(compile_id) if compile_id is not None else "?")
+    return tuple(calls)
 
 
 def _unit_print(unit: CompileUnit) -> UnitPrint:
@@ -173,7 +201,8 @@ def _unit_print(unit: CompileUnit) -> UnitPrint:
         guards=tuple(guard.guard for guard in unit.recompile.failed_guards) if unit.recompile else (),
         cache=tuple(f"{event.cache} {event.outcome}" for event in unit.cache_events),
         collectives=_collectives(unit, graph_text), tensor_meta=tensor_meta, runtime_ns=runtime_ns,
-        compile_time_s=seconds, start_s=start, end_s=end)
+        compile_time_s=seconds, start_s=start, end_s=end, function=unit.function,
+        frame=f"{Path(unit.location.file).name}:{unit.location.line}:{unit.location.function}" if unit.location else None)
 
 
 def _unit_times(unit: CompileUnit, seconds: float | None) -> tuple[float | None, float | None]:
@@ -306,16 +335,17 @@ def session_rank_report(session: Session) -> RankReport:
     """The report of a loaded session, with graph differences explained node by node."""
     figures = [rank_figures(rank) for rank in session.ranks]
     by_rank = {rank.rank: rank for rank in session.ranks}
-    return rank_report(figures, explain_graph=lambda a, b, cid: _explain_graph(by_rank.get(a), by_rank.get(b), cid))
+    return rank_report(figures, explain_graph=lambda a, a_id, b, b_id: _explain_graph(by_rank.get(a), a_id,
+                                                                                       by_rank.get(b), b_id))
 
 
-def _explain_graph(reference: Rank | None, other: Rank | None, compile_id: str) -> str | None:
-    def graph(rank):
+def _explain_graph(reference: Rank | None, reference_id: str, other: Rank | None, other_id: str) -> str | None:
+    def graph(rank, compile_id):
         unit = next((u for u in rank.units if str(u.compile_id) == compile_id), None) if rank else None
         artifact = (unit.graphs.get("dynamo") or next(iter(unit.graphs.values()), None)) if unit else None
         return artifact.graph if artifact else None
 
-    a, b = graph(reference), graph(other)
+    a, b = graph(reference, reference_id), graph(other, other_id)
     if a is None or b is None:
         return None
     diff = diff_graphs(a, b)
@@ -329,7 +359,7 @@ def _explain_graph(reference: Rank | None, other: Rank | None, compile_id: str) 
 # --- divergence -------------------------------------------------------------------------------------
 
 def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = None,
-                explain_graph: Callable[[int | None, int | None, str], str | None] | None = None) -> RankReport:
+                explain_graph: Callable[[int | None, str, int | None, str], str | None] | None = None) -> RankReport:
     """Compare every rank with the majority and name each difference once, for the group of ranks
     that share it. `expected_ranks` (else one more than the highest rank seen) finds missing logs."""
     figures = sorted(figures, key=lambda f: (f.rank is None, f.rank or 0))
@@ -345,6 +375,7 @@ def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = Non
     unit_findings = _unit_findings(figures, explain_graph)
     findings += unit_findings
     findings += _whole_run_findings(figures, unit_findings)
+    findings += _execution_findings(figures)
     findings += _runtime_findings(figures)
     findings += _straggler_findings(figures, "compile_time_s", "compile-time straggler", "compile time")
     findings += _straggler_findings(figures, "first_collective_s", "reaches its first collective late",
@@ -434,19 +465,16 @@ ASPECTS = {  # kind: (what is compared, how it reads)
 
 
 def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
-    """Per compile id the ranks share: the majority value of each aspect, and who departs from it."""
-    by_id: dict[str, dict] = {}
-    for f in figures:
-        for unit in f.unit_prints:
-            by_id.setdefault(unit.compile_id, {})[f.rank] = unit
+    """Per compile the ranks share (`_shared_units`): the majority value of each aspect, and who
+    departs from it. A finding names each rank's own compile id."""
+    shared = _shared_units(figures)
     findings = []
     for kind, (value_of, template) in ASPECTS.items():
         if kind != "outcome":  # a compile that failed on some ranks differs in everything else as a consequence
-            by_id = {cid: {rank: unit for rank, unit in units.items() if unit.outcome == "ok"}
-                     for cid, units in by_id.items()}
+            shared = {key: {rank: unit for rank, unit in units.items() if unit.outcome == "ok"}
+                      for key, units in shared.items()}
         differences: dict[int | None, list] = {}
-        for compile_id in sorted(by_id, key=_id_order):
-            units = by_id[compile_id]
+        for units in shared.values():
             if len(units) < 2:
                 continue
             reference = _majority({rank: value_of(unit) for rank, unit in units.items()})
@@ -462,12 +490,28 @@ def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
                 message = template.format(value=shown, reference=reference_shown, ops=unit.graph_ops,
                                           reference_ops=units[reference_rank].graph_ops)
                 if kind == "graphs" and explain_graph is not None:
-                    detail = explain_graph(reference_rank, rank, compile_id)
+                    detail = explain_graph(reference_rank, units[reference_rank].compile_id, rank, unit.compile_id)
                     message += f": {detail}" if detail else ""
-                differences.setdefault(rank, []).append((compile_id, message))
+                differences.setdefault(rank, []).append((unit.compile_id, message))
         findings += _grouped(kind, {rank: ("; ".join(f"{cid} {message}" for cid, message in items),
                                            tuple(cid for cid, _ in items)) for rank, items in differences.items()})
     return findings
+
+
+def _shared_units(figures: list[RankFigures]) -> dict[tuple | str, dict[int | None, UnitPrint]]:
+    """Each rank's unit of one compile, in compile-id order: matched by frame — its code — and the
+    compile's number within it where every rank compiled the same frames, so ranks that compiled them
+    in another order (where `[0/0]` is one function here and another there) compare like with like;
+    by compile id, as tlparse does, where the ranks compiled other frames or a unit does not say its
+    frame (an older or damaged log)."""
+    frames = [{unit.frame for unit in f.unit_prints} for f in figures]
+    by_frame = None not in frames[0] and all(own == frames[0] for own in frames)
+    shared: dict[tuple | str, dict[int | None, UnitPrint]] = {}
+    for f in figures:
+        for unit in f.unit_prints:
+            key = (unit.frame, _id_order(unit.compile_id)[1:]) if by_frame else unit.compile_id
+            shared.setdefault(key, {})[f.rank] = unit
+    return dict(sorted(shared.items(), key=lambda item: _id_order(next(iter(item[1].values())).compile_id)))
 
 
 # Whole-run sequences: what a rank does from its first compile to its last, compared as tlparse's
@@ -491,12 +535,14 @@ def _whole_run_findings(figures: list[RankFigures], unit_findings: list[Finding]
     the first point where it does — unless that point is a difference already reported for a compile
     id both share (collective order or cache outcome of that unit)."""
     findings = []
+    recorded = all(f.executed is not None for f in figures)  # else compile order, alike for every rank
     for kind, (items_of, advice) in SEQUENCES.items():
         per_unit = {"collective_sequence": "collectives", "cache_pattern": "cache"}[kind]
+        in_run_order = recorded and kind == "collective_sequence"  # a graph looks the cache up when it compiles
         reported = {(rank, cid) for finding in unit_findings if finding.kind == per_unit
                     for rank in finding.ranks for cid in finding.compile_ids}
-        sequences = {f.rank: tuple((unit.compile_id, item) for unit in f.unit_prints for item in items_of(unit))
-                     for f in figures}
+        sequences = {f.rank: tuple((unit.compile_id, item) for unit in _run_order(f, in_run_order)
+                                   for item in items_of(unit)) for f in figures}
         reference = _majority({rank: tuple(item for _, item in seq) for rank, seq in sequences.items()})
         reference_rank = next(rank for rank, seq in sequences.items() if tuple(i for _, i in seq) == reference)
         units = {f.rank: {unit.compile_id: unit for unit in f.unit_prints} for f in figures}
@@ -518,6 +564,86 @@ def _whole_run_findings(figures: list[RankFigures], unit_findings: list[Finding]
             departures[rank] = (message, (where,))
         findings += _grouped(kind, departures)
     return findings
+
+
+def _run_order(figures: RankFigures, in_run_order: bool) -> list[UnitPrint]:
+    """The rank's units in the order its graphs ran (a unit per call) when `in_run_order`, else as compiled."""
+    if not in_run_order:
+        return list(figures.unit_prints)
+    units = {unit.compile_id: unit for unit in figures.unit_prints}
+    return [units[compile_id] for compile_id in figures.executed if compile_id in units]
+
+
+EXECUTION_ADVICE = (
+    "ranks that run their compiled graphs in other orders issue their collectives in other orders as soon as those "
+    "graphs hold any: a hang, or mismatched data, at the first one. Keep the order rank-independent (no rank-dependent "
+    "branches around compiled calls).")
+
+
+def _execution_findings(figures: list[RankFigures]) -> list[Finding]:
+    """tlparse's graph execution-order diagnostic, by what ran rather than by compile id: each call is
+    its frame's function and graph, so ranks that compiled their frames in another order (the same
+    compile id naming another function) and ran the same graphs agree, and ranks that ran other graphs
+    under the same compile ids do not. Each departure says whether the collectives, in the order the
+    graphs ran, still match (what a hang needs)."""
+    recorded = [f for f in figures if f.executed is not None]
+    if len(recorded) < 2:
+        return []
+    units = {f.rank: {unit.compile_id: unit for unit in f.unit_prints} for f in recorded}
+
+    def ran(f: RankFigures) -> tuple:
+        return tuple((units[f.rank][cid].function, units[f.rank][cid].graph) if cid in units[f.rank] else (None, cid)
+                     for cid in f.executed)
+
+    calls = {f.rank: ran(f) for f in recorded}
+    reference = _majority(calls)
+    reference_rank = next(rank for rank, seq in calls.items() if seq == reference)
+    theirs = next(f for f in recorded if f.rank == reference_rank)
+    departures = {}
+    for f in recorded:
+        mine = calls[f.rank]
+        if mine == reference:
+            continue
+        first = next((i for i, (a, b) in enumerate(zip(mine, reference)) if a != b), min(len(mine), len(reference)))
+        lead = "ran its compiled graphs in another order" if Counter(mine) == Counter(reference) \
+            else "ran other compiled graphs than the others"
+        message = (f"{lead}: {_call_apart(f, theirs, first, units)} "
+                   f"({len(mine)} graph calls recorded, the others {len(reference)})")
+        if first < len(f.executed):
+            cause = _cause(f.executed[first], units[f.rank], units[reference_rank])
+            message += f" — {cause}" if cause else ""
+        renamed = _renamed_ids(units[f.rank], units[reference_rank])
+        if renamed:
+            message += (f"; its compile ids name other functions than the others' ({renamed}): it compiled its frames "
+                        "in another order (the other comparisons match its compiles to the others' by frame)")
+        mine_collectives = [c for unit in _run_order(f, True) for c in unit.collectives]
+        their_collectives = [c for unit in _run_order(theirs, True) for c in unit.collectives]
+        if mine_collectives == their_collectives:
+            message += (f". In the order the graphs ran, its collectives match the others' ({len(mine_collectives)} each), "
+                        "so this does not put them out of step in this run")
+        else:
+            message += (". Its collectives in the order the graphs ran differ from the others' (see collective_sequence): "
+                        + EXECUTION_ADVICE)
+        departures[f.rank] = (message, f.executed[first:first + 1])
+    return _grouped("execution_order", departures)
+
+
+def _call_apart(mine: RankFigures, theirs: RankFigures, first: int, units: dict) -> str:
+    """The first call where two ranks ran other graphs, each named by its function and compile id."""
+    def call(f: RankFigures) -> str:
+        if first >= len(f.executed):
+            return "nothing (its record ends there)"
+        compile_id = f.executed[first]
+        unit = units[f.rank].get(compile_id)
+        return f"{unit.function or 'a graph'} {compile_id}" if unit is not None else f"{compile_id} (no such unit in its log)"
+    return f"call #{first + 1} ran {call(mine)} where the others ran {call(theirs)}"
+
+
+def _renamed_ids(mine: dict[str, UnitPrint], theirs: dict[str, UnitPrint]) -> str:
+    """Compile ids both ranks have that name other functions on each: `[0/0] is plain here, f there`."""
+    renamed = [f"{cid} is {mine[cid].function} here, {theirs[cid].function} there" for cid in sorted(mine, key=_id_order)
+               if cid in theirs and mine[cid].function and theirs[cid].function and mine[cid].function != theirs[cid].function]
+    return "; ".join(renamed[:3]) + (f"; … {len(renamed)} in all" if len(renamed) > 3 else "")
 
 
 def _departure(kind: str, mine: tuple, theirs: tuple, first: int) -> str:
@@ -557,18 +683,14 @@ def _cause(compile_id: str, mine: dict[str, UnitPrint], theirs: dict[str, UnitPr
 def _runtime_findings(figures: list[RankFigures]) -> list[Finding]:
     """Ranks whose graph Inductor estimates to run well above the other ranks' median (tlparse's
     slowest/fastest deltas): every collective after that graph waits for them."""
-    by_id: dict[str, dict] = {}
-    for f in figures:
-        for unit in f.unit_prints:
-            if unit.runtime_ns is not None:
-                by_id.setdefault(unit.compile_id, {})[f.rank] = unit.runtime_ns
     slow: dict[int | None, list] = {}
-    for compile_id in sorted(by_id, key=_id_order):
-        values = by_id[compile_id]
+    for units in _shared_units(figures).values():
+        values = {rank: unit.runtime_ns for rank, unit in units.items() if unit.runtime_ns is not None}
         if len(values) < 2:
             continue
         median = statistics.median(values.values())
         for rank, value in values.items():
+            compile_id = units[rank].compile_id
             if median > 0 and value > RUNTIME_SPREAD * median:
                 slow.setdefault(rank, []).append(
                     (compile_id, f"{compile_id} estimated {value / 1e6:.3g} ms vs median {median / 1e6:.3g} ms "

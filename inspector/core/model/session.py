@@ -340,6 +340,9 @@ class Rank:
     log_path: Path | None = None
     span_source: LazySpans | None = field(default=None, repr=False)
     problems: ReadProblems = field(default_factory=ReadProblems)  # of its log, growing as parts are read
+    # torch's graph_execution records (torch._inductor.debug.record_and_log_graph_execution_order):
+    # the compile ids of the compiled graphs in the order they ran, one record per recorded stretch
+    executions: list[TextArtifact] = field(default_factory=list, repr=False)
 
     @property
     def spans(self) -> list[Span]:

@@ -56,6 +56,7 @@ class RankBuilder:
         self.units: dict[tuple, CompileUnit] = {}
         self.chromium_events: list[TraceRecord] = []
         self.aot_code: dict[CompileUnit, dict] = {}  # per unit: AOTInductor's code dumps, joined into one output code
+        self.executions: list[TextArtifact] = []  # the rank's graph_execution records
 
     def unit(self, record: TraceRecord, outside_dynamo: bool = False) -> CompileUnit | None:
         """The unit `record` belongs to; a record of compile work with no compile id (torch.export,
@@ -206,6 +207,14 @@ def _interpreted(builder: RankBuilder, record: TraceRecord, text: str) -> str:
         return text
     builder.log.problems.add("oversized_text", f"line {record.line_no} ({record.name}): {len(text)} characters")
     return text[:INTERPRETED_CHARS]
+
+
+def _on_graph_execution(builder: RankBuilder, record: TraceRecord) -> None:
+    """The order the rank's compiled graphs ran in: the rank's (compared across ranks), and shown
+    with the other records outside a compile unit."""
+    artifact = builder.text_artifact(record)
+    builder.executions.append(artifact)
+    builder.keep(record, artifact)
 
 
 def _on_break_reason(builder: RankBuilder, record: TraceRecord) -> None:
@@ -396,6 +405,7 @@ ARTIFACT_HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
     "recompile_reasons": _on_recompile,
     "inductor_provenance_tracking_node_mappings": _on_provenance,
     "torch_version": _on_torch_version,
+    "graph_execution": _on_graph_execution,
     **{f"{cache}_cache_{outcome}": _on_cache for cache in ("fx_graph", "aotautograd")
        for outcome in ("hit", "miss", "bypass")},
 }
@@ -423,7 +433,7 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
         unit.span_source = spans
     _finish_breaks(builder)
     return Rank(rank=log.rank, log_path=log.path, frames=_frames(builder.units.values()), span_source=spans,
-                problems=log.problems)
+                problems=log.problems, executions=builder.executions)
 
 
 def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: bool):
