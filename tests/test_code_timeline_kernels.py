@@ -26,6 +26,7 @@ def test_slowest_kernel_shows_its_code_nodes_and_source_lines(qtbot, window):
     their source lines; the timeline says which stage cost most."""
     loaded = open_and_wait(qtbot, window, BUNDLED)
     plots = window.kernels_view
+    window.tabs.setCurrentWidget(plots)  # a tab takes the session when it is opened
     generated = [name for name in plots.kernel_names if name.startswith("cpp_fused")]
     assert generated, "the compiled profile names the generated C++ kernels"
     window.model.select_kernel_named(generated[0])
@@ -47,6 +48,7 @@ def test_slowest_kernel_shows_its_code_nodes_and_source_lines(qtbot, window):
     times = loaded.kernel_times
     assert times[kernel.name].matched_by.endswith(kernel.name) and times[kernel.name].us_per_call > 0
     top_stage = next(iter(loaded.summary["compile_time"]["self_s"]))
+    window.tabs.setCurrentWidget(window.timeline_view)
     totals = window.timeline_view.totals
     assert totals.item(0, 0).text() == top_stage
 
@@ -120,6 +122,7 @@ def test_stage_cut_off_by_a_crash_is_drawn_open_ended(corpus, tmp_path):
 def test_views_say_what_is_missing_without_a_profile(qtbot, window, corpus):
     loaded = open_and_wait(qtbot, window, corpus / "inductor_provenance_jit_cuda_log.txt")
     assert loaded.analysis.kernel_times == {}
+    window.tabs.setCurrentWidget(window.kernels_view)  # a tab takes the session when it is opened
     assert "no profile" in window.kernels_view.note.text()
     window.tabs.setCurrentWidget(window.code_view)
     code = window.code_view

@@ -310,6 +310,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     from inspector.gui.views.qt_kernel_plots import UNITS_SHOWN
 
     charts, units = window.kernels_view, session.units
+    window.tabs.setCurrentWidget(charts)  # a tab takes the session when it is opened
     assert len(units) > UNITS_SHOWN and len(charts.rows[charts.units]) == UNITS_SHOWN
     assert charts.units.getPlotItem().titleLabel.text.endswith(f"the {UNITS_SHOWN} slowest of {len(units):,}")
     fastest_shown = min(value for _tip, value in charts.rows[charts.units])

@@ -205,6 +205,7 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text()
               for r in range(dashboard.table.rowCount())}
     assert values["break-even calls"] == "—"
+    window.tabs.setCurrentWidget(window.kernels_view)  # a tab takes the session when it is opened
     assert "PROFILE INCONSISTENT" in window.kernels_view.note.text()
     kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
     window.model.select_kernel_named(kernel.name)
@@ -225,6 +226,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     assert summary["run"]["profile_check"]["consistent"] is True
     assert "EAGER PROFILE INCONSISTENT: ops " in render_text(summary)
     open_and_wait(qtbot, window, BUNDLED)
+    window.tabs.setCurrentWidget(window.kernels_view)  # a tab takes the session when it is opened
     note = window.kernels_view.note.text()
     assert "op families, eager: EAGER PROFILE INCONSISTENT" in note and "COMPILED PROFILE" not in note
     results = json.loads((BUNDLED / "results.json").read_text())
@@ -232,7 +234,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
         row["self_cpu_us"] *= 0.3
     folder = edited_copy(tmp_path, profile=results["profile"])
     assert summarize(open_session(folder))["run"]["eager_profile_check"]["consistent"] is True
-    open_and_wait(qtbot, window, folder)
+    open_and_wait(qtbot, window, folder)  # the open tab takes the next session at once
     assert "PROFILE INCONSISTENT" not in window.kernels_view.note.text()
 
 

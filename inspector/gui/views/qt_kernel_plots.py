@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip
 from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars, slowest_units
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.qt_shown_later import QtShownLater
 
 TOP_N = 15
 UNITS_SHOWN = 40  # compile-time bars: the slowest units, past this many
@@ -187,7 +188,8 @@ class QtKernelPlots(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.note)
-        model.sigLoaded.connect(self._on_loaded)
+        self._when_shown = QtShownLater(self)
+        model.sigLoaded.connect(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
@@ -219,6 +221,7 @@ class QtKernelPlots(QWidget):
                 missing.insert(0, f"{charts}: {check.note}")
         self.load_notes = missing  # what the charts lack or should be read with: kept under any click's note
         self.note.setText("; ".join(missing))
+        self._on_kernel_selected(None, self.model.kernel)  # chosen elsewhere before this tab was shown
 
     def _kernel_bars(self) -> None:
         tips = [f"{label}\n{number(value)} µs per call; the share is of all profiled op and kernel time of the "
@@ -326,6 +329,8 @@ class QtKernelPlots(QWidget):
                                          "generated: no code of its own to show", *self.load_notes]))
 
     def _on_kernel_selected(self, _unit, kernel) -> None:
+        if self._when_shown.pending:  # the update to come marks it
+            return
         names = self.kernel_names
         self._highlight(names.index(kernel.name) if kernel is not None and kernel.name in names else None)
 

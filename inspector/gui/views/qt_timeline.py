@@ -24,6 +24,7 @@ from inspector.core.analysis.timeline import Timeline, chrome_trace
 from inspector.core.numbers import seconds
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.qt_shown_later import QtShownLater
 from inspector.gui.qt_plain_text import plain_tip
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
@@ -302,7 +303,8 @@ class QtTimeline(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(legend)
         layout.addWidget(split)
-        model.sigLoaded.connect(self._on_loaded)
+        self._when_shown = QtShownLater(self)
+        model.sigLoaded.connect(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigUnitSelected.connect(self._on_unit_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
@@ -421,7 +423,10 @@ class QtTimeline(QWidget):
             self.model.select_unit(self.lane_units[self.timeline.bars[index].lane])
 
     def _on_unit_selected(self, unit) -> None:
-        """The selected unit's lane is shaded, whichever view selected it."""
+        """The selected unit's lane is shaded, whichever view selected it (once the view has the
+        session: its update shades the unit selected by then)."""
+        if self._when_shown.pending:
+            return
         lane = next((i for i, candidate in enumerate(self.lane_units) if candidate is unit), None)
         if lane is None or self.timeline is None:
             self.selection.hide()
