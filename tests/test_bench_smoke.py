@@ -54,3 +54,12 @@ def test_xla_dump_bench_reads_a_small_dump(tmp_path):
     pytest.importorskip("jax")
     out = run_bench(tmp_path, str(BENCH / "bench_xla_dump.py"), "2")
     assert "open + summarise" in out and "HLO graph" in out
+
+
+def test_session_arrival_bench_times_the_views_on_a_small_job(tmp_path):
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present beside this checkout")
+    run_bench(tmp_path, str(BENCH / "make_many_ranks.py"), str(tmp_path / "job"), "--ranks", "16")
+    out = run_bench(tmp_path, str(BENCH / "bench_session_arrival.py"), str(tmp_path / "job"), "--anchor")
+    assert "round 1 build" in out and "round 1 anchor" in out
+    assert "QtSessionModel.set_loaded" in out and "longest stall median" in out

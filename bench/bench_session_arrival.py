@@ -1,0 +1,147 @@
+"""Where the UI thread's time goes while the desktop app opens a job: the longest stalls (how late a
+10 ms timer came, and when), every view slot's time on the UI thread, and, for each stall, what the
+UI thread and the other threads were running as it began (issue 27's 50 ms target).
+
+    python bench/bench_session_arrival.py JOB [--rounds R] [--anchor]
+
+JOB is a folder of rank logs (`bench/make_many_ranks.py OUT --ranks 1024`) or any input the app
+opens. Each round opens it in a fresh app process, offscreen at 1280×720. With --anchor the rounds
+alternate with the same build with every tab taking the session at once (QtShownLater off), the way
+the app worked before hidden tabs waited to be opened, so the two are compared on the same machine
+load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The app in a child process. View slots are wrapped before the window is built (each binds its slot
+# when it connects); a watchdog thread samples the stacks when the UI thread is 60 ms late.
+APP = r"""
+import functools, importlib, inspect, json, os, pkgutil, sys, threading, time, traceback
+from pathlib import Path
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+import inspector.gui.views as views
+from inspector.gui import qt_main_window, qt_session_model
+from inspector.gui.qt_settings import AppSettings
+from inspector.gui.qt_shown_later import QtShownLater
+
+slots = []
+def timed(cls, name):
+    original = getattr(cls, name)
+    @functools.wraps(original)
+    def wrapper(self, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            slots.append((time.perf_counter() - started, f"{cls.__name__}.{name}", time.perf_counter()))
+    setattr(cls, name, wrapper)
+
+modules = [importlib.import_module(f"inspector.gui.views.{m.name}") for m in pkgutil.iter_modules(views.__path__)
+           if m.name.startswith("qt_")] + [importlib.import_module("inspector.gui.views.graph.qt_graph_view"), qt_main_window]
+for module in modules:
+    for _, cls in inspect.getmembers(module, inspect.isclass):
+        if cls.__module__ == module.__name__:
+            for name in [n for n in vars(cls) if n.startswith("_on_") and callable(getattr(cls, n))]:
+                timed(cls, name)
+timed(qt_session_model.QtSessionModel, "set_loaded")
+if sys.argv[3] == "anchor":
+    QtShownLater.run = lambda self, update: update()
+
+app = QApplication([])
+window = qt_main_window.QtMainWindow(AppSettings(QSettings(sys.argv[2], QSettings.Format.IniFormat)))
+window.resize(1280, 720)
+window.show()
+app.processEvents()
+last, ticks, samples, main_id, stop = [time.perf_counter()], [], [], threading.get_ident(), []
+def tick():
+    now = time.perf_counter()
+    ticks.append((now - last[0] - 0.010, now))
+    last[0] = now
+def watchdog():
+    sampled = None
+    while not stop:
+        time.sleep(0.003)
+        if time.perf_counter() - last[0] > 0.06 and sampled != last[0]:
+            sampled = last[0]
+            frames = sys._current_frames()
+            samples.append({"at": time.perf_counter(), "threads": {
+                "ui" if tid == main_id else str(tid): [line.strip() for line in traceback.format_stack(frame)[-3:]]
+                for tid, frame in frames.items() if tid != threading.get_ident()}})
+timer = QTimer()
+timer.timeout.connect(tick)
+timer.start(10)
+threading.Thread(target=watchdog, daemon=True).start()
+started, marks = time.perf_counter(), {}
+window.model.sigOverview.connect(lambda *_: marks.setdefault("overview_s", time.perf_counter() - started))
+window.model.sigLoaded.connect(lambda _: marks.setdefault("details_s", time.perf_counter() - started))
+window.open_path(Path(sys.argv[1]))
+while "details_s" not in marks and time.perf_counter() - started < 600:
+    app.processEvents()
+    time.sleep(0.002)
+end = time.perf_counter() + 1.0
+while time.perf_counter() < end:
+    app.processEvents()
+    time.sleep(0.002)
+stop.append(True)
+print(json.dumps({**marks, "stalls": sorted(((late, at - started) for late, at in ticks), reverse=True)[:6],
+                  "slots": sorted(((t, name, at - started) for t, name, at in slots), reverse=True)[:12],
+                  "samples": [{**s, "at": s["at"] - started} for s in samples[:8]]}))
+"""
+
+
+def one_round(job: Path, mode: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", APP, str(job), str(Path(tmp) / "settings.ini"), mode],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("job", type=Path)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--anchor", action="store_true", help="alternate with every tab taking the session at once")
+    args = parser.parse_args()
+    modes = ["build", "anchor"] if args.anchor else ["build"]
+    results: dict[str, list[dict]] = {mode: [] for mode in modes}
+    for number in range(args.rounds):
+        for mode in modes:
+            result = one_round(args.job, mode)
+            results[mode].append(result)
+            worst = result["stalls"][0]
+            arrival = next((t for t, name, _ in result["slots"] if name == "QtSessionModel.set_loaded"), 0.0)
+            print(f"round {number + 1} {mode:6}: overview {result.get('overview_s', float('nan')):.2f} s, "
+                  f"details {result['details_s']:.2f} s, longest stall {worst[0] * 1000:.0f} ms at {worst[1]:.2f} s, "
+                  f"session handed to the views {arrival * 1000:.0f} ms")
+            for seconds, name, at in result["slots"][:6]:
+                print(f"    {seconds * 1000:7.1f} ms  {name}  at {at:.2f} s")
+            for sample in result["samples"][:3]:
+                ui = " | ".join(sample["threads"].get("ui", []))[-160:]
+                others = [" | ".join(stack)[-160:] for name, stack in sample["threads"].items() if name != "ui"]
+                print(f"    stall at {sample['at']:.2f} s: ui … {ui}" + "".join(f"\n        other … {o}" for o in others[:1]))
+    for mode, rounds in results.items():
+        stalls = [r["stalls"][0][0] * 1000 for r in rounds]
+        arrivals = [next((t for t, n, _ in r["slots"] if n == "QtSessionModel.set_loaded"), 0.0) * 1000 for r in rounds]
+        print(f"{mode}: longest stall median {statistics.median(stalls):.0f} ms ({min(stalls):.0f}–{max(stalls):.0f}); "
+              f"session handed to the views median {statistics.median(arrivals):.0f} ms ({min(arrivals):.0f}–{max(arrivals):.0f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
