@@ -36,7 +36,10 @@ from PySide6.QtWidgets import QApplication
 import inspector.gui.views as views
 from inspector.gui import qt_main_window, qt_session_model
 from inspector.gui.qt_settings import AppSettings
-from inspector.gui.qt_shown_later import QtShownLater
+try:
+    from inspector.gui.qt_shown_later import QtShownLater
+except ImportError:  # a build from before hidden tabs waited to be opened: every tab takes the session at once
+    QtShownLater = None
 
 slots = []
 def timed(cls, name):
@@ -58,7 +61,7 @@ for module in modules:
             for name in [n for n in vars(cls) if n.startswith("_on_") and callable(getattr(cls, n))]:
                 timed(cls, name)
 timed(qt_session_model.QtSessionModel, "set_loaded")
-if sys.argv[3] == "anchor":
+if sys.argv[3] == "anchor" and QtShownLater is not None:
     QtShownLater.run = lambda self, update: update()
 
 app = QApplication([])

@@ -14,6 +14,8 @@ import re
 import subprocess
 import sys
 import threading
+import weakref
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +81,7 @@ class TraceLog:
         self.ends_with_newline = ends_with_newline
         self._handle = None
         self._lock = threading.Lock()
+        self._window: tuple[int, bytes] | None = None  # (offset, bytes) read ahead: see `_read`
 
     def payload(self, record: TraceRecord) -> str:
         """The payload text of `record` with the leading tabs removed ('' when it has none).
@@ -140,16 +143,29 @@ class TraceLog:
 
     def _read(self, start: int, end: int) -> bytes | None:
         """Bytes [start, end) of the log through one handle kept open (views read thousands of
-        payloads; opening the file for each cost more than reading them). Safe across threads."""
+        payloads; opening the file for each cost more than reading them). Safe across threads.
+
+        Reads come from a window of READ_AHEAD bytes read at once: an analysis reads a log's payloads
+        in file order, so most reads are slices of it. Each read from the file lets go of the GIL and
+        takes it back at once, and a thread waiting for the GIL waits again whenever that happens: the
+        ~200,000 small reads of a 1,024-rank job's analysis kept the app's UI thread waiting up to
+        ~200 ms at a time. A few logs keep a window (`_WINDOWS`), so memory stays a few MiB."""
+        window = self._window
+        if window is not None and window[0] <= start and end <= window[0] + len(window[1]):
+            return window[1][start - window[0]:end - window[0]]
         with self._lock:
             try:
                 if self._handle is None:
                     self._handle = open_regular(self.path)
                 self._handle.seek(start)
-                return self._handle.read(end - start)
+                raw = self._handle.read(max(end - start, READ_AHEAD))
             except (OSError, ValueError) as error:
                 self.problems.add("unreadable_file", f"{self.path}: {error}")
                 return None
+        if end - start < READ_AHEAD:
+            self._window = (start, raw)
+            _keep_window(self)
+        return raw[:end - start]
 
     def close(self) -> None:
         with self._lock:
@@ -367,6 +383,23 @@ CHUNK_BYTES = 4 << 20
 # line of hundreds of MB without a newline costs one pass over it, not memory for all of it. Inside a
 # payload, the record keeps the lines before it (and fails its md5); the lines after it are orphans.
 MAX_ENVELOPE_BYTES = 16 << 20
+
+
+READ_AHEAD = 256 << 10  # 64 KiB left the UI waiting up to ~40 ms at times, 256 KiB and 1 MiB ~6 ms; 1 MiB copies 4× more
+WINDOWS_KEPT = 4  # logs whose read-ahead window is kept; an older one's is let go
+_WINDOWS: deque = deque()  # weak references to the logs holding a window, oldest first
+_WINDOWS_LOCK = threading.Lock()
+
+
+def _keep_window(log: TraceLog) -> None:
+    """Count `log` among the logs holding a window, letting go of the oldest's past WINDOWS_KEPT."""
+    with _WINDOWS_LOCK:
+        if not any(ref() is log for ref in _WINDOWS):
+            _WINDOWS.append(weakref.ref(log))
+        while len(_WINDOWS) > WINDOWS_KEPT:
+            oldest = _WINDOWS.popleft()()
+            if oldest is not None:
+                oldest._window = None
 
 
 def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
