@@ -431,3 +431,24 @@ def test_processes_starting_together_share_one_signing_key(tmp_path):
         keys = list(pool.map(partial(index_cache._key, create=True), [root] * 32))
     assert None not in keys and len(set(keys)) == 1 and (root / "key").read_bytes() == keys[0]
     assert [path.name for path in root.iterdir()] == ["key"]  # no draft left behind
+
+
+def test_payloads_read_ahead_are_the_bytes_of_the_file_in_any_order(tmp_path):
+    """The read-ahead window (torch_trace.READ_AHEAD) hands out the same bytes as reading the file at
+    each record's offsets, in file order, backwards and across logs; only a few logs hold a window."""
+    from inspector.core.readers import torch_trace
+
+    logs = []
+    for index in range(torch_trace.WINDOWS_KEPT + 2):
+        copy = tmp_path / f"dedicated_log_torch_trace_{index}.log"
+        shutil.copyfile(BUNDLED_LOG, copy)
+        logs.append(torch_trace.read_trace_log(copy, verify_md5=False))
+    data = BUNDLED_LOG.read_bytes()
+    for log in logs:
+        records = [record for record in log.records if record.has_payload]
+        assert len(records) > 50 and data[-1:] == b"\n"
+        for record in records + records[::-1]:
+            expected = data[record.payload_start:record.payload_end].replace(b"\n\t", b"\n").removeprefix(b"\t")
+            assert log.payload_bytes(record) == expected
+    assert record.payload_intact is True  # each payload was checked against its md5 on its first read
+    assert sum(log._window is not None for log in logs) <= torch_trace.WINDOWS_KEPT

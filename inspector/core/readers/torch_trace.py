@@ -168,6 +168,7 @@ class TraceLog:
         return raw[:end - start]
 
     def close(self) -> None:
+        self._window = None
         with self._lock:
             if self._handle is not None:
                 self._handle.close()
