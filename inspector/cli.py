@@ -478,6 +478,7 @@ def _rank_overview_on_dask(args, source) -> int:
     logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
     a shared filesystem), only the small figures sent back."""
     from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
+    from inspector.core.outputs.summary_model import PerRank
     from inspector.core.outputs.summary_text import render_ranks
     from inspector.core.readers.sources import RANK_LOGS
 
@@ -496,7 +497,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _dump_json(document)
     else:
         _say(f"{source.path}: {cluster.said(len(cluster.report.figures))}")
-        _say(render_ranks(document["per_rank"]))
+        _say(render_ranks(PerRank.from_state(document["per_rank"])))
     return 0
 
 

@@ -372,11 +372,12 @@ def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = Non
     findings: list[Finding] = []
     findings += _missing_and_damaged(figures, expected_ranks)
     findings += _compile_id_findings(figures)
-    unit_findings = _unit_findings(figures, explain_graph)
+    shared = _shared_units(figures)
+    unit_findings = _unit_findings(shared, explain_graph)
     findings += unit_findings
     findings += _whole_run_findings(figures, unit_findings)
     findings += _execution_findings(figures)
-    findings += _runtime_findings(figures)
+    findings += _runtime_findings(shared)
     findings += _straggler_findings(figures, "compile_time_s", "compile-time straggler", "compile time")
     findings += _straggler_findings(figures, "first_collective_s", "reaches its first collective late",
                                     "time to the first collective")
@@ -464,10 +465,9 @@ ASPECTS = {  # kind: (what is compared, how it reads)
 }
 
 
-def _unit_findings(figures: list[RankFigures], explain_graph) -> list[Finding]:
+def _unit_findings(shared: dict[tuple | str, dict[int | None, UnitPrint]], explain_graph) -> list[Finding]:
     """Per compile the ranks share (`_shared_units`): the majority value of each aspect, and who
     departs from it. A finding names each rank's own compile id."""
-    shared = _shared_units(figures)
     findings = []
     for kind, (value_of, template) in ASPECTS.items():
         if kind != "outcome":  # a compile that failed on some ranks differs in everything else as a consequence
@@ -599,6 +599,7 @@ def _execution_findings(figures: list[RankFigures]) -> list[Finding]:
     reference = _majority(calls)
     reference_rank = next(rank for rank, seq in calls.items() if seq == reference)
     theirs = next(f for f in recorded if f.rank == reference_rank)
+    their_collectives = [c for unit in _run_order(theirs, True) for c in unit.collectives]
     departures = {}
     for f in recorded:
         mine = calls[f.rank]
@@ -617,7 +618,6 @@ def _execution_findings(figures: list[RankFigures]) -> list[Finding]:
             message += (f"; its compile ids name other functions than the others' ({renamed}): it compiled its frames "
                         "in another order (the other comparisons match its compiles to the others' by frame)")
         mine_collectives = [c for unit in _run_order(f, True) for c in unit.collectives]
-        their_collectives = [c for unit in _run_order(theirs, True) for c in unit.collectives]
         if mine_collectives == their_collectives:
             message += (f". In the order the graphs ran, its collectives match the others' ({len(mine_collectives)} each), "
                         "so this does not put them out of step in this run")
@@ -680,11 +680,11 @@ def _cause(compile_id: str, mine: dict[str, UnitPrint], theirs: dict[str, UnitPr
     return ""
 
 
-def _runtime_findings(figures: list[RankFigures]) -> list[Finding]:
+def _runtime_findings(shared: dict[tuple | str, dict[int | None, UnitPrint]]) -> list[Finding]:
     """Ranks whose graph Inductor estimates to run well above the other ranks' median (tlparse's
     slowest/fastest deltas): every collective after that graph waits for them."""
     slow: dict[int | None, list] = {}
-    for units in _shared_units(figures).values():
+    for units in shared.values():
         values = {rank: unit.runtime_ns for rank, unit in units.items() if unit.runtime_ns is not None}
         if len(values) < 2:
             continue

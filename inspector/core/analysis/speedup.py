@@ -87,6 +87,8 @@ class Speedup:
                 "reason": self.reason, "machine": self.machine.to_json() if self.machine else None,
                 "size_certain": self.size_certain, "text": self.sentence()}
 
+    get_state = to_json  # with `from_state`, the pair a record's field needs (model/records.py)
+
     @classmethod
     def from_state(cls, state: dict) -> Speedup:
         """The estimate its `to_json` wrote (a summary read back from the cache or a file)."""

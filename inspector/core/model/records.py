@@ -61,10 +61,8 @@ def _decode(kind: Any, value: Any) -> Any:
 
 
 def _encode(value: Any) -> Any:
-    if isinstance(value, Record):
+    if hasattr(value, "get_state"):  # a record, or an analysis's own object a record holds (a speedup estimate)
         return value.get_state()
-    if hasattr(value, "to_json"):  # an analysis's own object that a record holds as it is (a speedup estimate)
-        return value.to_json()
     if isinstance(value, tuple):
         return [_encode(item) for item in value]
     if isinstance(value, Mapping):

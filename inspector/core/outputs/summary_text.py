@@ -181,10 +181,8 @@ def _ranks(per_rank: PerRank | None) -> list[str]:
     return lines
 
 
-def render_ranks(per_rank: PerRank | dict | None) -> str:
+def render_ranks(per_rank: PerRank | None) -> str:
     """The rank table and divergence report alone (a Dask overview has nothing else)."""
-    if isinstance(per_rank, dict):
-        per_rank = PerRank.from_state(per_rank)
     return "\n".join(_ranks(per_rank))
 
 
