@@ -94,7 +94,7 @@ if __name__ == "__main__":
         app.processEvents()
         time.sleep(0.002)
     ranks = window.views["Ranks"]
-    print(json.dumps({**marks, "rows": ranks.table.rowCount(), "tab": window.tabs.tabText(window.tabs.currentIndex()),
+    print(json.dumps({**marks, "rows": ranks.rows.rowCount(), "tab": window.tabs.tabText(window.tabs.currentIndex()),
                       "stall_ms": max(stalls) * 1000}))
 """
 

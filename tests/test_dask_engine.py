@@ -114,7 +114,7 @@ def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(
     assert after > before, "no task ran on the cluster"
     assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in window.status.text()
     local = rank_report(index_ranks(find_trace_logs(job)))
-    assert view.table.rowCount() == 24 and view.findings.count() == len(local.findings)
+    assert view.rows.rowCount() == 24 and view.findings.count() == len(local.findings)
     qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)  # the details follow as ever
 
 
@@ -126,5 +126,5 @@ def test_an_unreachable_scheduler_set_in_the_app_reads_on_this_machine_and_says_
     window.settings.dask_scheduler = "tcp://127.0.0.1:9"
     view = open_to_overview(qtbot, window, job, monkeypatch)
     assert "read on this machine: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in window.status.text()
-    assert view.table.rowCount() == 24
+    assert view.rows.rowCount() == 24
     qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)

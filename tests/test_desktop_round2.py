@@ -294,8 +294,9 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
     """The Ranks table counts every cache (FX graph and AOTAutograd), the Summary's hit rate the FX
     graph cache alone: each says so, so their numbers do not read as a contradiction."""
     open_and_wait(qtbot, window, corpus / "multi_rank_logs")
-    table = window.ranks_view.table
-    headers = {table.horizontalHeaderItem(c).text(): table.horizontalHeaderItem(c).toolTip() for c in range(table.columnCount())}
+    rows, horizontal = window.ranks_view.rows, Qt.Orientation.Horizontal
+    headers = {rows.headerData(c, horizontal): rows.headerData(c, horizontal, Qt.ItemDataRole.ToolTipRole) or ""
+               for c in range(rows.columnCount())}
     assert "Cache hits (all)" in headers and "Cache misses (all)" in headers
     assert "AOTAutograd" in headers["Cache hits (all)"] and "FX graph cache" in headers["Cache hits (all)"]
     assert "not sites" in headers["Breaks"]

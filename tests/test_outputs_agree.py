@@ -563,7 +563,8 @@ def dashboard_reading(path: Path, qtbot) -> Reading:
     model = QtSessionModel()
     dashboard = QtDashboard(model)
     qtbot.addWidget(dashboard)
-    model.set_loaded(LoadedSession(analyse(open_session(path))))
+    with qtbot.waitSignal(model.sigLoaded, timeout=60_000):
+        model.set_loaded(LoadedSession(analyse(open_session(path))))
     return read_dashboard(dashboard)
 
 

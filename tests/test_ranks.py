@@ -200,14 +200,14 @@ def test_ranks_view_one_row_per_rank_and_clicks_select_units(qtbot, window, plan
     loaded = open_and_wait(qtbot, window, folder)
     view = window.ranks_view
     window.tabs.setCurrentWidget(view)
-    table = view.table
-    assert table.rowCount() == RANKS
+    table, rows = view.table, view.rows
+    assert rows.rowCount() == RANKS
     assert f"{RANKS} ranks; {len(expected)} divergence finding(s)" in view.heading.text()
-    straggler_rows = [row for row in range(RANKS) if table.item(row, table.columnCount() - 1).text() == "straggler"]
-    assert [int(table.item(row, 0).text()) for row in straggler_rows] == [RANKS // 2 + 3, RANKS - 1]
+    straggler_rows = [row for row in range(RANKS) if rows.text(row, rows.columnCount() - 1) == "straggler"]
+    assert [int(rows.text(row, 0)) for row in straggler_rows] == [RANKS // 2 + 3, RANKS - 1]
     for row in (7, 20):
-        rank = int(table.item(row, 0).text())
-        rect = table.visualRect(table.model().index(row, 2))
+        rank = int(rows.text(row, 0))
+        rect = table.visualRect(rows.index(row, 2))
         qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
         assert window.model.unit is loaded.session.ranks[rank].units[0]
     findings = view.findings
@@ -272,7 +272,8 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     from PySide6.QtCore import QPoint, Qt
 
     from inspector.gui import qt_session_model
-    from inspector.gui.views.qt_ranks_view import COLUMNS, DETAILS, OVERVIEW
+    from inspector.gui.views.qt_ranks_table import COLUMNS
+    from inspector.gui.views.qt_ranks_view import DETAILS, OVERVIEW
 
     folder, expected = planted_job
     source = detect(folder)
@@ -281,7 +282,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     view = open_to_overview(qtbot, window, folder)
     assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view
-    assert view.table.rowCount() == RANKS and view.findings.count() == len(expected)
+    assert view.rows.rowCount() == RANKS and view.findings.count() == len(expected)
     assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s); {view.report.lines()[0]}. "
                                           "Reading every rank's details")
     assert f"per-rank overview of {RANKS} ranks" in window.status.text()
@@ -291,7 +292,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     for _ in range(2):  # sort by compile time, slowest first
         point = QPoint(header.sectionViewportPosition(column) + header.sectionSize(column) // 2, header.height() // 2)
         qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=point)
-    slowest = int(table.item(0, 0).text())
+    slowest = int(view.rows.text(0, 0))
     assert slowest in (RANKS // 2 + 3, RANKS - 1)  # the two planted stragglers
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(0, 1)).center())
     assert window.model.unit is None and f"rank {slowest} is selected once they are in" in view.heading.text()
@@ -304,7 +305,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
                                                              f"{view.report.lines()[0]}.")
     assert window.tabs.currentWidget() is view  # not thrown over to the Summary
     selected = view.report.figures[view.selected_row()].rank
-    assert int(table.item(0, 0).text()) == slowest and selected == slowest  # the sort and the row stay
+    assert int(view.rows.text(0, 0)) == slowest and selected == slowest  # the sort and the row stay
 
     # the compile-time chart draws the slowest units of the job's hundreds, and says so
     from inspector.gui.views.qt_kernel_plots import UNITS_SHOWN
@@ -335,7 +336,7 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     held_details.release()  # ...which now arrive for an open nobody waits for
     qtbot.wait(300)
     assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
-    assert view.phase == DETAILS and table.rowCount() == 4
+    assert view.phase == DETAILS and view.rows.rowCount() == 4
     assert view.report.figures[view.selected_row()].rank == 0  # the row of the unit selected, not rank 2's
     assert view.heading.text() == "4 ranks; 5 divergence finding(s); ranks 0, 2 agree."
 
@@ -350,13 +351,13 @@ def test_details_that_bring_other_figures_than_the_overview_redraw_the_table(qtb
     view = window.ranks_view
     report = SessionAnalysis(open_session(MULTI_RANK)).ranks
     view._on_overview(report)
-    first = view.table.item(0, 0)
-    view._show(replace(report, findings=report.findings[:1]))  # the same figures: the same rows, other findings
-    assert view.table.item(0, 0) is first and view.findings.count() == 1
+    with qtbot.assertNotEmitted(view.rows.modelReset):
+        view._show(replace(report, findings=report.findings[:1]))  # the same figures: the same rows, other findings
+    assert view.findings.count() == 1
     grown = replace(report, figures=(replace(report.figures[0], units=report.figures[0].units + 7),) + report.figures[1:])
     view._show(grown)
-    row = next(r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == str(report.figures[0].rank))
-    assert view.table.item(row, 1).text() == str(report.figures[0].units + 7)
+    row = next(r for r in range(view.rows.rowCount()) if view.rows.text(r, 0) == str(report.figures[0].rank))
+    assert view.rows.text(row, 1) == str(report.figures[0].units + 7)
 
 
 def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, window, planted_job, held_details):
@@ -368,7 +369,7 @@ def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, wind
     view = open_to_overview(qtbot, window, folder)
     with qtbot.waitSignal(window.model.sigLoadFailed, timeout=60_000):
         held_details.fail("out of memory while reading rank 7")
-    assert view.phase == FAILED and view.table.rowCount() == RANKS
+    assert view.phase == FAILED and view.rows.rowCount() == RANKS
     assert view.heading.text().endswith("Only this overview: the details could not be read: out of memory while "
                                         "reading rank 7")
     table = view.table

@@ -131,8 +131,8 @@ def test_break_map_follows_the_selected_rank(qtbot, window, multi_rank):
 
     ranks = window.ranks_view  # a click on rank 3's row selects its first unit
     window.tabs.setCurrentWidget(ranks)
-    row = next(r for r in range(ranks.table.rowCount()) if ranks.table.item(r, 0).text() == "3")
-    rect = ranks.table.visualItemRect(ranks.table.item(row, 0))
+    row = next(r for r in range(ranks.rows.rowCount()) if ranks.rows.text(r, 0) == "3")
+    rect = ranks.table.visualRect(ranks.rows.index(row, 0))
     QTest.mouseClick(ranks.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
     qtbot.waitUntil(lambda: window.model.unit.rank == 3, timeout=60_000)
     window.tabs.setCurrentWidget(window.graph_view)
@@ -304,8 +304,11 @@ def test_logs_without_rank_numbers_each_list_and_select_their_own_units(qtbot, w
     view = window.ranks_view
     window.tabs.setCurrentWidget(view)
     table = view.table
-    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == ranks[7].log_path.name)
-    table.scrollToItem(table.item(row, 1))
+    row = next(r for r in range(view.rows.rowCount()) if view.rows.text(r, 0) == ranks[7].log_path.name)
+    metrics = table.fontMetrics()  # each column as wide as its longest text, the log names too
+    assert all(table.columnWidth(c) >= metrics.horizontalAdvance(view.rows.text(r, c))
+               for r in range(view.rows.rowCount()) for c in range(view.rows.columnCount()))
+    table.scrollTo(view.rows.index(row, 1))
     QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     table.visualItemRect(table.item(row, 1)).center())
+                     table.visualRect(view.rows.index(row, 1)).center())
     qtbot.waitUntil(lambda: window.model.unit is ranks[7].units[0], timeout=60_000)

@@ -45,6 +45,14 @@ def output_code_regions(code: OutputCode, line_count: int) -> list[Region]:
     return regions
 
 
+def compile_lexers() -> None:
+    """Pygments compiles a lexer's rules when its class's first instance is made (~60 ms for Python
+    and C++ together, once a process): the load worker calls this, so the UI thread's first
+    highlight of an opened session does not freeze for it."""
+    for lexer in LEXERS.values():
+        lexer()
+
+
 def _category(token) -> str | None:
     for parent, name in CATEGORIES:
         if token in parent:

@@ -26,7 +26,7 @@ from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.sources import XLA_DUMP, Source, detect
-from inspector.gui.qt_background import LatestRequest, run_in_background
+from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
 from inspector.gui.qt_session_model import LoadedSession, LoadProgress, QtSessionModel, load_session
@@ -70,6 +70,7 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
 class QtMainWindow(QMainWindow):
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
+        answer_the_ui_first()  # workers computing in Python let go of the GIL sooner while the window paints
         self.setWindowTitle("torch.compile Inspector")
         self.setAcceptDrops(True)
         # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
@@ -337,8 +338,9 @@ class QtMainWindow(QMainWindow):
         reading = self._reading = LoadProgress(self.progress_bar, self)
         # connected before the worker starts, so it cannot emit first; the overview of an open superseded
         # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
-        reading.sigOverview.connect(lambda report, where: self._on_overview(report, where, path, started)
-                                    if request == self._opens.latest else None)
+        reading.sigOverview.connect(lambda report, where: (self._on_overview(report, where, path, started)
+                                                           if request == self._opens.latest else None,
+                                                           reading.after_drawing()))
         dask = self.settings.dask_scheduler
         request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),

@@ -3,11 +3,14 @@ follows. Built by a worker off the UI thread; views subscribe to its signals."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
@@ -22,6 +25,7 @@ from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers.session_loader import close_session, open_session
 from inspector.core.readers.sources import Source, detect
+from inspector.gui.code_highlight import compile_lexers
 from inspector.gui.gc_policy import collector_paused
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
@@ -32,19 +36,22 @@ OVERVIEW_FIRST_BYTES = 32 << 20
 # What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
 # UI thread, busy then with every view taking the session at once, only displays them (on a
 # 1,024-rank job computing them there was ~0.2 s of a 0.85 s freeze).
-MADE_IN_THE_WORKER = ("problems", "ranks", "timeline", "compile_time", "compile_time_per_unit")
+MADE_IN_THE_WORKER = ("problems", "ranks", "timeline", "compile_time", "compile_time_per_unit", "source_marks")
 
 
 class LoadedSession:
     """The open session and its analysis, computed in the worker so the UI thread only displays it."""
 
-    def __init__(self, analysis: SessionAnalysis):
+    def __init__(self, analysis: SessionAnalysis, overview: RankReport | None = None):
         self.analysis = analysis
+        self._overview = overview  # the per-rank overview this load showed first, if it did
 
     def made_ahead(self) -> LoadedSession:
         """The facts every view reads first, made now (on the worker that calls this)."""
         for fact in MADE_IN_THE_WORKER:
             getattr(self.analysis, fact)
+        self.ranks.lanes  # the Ranks tab's lanes
+        compile_lexers()  # the Source and Code views highlight the session's code next
         self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
         return self
 
@@ -59,6 +66,16 @@ class LoadedSession:
     @property
     def kernel_times(self) -> dict[str, KernelTime]:
         return self.analysis.kernel_times
+
+    @cached_property
+    def ranks(self) -> RankReport:
+        """The Ranks tab's report: the analysis's, holding the overview's own figures when they are
+        the same, so the tab, which shows the overview meanwhile, sees that its rows stay by identity
+        rather than by a comparison of every rank's figures (~15 ms for 1,024 ranks, twice)."""
+        report = self.analysis.ranks
+        if self._overview is not None and report.figures == self._overview.figures:
+            return replace(report, figures=self._overview.figures)
+        return report
 
     @cached_property
     def glance(self) -> Summary:
@@ -76,20 +93,24 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
     """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
     distributed job, `overview` first gets the per-rank overview from the index (seconds before the
     whole job is read) and where it was read: on the Dask cluster at `dask` when one is set and can be
-    reached, else on this machine (and why). The cyclic garbage collector is
-    paused meanwhile: a full collection over the hundreds of thousands of objects a big log makes
-    holds the GIL for 100+ ms, which the UI thread would feel as a freeze. The session's objects are
-    then frozen out of later collections."""
+    reached, else on this machine (and why). The cyclic garbage collector is paused meanwhile, the
+    overview's reading too: a full collection over the hundreds of thousands of objects a big job
+    makes holds the GIL for 60+ ms, which the UI thread would feel as a freeze. The session's objects
+    are then frozen out of later collections."""
     source = source if isinstance(source, Source) else detect(source)
-    if overview is not None and source.is_rank_logs:
-        try:
-            logs = list(source.files)
-            if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
-                overview(*_rank_overview(logs, dask))
-        except Exception:  # the overview only saves waiting: the whole read below says what is wrong
-            pass
+    shown = None
     with collector_paused():
-        return LoadedSession(analyse(open_session(source, progress))).made_ahead()
+        if overview is not None and source.is_rank_logs:
+            try:
+                logs = list(source.files)
+                if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
+                    report, where = _rank_overview(logs, dask)
+                    report.lanes  # made here, not on the UI thread that draws them
+                    overview(report, where)
+                    shown = report
+            except Exception:  # the overview only saves waiting: the whole read below says what is wrong
+                pass
+        return LoadedSession(analyse(open_session(source, progress)), shown).made_ahead()
 
 
 def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:
@@ -103,10 +124,24 @@ def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:
     return rank_report(index_ranks(logs, start_method="spawn")), ""
 
 
+# When the UI thread has not yet taken the worker's last progress this long after it was sent, the
+# worker sleeps GIVE_WAY_S before going on. A worker reading logs lets go of the GIL at every file
+# operation and takes it straight back, and a thread that waits for the GIL starts its wait over each
+# time it changes hands (CPython's convoy effect): the UI thread, painting or ticking, waited 40–60 ms
+# for it while a job's cached indexes were read, a fingerprint of a few reads per log.
+UI_BEHIND_S = 0.012
+GIVE_WAY_S = 0.002
+# The worker waits, at most this long, for the UI thread to draw a big job's overview before it goes
+# on to read the details: drawn while the worker read, the Ranks table and lanes waited on the GIL
+# (up to ~80 ms in all, against ~25 ms alone).
+OVERVIEW_DRAWN_WAIT_S = 0.5
+
+
 class LoadProgress(QObject):
     """What the load worker has got so far, for the UI thread: how much of the logs it has read,
     shown on `bar` (a determinate bar with megabytes while bytes are read, an indeterminate one while
-    what was read is analysed), and a big job's per-rank overview (`sigOverview`)."""
+    what was read is analysed), and a big job's per-rank overview (`sigOverview`). A worker whose
+    progress the UI thread is behind on gives way to it a moment (UI_BEHIND_S)."""
 
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
     sigOverview = Signal(object, str)  # RankReport, where it was read ('' on this machine, as usual)
@@ -114,19 +149,34 @@ class LoadProgress(QObject):
     def __init__(self, bar: QProgressBar, parent: QObject | None = None):
         super().__init__(parent)
         self.bar: QProgressBar | None = bar  # None once detached
+        self._unseen_since: float | None = None  # when the progress the UI thread has not shown yet was sent
+        self._drawn = threading.Event()  # the overview is on screen
         self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
 
     def report(self, done: int, total: int) -> None:
+        sent = self._unseen_since
+        if sent is not None and time.perf_counter() - sent > UI_BEHIND_S:
+            time.sleep(GIVE_WAY_S)  # asleep, the worker leaves the GIL to the UI thread
+        if sent is None:
+            self._unseen_since = time.perf_counter()
         self.sigBytes.emit(done, total)
 
     def overview(self, report: RankReport, where: str) -> None:
+        self._drawn.clear()
         self.sigOverview.emit(report, where)
+        self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
+
+    def after_drawing(self) -> None:
+        """Let the worker go on once what the overview's slot asked to repaint is painted (the
+        UI thread calls this at the end of that slot: the repaint was posted before it)."""
+        QTimer.singleShot(0, self, self._drawn.set)
 
     def detach(self) -> None:
         """A newer open has the bar now: this (superseded) load no longer moves it."""
         self.bar = None
 
     def _show(self, done: int, total: int) -> None:
+        self._unseen_since = None
         if self.bar is None:
             return
         if total <= 0 or done >= total:
@@ -137,10 +187,18 @@ class LoadProgress(QObject):
         self.bar.setFormat(f"%p% of {total / 1e6:.0f} MB")
 
 
+_DONE = object()  # what a view's exhausted steps give
+
+
 class QtSessionModel(QObject):
+    """Views take each session through `on_each_session`, one view per turn of the event loop, so the
+    UI thread answers the user between them (on a 1,024-rank job the views together took ~150 ms, one
+    freeze, when they all took it in one signal). Then the session's first unit is selected, and
+    `sigLoaded` says the session is open and every view shows it."""
+
     sigOpening = Signal(str)  # path: an open starts (what a view keeps for the open under way is dropped)
     sigOverview = Signal(object)  # RankReport of a job whose details are still being read
-    sigLoaded = Signal(object)  # LoadedSession
+    sigLoaded = Signal(object)  # LoadedSession, once every view has it and its first unit is selected
     sigLoadFailed = Signal(str, str)  # path, message
     sigUnitSelected = Signal(object)  # CompileUnit or None
     sigLocationRequested = Signal(str, int)  # file, line
@@ -149,6 +207,9 @@ class QtSessionModel(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.loaded: LoadedSession | None = None
+        self._views: list[Callable[[LoadedSession], None]] = []
+        self._opened = 0  # sessions set so far: a handing of an older one than the last stops
+        self.handing = False  # a session is on its way to the views: some still show the previous one
         self.selection = Selection()  # the rules live there; this model turns its changes into signals
         self.selection.subscribe(self._on_selection)
 
@@ -170,12 +231,42 @@ class QtSessionModel(QObject):
     def load_failed(self, path: Path, message: str) -> None:
         self.sigLoadFailed.emit(str(path), message)
 
+    def on_each_session(self, take: Callable[[LoadedSession], Iterator | None]) -> None:
+        """`take` (a view's) gets each opened session, in a turn of the event loop of its own; views
+        take it in the order they asked. A view whose taking is long returns an iterator (a generator
+        `take`): each of its steps then gets a turn of its own."""
+        self._views.append(take)
+
     def set_loaded(self, loaded: LoadedSession) -> None:
         if self.loaded is not None and self.loaded.session is not loaded.session:
             close_session(self.loaded.session)  # a bundle's extracted folder goes with it
         self.loaded = loaded
-        self.sigLoaded.emit(loaded)
-        self.selection.open(loaded.session)
+        self._opened += 1
+        self.handing = True
+        self._hand_on(loaded, self._opened, 0)
+
+    def _hand_on(self, loaded: LoadedSession, number: int, view: int, steps: Iterator | None = None) -> None:
+        """The session to the view at `view` (or the next of its `steps`), and what follows in the
+        next turn; after the last view, the first unit is selected (what follows the selection takes
+        a turn too), then sigLoaded emitted. A newer session's handing ends this one."""
+        if number != self._opened:
+            return
+        if view > len(self._views):
+            self.handing = False
+            self.sigLoaded.emit(loaded)
+            return
+        if view == len(self._views):
+            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view + 1))
+            self.selection.open(loaded.session)
+            return
+        rest: list[Iterator | None] = [None]  # this view's steps still to take, once this one has run
+        # scheduled first: a view that raises stops no other
+        QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view if rest[0] else view + 1, rest[0]))
+        if steps is None:
+            taken = self._views[view](loaded)
+            steps = taken if isinstance(taken, Iterator) else None
+        if steps is not None and next(steps, _DONE) is not _DONE:
+            rest[0] = steps
 
     def select_unit(self, unit: CompileUnit | None) -> None:
         self.selection.choose_unit(unit)

@@ -38,7 +38,8 @@ def run_selftest(session_dir: Path) -> int:
             loaded = load_session(session_dir)
             check(len(loaded.session.units) > 0, f"bundled session opens: {len(loaded.session.units)} compile units")
             window.model.set_loaded(loaded)
-            app.processEvents()
+            while window.model.handing:  # the views take it one per turn of the event loop
+                app.processEvents()
             for name, view in window.views.items():
                 if window.tabs.indexOf(view) >= 0:
                     window.tabs.setCurrentWidget(view)

@@ -23,6 +23,7 @@ from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLi
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
+from inspector.core.analysis.source_marks import source_marks
 from inspector.core.analysis.speedup import Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
@@ -127,6 +128,11 @@ class SessionAnalysis:
     def shapes(self) -> list[tuple[CompileUnit, list[ShapeEvent]]]:
         """Per unit with dynamic shapes: symbols created, guards added, specialisations, at user lines."""
         return session_shapes(self.session)
+
+    @cached_property
+    def source_marks(self) -> dict[str, dict[int, tuple[str, str]]]:
+        """file → line → (kind, what happened): the user's lines each break and recompile marks."""
+        return source_marks(self.session)
 
     @cached_property
     def recompile_groups(self) -> list[RecompileGroup]:

@@ -37,7 +37,8 @@ class Selection:
     def open(self, session: Session | None) -> None:
         """A new session: nothing of the previous one stays chosen; its first unit is chosen."""
         self.session, self.unit, self.kernel = session, None, None
-        self.choose_unit(session.units[0] if session and session.units else None, force=True)
+        first = next((unit for rank in session.ranks for unit in rank.units), None) if session else None
+        self.choose_unit(first, force=True)  # not session.units: a list of every rank's units, made twice
 
     def choose_unit(self, unit: CompileUnit | None, force: bool = False) -> None:
         if unit is self.unit and not force:

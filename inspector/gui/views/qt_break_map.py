@@ -36,7 +36,7 @@ class QtBreakMap(QWidget):
         self.hit_boxes: list[tuple[QRectF, Region | Gap]] = []
         self.drawn_labels: list[tuple[QRectF, str, str]] = []  # what the last paint wrote: where, the text shown, the whole text
         self.setMouseTracking(True)
-        model.sigLoaded.connect(self._on_loaded)
+        model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
 
     def sizeHint(self) -> QSize:

@@ -58,7 +58,7 @@ class QtDashboard(QWidget):
         self.slowness.setWordWrap(True)
         self.slowness.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.slowness)
-        model.sigLoaded.connect(self._on_loaded)
+        model.on_each_session(self._on_loaded)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         summary = loaded.glance

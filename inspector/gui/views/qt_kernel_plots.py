@@ -189,7 +189,7 @@ class QtKernelPlots(QWidget):
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.note)
         self._when_shown = QtShownLater(self)
-        model.sigLoaded.connect(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
+        model.on_each_session(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigKernelSelected.connect(self._on_kernel_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:

@@ -6,6 +6,8 @@ column; names that still do not fit elide in the middle; every cell's tooltip ho
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
@@ -19,6 +21,7 @@ from inspector.gui.qt_plain_text import plain_tip
 UNIT_ROLE = Qt.ItemDataRole.UserRole
 RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank listed when opened: its place among the session's ranks
 LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
+RANKS_A_TURN = 256  # ranks' rows added in one turn of the event loop as a session arrives
 COLUMN_TIPS = ("compile id and function", "graph breaks in this unit",
                "kernels Inductor generated", "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
 
@@ -60,7 +63,7 @@ class QtNavigator(QTreeWidget):
         self._rank_of: dict[CompileUnit, int] = {}  # the place of its rank, for the units of those ranks
         self._analysis = None
         self.itemExpanded.connect(self._on_expanded)
-        model.sigLoaded.connect(self._on_loaded)
+        model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         self.currentItemChanged.connect(self._on_current_changed)
         if capture is not None:
@@ -94,10 +97,11 @@ class QtNavigator(QTreeWidget):
             item.setToolTip(0, plain_tip(f"[{compile_id}]: " + (f"now in {running}" if running else "no stage running")
                                          + "; the full entry appears when the session opens"))
 
-    def _on_loaded(self, loaded: LoadedSession) -> None:
+    def _on_loaded(self, loaded: LoadedSession) -> Iterator[None]:
         """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
-        listed when it is opened or one of its units is selected elsewhere: 256 ranks' 1,800 items
-        took ~80 ms of the UI thread, and most ranks are never opened."""
+        listed when it is opened or one of its units is selected elsewhere (256 ranks' 1,800 items
+        took ~80 ms of the UI thread, and most ranks are never opened), and the ranks' rows come
+        RANKS_A_TURN in each turn of the event loop (1,024 rows took ~20 ms in one)."""
         self.clear()
         self._items.clear()
         self._live = {}
@@ -106,6 +110,8 @@ class QtNavigator(QTreeWidget):
         ranks = loaded.session.ranks
         on_demand = len(ranks) > LISTED_RANKS
         for position, rank in enumerate(ranks):
+            if position % RANKS_A_TURN == 0 and position:
+                yield
             if len(ranks) == 1:
                 self._list_units(self.invisibleRootItem(), rank)
                 continue

@@ -136,8 +136,14 @@ class QtRankLanes(QWidget):
         layout.addWidget(self.plot)
 
     def show_report(self, report: RankReport | None) -> None:
+        """Draw `report`'s lanes; the same lanes again (a big job's details after its overview) stay
+        as drawn, with what the user zoomed to."""
+        same = (report is not None and self.report is not None and self.timeline is not None
+                and not self.wall_clock.isChecked() and report.figures == self.report.figures
+                and report.lanes == self.timeline)
         self.report = report
-        self._draw()
+        if not same:
+            self._draw()
 
     def _draw(self) -> None:
         self.plot.clear()
@@ -145,7 +151,8 @@ class QtRankLanes(QWidget):
             self.timeline = self.gantt = None
             self.notes = {}
             return
-        timeline = self.timeline = rank_timeline(self.report, self.wall_clock.isChecked())
+        timeline = self.timeline = (rank_timeline(self.report, True) if self.wall_clock.isChecked()
+                                    else self.report.lanes)
         drawn = {bar.lane for bar in timeline.bars}
         self.notes = {lane: lane_note(figures) for lane, figures in enumerate(self.report.figures) if lane not in drawn}
         self.gantt = GanttItem(timeline, COLOURS)

@@ -41,7 +41,7 @@ class QtShapesView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
         layout.addWidget(self.table)
-        model.sigLoaded.connect(self._on_loaded)
+        model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._show)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:

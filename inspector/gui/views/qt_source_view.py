@@ -25,21 +25,12 @@ class QtSourceView(QtCodeEditor):
         self._reads = LatestRequest(self)
         self._line_when_read: int | None = None  # the line to show once the file on its way arrives
         self.setPlaceholderText(PLACEHOLDER)
-        model.sigLoaded.connect(self._on_loaded)
+        model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigLocationRequested.connect(self.show_location)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        self.markers_by_file = {}
-        for brk in loaded.session.breaks:
-            if brk.location:
-                self.markers_by_file.setdefault(brk.location.file, {})[brk.location.line or 0] = (
-                    "graph_break", f"graph break: {brk.reason}")
-        for unit in loaded.session.units:
-            if unit.recompile and unit.location and unit.location.line:
-                guards = unit.recompile.failed_guards
-                self.markers_by_file.setdefault(unit.location.file, {}).setdefault(
-                    unit.location.line, ("restart", f"recompile: {guards[0].plain if guards else 'recompiled'}"))
+        self.markers_by_file = loaded.analysis.source_marks
         self.path = None
         source = Path(loaded.session.source)
         self.folder = source if source.is_dir() else None

@@ -304,7 +304,7 @@ class QtTimeline(QWidget):
         layout.addLayout(legend)
         layout.addWidget(split)
         self._when_shown = QtShownLater(self)
-        model.sigLoaded.connect(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
+        model.on_each_session(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigUnitSelected.connect(self._on_unit_selected)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
