@@ -452,3 +452,23 @@ def test_payloads_read_ahead_are_the_bytes_of_the_file_in_any_order(tmp_path):
             assert log.payload_bytes(record) == expected
     assert record.payload_intact is True  # each payload was checked against its md5 on its first read
     assert sum(log._window is not None for log in logs) <= torch_trace.WINDOWS_KEPT
+
+
+def test_the_cache_writes_a_big_index_in_slices_as_the_same_json(tmp_path, monkeypatch):
+    """A log's index is written a slice at a time (one call of json's encoder held the GIL ~300 ms
+    for a 1 GB log, a freeze of the app): the bytes are json's own, and the entry reads back whole."""
+    from inspector.core.readers.torch_trace import read_trace_log
+
+    monkeypatch.setattr(json_codec, "DUMPS_SLICE", 7)
+    body = {"columns": {"n": list(range(50)), "ids": [[0, 1, 0, None]] * 23, "names": ["é\"\\", None, 2.5] * 9},
+            "strings": [[1, "a"]], "nan": float("nan"), "big": 2 ** 80, "keys": {1: 2}, "empty": [], "none": {}}
+    assert json_codec.dumps(body) == json.dumps(body, separators=(",", ":")).encode("ascii")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    log = tmp_path / "dedicated_log_torch_trace_example.log"
+    shutil.copy(ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / log.name, log)
+    os.utime(log, (time.time() - 3600, time.time() - 3600))  # settled: an entry is kept
+    whole = read_trace_log(log)
+    index_cache.store_log(whole)
+    again = index_cache.load_log(log)
+    assert again is not None and [r.payload_end for r in again.records] == [r.payload_end for r in whole.records]

@@ -80,7 +80,7 @@ class QtMainWindow(QMainWindow):
         self._opens = LatestRequest(self)  # a session opened while another still loads replaces it
         self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
-        self.overview_shown = False  # the latest open showed its per-rank overview (reset as each open starts)
+        self.shown_first = False  # the latest open showed its per-rank overview or a preview (reset as each open starts)
         self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
@@ -328,7 +328,7 @@ class QtMainWindow(QMainWindow):
             self._open_document(source, lambda: self.settings.add_recent(path))
             return
         self.status.setText(f"Opening {path}…")
-        self.overview_shown = False
+        self.shown_first = False
         self.model.opening(path)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
@@ -341,8 +341,10 @@ class QtMainWindow(QMainWindow):
         reading.sigOverview.connect(lambda report, where: (self._on_overview(report, where, path, started)
                                                            if request == self._opens.latest else None,
                                                            reading.after_drawing()))
+        reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started) if request == self._opens.latest
+                                   else close_session(loaded.session))
         dask = self.settings.dask_scheduler
-        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask),
+        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask, reading.preview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
                                                   self.settings.add_recent(path)),
                                   lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
@@ -429,12 +431,20 @@ class QtMainWindow(QMainWindow):
     def _on_overview(self, report, where: str, path: Path, started: float) -> None:
         """A big distributed job: its per-rank overview now, on the Ranks tab; its details follow.
         Where it was read is said when the Dask setting is on (and why not on the cluster, if not)."""
-        self.overview_shown = True
+        self.shown_first = True
         self.model.show_overview(report)
         self.tabs.setCurrentWidget(self.ranks_view)
         self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in "
                             f"{seconds(time.perf_counter() - started)}" + (f" ({where})" if where else "")
                             + "; reading every rank's details…")
+
+    def _on_preview(self, loaded: LoadedSession, path: Path, started: float) -> None:
+        """A big log's first records, shown while the whole log is read; the tab the user then
+        chooses stays when the whole session replaces it."""
+        self.model.set_loaded(loaded)
+        read, total = loaded.session.preview
+        self.status.setText(f"{path}: its first {read / 1e6:.0f} MB of {total / 1e6:.0f} MB in "
+                            f"{seconds(time.perf_counter() - started)}; reading the rest…")
 
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()
@@ -455,9 +465,11 @@ class QtMainWindow(QMainWindow):
         self.last_message = text
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        self.setWindowTitle(f"{Path(str(loaded.session.source)).name} — torch.compile Inspector")
-        if not self.overview_shown:  # else the user is already looking at (or away from) the overview
+        preview = " (preview)" if loaded.session.preview else ""
+        self.setWindowTitle(f"{Path(str(loaded.session.source)).name}{preview} — torch.compile Inspector")
+        if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview
             self.tabs.setCurrentWidget(self.summary_view)
+        self.shown_first = self.shown_first or bool(preview)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:

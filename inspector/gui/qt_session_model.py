@@ -23,14 +23,20 @@ from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_model import Summary
+from inspector.core.readers import index_cache
 from inspector.core.readers.session_loader import close_session, open_session
-from inspector.core.readers.sources import Source, detect
+from inspector.core.readers.session_builder import build_preview_session
+from inspector.core.readers.sources import TRACE_LOG, Source, detect
 from inspector.gui.code_highlight import compile_lexers
 from inspector.gui.gc_policy import collector_paused
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
 # ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.
 OVERVIEW_FIRST_BYTES = 32 << 20
+# A single log this big (never read before) is shown first as a preview: the session of its whole
+# records within its first PREVIEW_BYTES, read in ~0.1 s, while the whole log is read (~10 s a GB).
+PREVIEW_FIRST_BYTES = 32 << 20
+PREVIEW_BYTES = 8 << 20
 
 
 # What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
@@ -58,6 +64,16 @@ class LoadedSession:
     @property
     def session(self) -> Session:
         return self.analysis.session
+
+    @property
+    def preview_note(self) -> str:
+        """What a preview shows, said wherever its figures are ('' for a whole session)."""
+        if self.session.preview is None:
+            return ""
+        read, total = self.session.preview
+        return (f"Preview: the whole records in the log's first {read / 1e6:.0f} MB of {total / 1e6:.0f} MB. "
+                "Every figure covers those only, and a unit still compiling there shows as cut off; "
+                "the whole log is being read.")
 
     @property
     def problems(self) -> list[Problem]:
@@ -89,11 +105,13 @@ class LoadedSession:
 
 
 def load_session(source: Source | Path, progress: Callable[[int, int], None] | None = None,
-                 overview: Callable[[RankReport, str], None] | None = None, dask: str = "") -> LoadedSession:
+                 overview: Callable[[RankReport, str], None] | None = None, dask: str = "",
+                 preview: Callable[[LoadedSession], None] | None = None) -> LoadedSession:
     """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
     distributed job, `overview` first gets the per-rank overview from the index (seconds before the
     whole job is read) and where it was read: on the Dask cluster at `dask` when one is set and can be
-    reached, else on this machine (and why). The cyclic garbage collector is paused meanwhile, the
+    reached, else on this machine (and why). For a big single log, `preview` first gets the session
+    of its first records (`PREVIEW_BYTES`). The cyclic garbage collector is paused meanwhile, the
     overview's reading too: a full collection over the hundreds of thousands of objects a big job
     makes holds the GIL for 60+ ms, which the UI thread would feel as a freeze. The session's objects
     are then frozen out of later collections."""
@@ -110,7 +128,23 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
                     shown = report
             except Exception:  # the overview only saves waiting: the whole read below says what is wrong
                 pass
+        if preview is not None and _worth_a_preview(source):
+            try:
+                preview(LoadedSession(analyse(build_preview_session(source.files[0], source.path, PREVIEW_BYTES)))
+                        .made_ahead())
+            except Exception:  # as the overview: the whole read says what is wrong
+                pass
         return LoadedSession(analyse(open_session(source, progress)), shown).made_ahead()
+
+
+def _worth_a_preview(source: Source) -> bool:
+    """A single log big enough to take seconds to read, not opened before (a reopen takes ~0.2 s)."""
+    if source.kind is not TRACE_LOG:
+        return False
+    try:
+        return source.files[0].stat().st_size >= PREVIEW_FIRST_BYTES and not index_cache.has_log(source.files[0])
+    except OSError:
+        return False
 
 
 def _rank_overview(logs: list[Path], dask: str) -> tuple[RankReport, str]:
@@ -145,6 +179,7 @@ class LoadProgress(QObject):
 
     sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
     sigOverview = Signal(object, str)  # RankReport, where it was read ('' on this machine, as usual)
+    sigPreview = Signal(object)  # LoadedSession of a big log's first records, while the whole is read
 
     def __init__(self, bar: QProgressBar, parent: QObject | None = None):
         super().__init__(parent)
@@ -165,6 +200,9 @@ class LoadProgress(QObject):
         self._drawn.clear()
         self.sigOverview.emit(report, where)
         self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
+
+    def preview(self, loaded: LoadedSession) -> None:
+        self.sigPreview.emit(loaded)
 
     def after_drawing(self) -> None:
         """Let the worker go on once what the overview's slot asked to repaint is painted (the
@@ -257,7 +295,9 @@ class QtSessionModel(QObject):
             return
         if view == len(self._views):
             QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view + 1))
-            self.selection.open(loaded.session)
+            shown = self.selection.session  # a preview of this log: the unit chosen in it stays chosen
+            keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
+            self.selection.open(loaded.session, self.selection.unit if keep else None)
             return
         rest: list[Iterator | None] = [None]  # this view's steps still to take, once this one has run
         # scheduled first: a view that raises stops no other

@@ -34,11 +34,14 @@ class Selection:
     def subscribe(self, listener: Callable[[Change], None]) -> None:
         self._listeners.append(listener)
 
-    def open(self, session: Session | None) -> None:
-        """A new session: nothing of the previous one stays chosen; its first unit is chosen."""
+    def open(self, session: Session | None, like: CompileUnit | None = None) -> None:
+        """A new session: nothing of the previous one stays chosen; its unit of the rank and compile
+        id of `like` (a unit of a preview of it) is chosen, else its first unit."""
         self.session, self.unit, self.kernel = session, None, None
-        first = next((unit for rank in session.ranks for unit in rank.units), None) if session else None
-        self.choose_unit(first, force=True)  # not session.units: a list of every rank's units, made twice
+        ranks = session.ranks if session else []  # not session.units: a list of every rank's units, made twice
+        same = next((unit for rank in ranks if like is not None and rank.rank == like.rank for unit in rank.units
+                     if unit.compile_id.unit_key == like.compile_id.unit_key), None)
+        self.choose_unit(same or next((unit for rank in ranks for unit in rank.units), None), force=True)
 
     def choose_unit(self, unit: CompileUnit | None, force: bool = False) -> None:
         if unit is self.unit and not force:

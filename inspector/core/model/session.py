@@ -370,6 +370,9 @@ class Session:
     manifest: Manifest | None = None  # a capture's, decoded by its loader
     results: RunResults | None = None
     extracted_to: Path | None = None  # the private folder a bundle was extracted into, removed on close
+    # (bytes read, bytes in all) of a preview: the session of a big log's first records, shown while
+    # the whole log is read; None for a whole session
+    preview: tuple[int, int] | None = None
 
     @property
     def units(self) -> list[CompileUnit]:

@@ -115,8 +115,12 @@ def _key(root: Path, create: bool) -> bytes | None:
         return None
 
 
-def _signature(key: bytes, header: bytes, body: bytes) -> str:
-    return hmac.new(key, header + b"\n" + body, hashlib.sha256).hexdigest()
+def _signature(key: bytes, header: bytes, *body: bytes) -> str:
+    """The entry's signature over its header and its body (given whole, or in parts)."""
+    mac = hmac.new(key, header + b"\n", hashlib.sha256)
+    for part in body:
+        mac.update(part)
+    return mac.hexdigest()
 
 
 def _entry_file(kind: str, key: str) -> Path | None:
@@ -124,6 +128,11 @@ def _entry_file(kind: str, key: str) -> Path | None:
     if root is None:
         return None
     return root / kind / (hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40] + ".json")
+
+
+def _write_parts(path: Path, parts: list[bytes]) -> None:
+    with open(path, "wb") as handle:
+        handle.writelines(parts)
 
 
 def _read_entry(file: Path | None, identity) -> object | None:
@@ -157,11 +166,11 @@ def _write_entry(file: Path | None, identity, body) -> None:
         key = _key(file.parent.parent, create=True)
         if key is None:
             return
-        data = json_codec.dumps(body)
+        data = json_codec.dumps_parts(body)  # never one string: a 1 GB log's index is ~200 MB of JSON
         header = json_codec.dumps({"identity": identity})
         file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        entry = header + b"\n" + _signature(key, header, data).encode() + b"\n" + data
-        write_with(file, lambda temporary: temporary.write_bytes(entry))
+        entry = [header, b"\n", _signature(key, header, *data).encode(), b"\n", *data]
+        write_with(file, lambda temporary: _write_parts(temporary, entry))
         _prune(file.parent)
     except (OSError, TypeError, ValueError):
         pass
@@ -197,6 +206,12 @@ def _settled(identity: dict | None) -> bool:
 
 
 # --- the index of one log -------------------------------------------------------------------------
+
+def has_log(path: Path) -> bool:
+    """Whether an entry for `path` is kept (valid or not: `load_log` says), so reopening it is quick."""
+    file = _entry_file("index", str(Path(path).resolve()))
+    return file is not None and file.is_file()
+
 
 def load_log(path: Path) -> TraceLog | None:
     """The index of `path` as a previous read left it, or None when there is no valid entry."""

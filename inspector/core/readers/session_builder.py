@@ -538,6 +538,16 @@ def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_
     return session
 
 
+def build_preview_session(log_path: Path, source: Path, limit: int) -> Session:
+    """The session of a log's whole records within its first `limit` bytes, its payloads unchecked:
+    what the app shows while it reads the whole of a big log (never kept in the index cache)."""
+    session = Session(source=source, kind="torch_trace")
+    log = read_trace_log(log_path, verify_md5=False, limit=limit)
+    session.ranks.append(build_rank(log, session))
+    session.preview = (log.size, _size(log_path))
+    return session
+
+
 def indexed_log(path: Path, verify_md5: bool = True, progress: Callable[[int], None] | None = None) -> TraceLog:
     """The index of one log: from the index cache when this log was read before, else read — and
     kept there when every payload was checked, so the next open of it reads nothing again."""

@@ -404,12 +404,13 @@ def _keep_window(log: TraceLog) -> None:
 
 
 def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
-                   progress: Callable[[int], None] | None = None) -> TraceLog:
+                   progress: Callable[[int], None] | None = None, limit: int | None = None) -> TraceLog:
     """Index every record of the log at `path`; never raises on damaged content.
 
     The file is read in chunks, so memory holds one chunk and the index, not the whole log. With
     `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`.
-    `progress(bytes_read)` is called after each chunk."""
+    `progress(bytes_read)` is called after each chunk. With `limit`, only the whole records within
+    the log's first `limit` bytes are read (a preview of a big log; its `size` is what was read)."""
     path = Path(path)
     problems = ReadProblems()
     records: list[TraceRecord] = []
@@ -426,12 +427,23 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
     sink = helper.events if helper is not None else problems
     scanner = _Scanner(records, strings, sink, verify_md5, file_rank, helper)
 
+    left = limit  # bytes still to read, with a limit
+
     def read(size: int) -> bytes:
+        nonlocal left
+        if left is not None and left <= 0:
+            return b""
         try:
-            return handle.read(size)
+            block = handle.read(size)
         except OSError as error:
             sink.add("unreadable_file", f"{path}: {error.strerror or error}")
             return b""
+        if left is not None:
+            if len(block) >= left:
+                block, left = block[:_last_record_end(block, left)], 0
+            else:
+                left -= len(block)
+        return block
 
     with handle:
         try:
@@ -446,6 +458,15 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
     if size == 0:
         problems.add("empty_file", str(path))
     return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"))
+
+
+def _last_record_end(block: bytes, limit: int) -> int:
+    """Where the last record that ends within `block[:limit]` ends: before the last envelope line
+    that starts there (a payload's lines start with a tab); `limit` when no line ends there."""
+    end = block.rfind(b"\n", 0, limit)
+    while end >= 0 and block[end + 1:end + 2] == b"\t":
+        end = block.rfind(b"\n", 0, end)
+    return end + 1 if end >= 0 else limit
 
 
 def _read_records(read: Callable[[int], bytes], scanner: _Scanner, sink, helper: _DigestHelper | None,

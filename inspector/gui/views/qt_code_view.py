@@ -282,10 +282,10 @@ class QtCodeView(QWidget):
         """(OutputCode or None, text, highlighter) for one entry of `unit_texts`."""
         if isinstance(source, CodeArtifact):
             code = source.code
-            return code, code.text, LazyHighlighter.for_text(code.text, "python", code)
+            return code, code.text, LazyHighlighter.for_text(code.text, "python", code).lexed_ahead()
         text = source()
         language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
-        return None, text, LazyHighlighter.for_text(text, language)
+        return None, text, LazyHighlighter.for_text(text, language).lexed_ahead()
 
     def _show_code(self, prepared) -> None:
         self.code, text, highlighter = prepared

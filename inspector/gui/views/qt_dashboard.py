@@ -63,8 +63,10 @@ class QtDashboard(QWidget):
     def _on_loaded(self, loaded: LoadedSession) -> None:
         summary = loaded.glance
         self.title.setText(summary.headline)
-        self.notices.setText("\n".join(f"Attention: {notice.text}" for notice in summary.notices))
-        self.notices.setVisible(bool(summary.notices))
+        notices = [loaded.preview_note] if loaded.preview_note else []
+        notices += [f"Attention: {notice.text}" for notice in summary.notices]
+        self.notices.setText("\n".join(notices))
+        self.notices.setVisible(bool(notices))
         environment = summary.run.environment if summary.run is not None else None
         where = f"{summary.source} — {summary.kind}, torch {summary.torch_version or 'unknown'}"
         if environment is not None:

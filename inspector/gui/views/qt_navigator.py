@@ -22,6 +22,7 @@ UNIT_ROLE = Qt.ItemDataRole.UserRole
 RANK_ROLE = Qt.ItemDataRole.UserRole + 1  # on a rank listed when opened: its place among the session's ranks
 LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and shown) when a session opens
 RANKS_A_TURN = 256  # ranks' rows added in one turn of the event loop as a session arrives
+UNITS_A_TURN = 256  # units' rows added in one turn of the event loop as a session arrives
 COLUMN_TIPS = ("compile id and function", "graph breaks in this unit",
                "kernels Inductor generated", "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
 
@@ -100,8 +101,8 @@ class QtNavigator(QTreeWidget):
     def _on_loaded(self, loaded: LoadedSession) -> Iterator[None]:
         """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
         listed when it is opened or one of its units is selected elsewhere (256 ranks' 1,800 items
-        took ~80 ms of the UI thread, and most ranks are never opened), and the ranks' rows come
-        RANKS_A_TURN in each turn of the event loop (1,024 rows took ~20 ms in one)."""
+        took ~80 ms of the UI thread, and most ranks are never opened). The rows come in steps, one a
+        turn of the event loop: RANKS_A_TURN ranks (1,024 took ~20 ms in one) or UNITS_A_TURN units."""
         self.clear()
         self._items.clear()
         self._live = {}
@@ -113,7 +114,7 @@ class QtNavigator(QTreeWidget):
             if position % RANKS_A_TURN == 0 and position:
                 yield
             if len(ranks) == 1:
-                self._list_units(self.invisibleRootItem(), rank)
+                yield from self._list_units(self.invisibleRootItem(), rank)
                 continue
             item = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
             item.setToolTip(0, plain_tip(f"{item.text(0)}\n{rank.log_path or ''}".rstrip()))  # whole, where the column is narrow
@@ -123,13 +124,19 @@ class QtNavigator(QTreeWidget):
                 self._unlisted[position] = (item, rank)
                 self._rank_of.update((unit, position) for unit in rank.units)
             else:
-                self._list_units(item, rank)
+                yield from self._list_units(item, rank)
                 item.setExpanded(True)
         if not ranks or not any(rank.units for rank in ranks):
             QTreeWidgetItem(self, ["no compile units in this session"])
 
-    def _list_units(self, parent: QTreeWidgetItem, rank) -> None:
+    def _list_units(self, parent: QTreeWidgetItem, rank) -> Iterator[None]:
+        """The rank's frames and units under `parent`, UNITS_A_TURN units a step (a 1 GB log of one
+        rank holds thousands: listed at once, ~120 ms of the UI thread)."""
+        listed = 0
         for frame in rank.frames:
+            if listed >= UNITS_A_TURN:
+                listed = 0
+                yield
             title = frame_title(frame)
             frame_item = QTreeWidgetItem(parent, [title])
             frame_item.setToolTip(0, plain_tip(f"{frame.where}: {title}\n{frame.location or ''}"))
@@ -149,6 +156,7 @@ class QtNavigator(QTreeWidget):
                 item.setData(0, UNIT_ROLE, unit)
                 self._tip_all(item)
                 self._items[unit] = item
+                listed += 1
 
     def _on_expanded(self, item: QTreeWidgetItem) -> None:
         key = item.data(0, RANK_ROLE)
@@ -160,7 +168,8 @@ class QtNavigator(QTreeWidget):
         entry = self._unlisted.pop(key, None)
         if entry is not None:
             item, rank = entry
-            self._list_units(item, rank)
+            for _ in self._list_units(item, rank):  # all at once: a rank of a job holds few units
+                pass
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
 
     def _on_unit_selected(self, unit) -> None:

@@ -15,6 +15,12 @@ from inspector.gui.views.qt_code_editor import QtCodeEditor
 PLACEHOLDER = "The model's source appears here once a session is open."
 
 
+def _read_and_lex(file: str, folder: Path | None) -> tuple[str | None, str | None, LazyHighlighter | None]:
+    """On a worker: the file's text (or why not) and its highlighting, lexed there."""
+    text, why_not = read_source(file, folder)
+    return text, why_not, LazyHighlighter.for_text(text, "python").lexed_ahead() if text is not None else None
+
+
 class QtSourceView(QtCodeEditor):
     def __init__(self, model: QtSessionModel):
         super().__init__()
@@ -51,17 +57,18 @@ class QtSourceView(QtCodeEditor):
                 self.go_to_line(line)
             return
         self.path, folder, self._line_when_read = file, self.folder, line
-        self._reads.run(lambda: read_source(file, folder), lambda result: self._show_source(file, *result),
+        self._reads.run(lambda: _read_and_lex(file, folder), lambda result: self._show_source(file, *result),
                         lambda message, _tb: self._show_source(file, None, f"{file}\n\nNot shown: {message}"))
 
-    def _show_source(self, file: str, text: str | None, why_not: str | None) -> None:
+    def _show_source(self, file: str, text: str | None, why_not: str | None,
+                     highlighter: LazyHighlighter | None = None) -> None:
         line, self._line_when_read = self._line_when_read or 0, None
         if text is None:  # a message, not code: shown as the empty editor's placeholder
             self.setPlaceholderText(why_not or PLACEHOLDER)
             self.show_text("", None)
             return
         self.setPlaceholderText(PLACEHOLDER)
-        self.show_text(text, LazyHighlighter.for_text(text, "python"), self.markers_by_file.get(file, {}))
+        self.show_text(text, highlighter, self.markers_by_file.get(file, {}))
         if line > 0:
             self.go_to_line(line)
 

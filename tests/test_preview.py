@@ -1,0 +1,85 @@
+"""A big log opens first as a preview (#26: the first view must not wait for the whole file): the
+session of its whole records within its first bytes, said to be a preview wherever its figures
+show, then the whole session in its place, keeping the unit and the tab the user chose meanwhile."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from inspector.core.readers.session_builder import build_preview_session, build_trace_session
+from inspector.core.readers.torch_trace import read_trace_log
+
+LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
+
+
+@pytest.mark.parametrize("share", [0.3, 0.5, 0.9999])
+def test_a_prefix_read_holds_the_whole_records_before_its_limit_and_nothing_cut(share):
+    whole = read_trace_log(LOG)
+    limit = int(LOG.stat().st_size * share)
+    part = read_trace_log(LOG, verify_md5=False, limit=limit)
+    assert 0 < len(part.records) < len(whole.records) and part.size <= limit
+    assert [r.payload_end for r in part.records] == [r.payload_end for r in whole.records[:len(part.records)]]
+    assert part.records[-1].payload_end <= part.size < whole.records[len(part.records)].payload_end
+    part.verify_payloads()
+    assert not part.problems.counts  # no record cut in two: every payload's md5 holds
+
+
+def test_a_preview_session_is_the_start_of_the_whole_one():
+    whole = build_trace_session([LOG], LOG)
+    preview = build_preview_session(LOG, LOG, LOG.stat().st_size // 2)
+    read, total = preview.preview
+    assert read <= LOG.stat().st_size // 2 and total == LOG.stat().st_size and whole.preview is None
+    assert 0 < len(preview.units) < len(whole.units)  # the units begun there, each under its frame
+    assert {str(u.compile_id) for u in preview.units} < {str(u.compile_id) for u in whole.units}
+
+
+def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choices(qtbot, window, no_slot_errors,
+                                                                                    monkeypatch, tmp_path):
+    pytest.importorskip("PySide6")
+    from inspector.gui import qt_session_model
+
+    log = tmp_path / LOG.name  # never opened: no index cache entry
+    shutil.copy(LOG, log)
+    monkeypatch.setattr(qt_session_model, "PREVIEW_FIRST_BYTES", 1)
+    monkeypatch.setattr(qt_session_model, "PREVIEW_BYTES", log.stat().st_size // 2)
+    gate, analyse = threading.Event(), qt_session_model.analyse
+
+    def held_analyse(session):  # the whole session waits until the test has looked at the preview
+        if session.preview is None:
+            assert gate.wait(60)
+        return analyse(session)
+
+    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
+    try:
+        with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as shown:
+            window.open_path(log)
+        preview = shown.args[0].session
+        assert preview.preview is not None and window.windowTitle().startswith(f"{log.name} (preview)")
+        assert window.summary_view.notices.text().startswith("Preview: the whole records in the log's first")
+        assert window.status.text().endswith("reading the rest…") and "MB of" in window.status.text()
+        tree = window.navigator
+        listed = [tree.topLevelItem(i).child(j).text(0) for i in range(tree.topLevelItemCount())
+                  for j in range(tree.topLevelItem(i).childCount())]
+        assert listed == [str(unit.compile_id) for unit in preview.units]
+        chosen = preview.units[1]
+        window.model.select_unit(chosen)  # the user picks a unit and a tab while the rest is read
+        window.tabs.setCurrentWidget(window.source_view)
+    finally:
+        gate.set()
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as shown:
+        pass
+    whole = shown.args[0].session
+    assert whole.preview is None and len(whole.units) > len(preview.units)
+    assert window.windowTitle().startswith(f"{log.name} — ") and not window.summary_view.notices.text().startswith("Preview")
+    assert window.model.unit in whole.units and window.model.unit.compile_id == chosen.compile_id
+    assert window.tabs.currentWidget() is window.source_view
+    assert window.status.text().startswith(f"Opened {log}")
+    listed = [tree.topLevelItem(i).child(j).text(0) for i in range(tree.topLevelItemCount())
+              for j in range(tree.topLevelItem(i).childCount())]
+    assert listed == [str(unit.compile_id) for unit in whole.units]
+    assert Path(window.model.loaded.session.source) == log
