@@ -162,6 +162,7 @@ def test_a_training_steps_backward_stages_and_code_are_named_backward(training_r
         assert unit.graphs["post_grad (backward)"].graph.nodes, "the backward graph is a graph of its own"
     open_and_wait(qtbot, window, training_run.trace_dir)
     graph, code = window.graph_view, window.code_view
+    window.tabs.setCurrentWidget(graph)  # a hidden Graph tab takes the unit when it is opened
     stages = [graph.stage.itemText(index) for index in range(graph.stage.count())]
     assert "post_grad (backward)" in stages and not any("#" in stage for stage in stages), stages
     texts = [code.texts.itemText(index) for index in range(code.texts.count())]

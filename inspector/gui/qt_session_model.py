@@ -245,7 +245,7 @@ class QtSessionModel(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.loaded: LoadedSession | None = None
-        self._views: list[Callable[[LoadedSession], None]] = []
+        self._views: list[Callable[[LoadedSession], Iterator | None]] = []
         self._opened = 0  # sessions set so far: a handing of an older one than the last stops
         self.handing = False  # a session is on its way to the views: some still show the previous one
         self.selection = Selection()  # the rules live there; this model turns its changes into signals

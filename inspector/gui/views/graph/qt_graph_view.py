@@ -28,6 +28,7 @@ from inspector.core.graphs.stage_graphs import StageGraphs
 from inspector.gui.gc_policy import freeze_alive
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_plain_text import html_text, plain_tip
+from inspector.gui.qt_shown_later import QtShownLater
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.graph.qt_graph_layers import (
     BREAK_NEIGHBOUR_COLOUR, GROUP_FILL, KERNEL_NODES_COLOUR, OUTLINES, TRACED_COLOUR, NodeLayer, fill_scene,
@@ -172,8 +173,12 @@ class QtGraphView(QWidget):
         layout_.addWidget(self.break_map)
         layout_.addWidget(self.status)
         layout_.addWidget(split, 1)
-        model.sigUnitSelected.connect(self._on_unit_selected)
-        model.sigKernelSelected.connect(self._on_kernel_selected)
+        # a unit chosen while the tab is hidden is laid out when it is opened: laying out and drawing a
+        # graph nobody looks at cost every selection, and as a session arrived ~100 ms of the UI thread
+        self._when_shown = QtShownLater(self)
+        model.sigUnitSelected.connect(lambda unit: self._when_shown.run(lambda: self._on_unit_selected(unit)))
+        model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
+            lambda: (self._on_unit_selected(unit), self._on_kernel_selected(unit, kernel))))
 
     def find_box(self) -> QLineEdit:
         return self.search
