@@ -18,7 +18,8 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
 def test_the_event_loop_runs_between_one_view_taking_the_session_and_the_next(qtbot, window, no_slot_errors):
     """A timer that fires on every turn of the event loop (as input would be handled) fires between
-    any two views taking the session; the selection and sigLoaded come after the last view."""
+    any two views taking the session, after the first (which takes it in the turn that set it); the
+    selection and sigLoaded come after the last view."""
     loaded = load_session(BUNDLED)
     happened: list[str] = []
     every_turn = QTimer()
