@@ -63,6 +63,20 @@ with torch.no_grad():
         ids = torch.randint(0, 512, (2, length))
         compiled(input_ids=ids, attention_mask=torch.ones_like(ids))
 """,
+    # a mixture of experts: each token routed to its top-2 experts, a data-dependent choice of graph
+    "mixtral": r"""
+import torch
+from transformers import MixtralConfig, MixtralForCausalLM
+torch.manual_seed(0)
+config = MixtralConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                       num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+                       num_experts_per_tok=2, max_position_embeddings=256)
+model = MixtralForCausalLM(config).eval()
+compiled = torch.compile(model)
+with torch.no_grad():
+    for length in (8, 16, 32):
+        compiled(torch.randint(0, 512, (1, length)), use_cache=False)
+""",
 }
 
 
