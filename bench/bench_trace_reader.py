@@ -3,8 +3,8 @@
     python bench/bench_trace_reader.py [--rows synthetic,gpt2,llama,bert] [--log PATH] [--repeat 3]
     python bench/bench_trace_reader.py --side-by-side 5 --log PATH   # the CLI against tlparse, interleaved
 
-Rows: `synthetic` repeats the bundled mlp_breaks log (bench/make_big_log.py); `gpt2`, `llama` and
-`bert` repeat real captures of Hugging Face models (bench/make_real_logs.py, captured once and cached
+Rows: `synthetic` repeats the bundled mlp_breaks log (bench/make_big_log.py); `gpt2`, `llama`,
+`bert` and `mixtral` repeat real captures of Hugging Face models (bench/make_real_logs.py, captured once and cached
 under bench/out). --log adds a row for any log. For every row, each in a fresh interpreter so its time
 and peak RSS are its own, median of --repeat runs:
 
