@@ -3,9 +3,10 @@
 The models are built from their configs (no weights, nothing downloaded) with small dimensions so each
 compile stays short on a CPU; the logs are still what torch.compile writes for these architectures:
 GPT-2 `generate()` with its recompiles as the sequence grows, a Llama-style decoder over several
-sequence lengths, BERT, a Mixtral mixture of experts (top-2 routing). Each capture runs in its own interpreter with inductor under TORCH_TRACE on CPU
-and is cached under bench/out/real/<name>/; `make_big_log.py` then repeats the real frames with fresh
-compile ids into bench/out/real_<name>_big.log.
+sequence lengths, BERT, a Mixtral mixture of experts (top-2 routing). Each capture runs in its own
+interpreter with inductor under TORCH_TRACE on CPU and is cached under bench/out/real/<name>/;
+`make_big_log.py` then repeats the real frames with fresh compile ids into
+bench/out/real_<name>_big.log.
 
     python bench/make_real_logs.py [--mb 100] [--only gpt2,llama,bert,mixtral] [--recapture]
 
