@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QEvent, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent  # noqa: E402
-from PySide6.QtWidgets import QToolTip  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from conftest import open_and_wait  # noqa: E402
@@ -300,6 +300,12 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
     assert "Cache hits (all)" in headers and "Cache misses (all)" in headers
     assert "AOTAutograd" in headers["Cache hits (all)"] and "FX graph cache" in headers["Cache hits (all)"]
     assert "not sites" in headers["Breaks"]
+    window.tabs.setCurrentWidget(window.ranks_view)  # and the tooltip shows where the mouse rests on the header
+    header = window.ranks_view.table.horizontalHeader()
+    column = next(c for c in range(rows.columnCount()) if rows.headerData(c, horizontal) == "Cache hits (all)")
+    point = QPoint(header.sectionViewportPosition(column) + header.sectionSize(column) // 2, header.height() // 2)
+    QApplication.sendEvent(header.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, header.viewport().mapToGlobal(point)))
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and "AOTAutograd" in QToolTip.text(), timeout=5_000)
     dashboard = window.summary_view.table
     rows = {dashboard.item(r, 0).text(): dashboard.item(r, 2).text() for r in range(dashboard.rowCount())}
     assert "FX graph cache" in rows["cache hit rate"], rows["cache hit rate"]

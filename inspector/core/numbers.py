@@ -41,6 +41,11 @@ def seconds(value: float | None, digits: int = 3) -> str:
     return "0 s"
 
 
+def megabytes(size: int) -> str:
+    """A file's size as the progress bar and a preview say it: "8 MB", "1,056 MB" (10⁶ bytes)."""
+    return f"{number(round(size / 1e6))} MB"
+
+
 def count(value: float, noun: str, plural: str | None = None) -> str:
     """"1 unit", "2 units", "6,270 ops": `noun` is the singular; `plural` defaults to noun + s."""
     if value is None:

@@ -442,9 +442,8 @@ class QtMainWindow(QMainWindow):
         """A big log's first records, shown while the whole log is read; the tab the user then
         chooses stays when the whole session replaces it."""
         self.model.set_loaded(loaded)
-        read, total = loaded.session.preview
-        self.status.setText(f"{path}: its first {read / 1e6:.0f} MB of {total / 1e6:.0f} MB in "
-                            f"{seconds(time.perf_counter() - started)}; reading the rest…")
+        self.status.setText(f"{path}: its {loaded.preview_extent} in {seconds(time.perf_counter() - started)}; "
+                            "reading the rest…")
 
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
         self.progress_bar.hide()

@@ -21,6 +21,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
+from inspector.core.numbers import megabytes
 from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
@@ -66,14 +67,20 @@ class LoadedSession:
         return self.analysis.session
 
     @property
+    def preview_extent(self) -> str:
+        """How much of its log a preview holds ("first 8 MB of 1,056 MB"; '' for a whole session)."""
+        if self.session.preview is None:
+            return ""
+        read, total = self.session.preview
+        return f"first {megabytes(read)} of {megabytes(total)}"
+
+    @property
     def preview_note(self) -> str:
         """What a preview shows, said wherever its figures are ('' for a whole session)."""
         if self.session.preview is None:
             return ""
-        read, total = self.session.preview
-        return (f"Preview: the whole records in the log's first {read / 1e6:.0f} MB of {total / 1e6:.0f} MB. "
-                "Every figure covers those only, and a unit still compiling there shows as cut off; "
-                "the whole log is being read.")
+        return (f"Preview: the whole records in the log's {self.preview_extent}. Every figure covers those "
+                "only, and a unit still compiling there shows as cut off; the whole log is being read.")
 
     @property
     def problems(self) -> list[Problem]:
@@ -222,7 +229,7 @@ class LoadProgress(QObject):
             return
         self.bar.setRange(0, 1000)
         self.bar.setValue(int(1000 * done / total))
-        self.bar.setFormat(f"%p% of {total / 1e6:.0f} MB")
+        self.bar.setFormat(f"%p% of {megabytes(total)}")
 
 
 _DONE = object()  # what a view's exhausted steps give
@@ -299,14 +306,15 @@ class QtSessionModel(QObject):
             keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
             self.selection.open(loaded.session, self.selection.unit if keep else None)
             return
-        rest: list[Iterator | None] = [None]  # this view's steps still to take, once this one has run
-        # scheduled first: a view that raises stops no other
-        QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view if rest[0] else view + 1, rest[0]))
-        if steps is None:
-            taken = self._views[view](loaded)
-            steps = taken if isinstance(taken, Iterator) else None
-        if steps is not None and next(steps, _DONE) is not _DONE:
-            rest[0] = steps
+        more = False  # this view has steps still to take
+        try:
+            if steps is None:
+                taken = self._views[view](loaded)
+                steps = taken if isinstance(taken, Iterator) else None
+            more = steps is not None and next(steps, _DONE) is not _DONE
+        finally:  # a view that raises stops no other
+            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view, steps) if more
+                              else self._hand_on(loaded, number, view + 1))
 
     def select_unit(self, unit: CompileUnit | None) -> None:
         self.selection.choose_unit(unit)

@@ -38,10 +38,10 @@ class Selection:
         """A new session: nothing of the previous one stays chosen; its unit of the rank and compile
         id of `like` (a unit of a preview of it) is chosen, else its first unit."""
         self.session, self.unit, self.kernel = session, None, None
-        ranks = session.ranks if session else []  # not session.units: a list of every rank's units, made twice
-        same = next((unit for rank in ranks if like is not None and rank.rank == like.rank for unit in rank.units
-                     if unit.compile_id.unit_key == like.compile_id.unit_key), None)
-        self.choose_unit(same or next((unit for rank in ranks for unit in rank.units), None), force=True)
+        units = session.units if session else []
+        same = next((unit for unit in units if like is not None and unit.rank == like.rank
+                     and unit.compile_id.unit_key == like.compile_id.unit_key), None)
+        self.choose_unit(same or (units[0] if units else None), force=True)
 
     def choose_unit(self, unit: CompileUnit | None, force: bool = False) -> None:
         if unit is self.unit and not force:
