@@ -130,7 +130,8 @@ class QtMainWindow(QMainWindow):
         self.status = QLabel("Ready")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(220)
+        self.progress_bar.setMaximumWidth(220)  # wide enough for its words ("42% of 1,056 MB" was cut in two)
+        self.progress_bar.setMinimumWidth(self.progress_bar.fontMetrics().horizontalAdvance("100% of 99,999 MB") + 40)
         self.progress_bar.hide()
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress_bar)
