@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.model.fx_graph_text import op_node_names, parse_fx_graph
+from inspector.core.model.fx_graph_text import first_reader, op_node_names, parse_fx_graph
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs import cached_summary
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
@@ -282,6 +282,25 @@ def test_the_light_graph_reader_finds_the_op_nodes_the_full_parser_finds(inputs)
             for artifact in unit.graphs.values():
                 text = artifact.text
                 assert op_node_names(text) == [node.name for node in parse_fx_graph(text).op_nodes]
+
+
+def test_the_partial_graph_reader_finds_an_inputs_first_reader_as_the_full_parser_does(inputs):
+    """Naming a guard's value reads a Dynamo graph only as far as the first node that reads that
+    input; what it finds must be what the whole parse finds, for every input of every real graph."""
+    checked = 0
+    for path in inputs:
+        for unit in open_session(path).units:
+            artifact = unit.graphs.get("dynamo")
+            if artifact is None:
+                continue
+            graph = parse_fx_graph(artifact.text)
+            for placeholder in (node for node in graph.nodes if node.op == "placeholder"):
+                reader = next((node for node in graph.nodes if placeholder.name in node.inputs and node.source), None)
+                found = first_reader(artifact.text, placeholder.target)
+                assert (found[0].name, found[1].name, found[1].source) == (placeholder.name, reader.name, reader.source) \
+                    if reader else found is None
+                checked += 1
+    assert checked > 20
 
 
 def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path, cache_dir):

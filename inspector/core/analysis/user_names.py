@@ -13,7 +13,7 @@ from pathlib import PureWindowsPath
 from weakref import WeakKeyDictionary
 
 from inspector.core.model.compile_id import NO_FRAME
-from inspector.core.model.fx_graph_text import first_source
+from inspector.core.model.fx_graph_text import first_reader, first_source
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
 from inspector.core.readers.break_reasons import GuardComment, is_library_file
 
@@ -122,14 +122,11 @@ def _first_reader(unit: CompileUnit, base: str, path: str) -> tuple[str | None, 
     artifact = unit.graphs.get("dynamo")
     if artifact is None:
         return None, ""
-    graph = artifact.graph
     target = re.sub(r"_+", "_", re.sub(r"\W", "_", f"L['{base}']{path}"))
-    placeholder = next((node for node in graph.nodes if node.op == "placeholder" and node.target == target), None)
-    if placeholder is None:
+    found = first_reader(artifact.text, target)
+    if found is None:
         return None, ""
-    reader = next((node for node in graph.nodes if placeholder.name in node.inputs and node.source), None)
-    if reader is None:
-        return None, ""
+    placeholder, reader = found
     source = reader.source
     seen_at = f"{_short(source.file)}:{source.line}" + (f" in {source.function}" if source.function else "") \
         + f": `{source.code}`"

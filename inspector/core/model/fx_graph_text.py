@@ -8,6 +8,7 @@ lines that match none are kept in `FxGraph.unreadable` so a view can list them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 _CLASS = re.compile(r"^(\s*)class\s+([^\s(]+)\s*\(.*\)\s*:\s*$")
@@ -18,6 +19,7 @@ _DEF_FORWARD = re.compile(r"^(\s*)def\s+forward\s*\((.*)$")
 _FILE_COMMENT = re.compile(r"#\s*File:")
 _SPACES = re.compile(r"\s*")
 _DIGITS = re.compile(r"\d+")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 _ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=\s*(?P<expr>.+)$')
 # A graph whose inputs come through a pytree spec (an exported program, AOTInductor's graphs) declares
 # them in its body, `arg4_1: "f32[s77, 16]"; `, then unpacks them: `arg4_1, = fx_pytree.tree_flatten_spec(…)`
@@ -134,9 +136,29 @@ def op_node_names(text: str) -> list[str]:
     return [node.name for node in parser.parse().op_nodes]
 
 
+def first_reader(text: str, placeholder_target: str) -> tuple[FxNode, FxNode] | None:
+    """(the root graph's input `placeholder_target`, the first node with a source line that reads it),
+    parsing only as far as that node: inputs come first and their first reader is most often near
+    the top, and naming a guard's value for every recompile must not parse whole graphs."""
+    def the_input(graph: FxGraph, node: FxNode) -> FxNode | None:
+        return next((read for name in node.inputs if (read := graph.node(name)) is not None
+                     and read.op == "placeholder" and read.target == placeholder_target), None)
+
+    parser = _GraphTextParser(text.split("\n"),
+                              until=lambda graph, node: node.source is not None and the_input(graph, node) is not None)
+    graph = parser.parse()
+    if not parser.stopped:
+        return None
+    reader = graph.nodes[-1]
+    return the_input(graph, reader), reader
+
+
 class _GraphTextParser:
-    def __init__(self, lines: list[str], details: bool = True):
+    def __init__(self, lines: list[str], details: bool = True, until: Callable[[FxGraph, FxNode], bool] | None = None):
+        """`until`: stop after the first node of the root graph it accepts (`stopped` then says so)."""
         self.details = details
+        self.until = until
+        self.stopped = False
         self.lines = lines
         self.root: FxGraph | None = None
         self.classes: list[tuple[int, FxGraph]] = []
@@ -155,12 +177,12 @@ class _GraphTextParser:
             if not stripped:
                 continue
             indent = len(raw) - len(raw.lstrip())
-            class_match = _CLASS.match(raw)
+            class_match = _CLASS.match(raw) if stripped.startswith("class") else None  # the test first: faster
             if class_match:
                 current = self._open_class(indent, class_match.group(2))
                 body_indent, source, aliases = -1, None, {}
                 continue
-            def_match = _DEF_FORWARD.match(raw)
+            def_match = _DEF_FORWARD.match(raw) if stripped.startswith("def") else None
             if def_match:
                 if current is None:
                     current = self._open_class(-1, "")
@@ -183,7 +205,10 @@ class _GraphTextParser:
                 continue
             assign = _ASSIGN.match(stripped)
             if assign:
-                self._add_assignment(current, assign, source, index, aliases)
+                added = self._add_assignment(current, assign, source, index, aliases)
+                if self.until is not None and added is not None and current is self.root and self.until(current, added):
+                    self.stopped = True
+                    break
                 continue
             declared = _DECLARED_INPUT.match(stripped)
             if declared:
@@ -251,23 +276,28 @@ class _GraphTextParser:
                          inputs=_inputs(expression, graph, aliases), line_no=line_no))
 
     def _add_assignment(self, graph: FxGraph, assign: re.Match, source: FxSource | None,
-                        line_no: int, aliases: dict[str, str]) -> None:
+                        line_no: int, aliases: dict[str, str]) -> FxNode | None:
+        """The node the line adds (None where it names an input anew)."""
         name, annotation = assign["name"], assign["annot"]
-        expression = _CLEANUP.sub("", assign["expr"]).strip()
-        placeholder = graph.node(expression) if re.fullmatch(r"[A-Za-z_]\w*", expression) else None
+        expression = assign["expr"]
+        expression = (_CLEANUP.sub("", expression) if ";" in expression else expression).strip()
+        placeholder = graph.node(expression) if _NAME.fullmatch(expression) else None
         if placeholder is not None and placeholder.op == "placeholder":
             # Dynamo prints `l_x_ = L_x_`: the placeholder node itself, under its FX name.
             aliases[expression] = name
             graph.rename(placeholder, name)
-            return
+            return None
+        if not self.details:  # whether it is an op is all the names need: any line but `self.<attr>` is
+            op = "get_attr" if _ATTR.match(expression) else "call_function"
+            node = FxNode(name=name, op=op, target="", line_no=line_no)
+            graph.add(node)
+            return node
         op, target, args = _classify(expression)
-        if not self.details:
-            graph.add(FxNode(name=name, op=op, target=target, args=args, line_no=line_no))
-            return
         node = FxNode(name=name, op=op, target=target, args=args, source=source, line_no=line_no,
                       inputs=_inputs(args if op != "get_attr" else "", graph, aliases))
         _apply_annotation(node, annotation)
         graph.add(node)
+        return node
 
 
 def _classify(expression: str) -> tuple[str, str, str]:

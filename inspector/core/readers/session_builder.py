@@ -17,7 +17,7 @@ from inspector.core.readers.break_reasons import (
     explain_guard, is_library_file, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
 )
 from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
-from inspector.core.model.compile_spans import build_spans, small_args
+from inspector.core.model.compile_spans import build_spans
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     RecordArtifact, Recompile, Session, SourceLocation, TextArtifact, backward_stage,
@@ -449,7 +449,7 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
                 if record.payload_intact is not False:  # damaged payloads are counted already
                     log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
                 continue
-            args = event["args"] = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
+            args = event["args"] = dict(event["args"]) if isinstance(event.get("args"), dict) else {}  # build_spans keeps the small ones
             if "compile_id" not in args and record.compile_id is not None:
                 args["compile_id"] = str(record.compile_id)[1:-1]
             events.append(event)
