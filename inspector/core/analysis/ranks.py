@@ -16,16 +16,15 @@ floors keep a job of identical ranks, whose MAD is 0, from flagging ordinary jit
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.analysis.figures import measured_compile_s
 from inspector.core.analysis.timeline import Bar, Timeline
@@ -35,6 +34,9 @@ from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
 from inspector.core.readers import json_codec
 from inspector.core.readers.session_builder import build_rank, indexed_log
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 STRAGGLER_K = 5.0
 STRAGGLER_MIN_S = 1.0
@@ -333,6 +335,9 @@ def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
         return [figures for batch in executor.map(_figures_of_logs, batches) for figures in batch]
     if len(paths) < 4:
         return [_figures_of_log(path) for path in paths]
+    import multiprocessing  # here: a summary of one log need not pay for loading the pool's modules
+    from concurrent.futures import ProcessPoolExecutor
+
     workers = min(os.cpu_count() or 1, len(paths))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method)) as pool:
         return list(pool.map(_figures_of_log, paths, chunksize=max(1, len(paths) // (8 * workers))))
