@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inspector.core.model.read_problems import ReadProblems
@@ -61,20 +62,21 @@ class SpanForest:
     markers: list[Marker] = field(default_factory=list)
 
 
-def build_spans(events: list[dict], problems: ReadProblems | None = None) -> SpanForest:
-    """Nest trace events (dicts with name, ph, ts, args) in time order per thread."""
+def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) -> SpanForest:
+    """Nest trace events (dicts with name, ph, ts, args) in time order per thread. `events` is read
+    once, each event kept only as the few fields a span needs until they are in order."""
     problems = problems or ReadProblems()
     forest = SpanForest()
     stacks: dict[tuple, list[Span]] = defaultdict(list)
-    for event in sorted((e for e in events if isinstance(e.get("ts"), (int, float))), key=lambda e: e["ts"]):
-        phase = event.get("ph")
-        name = str(event.get("name", "?"))
-        args = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
+    timed = [_Event.of(event) for event in events if isinstance(event.get("ts"), (int, float))]
+    timed.sort(key=lambda event: event.ts)  # stable: events at the same time keep their order
+    for event in timed:
+        phase, name, args = event.phase, event.name, event.args
         compile_id = args.get("compile_id")
         compile_id = str(compile_id) if compile_id is not None else None
-        stack = stacks[(event.get("pid"), event.get("tid"))]
+        stack = stacks[event.thread]
         if phase == "B":
-            span = Span(name, float(event["ts"]), None, compile_id, len(stack), args)
+            span = Span(name, float(event.ts), None, compile_id, len(stack), args)
             (stack[-1].children if stack else forest.roots).append(span)
             stack.append(span)
         elif phase == "E":
@@ -83,18 +85,36 @@ def build_spans(events: list[dict], problems: ReadProblems | None = None) -> Spa
             for depth in range(len(stack) - 1, -1, -1):
                 if stack[depth].name == name and compile_id in (None, stack[depth].compile_id):
                     span = stack.pop(depth)
-                    span.end_us = float(event["ts"])
+                    span.end_us = float(event.ts)
                     span.args.update(args)
                     break
             else:
-                problems.add("unmatched_span_end", f"{name} at {event['ts']}")
+                problems.add("unmatched_span_end", f"{name} at {event.ts}")
         elif phase == "X":
-            duration = event.get("dur") if isinstance(event.get("dur"), (int, float)) else 0
-            span = Span(name, float(event["ts"]), float(event["ts"]) + duration, compile_id, len(stack), args)
+            duration = event.duration if isinstance(event.duration, (int, float)) else 0
+            span = Span(name, float(event.ts), float(event.ts) + duration, compile_id, len(stack), args)
             (stack[-1].children if stack else forest.roots).append(span)
         elif phase in ("i", "I", "n"):
-            forest.markers.append(Marker(name, float(event["ts"]), compile_id, args))
+            forest.markers.append(Marker(name, float(event.ts), compile_id, args))
     return forest
+
+
+@dataclass(slots=True)
+class _Event:
+    """What a span takes from one trace event."""
+
+    ts: int | float
+    phase: object
+    name: str
+    args: dict
+    duration: object
+    thread: tuple
+
+    @classmethod
+    def of(cls, event: dict) -> _Event:
+        args = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
+        return cls(event["ts"], event.get("ph"), str(event.get("name", "?")), args, event.get("dur"),
+                   (event.get("pid"), event.get("tid")))
 
 
 def stage_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:

@@ -441,19 +441,22 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
     (torch.export, AOTInductor), the stages that name no compile id are that unit's."""
     unowned_key = OUTSIDE_DYNAMO.unit_key if outside_dynamo else None
 
-    def build():
-        events = []
+    def events():
+        """Each record's event, read as build_spans takes it (one at a time: held together, a big
+        log's tens of thousands of parsed events cost ~2.5 KB each)."""
         for record in records:
             event = log.payload_json(record) if record.has_payload else record.meta
             if not isinstance(event, dict) or not event:
                 if record.payload_intact is not False:  # damaged payloads are counted already
                     log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
                 continue
-            args = event["args"] = dict(event["args"]) if isinstance(event.get("args"), dict) else {}  # build_spans keeps the small ones
+            args = event.get("args") if isinstance(event.get("args"), dict) else {}
             if "compile_id" not in args and record.compile_id is not None:
-                args["compile_id"] = str(record.compile_id)[1:-1]
-            events.append(event)
-        forest = build_spans(events, log.problems)
+                args = {**args, "compile_id": str(record.compile_id)[1:-1]}
+            yield {**event, "args": args}
+
+    def build():
+        forest = build_spans(events(), log.problems)
         by_unit: dict[tuple, list] = {}
         unowned = []
         for span in forest.roots:

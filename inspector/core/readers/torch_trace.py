@@ -95,9 +95,10 @@ class TraceLog:
         raw = self._read(record.payload_start, record.payload_end)
         if raw is None:
             return b""
-        if record.payload_intact is None:
-            self._check(record, raw)
-        return _strip_tabs(raw)
+        stripped = _strip_tabs(raw)
+        if record.payload_intact is None:  # the bytes payload_digest hashes: stripped once for both
+            self._check(record, hashlib.md5(stripped).hexdigest())
+        return stripped
 
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
@@ -186,10 +187,10 @@ class TraceLog:
                 raw = self._read(record.payload_start, record.payload_end)
                 if raw is None:
                     return
-                self._check(record, raw)
+                self._check(record, payload_digest(raw))
 
-    def _check(self, record: TraceRecord, raw: bytes) -> None:
-        record.payload_intact = payload_digest(raw) == record.payload_md5
+    def _check(self, record: TraceRecord, digest: str) -> None:
+        record.payload_intact = digest == record.payload_md5
         if not record.payload_intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
