@@ -504,13 +504,14 @@ def _rank_overview_on_dask(args, source) -> int:
 def _summary_document(args, source) -> int:
     """`summary` of an input that is no torch.compile session (an XLA dump, a tritonparse trace, a
     profiler trace): its own summary document, as JSON or text."""
-    from inspector.core.outputs.gpu_summary import (render_profile_text, render_triton_text, summarize_profile,
-                                                     summarize_triton)
+    from inspector.core.outputs.gpu_summary import (render_profile_ranks_text, render_profile_text, render_triton_text,
+                                                     summarize_profile, summarize_profile_ranks, summarize_triton)
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
-    from inspector.core.readers.sources import PROFILER_TRACE, TRITON_TRACE, XLA_DUMP
+    from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
 
     summarize, render = {XLA_DUMP: (summarize_dump, render_dump_text), TRITON_TRACE: (summarize_triton, render_triton_text),
-                         PROFILER_TRACE: (summarize_profile, render_profile_text)}[source.kind]
+                         PROFILER_TRACE: (summarize_profile, render_profile_text),
+                         PROFILER_TRACES: (summarize_profile_ranks, render_profile_ranks_text)}[source.kind]
     try:
         summary = summarize(source.open())
     except (OSError, ValueError) as error:  # the file as a whole is not what its start promised

@@ -9,8 +9,7 @@ executor for logs on a shared filesystem) and keep only the index; graphs and gu
 from the logs when a view asks for details.
 
 Stragglers: a rank is one when its figure exceeds median + max(K·1.4826·MAD, half the median, 1 s)
-over all ranks with that figure (K = 5; 1.4826·MAD estimates the standard deviation robustly). The
-floors keep a job of identical ranks, whose MAD is 0, from flagging ordinary jitter.
+over all ranks with that figure (`outliers.high_outliers`).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.core.analysis.figures import measured_compile_s
+from inspector.core.analysis.outliers import high_outliers, rule
 from inspector.core.analysis.timeline import Bar, Timeline
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.compile_id import CompileId
@@ -38,11 +38,9 @@ from inspector.core.readers.session_builder import build_rank, indexed_log
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-STRAGGLER_K = 5.0
 STRAGGLER_MIN_S = 1.0
 STRAGGLER_MIN_SHARE = 0.5
-STRAGGLER_RULE = (f"more than median + max({STRAGGLER_K:g}·1.4826·MAD, {STRAGGLER_MIN_SHARE:g}·median, "
-                  f"{STRAGGLER_MIN_S:g} s) over the ranks")
+STRAGGLER_RULE = rule(STRAGGLER_MIN_SHARE, f"{STRAGGLER_MIN_S:g} s")
 COLLECTIVE_SCHEDULE = "inductor_collective_schedule"
 RUNTIME_AND_TENSOR_META = "inductor_runtime_and_tensor_meta"  # per graph: ops with shapes and estimated runtimes
 EXECUTOR_BATCH = 8  # rank logs per task on a given executor
@@ -733,13 +731,11 @@ def _short_op(name: str) -> str:
 
 def _straggler_findings(figures: list[RankFigures], attribute: str, label: str, what: str) -> list[Finding]:
     values = {f.rank: getattr(f, attribute) for f in figures if getattr(f, attribute) is not None}
-    if len(values) < 3:
+    found = high_outliers(values, STRAGGLER_MIN_SHARE, STRAGGLER_MIN_S)
+    if found is None:
         return []
-    median = statistics.median(values.values())
-    mad = statistics.median(abs(value - median) for value in values.values())
-    threshold = median + max(STRAGGLER_K * 1.4826 * mad, STRAGGLER_MIN_SHARE * median, STRAGGLER_MIN_S)
-    return [Finding("straggler", (rank,), f"{label}: {what} {value:.2f} s vs median {median:.2f} s")
-            for rank, value in values.items() if value > threshold]
+    return [Finding("straggler", (rank,), f"{label}: {what} {values[rank]:.2f} s vs median {found.median:.2f} s")
+            for rank in found.keys]
 
 
 # --- one lane per rank --------------------------------------------------------------------------------

@@ -10,13 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import gpu_profile
+from inspector.core.analysis.profile_ranks import compare_profiles
 from inspector.core.analysis.source_time import Figure, source_time
 from inspector.core.numbers import number, seconds
-from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
+from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.tritonparse_trace import TritonTrace
 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
+PROFILE_RANKS_SCHEMA = "profile-ranks-summary/1"
 SOURCE_TIME_SCHEMA = "profile-source-time/1"
 SOURCE_TIME_KEY = "profile_source_time"  # the section of the log's summary JSON
 APPORTIONING = ("a launch's time is measured; a launch made from k FX nodes gives each node 1/k of it; a line "
@@ -68,6 +70,42 @@ def render_triton_text(summary: dict) -> str:
         for name, how in kernel["varying"].items():
             lines.append(f"  varies between launches: {name}: {how}")
     lines += _problems(summary["problems"])
+    return "\n".join(lines)
+
+
+def summarize_profile_ranks(traces: RankTraces) -> dict:
+    """A distributed run's profiler traces side by side (`profile_ranks`)."""
+    ranks = compare_profiles(traces)
+    return {
+        "schema": PROFILE_RANKS_SCHEMA, "kind": "profiler_traces", "source": ranks.source,
+        "ranks": [{"rank": run.rank, "source": run.source, "on_gpu": run.on_gpu, "profiled_us": run.profiled_us,
+                   "busy_us": run.busy_us, "collective_us": run.collective_us, "compute_us": run.compute_us,
+                   "regions": {name: {"calls": calls, "cpu_us": cpu_us} for name, (calls, cpu_us) in run.regions.items()}}
+                  for run in ranks.runs],
+        "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
+                        for difference in ranks.differences],
+        "unreadable": ranks.unreadable,
+    }
+
+
+def render_profile_ranks_text(summary: dict) -> str:
+    ranks = summary["ranks"]
+    on_gpu = bool(ranks) and all(rank["on_gpu"] for rank in ranks)
+    where = "the device's events (NCCL kernels are the collectives)" if on_gpu else "the CPU calls"
+    lines = [f"Profiler traces of {len(ranks)} rank(s): {summary['source']}", f"  times from {where}",
+             f"  {'rank':<6} {'profiled':>10} {'in collectives':>18} {'outside them':>13}  compiled regions (calls)"]
+    for rank in ranks:
+        share = rank["collective_us"] / rank["busy_us"] if rank["busy_us"] else 0.0
+        regions = ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items())
+        name = str(rank["rank"]) if rank["rank"] is not None else Path(rank["source"]).name
+        lines.append(f"  {name:<6} {microseconds(rank['profiled_us']):>10} "
+                     f"{microseconds(rank['collective_us']):>10} ({share:>4.0%}) {microseconds(rank['compute_us']):>13}  "
+                     f"{regions or '—'}")
+    lines += ["", "What differs between the ranks:" if summary["differences"] else "The ranks do not differ."]
+    lines += [f"  - {difference['text']}" for difference in summary["differences"]]
+    if summary["unreadable"]:
+        lines += ["", f"{len(summary['unreadable'])} trace(s) could not be read (left out):"]
+        lines += [f"  {name}: {why}" for name, why in summary["unreadable"].items()]
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ from inspector.core.readers.safe_files import UnsafeFile, read_bytes
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
 CAPTURED_PROFILE = "profile/compiled.json"  # where a capture session keeps its compiled run's trace (capture/runner.py)
 MAX_CANDIDATES = 64  # JSON files looked into for a log's profile: a log in a crowded folder costs no more
+MAX_RANK_TRACES = 4096  # JSON files looked into in a folder of rank traces
 KEPT_ARGS = ("correlation", "External id", "device", "stream", "kernel_file", "kernel_hash", "grid", "bytes")
 
 
@@ -114,6 +115,31 @@ def looks_like_profiler_trace(path: Path) -> bool:
         return False
     start = head(path)
     return start.lstrip().startswith(b"{") and b'"traceEvents"' in start
+
+
+def rank_traces(folder: Path) -> list[Path]:
+    """The profiler traces directly in `folder` (a distributed run's, one per rank), by name."""
+    candidates = islice((path for pattern in ("*.json", "*.json.gz") for path in folder.glob(pattern)), MAX_RANK_TRACES)
+    return sorted(path for path in candidates if looks_like_profiler_trace(path))
+
+
+@dataclass(frozen=True)
+class RankTraces:
+    """A folder of a distributed run's traces, one per rank."""
+
+    folder: Path
+    traces: list[ProfilerTrace]
+    unreadable: dict[str, str]  # a file that could not be read → why (the others are still compared)
+
+
+def read_rank_traces(folder: Path) -> RankTraces:
+    traces, unreadable = [], {}
+    for path in rank_traces(folder):
+        try:
+            traces.append(read_profiler_trace(path, root=folder))
+        except (OSError, ValueError) as error:
+            unreadable[path.name] = str(error)
+    return RankTraces(folder, traces, unreadable)
 
 
 def paired_profile(session) -> tuple[Path | None, str]:

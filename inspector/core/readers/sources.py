@@ -19,7 +19,7 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
-from inspector.core.readers.profiler_trace import looks_like_profiler_trace, read_profiler_trace
+from inspector.core.readers.profiler_trace import looks_like_profiler_trace, rank_traces, read_profiler_trace, read_rank_traces
 from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
@@ -117,6 +117,12 @@ def _open_logs(source: Source, progress: Progress) -> Session:
     return session
 
 
+def _match_rank_traces(path: Path) -> Match | None:
+    """A folder of two or more profiler traces (a folder of TORCH_TRACE logs is matched before it)."""
+    traces = rank_traces(path) if path.is_dir() else []
+    return Match(path, tuple(traces)) if len(traces) >= 2 else None
+
+
 def _match_xla_dump(path: Path) -> Match | None:
     return Match(path) if looks_like_xla_dump(path) else None
 
@@ -142,8 +148,13 @@ PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace
                            lambda source, progress: read_profiler_trace(source.path), opens_session=False,
                            elsewhere=GPU_FILES_ELSEWHERE)
 
+PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)",
+                            _match_rank_traces, lambda source, progress: read_rank_traces(source.path), opens_session=False,
+                            elsewhere=GPU_FILES_ELSEWHERE)
+
 # The registry, in the order a path is tried: the first kind that matches opens it.
-KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE]
+KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE,
+                          PROFILER_TRACES]
 
 
 def expected() -> str:

@@ -9,7 +9,10 @@
   beside its log when the run opens): kernel time per source line and module of the user's model,
   each figure measured or apportioned (`core/analysis/source_time.py`). A profile found with one run
   leaves when another run without one opens; one the user opened stays, joined to each run opened
-  after it, and says so when it is not that run's. A CPU run's profile shows no GPU columns."""
+  after it, and says so when it is not that run's. A CPU run's profile shows no GPU columns.
+- A folder of a distributed run's profiler traces, one per rank: per rank, the time profiled, in
+  collectives and outside them, and the compiled regions it ran; then what differs between the
+  ranks — the slow rank the others waited for, regions only some ranks ran (`profile_ranks.py`)."""
 
 from __future__ import annotations
 
@@ -20,8 +23,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStacke
 
 from inspector.core.numbers import number
 from inspector.core.outputs.gpu_summary import (REGION_EVENTS, microseconds, profile_totals_text, region_label, summarize_profile,
-                                                summarize_source_time, unlinked_text)
-from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
+                                                summarize_profile_ranks, summarize_source_time, unlinked_text)
+from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
 from inspector.gui.code_highlight import LazyHighlighter
@@ -31,8 +34,9 @@ from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.views.qt_tables import fill_rows, rows_table
 
 GPU_COLUMNS = (3, 4, 5)  # of the regions table: GPU, GPU per call, kernel launches
-EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]) or a torch.profiler trace "
-         "(*.pt.trace.json[.gz]) with File ▸ Open Log, Bundle or Folder… (Ctrl+Shift+O).")
+EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]), a torch.profiler trace "
+         "(*.pt.trace.json[.gz]) or a folder of them, one per rank, with File ▸ Open Log, Bundle or Folder… "
+         "(Ctrl+Shift+O).")
 
 
 class QtGpuView(QWidget):
@@ -45,6 +49,7 @@ class QtGpuView(QWidget):
         self.profile_trace: ProfilerTrace | None = None  # the profile shown
         self.profile_opened = False  # opened by the user (joined again to each run opened next), not found with a run
         self.source_time: dict | None = None  # the profile joined to the open run
+        self.ranks_summary: dict | None = None  # a folder of rank traces the user opened
         self._paired = LatestRequest(self)  # the profile found beside a run being opened: only the latest shown
         self._syncing = False  # a tint set from the other pane must not tint back
         self.header = QLabel(EMPTY)
@@ -52,6 +57,7 @@ class QtGpuView(QWidget):
         self.pages = QStackedWidget()
         self.pages.addWidget(self._triton_page())
         self.pages.addWidget(self._profile_page())
+        self.pages.addWidget(self._ranks_page())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
@@ -136,6 +142,21 @@ class QtGpuView(QWidget):
         page.setSizes([200, 300, 300])
         return page
 
+    def _ranks_page(self) -> QWidget:
+        self.rank_rows = rows_table(("rank", "profiled", "in collectives", "share", "outside collectives",
+                                     "compiled regions (calls)"))
+        self.rank_rows.horizontalHeaderItem(4).setToolTip(
+            "busy time outside collectives: the work that makes the other ranks wait in the next collective")
+        self.rank_differences = QLabel("")
+        self.rank_differences.setWordWrap(True)
+        self.rank_differences.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rank_differences.setAlignment(Qt.AlignmentFlag.AlignTop)
+        page = QSplitter(Qt.Orientation.Vertical)
+        page.addWidget(self.rank_rows)
+        page.addWidget(self.rank_differences)
+        page.setSizes([300, 300])
+        return page
+
     # --- opening --------------------------------------------------------------------------------
     def open(self, source: Source, opened=None) -> None:
         """Read the file, and work out a profile's figures, off the UI thread (a training run's trace
@@ -146,16 +167,20 @@ class QtGpuView(QWidget):
 
         def read():
             document = source.open()
+            if isinstance(document, RankTraces):
+                return document, summarize_profile_ranks(document), None
             if not isinstance(document, ProfilerTrace):
                 return document, None, None
             return document, summarize_profile(document), _joined(loaded, document)
 
         def show(result) -> None:
-            document, profile, joined = result
-            if profile is None:
+            document, summary, joined = result
+            if isinstance(document, RankTraces):
+                self.set_ranks(summary)
+            elif summary is None:
                 self.set_triton(document)
             else:
-                self.set_profile(document, profile, joined, opened=True)
+                self.set_profile(document, summary, joined, opened=True)
             if opened is not None:
                 opened()
 
@@ -166,7 +191,7 @@ class QtGpuView(QWidget):
         """The run's own profile (a capture's, or the one beside its log) shown joined to it, else a
         profile the user opened joined to the new run; a profile found with an earlier run leaves —
         unless the tab holds a tritonparse trace the user opened."""
-        if self.trace is not None:
+        if self.trace is not None or self.ranks_summary is not None:
             return
         kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
 
@@ -180,7 +205,7 @@ class QtGpuView(QWidget):
             return why
 
         def show(result) -> None:
-            if self.trace is not None:
+            if self.trace is not None or self.ranks_summary is not None:
                 return
             if isinstance(result, str):
                 self.clear_profile(result)
@@ -189,7 +214,7 @@ class QtGpuView(QWidget):
                 self.set_profile(trace, summary, joined, opened=opened)
 
         def failed(message, _tb) -> None:
-            if self.trace is not None:
+            if self.trace is not None or self.ranks_summary is not None:
                 return
             if self.profile_opened:
                 self.joined_label.setText(f"Profile not read: {message}")
@@ -199,7 +224,7 @@ class QtGpuView(QWidget):
         self._paired.run(read, show, failed)
 
     def set_triton(self, trace: TritonTrace) -> None:
-        self.trace, self.kernel = trace, None
+        self.trace, self.kernel, self.ranks_summary = trace, None, None
         problems = "; ".join(trace.problems.describe())
         self.header.setText(f"tritonparse trace {trace.path.name}: {len(trace.kernels)} kernel compilation(s), "
                             f"{number(trace.launches)} launch(es)" + (f" — could not read: {problems}" if problems else ""))
@@ -225,6 +250,7 @@ class QtGpuView(QWidget):
     def set_profile(self, trace: ProfilerTrace, summary: dict, joined: dict | None = None, opened: bool = True) -> None:
         """`opened`: the user opened the profile (it stays for the next run); else it came with the open run."""
         self.profile, self.profile_trace, self.trace, self.profile_opened = summary, trace, None, opened
+        self.ranks_summary = None
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
         gpu = bool(summary["kernels"])
         origin = ("" if joined is None else " (found with the open run)" if not opened else
@@ -254,6 +280,27 @@ class QtGpuView(QWidget):
         # the rows there are get the room: no empty table of lines beside a profile not joined
         self.profile_splitter.setSizes([300 if gpu else 200, 300 if gpu else 0, 300 if (joined or {}).get("lines") else 80])
         self.pages.setCurrentIndex(1)
+        self.pages.setVisible(True)
+
+    def set_ranks(self, summary: dict) -> None:
+        """A distributed run's profiler traces side by side (`summarize_profile_ranks`)."""
+        self.ranks_summary, self.trace, self.profile, self.profile_trace = summary, None, None, None
+        ranks = summary["ranks"]
+        on_gpu = bool(ranks) and all(rank["on_gpu"] for rank in ranks)
+        unreadable = (f"; {len(summary['unreadable'])} trace(s) could not be read: "
+                      + "; ".join(f"{name}: {why}" for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
+        self.header.setText(f"Profiler traces of {len(ranks)} rank(s) in {Path(summary['source']).name}, times from "
+                            f"{'the device' if on_gpu else 'the CPU calls'}{unreadable}")
+        fill_rows(self.rank_rows, [
+            (str(rank["rank"]) if rank["rank"] is not None else Path(rank["source"]).name, microseconds(rank["profiled_us"]),
+             microseconds(rank["collective_us"]), f"{rank['collective_us'] / rank['busy_us']:.0%}" if rank["busy_us"] else "—",
+             microseconds(rank["compute_us"]),
+             ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items()) or "—")
+            for rank in ranks])
+        differences = summary["differences"]
+        self.rank_differences.setText("What differs between the ranks:\n" + "\n".join(f"• {d['text']}" for d in differences)
+                                      if differences else "The ranks do not differ.")
+        self.pages.setCurrentIndex(2)
         self.pages.setVisible(True)
 
     def _show_joined(self, joined: dict | None) -> None:

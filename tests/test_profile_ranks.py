@@ -1,0 +1,139 @@
+"""A distributed run's profiler traces side by side (issue 25, "multi-rank too"): a real three-rank
+gloo job on this machine, where rank 2 computes longer and alone recompiles, and real GPU traces from
+the corpus. The figures are checked against the traces' own events, read here without our reader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import torch_available
+from inspector.core.analysis.profile_ranks import COLLECTIVE
+from inspector.core.outputs.gpu_summary import summarize_profile_ranks
+from inspector.core.readers.profiler_trace import read_rank_traces
+from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, RANK_LOGS, detect
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "tests" / "scenarios"
+TRAINING_PROFILE = ROOT.parent / "shared" / "corpus" / "hta-traces" / "trace_diff_test.json.gz"
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory, inductor_cache) -> Path:
+    """The three ranks' traces of tests/scenarios/profiled_ranks.py (rank 2 slow, and alone recompiling)."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    folder = tmp_path_factory.mktemp("profiled_ranks")
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor_cache), OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, str(SCENARIOS / "profiled_ranks.py")], env=env, cwd=folder,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return folder
+
+
+def _raw_events(path: Path) -> list[dict]:
+    with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as handle:
+        return [event for event in json.load(handle)["traceEvents"] if event.get("ph") == "X"]
+
+
+def _union_us(spans: list[tuple[float, float]]) -> float:
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(spans):
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.mark.slow
+def test_the_slow_rank_and_its_lone_recompile_are_named(job):
+    assert detect(job).kind is PROFILER_TRACES
+    done = cli("summary", job)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "Profiler traces of 3 rank(s)" in text and "times from the CPU calls" in text
+    assert "rank 2 is the slow rank" in text and "the other ranks waited for it in collectives" in text
+    assert "compile unit [0/1] ran on rank 2 only, not on ranks 0, 1" in text
+    assert "compile unit [0/0] was entered a different number of times: 4× on ranks 0, 1; 3× on rank 2" in text
+    summary = json.loads(cli("summary", "--json", job).stdout)
+    assert [rank["rank"] for rank in summary["ranks"]] == [0, 1, 2]
+    for rank in summary["ranks"]:  # each figure from the trace's own events
+        events = _raw_events(Path(rank["source"]))
+        start, end = min(e["ts"] for e in events), max(e["ts"] + e["dur"] for e in events)
+        collectives = [(e["ts"], e["ts"] + e["dur"]) for e in events if COLLECTIVE.search(e["name"])]
+        assert any(e["name"].startswith("gloo:") for e in events)  # gloo's own scope is what holds the wait
+        assert rank["profiled_us"] == pytest.approx(end - start)
+        assert rank["collective_us"] == pytest.approx(_union_us(collectives))
+        compiled = [e for e in events if e["name"].startswith("Torch-Compiled Region: ")]
+        assert {name: entry["calls"] for name, entry in rank["regions"].items()} == {
+            name: sum(1 for e in compiled if e["name"].endswith(name)) for name in {e["name"].split(": ")[1] for e in compiled}}
+    slow, waiting = summary["ranks"][2], summary["ranks"][:2]
+    assert all(rank["collective_us"] > 0.5 * rank["profiled_us"] for rank in waiting)
+    assert slow["compute_us"] > 10 * max(rank["compute_us"] for rank in waiting)
+    assert [d["kind"] for d in summary["differences"]] == ["slow_rank", "region_calls", "region_on_some_ranks"]
+
+
+@pytest.mark.slow
+def test_the_gpu_tab_shows_the_ranks_side_by_side(qtbot, window, job, no_slot_errors):
+    window.open_path(job)
+    view = window.gpu_view
+    qtbot.waitUntil(lambda: view.rank_rows.rowCount() == 3, timeout=60_000)
+    assert view.pages.currentIndex() == 2 and window.tabs.currentWidget() is view
+    assert [view.rank_rows.item(row, 0).text() for row in range(3)] == ["0", "1", "2"]
+    assert view.rank_rows.item(2, 5).text() == "compile unit [0/0] ×3, compile unit [0/1] ×1"
+    assert "rank 2 is the slow rank" in view.rank_differences.text()
+    assert "Profiler traces of 3 rank(s)" in view.header.text()
+    if TRAINING_PROFILE.is_file():  # another document replaces the ranks page
+        window.open_path(TRAINING_PROFILE)
+        qtbot.waitUntil(lambda: view.pages.currentIndex() == 1 and view.regions.rowCount() > 0, timeout=60_000)
+        assert view.ranks_summary is None
+
+
+def test_gpu_ranks_compare_on_the_device_and_a_damaged_trace_is_counted(tmp_path, corpus):
+    """Two ranks of a real V100 training run's trace (the same trace twice: identical ranks differ in
+    nothing); the collective time is the device's NCCL kernels, overlaps counted once; a third file
+    that is cut short is left out and named, and the two others are still compared."""
+    for rank in (0, 1):
+        shutil.copyfile(TRAINING_PROFILE, tmp_path / f"rank{rank}.pt.trace.json.gz")
+    (tmp_path / "rank2.pt.trace.json").write_bytes(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur"')
+    assert detect(tmp_path).kind is PROFILER_TRACES
+    summary = summarize_profile_ranks(read_rank_traces(tmp_path))
+    assert list(summary["unreadable"]) == ["rank2.pt.trace.json"]
+    assert len(summary["ranks"]) == 2 and summary["differences"] == []
+    events = _raw_events(TRAINING_PROFILE)
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    nccl = [(e["ts"], e["ts"] + e["dur"]) for e in gpu if "nccl" in e["name"].lower()]
+    assert nccl
+    for rank in summary["ranks"]:
+        assert rank["on_gpu"]
+        assert rank["collective_us"] == pytest.approx(_union_us(nccl))
+        assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
+    text = cli("summary", tmp_path).stdout
+    assert "times from the device's events" in text and "The ranks do not differ." in text
+    assert "1 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
+
+
+def test_one_trace_is_a_profile_and_a_folder_with_logs_is_a_job(tmp_path, corpus):
+    shutil.copyfile(TRAINING_PROFILE, tmp_path / "rank0.pt.trace.json.gz")
+    assert detect(tmp_path / "rank0.pt.trace.json.gz").kind is PROFILER_TRACE
+    shutil.copyfile(TRAINING_PROFILE, tmp_path / "rank1.pt.trace.json.gz")
+    assert detect(tmp_path).kind is PROFILER_TRACES
+    logs = list((corpus / "multi_rank_logs").glob("*.log"))
+    assert logs
+    for log in logs:
+        shutil.copyfile(log, tmp_path / log.name)
+    assert detect(tmp_path).kind is RANK_LOGS  # a job's logs come first: its traces are beside them
