@@ -79,15 +79,15 @@ def test_triton_kernels_from_the_gpu_log(qtbot, window, corpus):
     assert sorted(names) == sorted(unit.provenance["cppCodeToPost"][triton[0].name])
     assert all(code.nodes.topLevelItem(i).text(1).startswith("aten.") for i in range(len(names)))
     assert "exact (provenance)" in code.origin.text()
-    highlighter = LazyHighlighter.for_text(unit.output_code[0].code.text, "python", unit.output_code[0].code)
+    highlighter = LazyHighlighter.for_text(unit.output_code[0].text, "python", unit.output_code[0].code)
     jit_line = next(i for i, line in enumerate(highlighter.lines) if line.startswith("@triton.jit"))
     assert any(category == "decorator" for _c, _l, category in highlighter.line_spans(jit_line))
 
 
 def test_cpp_kernel_bodies_are_lexed_as_cpp():
     unit = open_session(BUNDLED).units[0]
-    code = unit.output_code[0].code
-    highlighter = LazyHighlighter.for_text(code.text, "python", code)
+    artifact = unit.output_code[0]
+    highlighter = LazyHighlighter.for_text(artifact.text, "python", artifact.code)
     extern = next(i for i, line in enumerate(highlighter.lines) if line.startswith('extern "C"'))
     assert ("keyword" in {c for _col, _len, c in highlighter.line_spans(extern)})
     wrapper = next(i for i, line in enumerate(highlighter.lines) if line.strip().startswith("def call("))

@@ -13,16 +13,16 @@ def test_cuda_log_triton_kernels_match_output_code_and_provenance(corpus):
     log_path = corpus / "inductor_provenance_jit_cuda_log.txt"
     session = open_session(log_path)
     (unit,) = session.units
-    code = unit.output_code[0].code
+    code, text = unit.output_code[0].code, unit.output_code[0].text
     assert code.language == "triton"
-    defined = re.findall(r"^(\w+) = async_compile\.triton\(", code.text, re.M)
+    defined = re.findall(r"^(\w+) = async_compile\.triton\(", text, re.M)
     triton = [kernel for kernel in unit.kernels if kernel.kind == "triton"]
     assert [kernel.name for kernel in triton] == defined and len(defined) == 3
     mapping = unit.provenance["cppCodeToPost"]
     for kernel in triton:
         assert kernel.source_origin == "provenance"
         assert sorted(kernel.source_nodes) == sorted(mapping[kernel.name])
-        assert code.text.split("\n")[kernel.start_line - 1].startswith(f"{kernel.name} = async_compile.triton(")
+        assert text.split("\n")[kernel.start_line - 1].startswith(f"{kernel.name} = async_compile.triton(")
         assert kernel.call_lines, "each Triton kernel is launched in call()"
     externs = [kernel for kernel in unit.kernels if kernel.kind == "extern"]
     assert [kernel.name for kernel in externs] == ["extern_kernels.mm", "extern_kernels.mm"]

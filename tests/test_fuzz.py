@@ -113,7 +113,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
             outputs.append(artifact.text)
             artifact.graph
         for artifact in unit.output_code:
-            outputs.append(artifact.code.text)
+            outputs.append(artifact.text)
         outputs += [artifact.text for artifact in unit.artifacts]
     folder = Path(session.source) if Path(session.source).is_dir() else None
     outputs += [text or "" for text in read_source(session.manifest.script if session.manifest is not None and session.manifest.script else "", folder)]

@@ -131,7 +131,7 @@ def _kernel_text(session: Session, kernel) -> str:
     for unit in session.units:
         for artifact in unit.output_code:
             if kernel in artifact.code.kernels:
-                return "\n".join(artifact.code.text.split("\n")[kernel.start_line - 1:kernel.end_line])
+                return "\n".join(artifact.text.split("\n")[kernel.start_line - 1:kernel.end_line])
     return ""
 
 

@@ -47,7 +47,9 @@ class Kernel:
 
 @dataclass
 class OutputCode:
-    text: str
+    """The kernels of one output code, without its text: a session keeps the parse of every unit's code
+    (its figures are made of it) and reads the text from the log again when a view shows it."""
+
     path: str | None = None
     aot_id: str | None = None
     kernels: list[Kernel] = field(default_factory=list)
@@ -105,7 +107,7 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
             pending_nodes = None
     match = _AOT_ID.search(text)
     aot_id = match["ids"].strip().strip("'\"") if match else None
-    code = OutputCode(text=text, path=path, aot_id=aot_id, kernels=kernels)
+    code = OutputCode(path=path, aot_id=aot_id, kernels=kernels)
     if provenance:
         apply_provenance(code, provenance)
     return code
@@ -150,7 +152,7 @@ def _parse_aot_code(text: str, path: str | None, provenance: dict | None) -> Out
         if not kernel.source_nodes:
             _apply_comment(kernel, pending_nodes)
         pending_nodes, pending_handles = None, []
-    code = OutputCode(text=text, path=path, kernels=[kernel for kernel in kernels if kernel.kind != "cpp" or kernel.call_lines
+    code = OutputCode(path=path, kernels=[kernel for kernel in kernels if kernel.kind != "cpp" or kernel.call_lines
                                                      or kernel.end_line > kernel.start_line])
     if provenance:
         apply_provenance(code, provenance)

@@ -152,6 +152,10 @@ class CodeArtifact:
     _code: MadeOnce[OutputCode] = field(default_factory=MadeOnce, repr=False, compare=False)
 
     @property
+    def text(self) -> str:
+        return self.load_text()
+
+    @property
     def code(self) -> OutputCode:
         return self._code.get(lambda: parse_output_code(self.load_text(), self.path, self.load_provenance()))
 

@@ -225,16 +225,15 @@ def load_log(path: Path) -> TraceLog | None:
         return None  # well-formed JSON of the wrong shape: not ours, or not this version's
 
 
-def store_log(log: TraceLog, skip_kinds: frozenset = frozenset()) -> None:
+def store_log(log: TraceLog) -> None:
     """Keep the index of a log read in full (every payload's md5 checked, so the entry says all a
-    read would say about damage), without the records of `skip_kinds` (those no reader of the
-    index looks at: thousands of tensor descriptions in a transformer's log)."""
+    read would say about damage): its records as read (without those the reader did not keep)."""
     identity = _identity(log.path)
     if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity):
         return
     if any(record.payload_intact is None and record.has_payload for record in log.records):
         return
-    _write_entry(_entry_file("index", identity["path"]), identity, _encode_log(log, skip_kinds))
+    _write_entry(_entry_file("index", identity["path"]), identity, _encode_log(log))
 
 
 # The record fields, each stored as one column (a list per field decodes faster than a list per record).
@@ -242,9 +241,8 @@ COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "timestamp", "pid", "li
            "payload_start", "payload_end", "payload_md5", "payload_intact")
 
 
-def _encode_log(log: TraceLog, skip_kinds: frozenset) -> dict:
-    kept = [record for record in log.records if record.kind not in skip_kinds]
-    columns = {name: [getattr(record, name) for record in kept] for name in COLUMNS}
+def _encode_log(log: TraceLog) -> dict:
+    columns = {name: [getattr(record, name) for record in log.records] for name in COLUMNS}
     columns["compile_id"] = [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd]
                              for cid in columns["compile_id"]]
     return {"columns": columns, "strings": [[key, value] for key, value in log.strings.items()],

@@ -42,6 +42,7 @@ SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "gua
                   "expression_created", "symbolic_shape_specialization", "propagate_real_tensors",
                   "unbacked_symbol_rebinding")
 DESCRIBE_KINDS = ("describe_storage", "describe_tensor", "describe_source")
+LEFT_ON_DISK = frozenset(DESCRIBE_KINDS)  # records the reader and the index cache do not keep
 EXPORT_ISSUE_KINDS = {"propagate_real_tensors_provenance": "data_dependent", "missing_fake_kernel": "missing_fake_kernel",
                       "mismatched_fake_kernel": "mismatched_fake_kernel"}
 EXPORT_GUARD = "guard_added"  # an issue too, outside Dynamo only (see _on_symbolic)
@@ -545,7 +546,7 @@ def build_preview_session(log_path: Path, source: Path, limit: int) -> Session:
     """The session of a log's whole records within its first `limit` bytes, its payloads unchecked:
     what the app shows while it reads the whole of a big log (never kept in the index cache)."""
     session = Session(source=source, kind="torch_trace")
-    log = read_trace_log(log_path, verify_md5=False, limit=limit)
+    log = read_trace_log(log_path, verify_md5=False, limit=limit, skip_kinds=LEFT_ON_DISK)
     session.ranks.append(build_rank(log, session))
     session.preview = (log.size, _size(log_path))
     return session
@@ -556,8 +557,8 @@ def indexed_log(path: Path, verify_md5: bool = True, progress: Callable[[int], N
     kept there when every payload was checked, so the next open of it reads nothing again."""
     log = index_cache.load_log(Path(path))
     if log is None:
-        log = read_trace_log(path, verify_md5=verify_md5, progress=progress)
-        index_cache.store_log(log, skip_kinds=frozenset(DESCRIBE_KINDS))
+        log = read_trace_log(path, verify_md5=verify_md5, progress=progress, skip_kinds=LEFT_ON_DISK)
+        index_cache.store_log(log)
     return log
 
 

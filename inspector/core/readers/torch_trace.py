@@ -407,13 +407,16 @@ def _keep_window(log: TraceLog) -> None:
 
 
 def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
-                   progress: Callable[[int], None] | None = None, limit: int | None = None) -> TraceLog:
+                   progress: Callable[[int], None] | None = None, limit: int | None = None,
+                   skip_kinds: frozenset[str] = frozenset()) -> TraceLog:
     """Index every record of the log at `path`; never raises on damaged content.
 
     The file is read in chunks, so memory holds one chunk and the index, not the whole log. With
     `verify_md5` False the payloads are checked later, when read or by `TraceLog.verify_payloads`.
     `progress(bytes_read)` is called after each chunk. With `limit`, only the whole records within
-    the log's first `limit` bytes are read (a preview of a big log; its `size` is what was read)."""
+    the log's first `limit` bytes are read (a preview of a big log; its `size` is what was read).
+    Records of `skip_kinds` are read, checked and counted, but not kept (nothing reads them at load;
+    on a real log they are a third of the records)."""
     path = Path(path)
     problems = ReadProblems()
     records: list[TraceRecord] = []
@@ -428,7 +431,7 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
     # With a helper, problems are noted in order and counted once its digests are in, so they read
     # exactly as the serial reader counts them.
     sink = helper.events if helper is not None else problems
-    scanner = _Scanner(records, strings, sink, verify_md5, file_rank, helper)
+    scanner = _Scanner(records, strings, sink, verify_md5, file_rank, helper, skip_kinds)
 
     left = limit  # bytes still to read, with a limit
 
@@ -519,9 +522,11 @@ class _Scanner:
     """Cuts a byte stream into records: an envelope line plus the tab-prefixed lines after it."""
 
     def __init__(self, records: list[TraceRecord], strings: dict[int, str], problems: ReadProblems,
-                 verify_md5: bool, file_rank: int | None, helper: _DigestHelper | None = None):
+                 verify_md5: bool, file_rank: int | None, helper: _DigestHelper | None = None,
+                 skip_kinds: frozenset[str] = frozenset()):
         self.records, self.strings, self.problems = records, strings, problems
         self.verify_md5, self.file_rank, self.helper = verify_md5, file_rank, helper
+        self.skip_kinds = skip_kinds
         self.line_no = 1
 
     def feed(self, data: bytes, base: int, at_eof: bool) -> int:
@@ -585,7 +590,7 @@ class _Scanner:
             return
         if record.kind == "str":
             _intern(record, self.strings, self.problems)
-        else:
+        elif record.kind not in self.skip_kinds:
             self.records.append(record)
 
 

@@ -281,8 +281,8 @@ class QtCodeView(QWidget):
     def _prepare(label: str, source):
         """(OutputCode or None, text, highlighter) for one entry of `unit_texts`."""
         if isinstance(source, CodeArtifact):
-            code = source.code
-            return code, code.text, LazyHighlighter.for_text(code.text, "python", code).lexed_ahead()
+            code, text = source.code, source.text
+            return code, text, LazyHighlighter.for_text(text, "python", code).lexed_ahead()
         text = source()
         language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
         return None, text, LazyHighlighter.for_text(text, language).lexed_ahead()
