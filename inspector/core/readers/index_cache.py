@@ -35,7 +35,7 @@ from inspector.core.readers import json_codec
 from inspector.core.readers.session_format import MANIFEST, RESULTS
 from inspector.core.readers.torch_trace import TraceLog, TraceRecord
 
-FORMAT = 3  # bump when the reader changes what it keeps of a record
+FORMAT = 4  # bump when the reader changes what it keeps of a record (4: no glog time and pid)
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 2048  # per kind: the logs opened most recently (a job of 1,024 ranks fits whole) …
@@ -237,7 +237,7 @@ def store_log(log: TraceLog) -> None:
 
 
 # The record fields, each stored as one column (a list per field decodes faster than a list per record).
-COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "timestamp", "pid", "line_no", "line_start", "line_end",
+COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "line_no", "line_start", "line_end",
            "payload_start", "payload_end", "payload_md5", "payload_intact")
 
 
@@ -264,10 +264,10 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
     values = [columns[name] for name in COLUMNS]
     count = len(values[0])
     none = type(None)
-    kinds, names, metas, cids, ranks, stamps, pids, line_nos, line_starts, line_ends, starts, ends, md5s, intact = values
+    kinds, names, metas, cids, ranks, line_nos, line_starts, line_ends, starts, ends, md5s, intact = values
     if not (all(type(column) is list and len(column) == count for column in values)
-            and _all(kinds, str) and _all(names, str) and _all(metas, dict) and _all(stamps, str)
-            and _all(ranks, int, none) and _all(pids, int) and _all(line_nos, int) and _all(md5s, str, none)
+            and _all(kinds, str) and _all(names, str) and _all(metas, dict)
+            and _all(ranks, int, none) and _all(line_nos, int) and _all(md5s, str, none)
             and _all(intact, bool, none) and _all(line_starts, int) and _all(line_ends, int)
             and _all(starts, int) and _all(ends, int)
             and all(0 <= a <= b <= size for a, b in zip(line_starts, line_ends))
@@ -283,7 +283,7 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
             compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
     cids = [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
     intern = sys.intern
-    records = list(map(TraceRecord, map(intern, kinds), map(intern, names), metas, cids, ranks, stamps, pids,
+    records = list(map(TraceRecord, map(intern, kinds), map(intern, names), metas, cids, ranks,
                        line_nos, line_starts, line_ends, starts, ends, md5s, intact))
     strings = {}
     for key, value in body["strings"]:

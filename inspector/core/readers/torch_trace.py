@@ -45,15 +45,14 @@ CONTEXT_KEYS = frozenset({"frame_id", "frame_compile_id", "attempt", "rank", "co
 
 @dataclass(slots=True)
 class TraceRecord:
-    """One envelope of the log; its payload stays on disk until `TraceLog.payload` reads it."""
+    """One envelope of the log; its payload stays on disk until `TraceLog.payload` reads it. The glog
+    prefix's time and pid are not kept: nothing reads them, and a big log's timestamps cost megabytes."""
 
     kind: str
     name: str  # artifact name for ``artifact`` records, else the kind
     meta: dict
     compile_id: CompileId | None
     rank: int | None
-    timestamp: str  # ``MMDD hh:mm:ss.ffffff`` as logged (glog carries no year)
-    pid: int
     line_no: int
     line_start: int = -1  # byte offsets of the envelope line, to re-read values dropped from `meta`
     line_end: int = -1
@@ -599,12 +598,12 @@ _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
 def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, problems: ReadProblems,
                     file_rank: int | None) -> TraceRecord | None:
-    envelope, prefix = _decode_fast(raw_line)
+    envelope = _decode_fast(raw_line)
     if envelope is None:
         raw_line = bytes(raw_line)
         if not raw_line.strip():
             return None
-        envelope, prefix = _decode_checked(raw_line, line_no, at_eof, problems)
+        envelope = _decode_checked(raw_line, line_no, at_eof, problems)
         if envelope is None:
             return None
     kind = None
@@ -628,7 +627,7 @@ def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, pr
     md5 = envelope.get("has_payload")
     # Positional: this runs once per record, tens of thousands of times per log.
     return TraceRecord(kind, name, meta, _compile_id(envelope), rank if isinstance(rank, int) else file_rank,
-                       prefix[0], prefix[1], line_no, -1, -1, -1, -1, md5 if isinstance(md5, str) else None)
+                       line_no, -1, -1, -1, -1, md5 if isinstance(md5, str) else None)
 
 
 _COMPILE_IDS: dict[tuple, CompileId] = {}
@@ -652,25 +651,21 @@ def _compile_id(envelope: dict) -> CompileId | None:
     return compile_id
 
 
-def _decode_fast(raw_line: bytes | memoryview) -> tuple[dict | None, tuple[str, int] | None]:
-    """The envelope of a well-formed line, decoded straight from bytes ((None, None) for anything
-    unusual, which `_decode_checked` then reads and reports)."""
+def _decode_fast(raw_line: bytes | memoryview) -> dict | None:
+    """The envelope of a well-formed line, decoded straight from bytes (None for anything unusual,
+    which `_decode_checked` then reads and reports)."""
     prefix = _PREFIX_BYTES.match(raw_line)
     if prefix is None:
-        return None, None
-    day, clock, pid, where = prefix.group(2, 3, 4, 5)
+        return None
     try:
         envelope = json_codec.loads(raw_line[prefix.end():])
-        where.decode("utf-8")  # a non-UTF-8 file name is reported by the checked path
+        prefix.group(5).decode("utf-8")  # a non-UTF-8 file name is reported by the checked path
     except ValueError:
-        return None, None
-    if not isinstance(envelope, dict):
-        return None, None
-    return envelope, (f"{day.decode()} {clock.decode()}", int(pid))
+        return None
+    return envelope if isinstance(envelope, dict) else None
 
 
-def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool,
-                    problems: ReadProblems) -> tuple[dict | None, tuple[str, int] | None]:
+def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool, problems: ReadProblems) -> dict | None:
     """The slow path: decode as text (replacing bad bytes), saying what is wrong with the line."""
     try:
         line = raw_line.decode("utf-8")
@@ -680,16 +675,16 @@ def _decode_checked(raw_line: bytes, line_no: int, at_eof: bool,
     prefix = _PREFIX.match(line)
     if not prefix:
         problems.add("truncated" if at_eof else "bad_prefix", f"line {line_no}: {line[:80]!r}")
-        return None, None
+        return None
     try:
         envelope = json_codec.loads(line[prefix.end():])
     except ValueError:
         problems.add("truncated" if at_eof else "bad_json", f"line {line_no}")
-        return None, None
+        return None
     if not isinstance(envelope, dict):
         problems.add("bad_json", f"line {line_no}: not an object")
-        return None, None
-    return envelope, (f"{prefix.group(2)} {prefix.group(3)}", int(prefix.group(4)))
+        return None
+    return envelope
 
 
 _SCALARS = (int, float, bool, type(None))
