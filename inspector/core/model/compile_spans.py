@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,9 +16,10 @@ SMALL_ARG_CHARS = 200
 
 
 def small_args(args: dict) -> dict:
-    """The arguments worth keeping on a span: scalars and short strings. The end event of a stage can
+    """The arguments worth keeping on a span: scalars and short strings, one copy of each string (tens of
+    thousands of spans repeat a handful of file names, functions and ids). The end event of a stage can
     carry the whole compilation_metrics (configs included); those live on the unit already."""
-    return {key: value for key, value in args.items()
+    return {sys.intern(key): sys.intern(value) if isinstance(value, str) else value for key, value in args.items()
             if isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= SMALL_ARG_CHARS)}
 
 

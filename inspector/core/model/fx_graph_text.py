@@ -287,7 +287,7 @@ class _GraphTextParser:
             aliases[expression] = name
             graph.rename(placeholder, name)
             return None
-        if not self.details:  # whether it is an op is all the names need: any line but `self.<attr>` is
+        if not self.details:  # op names need only whether a line is an op: every line but `self.<attr>` is
             op = "get_attr" if _ATTR.match(expression) else "call_function"
             node = FxNode(name=name, op=op, target="", line_no=line_no)
             graph.add(node)
