@@ -31,7 +31,7 @@ from inspector.core.graphs.graph_hierarchy import (  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.core.graphs.graph_layout import lay_out_view  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
-from inspector.gui.gc_policy import freeze_alive  # noqa: E402
+from inspector.core.gc_policy import freeze_alive  # noqa: E402
 from inspector.gui.views.graph.qt_graph_view import QtGraphView  # noqa: E402
 
 SUBMODULES = (("norm1", 6), ("attn", 18), ("norm2", 6), ("mlp", 12))  # ops per submodule, per repeat

@@ -51,21 +51,23 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary import at_a_glance
+from inspector.core.gc_policy import collector_paused
 start, cpu = time.perf_counter(), time.process_time()  # modules are loaded already in the app: time the open
 log = Path({log!r})
 what = {what!r}
-session = build_trace_session([log], log, verify_md5=what != "first_view")
-facts = dict(units=len(session.units), breaks=len(session.breaks))
-if what == "first_view":
-    statuses = [unit.status for unit in session.units]
-    analysis = SessionAnalysis(session)  # the navigator, the problems and the verdict's headline
-    problems, headline = analysis.problems, at_a_glance(analysis).headline
-    facts.update(kernels=sum(len(unit.kernels) for unit in session.units), problems=len(problems))
-else:
-    summary = session_summary(session)
-    problems = SessionAnalysis(session).problems
-    facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
-                 stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
+with collector_paused():  # as the app's load worker and the command line read a session
+    session = build_trace_session([log], log, verify_md5=what != "first_view")
+    facts = dict(units=len(session.units), breaks=len(session.breaks))
+    if what == "first_view":
+        statuses = [unit.status for unit in session.units]
+        analysis = SessionAnalysis(session)  # the navigator, the problems and the verdict's headline
+        problems, headline = analysis.problems, at_a_glance(analysis).headline
+        facts.update(kernels=sum(len(unit.kernels) for unit in session.units), problems=len(problems))
+    else:
+        summary = session_summary(session)
+        problems = SessionAnalysis(session).problems
+        facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
+                     stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
 children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the md5 helper's share
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu + children.ru_utime + children.ru_stime
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -96,8 +96,8 @@ def bench_timeline(app) -> QtTimeline:
 
 def five_megabytes_of_output_code() -> str:
     session = open_session(ROOT / "resources" / "sessions" / "mlp_breaks")
-    code = session.units[0].output_code[0].code
-    lines = code.text.split("\n")
+    artifact = session.units[0].output_code[0]
+    code, lines = artifact.code, artifact.text.split("\n")
     first = min(kernel.start_line for kernel in code.kernels if kernel.fused) - 1
     last = max(kernel.end_line for kernel in code.kernels if kernel.fused)
     head, kernels, tail = lines[:first], lines[first:last], lines[last:]

@@ -322,7 +322,7 @@ def check_kernels(check: Check, session, device: str) -> None:
             except Exception as error:
                 failed(check, f"our parser failed on {unit.compile_id}'s output code: {type(error).__name__}: {error}")
                 return
-            texts.append(code.text or "")
+            texts.append(artifact.text or "")
             kernels += [(str(unit.compile_id), kernel) for kernel in code.kernels]
     kinds: dict[str, int] = {}
     for _, kernel in kernels:

@@ -7,16 +7,18 @@ import json
 import os
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
 from inspector.capture.options import MODES
 from inspector.capture.options import add_arguments as add_capture_options
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
+from inspector.core.gc_policy import collector_paused
 
 
 PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
 COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check")
+READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
 EXIT_INCONCLUSIVE = 4  # `check`: nothing failed, but a speedup check could not tell
 
 
@@ -103,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "no_cache", False):
         os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
     try:
-        return args.run(args)
+        with collector_paused() if args.command in READS_SESSIONS else nullcontext():
+            return args.run(args)
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
         return 0

@@ -29,7 +29,7 @@ from inspector.core.readers.session_loader import close_session, open_session
 from inspector.core.readers.session_builder import build_preview_session
 from inspector.core.readers.sources import TRACE_LOG, Source, detect
 from inspector.gui.code_highlight import compile_lexers
-from inspector.gui.gc_policy import collector_paused
+from inspector.core.gc_policy import collector_paused
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
 # ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.

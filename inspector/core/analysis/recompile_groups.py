@@ -25,8 +25,10 @@ _CHECKED = re.compile(r"(?<=___check_obj_id\()[^,()]+|(?<=___check_type_id\()[^,
 _SOURCE_OF = re.compile(r"^(?P<base>[A-Za-z_]\w*)")  # `args[0]` → `L['args'][0]`
 _LOCAL = re.compile(r"L\['([^']+)'\]")
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
-_LIMIT_HIT = re.compile(r"recompile limit exceeded|hit config\.(?:recompile_limit|cache_size_limit)|"
-                        r"cache_size_limit reached|recompile_limit reached", re.I)
+# What torch writes when a frame hit the recompile limit (any case), looked for as plain substrings: a
+# case-blind pattern over every frame's reasons and warnings was most of the time of finding problems.
+_LIMIT_HIT = ("recompile limit exceeded", "hit config.recompile_limit", "hit config.cache_size_limit",
+              "cache_size_limit reached", "recompile_limit reached")
 STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stance(\"eager_on_recompile\")` after "
            "warm-up runs them eagerly instead of recompiling; in a test, `torch.compiler.set_stance("
            "\"fail_on_recompile\")` turns any recompile into an error.")
@@ -144,7 +146,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         if group.aspect.startswith("size dim"):
             group.specialised = _specialised_before(by_id, group)
         group.diagnosis, group.fix = _explain(group)
-        if any(_LIMIT_HIT.search(unit.fail_reason or "") for unit in group.units):
+        if any(_says_limit_hit(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
                                 "with only a log warning.")
     return sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))
@@ -213,7 +215,7 @@ def recompile_limit(session: Session) -> RecompileLimit:
         limit = setting[1] if setting else DEFAULT_RECOMPILE_LIMIT
         texts = " ".join([u.fail_reason or "" for u in units] + [b.text or b.reason for u in units for b in u.breaks]
                          + [w for u in units for w in u.warnings])
-        if _LIMIT_HIT.search(texts) or len({u.compile_id.compile for u in units}) > limit:
+        if _says_limit_hit(texts) or len({u.compile_id.compile for u in units}) > limit:
             first = units[0]
             at_limit.append(f"frame {first.compile_id.frame} {first.function or '?'}"
                             + (f" (rank {first.rank})" if first.rank is not None else ""))
@@ -221,6 +223,11 @@ def recompile_limit(session: Session) -> RecompileLimit:
         return RecompileLimit(DEFAULT_RECOMPILE_LIMIT, "recompile_limit", False, at_limit)
     value = min(values)
     return RecompileLimit(value, values[value], True, at_limit, sorted(values))
+
+
+def _says_limit_hit(text: str) -> bool:
+    lowered = text.lower()
+    return any(words in lowered for words in _LIMIT_HIT)
 
 
 def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:

@@ -198,7 +198,12 @@ def artifact_record(artifact: TextArtifact) -> dict | None:
 class CacheEvent:
     cache: str  # fx_graph | aotautograd
     outcome: str  # hit | miss | bypass
-    detail: dict = field(default_factory=dict)
+    load_detail: Callable[[], dict] = dict  # read on use: a miss's payload holds every config line of its key
+
+    @property
+    def detail(self) -> dict:
+        """The payload's small values: the key and timings."""
+        return self.load_detail()
 
 
 @dataclass(eq=False)  # one unit is one compile: equal by identity, so it can key a dict or a set

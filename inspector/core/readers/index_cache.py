@@ -252,7 +252,7 @@ def _encode_log(log: TraceLog) -> dict:
 
 
 def _all(values: list, *types: type) -> bool:
-    return all(type(value) in types for value in values)
+    return set(map(type, values)).issubset(types)  # in C: a reopen checks every value of ~100k records
 
 
 def _decode_log(path: Path, body: dict, size: int) -> TraceLog:

@@ -255,9 +255,13 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
     if unit is None:
         return
     cache, _, outcome = record.name.rpartition("_cache_")
-    detail = builder.log.payload_json(record)
-    small = {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
-    unit.cache_events.append(CacheEvent(cache, outcome, small))  # the key and timings, not every config line
+    log = builder.log
+
+    def small_detail() -> dict:
+        detail = log.payload_json(record)
+        return {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
+
+    unit.cache_events.append(CacheEvent(cache, outcome, small_detail))
 
 
 def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:

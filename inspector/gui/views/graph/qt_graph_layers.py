@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QStyl
 
 from inspector.core.graphs.graph_layout import PAD
 from inspector.core.graphs.item_ids import open_item
-from inspector.gui.gc_policy import freeze_alive
+from inspector.core.gc_policy import freeze_alive
 
 LABEL_MIN_PX = 40  # a box gets its text when it is at least this wide on screen
 MAX_LABELS = 200

@@ -25,7 +25,7 @@ from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.item_ids import ItemKind, is_group, item_key, item_kind, toggled
 from inspector.core.graphs.op_kinds import OP_KINDS, op_kind
 from inspector.core.graphs.stage_graphs import StageGraphs
-from inspector.gui.gc_policy import freeze_alive
+from inspector.core.gc_policy import freeze_alive
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_plain_text import html_text, plain_tip
 from inspector.gui.qt_shown_later import QtShownLater

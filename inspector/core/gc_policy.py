@@ -1,12 +1,14 @@
-"""When Python's cyclic garbage collector may run in the app, in one place: large graphs and sessions
-would otherwise make its full passes pause the UI thread.
+"""When Python's cyclic garbage collector may run while a session is read, in one place (the app and
+the command line).
 
 A full collection walks every tracked object while it holds the GIL: over the hundreds of thousands of
 objects a big log makes, or a 50k-node graph's parsed nodes, layout and scene, it takes 50–200 ms, which
-the UI thread feels as a frozen frame. So the collector is paused while a worker builds a session, and
-what lives as long as the session or the scene is frozen out of later full passes (gc.freeze). Frozen
-objects are never collected as cycles: what is frozen must be free of reference cycles, so that
-reference counting still frees it when the next session or layout replaces it."""
+the app's UI thread feels as a frozen frame, and the passes repeat as the objects grow: a quarter of the
+command line's summary of a 1 GB log (8.9 → 6.6 s, the same peak RSS). So the collector is paused while
+a session is built and summarised, and what lives as long as the session or the scene is frozen out of
+later full passes (gc.freeze). Frozen objects are never collected as cycles: what is frozen must be
+free of reference cycles, so that reference counting still frees it when the next session or layout
+replaces it."""
 
 from __future__ import annotations
 
