@@ -156,10 +156,11 @@ class RankReport:
 
 # --- figures of one rank ----------------------------------------------------------------------------
 
-def rank_figures(rank: Rank, damage: dict[str, int] | None = None) -> RankFigures:
-    """The figures and unit fingerprints of one rank (reads each unit's Dynamo graph text)."""
+def rank_figures(rank: Rank, damage: dict[str, int] | None = None, compared: bool = True) -> RankFigures:
+    """The figures and unit fingerprints of one rank (reads each unit's Dynamo graph text). A rank
+    not `compared` with others gets no graph fingerprints: they parse every graph, for nothing."""
     units = rank.units
-    prints = tuple(_unit_print(unit) for unit in units)
+    prints = tuple(_unit_print(unit, compared) for unit in units)
     events = [event for unit in units for event in unit.cache_events]
     counts = damage if damage is not None else rank.problems.counts
     return RankFigures(
@@ -192,12 +193,12 @@ def _executed(rank: Rank) -> tuple[str, ...] | None:
     return tuple(calls)
 
 
-def _unit_print(unit: CompileUnit) -> UnitPrint:
+def _unit_print(unit: CompileUnit, fingerprinted: bool = True) -> UnitPrint:
     graph_text = ""
     artifact = unit.graphs.get("dynamo") or next(iter(unit.graphs.values()), None)
     if artifact is not None:
         graph_text = artifact.text
-    fingerprint, ops = _graph_fingerprint(graph_text) if graph_text else (None, None)
+    fingerprint, ops = _graph_fingerprint(graph_text) if graph_text and fingerprinted else (None, None)
     status = unit.status
     outcome = "failed" if status is UnitStatus.FAILED else "cut" if status is UnitStatus.CUT else "ok"
     seconds = unit.metric("entire_frame_compile_time_s")
@@ -343,7 +344,7 @@ def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
 
 def session_rank_report(session: Session) -> RankReport:
     """The report of a loaded session, with graph differences explained node by node."""
-    figures = [rank_figures(rank) for rank in session.ranks]
+    figures = [rank_figures(rank, compared=len(session.ranks) > 1) for rank in session.ranks]
     by_rank = {rank.rank: rank for rank in session.ranks}
     return rank_report(figures, explain_graph=lambda a, a_id, b, b_id: _explain_graph(by_rank.get(a), a_id,
                                                                                        by_rank.get(b), b_id))
