@@ -285,14 +285,18 @@ def _on_chromium_event(builder: RankBuilder, record: TraceRecord) -> None:
 def _on_symbolic(builder: RankBuilder, record: TraceRecord) -> None:
     log = builder.log
 
-    def fields() -> dict:
+    def fields(shown: bool = False) -> dict:
+        """The record's fields, its stacks' files named; the Python `stack` (a hundred frames, read by
+        no analysis) only in the text that is `shown`."""
         meta = log.full_meta(record)
+        if not shown:
+            meta.pop("stack", None)
         for key in ("stack", "user_stack"):
             if key in meta:
                 meta[key] = resolve_stack(meta[key], log.strings)
         return meta
 
-    artifact = RecordArtifact(record.kind, lambda: json.dumps(fields(), indent=1), "json", fields)
+    artifact = RecordArtifact(record.kind, lambda: json.dumps(fields(shown=True), indent=1), "json", fields)
     if record.kind == "guard_added" and record.compile_id is None and _restricts_an_input(log.full_meta(record)):
         _on_export_issue(builder, record, EXPORT_GUARD, artifact)  # outside Dynamo, a guard on an input is export's
         return
