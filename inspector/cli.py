@@ -506,7 +506,7 @@ def _rank_overview_on_dask(args, source) -> int:
 
 def _summary_document(args, source) -> int:
     """`summary` of an input that is no torch.compile session (an XLA dump, a tritonparse trace, a
-    profiler trace): its own summary document, as JSON or text."""
+    profiler trace, a folder of profiler traces one per rank): its own summary document, as JSON or text."""
     from inspector.core.outputs.gpu_summary import (render_profile_ranks_text, render_profile_text, render_triton_text,
                                                      summarize_profile, summarize_profile_ranks, summarize_triton)
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump

@@ -17,12 +17,10 @@ import pytest
 from conftest import torch_available
 from inspector.core.analysis.profile_ranks import COLLECTIVE
 from inspector.core.outputs.gpu_summary import summarize_profile_ranks
-from inspector.core.readers.profiler_trace import read_rank_traces
 from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, RANK_LOGS, detect
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
-TRAINING_PROFILE = ROOT.parent / "shared" / "corpus" / "hta-traces" / "trace_diff_test.json.gz"
 
 
 @pytest.fixture(scope="module")
@@ -97,40 +95,72 @@ def test_the_gpu_tab_shows_the_ranks_side_by_side(qtbot, window, job, no_slot_er
     assert view.rank_rows.item(2, 5).text() == "compile unit [0/0] ×3, compile unit [0/1] ×1"
     assert "rank 2 is the slow rank" in view.rank_differences.text()
     assert "Profiler traces of 3 rank(s)" in view.header.text()
-    if TRAINING_PROFILE.is_file():  # another document replaces the ranks page
-        window.open_path(TRAINING_PROFILE)
+    training = ROOT.parent / "shared" / "corpus" / "hta-traces" / "trace_diff_test.json.gz"
+    if training.is_file():  # another document replaces the ranks page
+        window.open_path(training)
         qtbot.waitUntil(lambda: view.pages.currentIndex() == 1 and view.regions.rowCount() > 0, timeout=60_000)
         assert view.ranks_summary is None
 
 
-def test_gpu_ranks_compare_on_the_device_and_a_damaged_trace_is_counted(tmp_path, corpus):
-    """Two ranks of a real V100 training run's trace (the same trace twice: identical ranks differ in
-    nothing); the collective time is the device's NCCL kernels, overlaps counted once; a third file
-    that is cut short is left out and named, and the two others are still compared."""
+def _as_rank(trace: Path, rank: int, target: Path) -> None:
+    """A copy of a real trace that says it is of `rank` (its events as recorded)."""
+    with gzip.open(trace, "rt") as handle:
+        document = json.load(handle)
+    document["distributedInfo"] = {**document.get("distributedInfo", {}), "rank": rank}
+    with gzip.open(target, "wt") as handle:
+        json.dump(document, handle)
+
+
+def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, corpus):
+    """Two ranks of a real V100 training run's trace (the same events as ranks 0 and 1: they differ in
+    nothing); the collective time is the device's NCCL kernels, overlaps counted once; a file cut
+    short and a trace of no events are left out and named, and the two others are still compared."""
+    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
     for rank in (0, 1):
-        shutil.copyfile(TRAINING_PROFILE, tmp_path / f"rank{rank}.pt.trace.json.gz")
+        _as_rank(training, rank, tmp_path / f"rank{rank}.pt.trace.json.gz")
     (tmp_path / "rank2.pt.trace.json").write_bytes(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur"')
+    (tmp_path / "rank3.pt.trace.json").write_text('{"traceEvents": []}')
     assert detect(tmp_path).kind is PROFILER_TRACES
-    summary = summarize_profile_ranks(read_rank_traces(tmp_path))
-    assert list(summary["unreadable"]) == ["rank2.pt.trace.json"]
-    assert len(summary["ranks"]) == 2 and summary["differences"] == []
-    events = _raw_events(TRAINING_PROFILE)
+    summary = summarize_profile_ranks(detect(tmp_path).open())
+    assert sorted(summary["unreadable"]) == ["rank2.pt.trace.json", "rank3.pt.trace.json"]
+    assert summary["unreadable"]["rank3.pt.trace.json"] == "holds no events"
+    assert [rank["rank"] for rank in summary["ranks"]] == [0, 1] and summary["differences"] == []
+    assert summary["times_from"] == "device" and not summary["not_compared"]
+    events = _raw_events(training)
     gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     nccl = [(e["ts"], e["ts"] + e["dur"]) for e in gpu if "nccl" in e["name"].lower()]
     assert nccl
     for rank in summary["ranks"]:
-        assert rank["on_gpu"]
         assert rank["collective_us"] == pytest.approx(_union_us(nccl))
         assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
     text = cli("summary", tmp_path).stdout
     assert "times from the device's events" in text and "The ranks do not differ." in text
-    assert "1 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
+    assert "2 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
+
+
+def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, corpus):
+    """tensorboard_trace_handler writes a rank's steps into one folder: traces naming the same rank
+    are not ranks that differ; a folder of traces that no trace could be read from is an error."""
+    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
+    for step in (1, 2):
+        shutil.copyfile(training, tmp_path / f"host_{step}.pt.trace.json.gz")
+    summary = summarize_profile_ranks(detect(tmp_path).open())
+    assert len(summary["ranks"]) == 2 and summary["differences"] == []
+    assert "rank(s) 1 appear in more than one trace" in summary["not_compared"]
+    assert "Not compared: rank(s) 1 appear in more than one trace" in cli("summary", tmp_path).stdout
+    for step in (1, 2):
+        (tmp_path / f"host_{step}.pt.trace.json.gz").write_bytes(b"\x1f\x8b not a gzip stream")
+    (tmp_path / "empty.pt.trace.json").write_text('{"traceEvents": []}')
+    (tmp_path / "empty2.pt.trace.json").write_text('{"traceEvents": []}')
+    done = cli("summary", tmp_path)
+    assert done.returncode == 2 and "no profiler trace could be read" in done.stderr
 
 
 def test_one_trace_is_a_profile_and_a_folder_with_logs_is_a_job(tmp_path, corpus):
-    shutil.copyfile(TRAINING_PROFILE, tmp_path / "rank0.pt.trace.json.gz")
+    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
+    shutil.copyfile(training, tmp_path / "rank0.pt.trace.json.gz")
     assert detect(tmp_path / "rank0.pt.trace.json.gz").kind is PROFILER_TRACE
-    shutil.copyfile(TRAINING_PROFILE, tmp_path / "rank1.pt.trace.json.gz")
+    shutil.copyfile(training, tmp_path / "rank1.pt.trace.json.gz")
     assert detect(tmp_path).kind is PROFILER_TRACES
     logs = list((corpus / "multi_rank_logs").glob("*.log"))
     assert logs

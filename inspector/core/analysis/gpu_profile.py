@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from inspector.core.numbers import seconds
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent
 
 GPU_CATEGORIES = {"kernel": "kernels", "gpu_memcpy": "copies", "gpu_memset": "fills"}
@@ -67,6 +68,17 @@ class GpuProfile:
     devices: list[DeviceTime]
     unlinked: int  # GPU events without a runtime call to tie them to a region
     total_gpu_us: float = field(default=0.0)
+
+
+def microseconds(value: float) -> str:
+    """A trace's µs as people read a duration (12.3 ms, 1.76 µs)."""
+    return seconds(value / 1e6)
+
+
+def region_label(name: str) -> str:
+    """"0/1" is a compile unit (a Torch-Compiled Region), written [0/1] as everywhere else;
+    CompiledFunction[Backward] stays as named."""
+    return f"compile unit [{name}]" if "/" in name else name
 
 
 def gpu_profile(trace: ProfilerTrace) -> GpuProfile:

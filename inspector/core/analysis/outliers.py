@@ -31,6 +31,6 @@ def high_outliers(values: Mapping[Hashable, float], min_share: float, floor: flo
     return HighOutliers(median, threshold, [key for key, value in values.items() if value > threshold])
 
 
-def rule(min_share: float, floor: str) -> str:
-    """The rule in words, for a finding to cite."""
-    return f"more than median + max({K:g}·1.4826·MAD, {min_share:g}·median, {floor}) over the ranks"
+def rule(min_share: float, floor_text: str) -> str:
+    """The rule in words, for a finding to cite (`floor_text`: the floor with its unit, "1 s")."""
+    return f"more than median + max({K:g}·1.4826·MAD, {min_share:g}·median, {floor_text}) over the ranks"

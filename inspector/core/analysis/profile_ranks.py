@@ -4,22 +4,24 @@ collectives and how much computing, and which compiled regions it ran how often;
 
 A rank that computes longer than the others makes them wait for it in the next collective, so the
 slow rank is the one with the most time *outside* collectives (`outliers.high_outliers`), and the
-others' collective time is their wait. Where the traces hold GPU events, both come from the device
-(kernels busy, NCCL kernels for collectives: on the CPU, a GPU collective only queues); a CPU run's
-come from the CPU calls (a gloo collective blocks its caller until every rank has joined).
+others' collective time is their wait. Where every trace holds GPU events, both come from the device
+(kernels busy, NCCL kernels for collectives: on the CPU, a GPU collective only queues); else every
+rank's come from its CPU calls (a gloo collective blocks its caller until every rank has joined).
 A compiled region that runs on some ranks only is a recompile (or a compile) the others did not make;
-a region entered a different number of times means the ranks ran different steps."""
+a region entered a different number of times means the ranks ran different steps. Traces that name
+no rank, or the same rank twice (one process's profiling steps), are listed but not compared."""
 
 from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from inspector.core.analysis.gpu_profile import GPU_CATEGORIES, OUTSIDE, gpu_profile
+from inspector.core.analysis.gpu_profile import GPU_CATEGORIES, OUTSIDE, gpu_profile, microseconds, region_label
 from inspector.core.analysis.outliers import high_outliers, rule
-from inspector.core.numbers import seconds
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, TraceEvent
 
 # Collective calls as torch.profiler names them: c10d ops, the backends' record_function scopes, the
@@ -31,17 +33,10 @@ SLOW_RULE = rule(SLOW_MIN_SHARE, "1 ms")
 
 
 @dataclass(frozen=True)
-class RankRun:
-    """One rank's profiled run."""
-
-    rank: int | None
-    source: str
-    on_gpu: bool  # figures from the device's events (else from the CPU's)
-    profiled_us: float  # first to last event (on the GPU: of the device's events)
+class Times:
+    profiled_us: float  # first to last event
     busy_us: float  # time some event ran (on the CPU: the profiled span)
     collective_us: float  # time inside collectives, overlaps counted once
-    regions: dict[str, tuple[int, float]]  # compiled region → (calls, CPU µs)
-    kernels: frozenset[str] = frozenset()  # GPU kernels that ran
 
     @property
     def compute_us(self) -> float:
@@ -50,9 +45,26 @@ class RankRun:
 
 
 @dataclass(frozen=True)
+class RankRun:
+    """One rank's profiled run, reduced to what is compared (its trace is let go)."""
+
+    rank: int | None
+    source: str
+    cpu: Times
+    gpu: Times | None  # None: the trace holds no GPU event
+    regions: dict[str, tuple[int, float]]  # compiled region → (calls, CPU µs)
+    kernels: frozenset[str] = frozenset()  # GPU kernels that ran
+
+    @property
+    def name(self) -> str:
+        """"rank 2", or the file's name for a trace that names no rank."""
+        return f"rank {self.rank}" if self.rank is not None else Path(self.source).name
+
+
+@dataclass(frozen=True)
 class RankDifference:
     kind: str  # slow_rank | region_on_some_ranks | region_calls | kernel_on_some_ranks
-    ranks: tuple  # the ranks it names
+    ranks: tuple  # the ranks it names (a file's name for a trace that names no rank)
     text: str
 
 
@@ -60,27 +72,55 @@ class RankDifference:
 class ProfileRanks:
     source: str
     runs: list[RankRun]  # by rank
+    on_gpu: bool  # every trace holds GPU events: the device's times are compared, else the CPU calls'
     differences: list[RankDifference] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # a trace that could not be read → why
+    not_compared: str = ""  # why the traces are not compared as ranks ('' when they are)
+
+    def times(self, run: RankRun) -> Times:
+        return run.gpu if self.on_gpu and run.gpu is not None else run.cpu
 
 
 def compare_profiles(traces: RankTraces) -> ProfileRanks:
-    runs = sorted((rank_run(trace) for trace in traces.traces),
-                  key=lambda run: (run.rank is None, run.rank or 0, run.source))
-    return ProfileRanks(str(traces.folder), runs,
-                        _slow_ranks(runs) + _regions_that_differ(runs) + _kernels_that_differ(runs), traces.unreadable)
+    runs: list[RankRun] = []
+    for trace in traces.read():  # one trace held at a time
+        if trace.events:
+            runs.append(rank_run(trace))
+        else:
+            traces.unreadable[trace.path.name] = "holds no events"
+    runs.sort(key=lambda run: (run.rank is None, run.rank or 0, run.source))
+    on_gpu = bool(runs) and all(run.gpu is not None for run in runs)
+    why = _not_ranks(runs)
+    differences = [] if why else (_slow_ranks(runs, on_gpu) + _regions_that_differ(runs)
+                                  + (_kernels_that_differ(runs) if on_gpu else []))
+    return ProfileRanks(str(traces.folder), runs, on_gpu, differences, dict(traces.unreadable), why)
+
+
+def _not_ranks(runs: list[RankRun]) -> str:
+    """Why these traces are not one run's ranks: traces that name the same rank (a rank's profiling
+    steps, as `tensorboard_trace_handler` writes them into one folder) or none."""
+    if len(runs) < 2:
+        return "fewer than two traces could be read"
+    counts = Counter(run.rank for run in runs)
+    if None in counts:
+        return (f"{counts[None]} trace(s) name no rank (no distributedInfo, no rank in the file name): "
+                "steps of one process are not ranks to compare")
+    repeated = sorted(rank for rank, count in counts.items() if count > 1)
+    if repeated:
+        return (f"rank(s) {', '.join(map(str, repeated))} appear in more than one trace: a rank's profiling steps "
+                "are not ranks to compare (open each trace on its own)")
+    return ""
 
 
 def rank_run(trace: ProfilerTrace) -> RankRun:
     gpu = [event for event in trace.events if event.category in GPU_CATEGORIES]
     regions = {row.name: (row.calls, row.cpu_us) for row in gpu_profile(trace).regions if row.name != OUTSIDE}
-    if gpu:
-        collective = [event for event in gpu if COLLECTIVE.search(event.name)]
-        return RankRun(trace.rank, str(trace.path), True, _span(gpu), _covered(gpu), _covered(collective), regions,
-                       frozenset(event.name for event in gpu if event.category == "kernel"))
-    collective = [event for event in trace.events if COLLECTIVE.search(event.name)]
     span = _span(trace.events)
-    return RankRun(trace.rank, str(trace.path), False, span, span, _covered(collective), regions)
+    cpu = Times(span, span, _covered([event for event in trace.events if COLLECTIVE.search(event.name)]))
+    device = Times(_span(gpu), _covered(gpu), _covered([event for event in gpu if COLLECTIVE.search(event.name)])) \
+        if gpu else None
+    return RankRun(trace.rank, str(trace.path), cpu, device, regions,
+                   frozenset(event.name for event in gpu if event.category == "kernel"))
 
 
 def _span(events: list[TraceEvent]) -> float:
@@ -98,40 +138,28 @@ def _covered(events: list[TraceEvent]) -> float:
     return covered
 
 
-def _name(run: RankRun) -> str:
-    return f"rank {run.rank}" if run.rank is not None else run.source
-
-
 def _names(runs: Iterable[RankRun]) -> str:
     runs = list(runs)
-    numbered = [run.rank for run in runs if run.rank is not None]
-    if len(numbered) == len(runs):
-        return ("rank " if len(runs) == 1 else "ranks ") + ", ".join(str(rank) for rank in numbered)
-    return ", ".join(_name(run) for run in runs)
+    if len(runs) > 1 and all(run.rank is not None for run in runs):
+        return "ranks " + ", ".join(str(run.rank) for run in runs)
+    return ", ".join(run.name for run in runs)
 
 
-def _ms(us: float) -> str:
-    return seconds(us / 1e6)
-
-
-def _slow_ranks(runs: list[RankRun]) -> list[RankDifference]:
-    found = high_outliers({index: run.compute_us for index, run in enumerate(runs)}, SLOW_MIN_SHARE, SLOW_FLOOR_US)
+def _slow_ranks(runs: list[RankRun], on_gpu: bool) -> list[RankDifference]:
+    times = [run.gpu if on_gpu else run.cpu for run in runs]
+    found = high_outliers({index: each.compute_us for index, each in enumerate(times)}, SLOW_MIN_SHARE, SLOW_FLOOR_US)
     if found is None or not found.keys:
         return []
-    slow = [runs[index] for index in found.keys]
-    waiting = [run for index, run in enumerate(runs) if index not in found.keys]
-    wait = statistics.median(run.collective_us for run in waiting)
-    share = statistics.median(run.collective_us / run.busy_us if run.busy_us else 0.0 for run in waiting)
-    where = "on the device" if runs[0].on_gpu else "on the CPU"
-    differences = []
-    for run in slow:
-        differences.append(RankDifference("slow_rank", (run.rank,), (
-            f"{_name(run)} is the slow rank: {_ms(run.compute_us)} busy outside collectives {where}, against a "
-            f"median of {_ms(found.median)} ({SLOW_RULE}); the other ranks waited for it in collectives: "
-            f"{_ms(wait)} each (median), {share:.0%} of their time. "
-            f"Look at what {_name(run)} does between collectives that the others do not (its inputs, its data "
-            f"loading, a recompile)")))
-    return differences
+    waiting = [times[index] for index in range(len(runs)) if index not in found.keys]
+    wait = statistics.median(each.collective_us for each in waiting)
+    share = statistics.median(each.collective_us / each.busy_us if each.busy_us else 0.0 for each in waiting)
+    where = "on the device" if on_gpu else "on the CPU"
+    return [RankDifference("slow_rank", (runs[index].rank,), (
+        f"{runs[index].name} is the slow rank: {microseconds(times[index].compute_us)} busy outside collectives "
+        f"{where}, against a median of {microseconds(found.median)} ({SLOW_RULE}); the other ranks waited for it in "
+        f"collectives: {microseconds(wait)} each (median), {share:.0%} of their time. Look at what "
+        f"{runs[index].name} does between collectives that the others do not (its inputs, its data loading, a "
+        f"recompile)")) for index in found.keys]
 
 
 def _regions_that_differ(runs: list[RankRun]) -> list[RankDifference]:
@@ -139,7 +167,7 @@ def _regions_that_differ(runs: list[RankRun]) -> list[RankDifference]:
     every = sorted({name for run in runs for name in run.regions})
     for name in every:
         having = [run for run in runs if name in run.regions]
-        label = f"compile unit [{name}]" if "/" in name else name
+        label = region_label(name)
         if len(having) < len(runs):
             differences.append(RankDifference("region_on_some_ranks", tuple(run.rank for run in having), (
                 f"{label} ran on {_names(having)} only, not on {_names(r for r in runs if r not in having)}: "
@@ -156,8 +184,6 @@ def _regions_that_differ(runs: list[RankRun]) -> list[RankDifference]:
 
 
 def _kernels_that_differ(runs: list[RankRun]) -> list[RankDifference]:
-    if not all(run.on_gpu for run in runs):
-        return []
     differences = []
     for name in sorted({kernel for run in runs for kernel in run.kernels}):
         having = [run for run in runs if name in run.kernels]

@@ -20,7 +20,11 @@ def small_args(args: dict) -> dict:
     thousands of spans repeat a handful of file names, functions and ids). The end event of a stage can
     carry the whole compilation_metrics (configs included); those live on the unit already."""
     return {sys.intern(key): sys.intern(value) if isinstance(value, str) else value for key, value in args.items()
-            if isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= SMALL_ARG_CHARS)}
+            if is_small_arg(value)}
+
+
+def is_small_arg(value) -> bool:
+    return isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= SMALL_ARG_CHARS)
 
 
 @dataclass(slots=True)

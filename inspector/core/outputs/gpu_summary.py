@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.core.analysis.gpu_profile import gpu_profile
+from inspector.core.analysis.gpu_profile import gpu_profile, microseconds, region_label
 from inspector.core.analysis.profile_ranks import compare_profiles
 from inspector.core.analysis.source_time import Figure, source_time
-from inspector.core.numbers import number, seconds
+from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.tritonparse_trace import TritonTrace
 
@@ -74,34 +74,55 @@ def render_triton_text(summary: dict) -> str:
 
 
 def summarize_profile_ranks(traces: RankTraces) -> dict:
-    """A distributed run's profiler traces side by side (`profile_ranks`)."""
+    """A distributed run's profiler traces side by side (`profile_ranks`). Raises ValueError when no
+    trace could be read."""
     ranks = compare_profiles(traces)
+    if not ranks.runs:
+        raise ValueError(f"{traces.folder}: no profiler trace could be read ("
+                         + "; ".join(f"{name}: {why}" for name, why in ranks.unreadable.items()) + ")")
     return {
         "schema": PROFILE_RANKS_SCHEMA, "kind": "profiler_traces", "source": ranks.source,
-        "ranks": [{"rank": run.rank, "source": run.source, "on_gpu": run.on_gpu, "profiled_us": run.profiled_us,
-                   "busy_us": run.busy_us, "collective_us": run.collective_us, "compute_us": run.compute_us,
+        "times_from": "device" if ranks.on_gpu else "cpu",
+        "ranks": [{"rank": run.rank, "name": run.name, "source": run.source,
+                   "profiled_us": ranks.times(run).profiled_us, "busy_us": ranks.times(run).busy_us,
+                   "collective_us": ranks.times(run).collective_us, "compute_us": ranks.times(run).compute_us,
                    "regions": {name: {"calls": calls, "cpu_us": cpu_us} for name, (calls, cpu_us) in run.regions.items()}}
                   for run in ranks.runs],
+        "not_compared": ranks.not_compared,
         "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
                         for difference in ranks.differences],
         "unreadable": ranks.unreadable,
     }
 
 
+RANK_COLUMNS = ("rank", "profiled", "in collectives", "share", "outside collectives", "compiled regions (calls)")
+
+
+def profile_rank_rows(summary: dict) -> list[tuple[str, ...]]:
+    """The cells of each rank's row (RANK_COLUMNS), for the text and the GPU tab alike."""
+    return [(rank["name"].removeprefix("rank "), microseconds(rank["profiled_us"]), microseconds(rank["collective_us"]),
+             f"{rank['collective_us'] / rank['busy_us']:.0%}" if rank["busy_us"] else "—", microseconds(rank["compute_us"]),
+             ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items()) or "—")
+            for rank in summary["ranks"]]
+
+
+def profile_ranks_verdict(summary: dict) -> str:
+    """What the comparison found, in a line: not compared and why, or whether the ranks differ."""
+    if summary["not_compared"]:
+        return f"Not compared: {summary['not_compared']}."
+    return "What differs between the ranks:" if summary["differences"] else "The ranks do not differ."
+
+
 def render_profile_ranks_text(summary: dict) -> str:
-    ranks = summary["ranks"]
-    on_gpu = bool(ranks) and all(rank["on_gpu"] for rank in ranks)
-    where = "the device's events (NCCL kernels are the collectives)" if on_gpu else "the CPU calls"
-    lines = [f"Profiler traces of {len(ranks)} rank(s): {summary['source']}", f"  times from {where}",
-             f"  {'rank':<6} {'profiled':>10} {'in collectives':>18} {'outside them':>13}  compiled regions (calls)"]
-    for rank in ranks:
-        share = rank["collective_us"] / rank["busy_us"] if rank["busy_us"] else 0.0
-        regions = ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items())
-        name = str(rank["rank"]) if rank["rank"] is not None else Path(rank["source"]).name
-        lines.append(f"  {name:<6} {microseconds(rank['profiled_us']):>10} "
-                     f"{microseconds(rank['collective_us']):>10} ({share:>4.0%}) {microseconds(rank['compute_us']):>13}  "
-                     f"{regions or '—'}")
-    lines += ["", "What differs between the ranks:" if summary["differences"] else "The ranks do not differ."]
+    where = ("the device's events (NCCL kernels are the collectives)" if summary["times_from"] == "device"
+             else "the CPU calls")
+    def line(cells) -> str:  # the rank left, the times right, the regions as long as they are
+        return (f"  {cells[0]:<6}" + "".join(f"  {cell:>{width}}" for cell, width in zip(cells[1:5], (10, 14, 5, 19)))
+                + f"  {cells[5]}")
+
+    lines = [f"Profiler traces of {len(summary['ranks'])} rank(s): {summary['source']}", f"  times from {where}",
+             line(RANK_COLUMNS)] + [line(cells) for cells in profile_rank_rows(summary)]
+    lines += ["", profile_ranks_verdict(summary)]
     lines += [f"  - {difference['text']}" for difference in summary["differences"]]
     if summary["unreadable"]:
         lines += ["", f"{len(summary['unreadable'])} trace(s) could not be read (left out):"]
@@ -260,17 +281,6 @@ def render_source_time_text(section: dict) -> str:
         lines.append(f"  not in the profile: {', '.join(section['not_profiled'])}")
     lines += [f"Note: {note}" for note in section["notes"]]
     return "\n".join(lines)
-
-
-def microseconds(value: float) -> str:
-    """A trace's µs as people read a duration (12.3 ms, 1.76 µs)."""
-    return seconds(value / 1e6)
-
-
-def region_label(name: str) -> str:
-    """"0/1" is a compile unit (a Torch-Compiled Region), written [0/1] as everywhere else;
-    CompiledFunction[Backward] stays as named."""
-    return f"compile unit [{name}]" if "/" in name else name
 
 
 def _problems(problems: dict) -> list[str]:

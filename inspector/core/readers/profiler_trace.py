@@ -8,9 +8,11 @@ as far as it can: an event that cannot be read is counted, not fatal."""
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
-from itertools import islice
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from inspector.core.readers import json_codec
@@ -21,6 +23,7 @@ MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace c
 CAPTURED_PROFILE = "profile/compiled.json"  # where a capture session keeps its compiled run's trace (capture/runner.py)
 MAX_CANDIDATES = 64  # JSON files looked into for a log's profile: a log in a crowded folder costs no more
 MAX_RANK_TRACES = 4096  # JSON files looked into in a folder of rank traces
+_RANK_IN_NAME = re.compile(r"(?:^|[_.-])rank[_-]?(\d+)(?=[_.-]|$)", re.IGNORECASE)  # profile_rank3.pt.trace.json
 KEPT_ARGS = ("correlation", "External id", "device", "stream", "kernel_file", "kernel_hash", "grid", "bytes")
 
 
@@ -46,7 +49,7 @@ class ProfilerTrace:
     events: tuple[TraceEvent, ...]  # per thread, by start time, the enclosing span before what it holds
     unreadable: int  # events that were not readable spans (no name, no time, negative duration)
     devices: dict = field(default_factory=dict)  # device id → name (deviceProperties)
-    rank: int | None = None  # distributedInfo.rank of a distributed run's trace
+    rank: int | None = None  # distributedInfo.rank of a distributed run's trace, else the rank its file name says
 
     def by_thread(self) -> dict[str, list[TraceEvent]]:
         threads: dict[str, list[TraceEvent]] = {}
@@ -80,7 +83,9 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
     devices = {device["id"]: str(device.get("name") or "") for device in info.get("deviceProperties") or []
                if isinstance(device, dict) and isinstance(device.get("id"), int)}
     rank = (info.get("distributedInfo") or {}).get("rank") if isinstance(info.get("distributedInfo"), dict) else None
-    return ProfilerTrace(path, tuple(events), unreadable, devices, rank if type(rank) is int else None)
+    named = _RANK_IN_NAME.search(path.name)
+    rank = rank if type(rank) is int else int(named[1]) if named else None
+    return ProfilerTrace(path, tuple(events), unreadable, devices, rank)
 
 
 def _event(item: dict) -> TraceEvent | None:
@@ -123,23 +128,21 @@ def rank_traces(folder: Path) -> list[Path]:
     return sorted(path for path in candidates if looks_like_profiler_trace(path))
 
 
-@dataclass(frozen=True)
+@dataclass
 class RankTraces:
-    """A folder of a distributed run's traces, one per rank."""
+    """A folder of a distributed run's traces, one per rank, read one at a time (`read`): a training
+    run's trace can be hundreds of MB, and a comparison needs a few figures of each."""
 
     folder: Path
-    traces: list[ProfilerTrace]
-    unreadable: dict[str, str]  # a file that could not be read → why (the others are still compared)
+    paths: list[Path]
+    unreadable: dict[str, str] = field(default_factory=dict)  # a file that could not be read → why, as read
 
-
-def read_rank_traces(folder: Path) -> RankTraces:
-    traces, unreadable = [], {}
-    for path in rank_traces(folder):
-        try:
-            traces.append(read_profiler_trace(path, root=folder))
-        except (OSError, ValueError) as error:
-            unreadable[path.name] = str(error)
-    return RankTraces(folder, traces, unreadable)
+    def read(self) -> Iterator[ProfilerTrace]:
+        for path in self.paths:
+            try:
+                yield read_profiler_trace(path, root=self.folder)
+            except (OSError, ValueError) as error:
+                self.unreadable[path.name] = str(error)
 
 
 def paired_profile(session) -> tuple[Path | None, str]:

@@ -17,7 +17,7 @@ from inspector.core.readers.break_reasons import (
     explain_guard, is_library_file, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
 )
 from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
-from inspector.core.model.compile_spans import build_spans
+from inspector.core.model.compile_spans import build_spans, is_small_arg
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     RecordArtifact, Recompile, Session, SourceLocation, TextArtifact, backward_stage,
@@ -354,7 +354,8 @@ def _graph_module_part(text: str) -> str:
 
 
 def _on_describe(builder: RankBuilder, record: TraceRecord) -> None:
-    """Fake-tensor descriptions of graph inputs: known, and left on disk (the graphs carry the shapes)."""
+    """Fake-tensor descriptions of graph inputs: known, and left on disk (the graphs carry the shapes).
+    A session's logs are read without them (LEFT_ON_DISK); a log read whole by a tool still holds them."""
 
 
 def _on_dump_file(builder: RankBuilder, record: TraceRecord) -> None:
@@ -460,7 +461,7 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
                     log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
                 continue
             args = event.get("args") if isinstance(event.get("args"), dict) else {}
-            if "compile_id" not in args and record.compile_id is not None:
+            if not is_small_arg(args.get("compile_id")) and record.compile_id is not None:  # none a span keeps
                 args = {**args, "compile_id": str(record.compile_id)[1:-1]}
             yield {**event, "args": args}
 

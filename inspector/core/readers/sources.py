@@ -19,7 +19,7 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
-from inspector.core.readers.profiler_trace import looks_like_profiler_trace, rank_traces, read_profiler_trace, read_rank_traces
+from inspector.core.readers.profiler_trace import RankTraces, looks_like_profiler_trace, rank_traces, read_profiler_trace
 from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
@@ -149,7 +149,8 @@ PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace
                            elsewhere=GPU_FILES_ELSEWHERE)
 
 PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)",
-                            _match_rank_traces, lambda source, progress: read_rank_traces(source.path), opens_session=False,
+                            _match_rank_traces, lambda source, progress: RankTraces(source.path, list(source.files)),
+                            opens_session=False,
                             elsewhere=GPU_FILES_ELSEWHERE)
 
 # The registry, in the order a path is tried: the first kind that matches opens it.

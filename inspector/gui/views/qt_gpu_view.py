@@ -22,8 +22,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.core.numbers import number
-from inspector.core.outputs.gpu_summary import (REGION_EVENTS, microseconds, profile_totals_text, region_label, summarize_profile,
-                                                summarize_profile_ranks, summarize_source_time, unlinked_text)
+from inspector.core.analysis.gpu_profile import microseconds, region_label
+from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
+                                                profile_totals_text, summarize_profile, summarize_profile_ranks,
+                                                summarize_source_time, unlinked_text)
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
@@ -143,8 +145,7 @@ class QtGpuView(QWidget):
         return page
 
     def _ranks_page(self) -> QWidget:
-        self.rank_rows = rows_table(("rank", "profiled", "in collectives", "share", "outside collectives",
-                                     "compiled regions (calls)"))
+        self.rank_rows = rows_table(RANK_COLUMNS)
         self.rank_rows.horizontalHeaderItem(4).setToolTip(
             "busy time outside collectives: the work that makes the other ranks wait in the next collective")
         self.rank_differences = QLabel("")
@@ -285,21 +286,13 @@ class QtGpuView(QWidget):
     def set_ranks(self, summary: dict) -> None:
         """A distributed run's profiler traces side by side (`summarize_profile_ranks`)."""
         self.ranks_summary, self.trace, self.profile, self.profile_trace = summary, None, None, None
-        ranks = summary["ranks"]
-        on_gpu = bool(ranks) and all(rank["on_gpu"] for rank in ranks)
         unreadable = (f"; {len(summary['unreadable'])} trace(s) could not be read: "
                       + "; ".join(f"{name}: {why}" for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
-        self.header.setText(f"Profiler traces of {len(ranks)} rank(s) in {Path(summary['source']).name}, times from "
-                            f"{'the device' if on_gpu else 'the CPU calls'}{unreadable}")
-        fill_rows(self.rank_rows, [
-            (str(rank["rank"]) if rank["rank"] is not None else Path(rank["source"]).name, microseconds(rank["profiled_us"]),
-             microseconds(rank["collective_us"]), f"{rank['collective_us'] / rank['busy_us']:.0%}" if rank["busy_us"] else "—",
-             microseconds(rank["compute_us"]),
-             ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items()) or "—")
-            for rank in ranks])
-        differences = summary["differences"]
-        self.rank_differences.setText("What differs between the ranks:\n" + "\n".join(f"• {d['text']}" for d in differences)
-                                      if differences else "The ranks do not differ.")
+        self.header.setText(f"Profiler traces of {len(summary['ranks'])} rank(s) in {Path(summary['source']).name}, "
+                            f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}{unreadable}")
+        fill_rows(self.rank_rows, profile_rank_rows(summary))
+        self.rank_differences.setText("\n".join([profile_ranks_verdict(summary)]
+                                                + [f"• {difference['text']}" for difference in summary["differences"]]))
         self.pages.setCurrentIndex(2)
         self.pages.setVisible(True)
 
