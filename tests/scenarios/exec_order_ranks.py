@@ -8,13 +8,13 @@ input, so it alone recompiles and runs that graph. Only the first function holds
     TORCH_TRACE=DIR python exec_order_ranks.py reordered|recompiled
 """
 
-import socket
 import sys
 
 import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as funcol
 import torch.multiprocessing as mp
+from local_ranks import free_port
 
 WORLD = 3
 
@@ -44,12 +44,6 @@ def run(rank: int, port: int, mode: str) -> None:
                 g(torch.randn(24) if mode == "recompiled" and rank == 2 and step == 1 else x)
     dist.barrier()
     dist.destroy_process_group()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 if __name__ == "__main__":

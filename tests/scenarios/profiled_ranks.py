@@ -7,12 +7,12 @@ recompiles and runs compile unit 0/1.
     python profiled_ranks.py
 """
 
-import socket
 import time
 
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from local_ranks import free_port
 
 WORLD = 3
 STEPS = 4
@@ -51,12 +51,6 @@ def run(rank: int, port: int) -> None:
         profiler.export_chrome_trace(f"profile_rank{rank}.pt.trace.json")
     dist.barrier()
     dist.destroy_process_group()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 if __name__ == "__main__":
