@@ -64,7 +64,7 @@ class RankRun:
 @dataclass(frozen=True)
 class RankDifference:
     kind: str  # slow_rank | region_on_some_ranks | region_calls | kernel_on_some_ranks
-    ranks: tuple  # the ranks it names (a file's name for a trace that names no rank)
+    ranks: tuple  # the ranks it names
     text: str
 
 
