@@ -294,7 +294,7 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
                f"graph per {group.aspect}.")
     elif group.aspect == "requires_grad":
         diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
-        fix = f"Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
+        fix = "Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
     elif group.aspect == "value" and group.subject.startswith("len("):
         diagnosis = (f"The graph was specialised on the length {said} ({' → '.join(group.history) or 'see the guard'}): "
                      f"a Python value, not a tensor; Dynamo recompiled {times}.")
