@@ -78,7 +78,12 @@ class ProfileRanks:
     not_compared: str = ""  # why the traces are not compared as ranks ('' when they are)
 
     def times(self, run: RankRun) -> Times:
-        return run.gpu if self.on_gpu and run.gpu is not None else run.cpu
+        return _times(run, self.on_gpu)
+
+
+def _times(run: RankRun, on_gpu: bool) -> Times:
+    """The device's times where every rank's are compared on the device, else the CPU calls'."""
+    return run.gpu if on_gpu and run.gpu is not None else run.cpu
 
 
 def compare_profiles(traces: RankTraces) -> ProfileRanks:
@@ -139,14 +144,13 @@ def _covered(events: list[TraceEvent]) -> float:
 
 
 def _names(runs: Iterable[RankRun]) -> str:
+    """"rank 2" or "ranks 0, 1" (ranks are compared only where every trace names its own)."""
     runs = list(runs)
-    if len(runs) > 1 and all(run.rank is not None for run in runs):
-        return "ranks " + ", ".join(str(run.rank) for run in runs)
-    return ", ".join(run.name for run in runs)
+    return runs[0].name if len(runs) == 1 else "ranks " + ", ".join(str(run.rank) for run in runs)
 
 
 def _slow_ranks(runs: list[RankRun], on_gpu: bool) -> list[RankDifference]:
-    times = [run.gpu if on_gpu else run.cpu for run in runs]
+    times = [_times(run, on_gpu) for run in runs]
     found = high_outliers({index: each.compute_us for index, each in enumerate(times)}, SLOW_MIN_SHARE, SLOW_FLOOR_US)
     if found is None or not found.keys:
         return []

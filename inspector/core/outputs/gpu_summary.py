@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import gpu_profile, microseconds, region_label
-from inspector.core.analysis.profile_ranks import compare_profiles
+from inspector.core.analysis.profile_ranks import RankRun, Times, compare_profiles
 from inspector.core.analysis.source_time import Figure, source_time
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
@@ -83,16 +83,18 @@ def summarize_profile_ranks(traces: RankTraces) -> dict:
     return {
         "schema": PROFILE_RANKS_SCHEMA, "kind": "profiler_traces", "source": ranks.source,
         "times_from": "device" if ranks.on_gpu else "cpu",
-        "ranks": [{"rank": run.rank, "name": run.name, "source": run.source,
-                   "profiled_us": ranks.times(run).profiled_us, "busy_us": ranks.times(run).busy_us,
-                   "collective_us": ranks.times(run).collective_us, "compute_us": ranks.times(run).compute_us,
-                   "regions": {name: {"calls": calls, "cpu_us": cpu_us} for name, (calls, cpu_us) in run.regions.items()}}
-                  for run in ranks.runs],
+        "ranks": [_rank_row(run, ranks.times(run)) for run in ranks.runs],
         "not_compared": ranks.not_compared,
         "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
                         for difference in ranks.differences],
         "unreadable": ranks.unreadable,
     }
+
+
+def _rank_row(run: RankRun, times: Times) -> dict:
+    return {"rank": run.rank, "name": run.name, "source": run.source, "profiled_us": times.profiled_us,
+            "busy_us": times.busy_us, "collective_us": times.collective_us, "compute_us": times.compute_us,
+            "regions": {name: {"calls": calls, "cpu_us": cpu_us} for name, (calls, cpu_us) in run.regions.items()}}
 
 
 RANK_COLUMNS = ("rank", "profiled", "in collectives", "share", "outside collectives", "compiled regions (calls)")

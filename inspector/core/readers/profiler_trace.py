@@ -122,9 +122,9 @@ def looks_like_profiler_trace(path: Path) -> bool:
     return start.lstrip().startswith(b"{") and b'"traceEvents"' in start
 
 
-def rank_traces(folder: Path) -> list[Path]:
-    """The profiler traces directly in `folder` (a distributed run's, one per rank), by name."""
-    candidates = islice((path for pattern in ("*.json", "*.json.gz") for path in folder.glob(pattern)), MAX_RANK_TRACES)
+def traces_in(folder: Path, looked_into: int = MAX_RANK_TRACES) -> list[Path]:
+    """The profiler traces directly in `folder`, by name, of its first `looked_into` JSON files."""
+    candidates = islice((path for pattern in ("*.json", "*.json.gz") for path in folder.glob(pattern)), looked_into)
     return sorted(path for path in candidates if looks_like_profiler_trace(path))
 
 
@@ -156,8 +156,7 @@ def paired_profile(session) -> tuple[Path | None, str]:
         return (captured, "") if captured.is_file() else (None, "the capture holds no profile of the compiled run")
     places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
     for place in places:
-        candidates = islice((path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern)), MAX_CANDIDATES)
-        found = sorted(path for path in candidates if looks_like_profiler_trace(path))
+        found = traces_in(place, MAX_CANDIDATES)
         if len(found) == 1:
             return found[0], ""
         if found:

@@ -19,7 +19,7 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
-from inspector.core.readers.profiler_trace import RankTraces, looks_like_profiler_trace, rank_traces, read_profiler_trace
+from inspector.core.readers.profiler_trace import RankTraces, looks_like_profiler_trace, read_profiler_trace, traces_in
 from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
@@ -119,7 +119,7 @@ def _open_logs(source: Source, progress: Progress) -> Session:
 
 def _match_rank_traces(path: Path) -> Match | None:
     """A folder of two or more profiler traces (a folder of TORCH_TRACE logs is matched before it)."""
-    traces = rank_traces(path) if path.is_dir() else []
+    traces = traces_in(path) if path.is_dir() else []
     return Match(path, tuple(traces)) if len(traces) >= 2 else None
 
 

@@ -192,7 +192,7 @@ class QtGpuView(QWidget):
         """The run's own profile (a capture's, or the one beside its log) shown joined to it, else a
         profile the user opened joined to the new run; a profile found with an earlier run leaves —
         unless the tab holds a tritonparse trace the user opened."""
-        if self.trace is not None or self.ranks_summary is not None:
+        if self._holds_a_document:
             return
         kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
 
@@ -206,7 +206,7 @@ class QtGpuView(QWidget):
             return why
 
         def show(result) -> None:
-            if self.trace is not None or self.ranks_summary is not None:
+            if self._holds_a_document:
                 return
             if isinstance(result, str):
                 self.clear_profile(result)
@@ -215,7 +215,7 @@ class QtGpuView(QWidget):
                 self.set_profile(trace, summary, joined, opened=opened)
 
         def failed(message, _tb) -> None:
-            if self.trace is not None or self.ranks_summary is not None:
+            if self._holds_a_document:
                 return
             if self.profile_opened:
                 self.joined_label.setText(f"Profile not read: {message}")
@@ -223,6 +223,11 @@ class QtGpuView(QWidget):
                 self.clear_profile(f"its profiler trace could not be read: {message}")
 
         self._paired.run(read, show, failed)
+
+    @property
+    def _holds_a_document(self) -> bool:
+        """A tritonparse trace or a folder of rank traces the user opened: a run opened next leaves it."""
+        return self.trace is not None or self.ranks_summary is not None
 
     def set_triton(self, trace: TritonTrace) -> None:
         self.trace, self.kernel, self.ranks_summary = trace, None, None
