@@ -1,6 +1,7 @@
 """Syntax highlighting of output code, graphs and IR with Pygments, done lazily by region.
 
-Output code is a Python wrapper holding kernels as strings: C++ for CPU, Triton (Python) for GPU.
+Output code is a Python wrapper holding kernels as strings: C++ for CPU, Triton (Python) for GPU
+(AOTInductor's is C++ throughout).
 The kernel spans from `output_code` cut the text into regions, each lexed with its own language
 only when a line of it is first shown — so a 5 MB file opens at once and highlights as you scroll."""
 
@@ -31,7 +32,10 @@ class Region:
 
 
 def output_code_regions(code: OutputCode, line_count: int) -> list[Region]:
-    """Kernel bodies in their own language, the wrapper around them as Python."""
+    """Kernel bodies in their own language, the wrapper around them as Python; AOTInductor's code,
+    wrapper and kernels (or their launchers), is C++ throughout."""
+    if code.wrapper == "cpp":
+        return [Region(0, line_count - 1, "cpp")]
     regions: list[Region] = []
     cursor = 0
     for kernel in sorted((k for k in code.kernels if k.fused), key=lambda k: k.start_line):

@@ -10,6 +10,9 @@ from inspector.core.model.output_code import Kernel
 from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
 from inspector.core.model.session import CompileUnit, Session, base_stage
 
+# The compile stage in which Inductor benchmarks a Triton kernel's configs; its args name the kernel.
+AUTOTUNE_STAGE = "CachingAutotuner.benchmark_all_configs"
+
 # Graphs whose node names kernels refer to: provenance names post-grad nodes, comments name the
 # nodes of the graph Dynamo captured (as Inductor saw it before its own passes).
 NODE_STAGES = {"provenance": ("post_grad", "after_post_grad_graph", "aot_inference", "aot_forward"),
@@ -65,6 +68,18 @@ def aten_name(kernel_name: str) -> str:
     if kernel_name.startswith("aten."):
         return "aten::" + kernel_name.split(".")[1]
     return kernel_name
+
+
+def autotune_seconds(unit: CompileUnit) -> dict[str, float]:
+    """Kernel name → seconds Inductor spent benchmarking its configs while compiling `unit`. A kernel of
+    one config, or whose choice came from the autotune cache, has none."""
+    seconds: dict[str, float] = {}
+    for root in unit.spans:
+        for span in root.walk():
+            name = span.args.get("kernel_name") if span.name == AUTOTUNE_STAGE else None
+            if isinstance(name, str) and not span.is_open:
+                seconds[name] = seconds.get(name, 0.0) + span.duration_us() / 1e6
+    return seconds
 
 
 def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:

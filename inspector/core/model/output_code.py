@@ -25,6 +25,10 @@ _AOT_RUN = re.compile(r"^[^\S\n]*void\s+AOTInductorModel::run_impl\(", re.M)  # 
 _CPP_FUNCTION = re.compile(r'^extern "C"\s+[\w\s*&:<>]*?\b(?P<name>[A-Za-z_]\w*)\s*\(')
 _CPP_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\(")
 _AOT_SHIM = re.compile(r"\b(?P<name>aoti_torch_(?:cpu|cuda|xpu|mps)_(?P<op>[A-Za-z_]\w*?)(?:_out)?)\(")
+# On a GPU, run_impl runs each Triton kernel through a launcher the wrapper defines, `call_<kernel>`: it loads
+# the kernel's cubin and launches it (`static inline void` in 2025, `static __attribute__((noinline)) void` in 2.13)
+_TRITON_LAUNCHER = re.compile(r"^\s*static\s+(?:inline\s+|__attribute__\(\(\w+\)\)\s+)*void\s+"
+                              r"call_(?P<name>[A-Za-z_]\w*)\s*\(")
 
 
 @dataclass
@@ -53,6 +57,7 @@ class OutputCode:
     path: str | None = None
     aot_id: str | None = None
     kernels: list[Kernel] = field(default_factory=list)
+    wrapper: str = "python"  # the language of the code around the kernels: AOTInductor's is C++
 
     @property
     def role(self) -> str | None:
@@ -115,11 +120,17 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
 
 def _parse_aot_code(text: str, path: str | None, provenance: dict | None) -> OutputCode:
     """AOTInductor's C++ (wrapper, then kernel code): each `extern "C"` kernel at its definition (or
-    its declaration, when the kernel code is absent), with the lines run_impl calls it from, and each
+    its declaration, when the kernel code is absent), each Triton kernel at its launcher (on a GPU the
+    kernel code is compiled to cubins and logged empty), with the lines run_impl calls it from, and each
     library shim run_impl calls, with the source nodes and debug handles of the comments above."""
     lines = text.split("\n")
-    by_name: dict[str, Kernel] = {}
+    by_name: dict[str, Kernel] = {}  # by the name run_impl calls it with
     for index, line in enumerate(lines):
+        launcher = _TRITON_LAUNCHER.match(line) if "call_" in line else None
+        if launcher:
+            end, _ = _cpp_function_end(lines, index)
+            by_name[f"call_{launcher['name']}"] = Kernel(launcher["name"], "triton", index + 1, end)
+            continue
         function = _CPP_FUNCTION.match(line)
         if not function:
             continue
@@ -153,7 +164,7 @@ def _parse_aot_code(text: str, path: str | None, provenance: dict | None) -> Out
             _apply_comment(kernel, pending_nodes)
         pending_nodes, pending_handles = None, []
     code = OutputCode(path=path, kernels=[kernel for kernel in kernels if kernel.kind != "cpp" or kernel.call_lines
-                                                     or kernel.end_line > kernel.start_line])
+                                                     or kernel.end_line > kernel.start_line], wrapper="cpp")
     if provenance:
         apply_provenance(code, provenance)
     return code
@@ -162,7 +173,8 @@ def _parse_aot_code(text: str, path: str | None, provenance: dict | None) -> Out
 def _cpp_function_end(lines: list[str], index: int) -> tuple[int, bool]:
     """The 1-based last line of the C++ function starting at `index`, and whether it has a body (a
     declaration ends at its `;`). Braces are counted as written, comments left out (kernels hold no
-    braces in strings)."""
+    braces in strings; the Python source a Triton launcher holds in a /* … */ comment has its braces
+    in pairs)."""
     depth, opened = 0, False
     for probe in range(index, len(lines)):
         for char in lines[probe].split("//", 1)[0]:

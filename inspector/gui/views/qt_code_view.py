@@ -16,10 +16,10 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.core.analysis.kernel_index import KernelTime, kernel_nodes
+from inspector.core.analysis.kernel_index import KernelTime, autotune_seconds, kernel_nodes
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
-from inspector.core.numbers import number
+from inspector.core.numbers import number, seconds
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
@@ -49,10 +49,11 @@ NO_TEXTS = "Nothing was recorded for this unit: the log holds no graph, code, gu
 EMPTY_TEXT = "This text is empty."
 
 
-def kernel_cells(kernel: Kernel, time: KernelTime | None) -> list[tuple[str, str]]:
-    """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time if it has one:
-    the name's tooltip is the whole name (the column elides it where the pane is narrow), the other
-    cells' tooltips say how far to trust the time."""
+def kernel_cells(kernel: Kernel, time: KernelTime | None, autotune_s: float | None = None) -> list[tuple[str, str]]:
+    """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time if it has one and
+    `autotune_s` the compile time spent benchmarking its configs: the name's tooltip is the whole name
+    (the column elides it where the pane is narrow) and the autotuning, the other cells' tooltips say
+    how far to trust the time."""
     if time is None:
         time_tip = "no profiler event with this kernel's name (not measured, or CPU kernel profiling off)"
     elif time.suspect:
@@ -64,7 +65,9 @@ def kernel_cells(kernel: Kernel, time: KernelTime | None) -> list[tuple[str, str
         time_tip = ""
     flag = " ⚠" if time and time.suspect else " Σ" if time and time.shared_by_units else ""
     times = [number(time.us_per_call) + flag, f"{time.share:.1%}" + flag] if time else ["—", "—"]
-    return [(kernel.name, plain_tip(kernel.name)), (kernel.kind, time_tip or kernel.kind),
+    autotuned = (f"\nautotuned while compiling: its configs benchmarked for {seconds(autotune_s)}"
+                 if autotune_s is not None else "")
+    return [(kernel.name, plain_tip(kernel.name + autotuned)), (kernel.kind, time_tip or kernel.kind),
             *((text, time_tip or text) for text in times),
             (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}")]
 
@@ -145,8 +148,8 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
             times[artifact.name] += 1  # a record logged again is told apart: create_symbol, create_symbol #2
             entries.append((artifact.name + (f" #{times[artifact.name]}" if times[artifact.name] > 1 else ""),
                             artifact.load_text))
-    for number, brk in enumerate(unit.breaks, 1):
-        entries.append((f"graph break #{number}", lambda text=brk.text: text))
+    for ordinal, brk in enumerate(unit.breaks, 1):
+        entries.append((f"graph break #{ordinal}", lambda text=brk.text: text))
     if unit.recompile:
         entries.append(("recompile reasons", lambda text=unit.recompile.raw: text))
     return entries
@@ -295,12 +298,14 @@ class QtCodeView(QWidget):
             self._say_why_empty()
             return
         times = self.model.loaded.kernel_times if self.model.loaded else {}
+        autotune = autotune_seconds(self.unit) if self.unit is not None else {}
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
         self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
-            for column, (text, tip) in enumerate(kernel_cells(kernel, times.get(kernel.name))):
+            for column, (text, tip) in enumerate(kernel_cells(kernel, times.get(kernel.name),
+                                                              autotune.get(kernel.name))):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
                 item.setToolTip(tip)
