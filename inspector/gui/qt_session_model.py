@@ -22,7 +22,8 @@ from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.numbers import megabytes
-from inspector.core.outputs.summary import at_a_glance, summarize
+from inspector.core.outputs.cached_summary import session_glance
+from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
 from inspector.core.readers.session_loader import close_session, open_session
@@ -102,8 +103,9 @@ class LoadedSession:
 
     @cached_property
     def glance(self) -> Summary:
-        """The summary's parts the dashboard shows, typed (the model every output renders)."""
-        return at_a_glance(self.analysis)
+        """The summary's parts the dashboard shows, typed (the model every output renders); on a reopen,
+        from the index cache."""
+        return session_glance(self.analysis)
 
     @cached_property
     def summary(self) -> dict:

@@ -212,7 +212,11 @@ def analyse(session: Session) -> SessionAnalysis:
     """The analysis with everything the first view shows already computed (call it off the UI thread)."""
     analysis = SessionAnalysis(session)
     # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph, and the
-    # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread
-    for fact in ("verdict", "problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices", "shapes"):
+    # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread. The verdict's
+    # fusion figures, which parse every graph, are left to the dashboard's summary (from the index
+    # cache on a reopen); the units' kernels, which the navigator counts, are parsed here.
+    for fact in ("problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices", "shapes"):
         getattr(analysis, fact)
+    for unit in session.units:
+        unit.kernels
     return analysis

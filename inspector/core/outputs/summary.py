@@ -58,12 +58,16 @@ def at_a_glance(subject: Session | SessionAnalysis) -> Summary:
     verdict, the run, where compile and call time went, the ranks. Made from the same parts as the
     document, without the per-unit figures, shapes and break types (those parse every graph and read
     torch's break registry, and the dashboard does not show them)."""
-    analysis = as_analysis(subject)
-    return Summary.from_state({
+    return Summary.from_state(glance_document(as_analysis(subject)))
+
+
+def glance_document(analysis: SessionAnalysis) -> dict:
+    """`at_a_glance` as a document: a partial summary, as the index cache keeps it."""
+    return {
         **_about(analysis), "break_sites": _break_sites(analysis), "recompiles": _recompiles(analysis),
         "compile_time": analysis.compile_time, "kernels": _kernels(analysis), **_outcome(analysis),
         "run": _run(analysis), "slowness": analysis.slowness.to_json(), "regions": _regions(analysis),
-        "per_rank": _per_rank(analysis)})
+        "per_rank": _per_rank(analysis)}
 
 
 def _about(analysis: SessionAnalysis) -> dict:

@@ -324,13 +324,14 @@ def session_identity(session: Session) -> list | None:
     return [session.kind, str(Path(session.source).resolve()), identities]
 
 
-def load_summary(identity: list | None) -> dict | None:
+def load_summary(identity: list | None, part: str = "summary") -> dict | None:
+    """The summary kept for `identity`, or its `part` "glance": the app's dashboard part of it."""
     if identity is None:
         return None
-    summary = _read_entry(_entry_file("summary", json_codec.dumps(identity).decode()), identity)
+    summary = _read_entry(_entry_file(part, json_codec.dumps(identity).decode()), identity)
     return summary if isinstance(summary, dict) else None
 
 
-def store_summary(identity: list | None, summary: dict) -> None:
+def store_summary(identity: list | None, summary: dict, part: str = "summary") -> None:
     if identity is not None:
-        _write_entry(_entry_file("summary", json_codec.dumps(identity).decode()), identity, summary)
+        _write_entry(_entry_file(part, json_codec.dumps(identity).decode()), identity, summary)

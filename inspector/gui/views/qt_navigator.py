@@ -62,7 +62,6 @@ class QtNavigator(QTreeWidget):
         self._live: dict[str, QTreeWidgetItem] = {}
         self._unlisted: dict = {}  # place among the ranks: (its item, the rank), for ranks not listed yet
         self._rank_of: dict[CompileUnit, int] = {}  # the place of its rank, for the units of those ranks
-        self._analysis = None
         self.itemExpanded.connect(self._on_expanded)
         model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
@@ -107,7 +106,6 @@ class QtNavigator(QTreeWidget):
         self._items.clear()
         self._live = {}
         self._unlisted, self._rank_of = {}, {}
-        self._analysis = loaded.analysis
         ranks = loaded.session.ranks
         on_demand = len(ranks) > LISTED_RANKS
         for position, rank in enumerate(ranks):
@@ -145,7 +143,7 @@ class QtNavigator(QTreeWidget):
                 compile_s, title, called = unit.compile_s, unit_title(unit), called_function(unit)
                 item = QTreeWidgetItem(frame_item, [
                     str(unit.compile_id), str(len(unit.breaks)) if unit.breaks else "",
-                    str(self._analysis.fusion_of(unit).n_kernels), seconds(compile_s)])
+                    str(len(unit.kernels)), seconds(compile_s)])
                 item.setIcon(0, status_icon(unit.status.value))
                 named = f"\nDynamo's name: {unit.function}" if unit.function and unit.function not in title else ""
                 item.setToolTip(0, plain_tip(f"{title}{named}\nstatus: {unit.status.value.replace('_', ' ')}"
