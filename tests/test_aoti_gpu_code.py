@@ -1,7 +1,8 @@
 """AOTInductor on a GPU: the wrapper is C++ and each Triton kernel is run through a launcher the wrapper
 defines (`call_<kernel>`), its cubin loaded from disk; the kernel code is logged empty. The outline must
-name the Triton kernels there, with the lines run_impl launches them from and their FX nodes. And a
-Triton kernel's autotuning (the compile stage that benchmarks its configs) shows beside it.
+name the Triton kernels there, with the lines run_impl launches them from and their FX nodes. And what
+compiling each Triton kernel cost (torch's `triton_kernel_info`, the stages that benchmark its configs)
+shows beside it, on the real CUDA log of the corpus.
 
 No machine here has a GPU, so the wrapper below is written as torch's `CppWrapperGpu` writes it (the
 launcher's signature, its Triton source in a comment, its grid, cubin load and launch), in the form of
@@ -9,13 +10,17 @@ torch 2.13 and in the 2025 form of the public tlparse fixture `inductor_provenan
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from conftest import open_and_wait
-from inspector.core.analysis.kernel_index import AUTOTUNE_STAGE, autotune_seconds
+from inspector.core.analysis.kernel_index import AUTOTUNE_STAGE, kernel_compiles
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.output_code import parse_output_code
+from inspector.core.outputs.summary import summarize
+from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 from inspector.gui.code_highlight import output_code_regions
 
@@ -117,11 +122,11 @@ def test_the_triton_kernels_of_a_gpu_wrapper_are_named_at_their_launchers(launch
         (0, len(lines) - 1, "cpp")]
 
 
-def _autotune_spans_in(path) -> dict[str, float]:
+def _autotune_spans_in(text: str) -> dict[str, float]:
     """Seconds per kernel of the benchmarking stages, read from the log's text without our reader: each
     B event's time subtracted from its E event's."""
     events = re.findall(r'\t\{\n\t"name": "' + re.escape(AUTOTUNE_STAGE) + r'",\n\t"ts": ([\d.]+),\n\t"args": \{\n'
-                        r'\t"kernel_name": "(\w+)",.*?\n\t"ph": "([BE])"', path.read_text(), re.S)
+                        r'\t"kernel_name": "(\w+)",.*?\n\t"ph": "([BE])"', text, re.S)
     begun, seconds = {}, {}
     for ts, kernel, phase in events:
         if phase == "B":
@@ -131,19 +136,40 @@ def _autotune_spans_in(path) -> dict[str, float]:
     return seconds
 
 
-def test_a_triton_kernels_autotuning_time_is_read_from_its_compile_stage(corpus):
+def _kernel_info_in(text: str) -> dict:
+    """The `triton_kernel_info` payload, read from the log's text without our reader."""
+    (payload,) = re.findall(r'\{"artifact": \{"name": "triton_kernel_info".*\n\t(.*)\n', text)
+    return json.loads(payload)
+
+
+def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
+    """Per kernel: its compile time, the autotune cache's state, its configs and the one it runs with
+    (torch's `triton_kernel_info`), and the time its configs were benchmarked (the autotune stages)."""
     log = corpus / "inductor_provenance_jit_cuda_log.txt"
+    text = log.read_text()
     (unit,) = open_session(log).units
-    expected = _autotune_spans_in(log)
-    assert sorted(expected) == ["triton_poi_fused_addmm_gelu_2", "triton_poi_fused_mul_1"]
-    found = autotune_seconds(unit)
-    assert found.keys() == expected.keys()
-    for kernel, value in expected.items():
-        assert found[kernel] == pytest.approx(value, abs=1e-6)
-    assert {kernel.name for kernel in unit.kernels} >= set(found)
+    info, autotune = _kernel_info_in(text), _autotune_spans_in(text)
+    assert sorted(autotune) == ["triton_poi_fused_addmm_gelu_2", "triton_poi_fused_mul_1"] and len(info) == 3
+    compiles = kernel_compiles(unit)
+    assert set(compiles) == set(info) == {kernel.name for kernel in unit.kernels if kernel.kind == "triton"}
+    for name, facts in compiles.items():
+        assert facts.compile_s == pytest.approx(info[name]["compile_time_us"] / 1e6)
+        assert facts.cache_state == info[name]["autotune_cache_state"] and facts.configs == info[name].get("num_configs")
+        assert facts.autotune_s == (pytest.approx(autotune[name], abs=1e-6) if name in autotune else None)
+    only = compiles["triton_poi_fused_addmm_relu_sigmoid_0"]  # one config: it runs with that, untuned
+    assert only.config == dict(info["triton_poi_fused_addmm_relu_sigmoid_0"]["only_config"])
+    assert "one config: nothing to tune; runs with XBLOCK=128, num_warps=4, num_stages=1" in only.described()
+
+    summary = summarize(SessionAnalysis(open_session(log)))
+    rows = summary["kernels"]["compiles"]
+    assert [row["kernel"] for row in rows] == sorted(info, key=lambda name: -info[name]["compile_time_us"])
+    lines = render_text(summary).splitlines()
+    heading = lines.index("  slowest Triton kernels to compile (of 3 torch recorded):")
+    assert lines[heading + 1] == ("    [0/0]    triton_poi_fused_mul_1: compiled in 1.74 s; autotune cache miss; "
+                                  "2 configs benchmarked for 111 ms")
 
 
-def test_the_code_outline_says_how_long_a_kernel_was_autotuned(corpus, qtbot, window):
+def test_the_code_outline_says_what_compiling_each_kernel_cost(corpus, qtbot, window):
     log = corpus / "inductor_provenance_jit_cuda_log.txt"
     loaded = open_and_wait(qtbot, window, log)
     (unit,) = loaded.session.units
@@ -151,9 +177,8 @@ def test_the_code_outline_says_how_long_a_kernel_was_autotuned(corpus, qtbot, wi
     window.tabs.setCurrentWidget(window.code_view)
     code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() == len(unit.kernels), timeout=60_000)
-    tips = {code.outline.item(row, 0).text(): code.outline.item(row, 0).toolTip()
-            for row in range(code.outline.rowCount())}
-    seconds = autotune_seconds(unit)
-    assert "autotuned while compiling: its configs benchmarked for 111 ms" in tips["triton_poi_fused_mul_1"]
-    assert round(seconds["triton_poi_fused_mul_1"] * 1000) == 111
-    assert "autotuned" not in tips["triton_poi_fused_addmm_relu_sigmoid_0"]  # one config: nothing benchmarked
+    assert code.outline.horizontalHeaderItem(5).text() == "Compile" and not code.outline.isColumnHidden(5)
+    cells = {code.outline.item(row, 0).text(): code.outline.item(row, 5) for row in range(code.outline.rowCount())}
+    assert cells["triton_poi_fused_mul_1"].text() == "1.74 s"
+    assert "autotune cache miss; 2 configs benchmarked for 111 ms" in cells["triton_poi_fused_mul_1"].toolTip()
+    assert cells["extern_kernels.mm"].text() == "—" and "says nothing of compiling" in cells["extern_kernels.mm"].toolTip()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from inspector.core.model.output_code import Kernel
 from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
 from inspector.core.model.session import CompileUnit, Session, base_stage
+from inspector.core.numbers import seconds
 
 # The compile stage in which Inductor benchmarks a Triton kernel's configs; its args name the kernel.
 AUTOTUNE_STAGE = "CachingAutotuner.benchmark_all_configs"
@@ -70,16 +71,62 @@ def aten_name(kernel_name: str) -> str:
     return kernel_name
 
 
-def autotune_seconds(unit: CompileUnit) -> dict[str, float]:
-    """Kernel name → seconds Inductor spent benchmarking its configs while compiling `unit`. A kernel of
-    one config, or whose choice came from the autotune cache, has none."""
-    seconds: dict[str, float] = {}
+@dataclass(frozen=True)
+class KernelCompile:
+    """What compiling one Triton kernel cost, as torch recorded it: its compile (`triton_kernel_info`,
+    written on a GPU) and the benchmarking of its configs (the AUTOTUNE_STAGE spans)."""
+
+    compile_s: float | None = None  # compiling the kernel, every config of it
+    autotune_s: float | None = None  # benchmarking its configs to choose one
+    cache_state: str | None = None  # the autotune cache: hit, miss, only 1 config, force_disabled
+    configs: int | None = None  # how many configs there were to choose from
+    config: dict | None = None  # the one it runs with, where torch names it (cached best, or the only one)
+
+    def described(self) -> str:
+        """In words, for a tooltip or a line of the summary: "compiled in 1.74 s; autotune cache miss;
+        2 configs benchmarked for 111 ms"."""
+        said = [f"compiled in {seconds(self.compile_s)}"] if self.compile_s is not None else []
+        if self.cache_state == "only 1 config":
+            said.append("one config: nothing to tune")
+        elif self.cache_state is not None:
+            said.append(f"autotune cache {self.cache_state}")
+        configs = f"{self.configs} configs" if self.configs is not None else "configs"
+        if self.autotune_s is not None:
+            said.append(f"{configs} benchmarked for {seconds(self.autotune_s)}")
+        elif self.configs is not None:
+            said.append(configs)
+        if self.config:
+            said.append("runs with " + ", ".join(f"{key}={value}" for key, value in self.config.items()))
+        return "; ".join(said)
+
+
+def kernel_compiles(unit: CompileUnit) -> dict[str, KernelCompile]:
+    """Kernel name → what compiling it cost in `unit` (kernels torch recorded nothing of are left out)."""
+    autotune: dict[str, float] = {}
     for root in unit.spans:
         for span in root.walk():
             name = span.args.get("kernel_name") if span.name == AUTOTUNE_STAGE else None
             if isinstance(name, str) and not span.is_open:
-                seconds[name] = seconds.get(name, 0.0) + span.duration_us() / 1e6
-    return seconds
+                autotune[name] = autotune.get(name, 0.0) + span.duration_us() / 1e6
+    compiles = {}
+    for name in dict.fromkeys([*unit.kernel_info, *autotune]):
+        info = unit.kernel_info.get(name, {})
+        compile_us, configs = info.get("compile_time_us"), info.get("num_configs")
+        config = info.get("best_config") or info.get("only_config")
+        compiles[name] = KernelCompile(
+            compile_us / 1e6 if isinstance(compile_us, (int, float)) else None, autotune.get(name),
+            str(info["autotune_cache_state"]) if info.get("autotune_cache_state") is not None else None,
+            configs if isinstance(configs, int) else None, _config(config))
+    return compiles
+
+
+def _config(value) -> dict | None:
+    """A Triton config as torch logs it: a dict, or its hashable form, a list of [key, value] pairs."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and all(isinstance(pair, list) and len(pair) == 2 for pair in value):
+        return {str(key): item for key, item in value}
+    return None
 
 
 def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:

@@ -110,6 +110,10 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     kernel_names = [(u.compile_id, name) for u in summary.units for name in u.kernel_names]
     parts.append(_heading(summary, Part.KERNELS))
     parts.append(_table(["Unit", "Kernel"], kernel_names[:KERNELS_LISTED]))
+    if summary.kernels.compiles:
+        parts.append("<h2>Compiling the Triton kernels (torch's record, the slowest first)</h2>")
+        parts.append(_table(["Unit", "Kernel", "What it cost"], [[row.compile_id, row.kernel, row.described()]
+                                                                 for row in summary.kernels.compiles[:KERNELS_LISTED]]))
     if summary.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary.warnings) + "</ul>")
     if summary.unreadable:

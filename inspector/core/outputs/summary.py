@@ -8,6 +8,7 @@ import math
 import re
 
 from inspector import __version__
+from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.user_names import called_function, shown_function
 from inspector.core.model.records import state_of
@@ -100,6 +101,7 @@ def _recompiles(analysis: SessionAnalysis) -> list[dict]:
 
 def _kernels(analysis: SessionAnalysis) -> dict:
     fusion = analysis.fusion
+    compiles = _kernel_compiles(analysis.session)
     return {
         "total": fusion.n_kernels,
         "fused": fusion.n_fused_kernels,
@@ -109,7 +111,17 @@ def _kernels(analysis: SessionAnalysis) -> dict:
         "n_fused_ops": fusion.n_fused,
         "fusion_ratio": fusion.fusion_ratio,
         "ops_counted_in": fusion.source,
+        **({"compiles": compiles} if compiles else {}),
     }
+
+
+def _kernel_compiles(session: Session) -> list[dict]:
+    """What compiling each Triton kernel cost where torch recorded it (a GPU log), the slowest first."""
+    rows = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "kernel": name,
+             "compile_time_s": facts.compile_s, "autotune_s": facts.autotune_s, "autotune_cache": facts.cache_state,
+             "configs": facts.configs, "config": facts.config}
+            for unit in session.units for name, facts in kernel_compiles(unit).items()]
+    return sorted(rows, key=lambda row: -(row["compile_time_s"] or row["autotune_s"] or 0.0))
 
 
 def _outcome(analysis: SessionAnalysis) -> dict:

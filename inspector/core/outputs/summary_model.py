@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup
 from inspector.core.model.records import Record
 from inspector.core.numbers import count
@@ -160,11 +161,32 @@ class CompileTime(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class KernelCompileRow(Record):
+    """What compiling one Triton kernel cost, as torch recorded it (a GPU log)."""
+
+    compile_id: str = ""
+    kernel: str = ""
+    compile_time_s: float | None = None
+    autotune_s: float | None = None
+    autotune_cache: str | None = None
+    configs: int | None = None
+    config: Mapping[str, Any] | None = None
+
+    def described(self) -> str:
+        """In the words the app's Code outline uses (`KernelCompile.described`)."""
+        return KernelCompile(self.compile_time_s, self.autotune_s, self.autotune_cache, self.configs,
+                             dict(self.config) if self.config else None).described()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Kernels(Record):
     total: int = 0
     by_kind: Mapping[str, int] = field(default_factory=dict)
     n_ops: int | None = None
     fusion_ratio: float | None = None
+    compiles: tuple[KernelCompileRow, ...] = ()  # the slowest to compile first
+
+    NESTED = {"compiles": [KernelCompileRow]}
 
 
 @dataclass(frozen=True, kw_only=True)

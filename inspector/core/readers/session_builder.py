@@ -271,6 +271,15 @@ def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
         unit.provenance = {**(unit.provenance or {}), **mapping}
 
 
+def _on_kernel_info(builder: RankBuilder, record: TraceRecord) -> None:
+    """What compiling each Triton kernel of the unit cost (written on a GPU, once per compile)."""
+    unit = builder.unit(record, outside_dynamo=True)
+    info = builder.log.payload_json(record)
+    if unit is not None and isinstance(info, dict):
+        unit.kernel_info.update((name, facts) for name, facts in info.items() if isinstance(facts, dict))
+    builder.keep(record, builder.text_artifact(record))
+
+
 def _on_torch_version(builder: RankBuilder, record: TraceRecord) -> None:
     info = builder.log.payload_json(record)
     if isinstance(info, dict) and info.get("pytorch_version"):
@@ -414,6 +423,7 @@ ARTIFACT_HANDLERS: dict[str, Callable[[RankBuilder, TraceRecord], None]] = {
     "dynamo_graph_break_reason": _on_break_reason,
     "recompile_reasons": _on_recompile,
     "inductor_provenance_tracking_node_mappings": _on_provenance,
+    "triton_kernel_info": _on_kernel_info,
     "torch_version": _on_torch_version,
     "graph_execution": _on_graph_execution,
     **{f"{cache}_cache_{outcome}": _on_cache for cache in ("fx_graph", "aotautograd")

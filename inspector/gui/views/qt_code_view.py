@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.core.analysis.kernel_index import KernelTime, autotune_seconds, kernel_nodes
+from inspector.core.analysis.kernel_index import KernelCompile, KernelTime, kernel_compiles, kernel_nodes
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
@@ -29,6 +29,7 @@ ORIGIN_WORDS = {"provenance": "exact (provenance)", "comment": "from comments (o
 # the outline's Nodes column in a word, so the kernel names keep the width (the cell's tooltip has ORIGIN_WORDS)
 ORIGIN_CELLS = {"provenance": "exact", "comment": "comments", None: "—"}
 KERNEL_ROLE = Qt.ItemDataRole.UserRole
+COMPILE_COLUMN = 5  # the outline's, shown where the unit's kernel compiles were recorded
 
 # Why a pane of the Code tab is empty, and what to do: a blank white pane reads as broken or still loading.
 NO_UNIT = "No compile unit selected: choose one in the Session tree to see its generated code and kernels."
@@ -47,13 +48,15 @@ NO_CALLS = ("No kernel call found in this output code: the graph computes nothin
 PICK_KERNEL = "Select a kernel above to see the FX nodes it was made from, with their source lines."
 NO_TEXTS = "Nothing was recorded for this unit: the log holds no graph, code, guards or reasons for it."
 EMPTY_TEXT = "This text is empty."
+NOT_COMPILED = ("the log says nothing of compiling this kernel (torch records it for Triton kernels, on a GPU: "
+                "triton_kernel_info and the benchmarking of their configs)")
 
 
-def kernel_cells(kernel: Kernel, time: KernelTime | None, autotune_s: float | None = None) -> list[tuple[str, str]]:
+def kernel_cells(kernel: Kernel, time: KernelTime | None, compiled: KernelCompile | None = None) -> list[tuple[str, str]]:
     """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time if it has one and
-    `autotune_s` the compile time spent benchmarking its configs: the name's tooltip is the whole name
-    (the column elides it where the pane is narrow) and the autotuning, the other cells' tooltips say
-    how far to trust the time."""
+    `compiled` what compiling it cost where torch recorded it: the name's tooltip is the whole name (the
+    column elides it where the pane is narrow), the time cells' say how far to trust the time, the
+    compile cell's what compiling and autotuning it took."""
     if time is None:
         time_tip = "no profiler event with this kernel's name (not measured, or CPU kernel profiling off)"
     elif time.suspect:
@@ -65,11 +68,12 @@ def kernel_cells(kernel: Kernel, time: KernelTime | None, autotune_s: float | No
         time_tip = ""
     flag = " ⚠" if time and time.suspect else " Σ" if time and time.shared_by_units else ""
     times = [number(time.us_per_call) + flag, f"{time.share:.1%}" + flag] if time else ["—", "—"]
-    autotuned = (f"\nautotuned while compiling: its configs benchmarked for {seconds(autotune_s)}"
-                 if autotune_s is not None else "")
-    return [(kernel.name, plain_tip(kernel.name + autotuned)), (kernel.kind, time_tip or kernel.kind),
+    compile_text = seconds(compiled.compile_s) if compiled and compiled.compile_s is not None else "—"
+    compile_tip = compiled.described() if compiled else NOT_COMPILED
+    return [(kernel.name, plain_tip(kernel.name)), (kernel.kind, time_tip or kernel.kind),
             *((text, time_tip or text) for text in times),
-            (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}")]
+            (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}"),
+            (compile_text, plain_tip(compile_tip))]
 
 
 def kernels_hint(unit: CompileUnit | None, source, code) -> str:
@@ -207,8 +211,9 @@ class QtCodeView(QWidget):
     def _make_outline(self) -> QTableWidget:
         """The kernel table: the name takes the width the other columns, sized to their content, leave
         (elided in the middle, where kernel names differ least, and whole in its tooltip)."""
-        outline = QTableWidget(0, 5)
-        outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes"])
+        outline = QTableWidget(0, 6)
+        outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes", "Compile"])
+        outline.setColumnHidden(COMPILE_COLUMN, True)
         for column, tip in ((2, "Time per call of the compiled run, from the capture's profile (— where no profiler "
                                 "event has the kernel's name: not profiled, or a log without a capture)"),
                             (3, "Share of all profiled op and kernel time of the compiled run, every compile unit "
@@ -216,7 +221,9 @@ class QtCodeView(QWidget):
                                 "kernel as other units do (aten::addmm for every Linear), so the figure is theirs "
                                 "added up, the same in each unit's row"),
                             (4, "How the kernel's FX nodes are known: exact (provenance tracking) or from "
-                                "Inductor's comments (over-includes)")):
+                                "Inductor's comments (over-includes)"),
+                            (COMPILE_COLUMN, "Compiling the kernel, every config of it, as torch recorded it for Triton kernels "
+                                "(its tooltip: the autotune cache, the configs benchmarked, the one it runs with)")):
             outline.horizontalHeaderItem(column).setToolTip(tip)
         outline.verticalHeader().setVisible(False)
         outline.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # a line a kernel
@@ -298,18 +305,20 @@ class QtCodeView(QWidget):
             self._say_why_empty()
             return
         times = self.model.loaded.kernel_times if self.model.loaded else {}
-        autotune = autotune_seconds(self.unit) if self.unit is not None else {}
+        compiles = kernel_compiles(self.unit) if self.unit is not None else {}
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
         self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             for column, (text, tip) in enumerate(kernel_cells(kernel, times.get(kernel.name),
-                                                              autotune.get(kernel.name))):
+                                                              compiles.get(kernel.name))):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
                 item.setToolTip(tip)
                 self.outline.setItem(row, column, item)
+        # a column of dashes on every CPU log (torch records kernel compiles on a GPU) would take the names' room
+        self.outline.setColumnHidden(COMPILE_COLUMN, not compiles)
         self._say_why_empty()
 
     # --- kernels and nodes ----------------------------------------------------------------------
