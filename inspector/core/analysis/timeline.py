@@ -110,5 +110,5 @@ def chrome_trace(session: Session) -> dict:
                                "args": {**span.args, "open": span.is_open, "compile_id": str(unit.compile_id)}})
         for marker in unit.markers:
             events.append({"ph": "i", "s": "t", "name": marker.name, "ts": marker.ts_us, "pid": unit.rank or 0,
-                           "tid": tid, "args": marker.args})
+                           "tid": tid, "args": {**marker.args, "compile_id": str(unit.compile_id)}})
     return {"traceEvents": events, "displayTimeUnit": "ms"}

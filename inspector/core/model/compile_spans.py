@@ -74,12 +74,11 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
     problems = problems or ReadProblems()
     forest = SpanForest()
     stacks: dict[tuple, list[Span]] = defaultdict(list)
-    timed = [_Event.of(event) for event in events if isinstance(event.get("ts"), (int, float))]
+    threads: dict[tuple, tuple] = {}  # one (pid, tid) tuple for all the events of a thread
+    timed = [_Event.of(event, threads) for event in events if isinstance(event.get("ts"), (int, float))]
     timed.sort(key=lambda event: event.ts)  # stable: events at the same time keep their order
     for event in timed:
-        phase, name, args = event.phase, event.name, event.args
-        compile_id = args.get("compile_id")
-        compile_id = str(compile_id) if compile_id is not None else None
+        phase, name, args, compile_id = event.phase, event.name, event.args, event.compile_id
         stack = stacks[event.thread]
         if phase == "B":
             span = Span(name, float(event.ts), None, compile_id, len(stack), args)
@@ -92,7 +91,8 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
                 if stack[depth].name == name and compile_id in (None, stack[depth].compile_id):
                     span = stack.pop(depth)
                     span.end_us = float(event.ts)
-                    span.args.update(args)
+                    if args:  # the begin event's arguments may be the one empty dict all share
+                        span.args = {**span.args, **args}
                     break
             else:
                 problems.add("unmatched_span_end", f"{name} at {event.ts}")
@@ -112,15 +112,25 @@ class _Event:
     ts: int | float
     phase: object
     name: str
-    args: dict
+    compile_id: str | None
+    args: dict  # without the compile id; NO_ARGS, shared, where nothing else is left (most events)
     duration: object
     thread: tuple
 
     @classmethod
-    def of(cls, event: dict) -> _Event:
+    def of(cls, event: dict, threads: dict[tuple, tuple]) -> _Event:
+        """The event's fields, each string that tens of thousands of events repeat (names, phases, compile
+        ids) one shared copy."""
         args = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
-        return cls(event["ts"], event.get("ph"), str(event.get("name", "?")), args, event.get("dur"),
-                   (event.get("pid"), event.get("tid")))
+        compile_id = args.pop("compile_id", None)
+        phase = event.get("ph")
+        thread = (event.get("pid"), event.get("tid"))
+        return cls(event["ts"], sys.intern(phase) if isinstance(phase, str) else phase,
+                   sys.intern(str(event.get("name", "?"))), str(compile_id) if compile_id is not None else None,
+                   args or NO_ARGS, event.get("dur"), threads.setdefault(thread, thread))
+
+
+NO_ARGS: dict = {}  # never written to: a span's end event's arguments replace its dict
 
 
 def stage_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import weakref
+from array import array
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +65,14 @@ class TraceRecord:
     @property
     def has_payload(self) -> bool:
         return self.payload_start >= 0
+
+
+def settle(record: TraceRecord, digest: str) -> bool:
+    """Whether `record`'s payload is whole, from its digest, kept on the record; its md5 is then let go
+    (~80 bytes a record, and a log holds tens of thousands)."""
+    record.payload_intact = intact = digest == record.payload_md5
+    record.payload_md5 = None
+    return intact
 
 
 class TraceLog:
@@ -189,8 +198,7 @@ class TraceLog:
                 self._check(record, payload_digest(raw))
 
     def _check(self, record: TraceRecord, digest: str) -> None:
-        record.payload_intact = digest == record.payload_md5
-        if not record.payload_intact:
+        if not settle(record, digest):
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
 
@@ -218,9 +226,15 @@ class _DigestHelper:
 
     def __init__(self, handle, process: subprocess.Popen):
         self.handle, self.process = handle, process
+        # Problems noted in order, and where the ranges sent meanwhile go among them: a run of n ranges
+        # is one int n (the md5 of nearly every payload matches; a tuple for each would be ~10 MB of a
+        # 100 MB log of small records).
         self.events = _NotedProblems()
-        self.sent: list[tuple[int, int]] = []  # ranges given to the child, in order
-        self.answers: list[str] = []  # its digests of the first len(answers) of them
+        self.sent = array("q")  # the start and end of each range given to the child, in order
+        self.sent_records: list[TraceRecord] = []  # the record of each
+        self.cut_short = -1  # the range of the payload the log's end cut off, if it was sent
+        self.answered = 0  # how many ranges the child answered; a record whose md5 matched is settled then
+        self.mismatched: dict[int, str] = {}  # its digests that did not match, by range
         self.answered_bytes = 0
         self.sent_bytes = 0
         self.unsent = b""  # range lines the pipe did not take yet
@@ -251,12 +265,23 @@ class _DigestHelper:
 
     def check(self, record: TraceRecord, data: bytes, start: int, end: int, cut_short: bool) -> None:
         """Note `record`'s payload (`data[start:end]`) for checking: by the child when it keeps up."""
-        if self.closed or len(self.sent) - len(self.answers) >= HELPER_LAG_RANGES \
+        if self.closed or len(self.sent_records) - self.answered >= HELPER_LAG_RANGES \
                 or self.sent_bytes - self.answered_bytes >= HELPER_LAG_BYTES:
-            self.events.items.append((record, cut_short, payload_digest(data[start:end])))
+            digest = payload_digest(data[start:end])
+            if digest == record.payload_md5:
+                settle(record, digest)
+            else:  # counted in order, at the end
+                self.events.items.append((record, cut_short, digest))
             return
-        self.events.items.append((record, cut_short, len(self.sent)))
-        self.sent.append((record.payload_start, record.payload_end))
+        items = self.events.items
+        if items and type(items[-1]) is int:
+            items[-1] += 1
+        else:
+            items.append(1)
+        if cut_short:
+            self.cut_short = len(self.sent_records)
+        self.sent_records.append(record)
+        self.sent.extend((record.payload_start, record.payload_end))
         self.sent_bytes += end - start
         self.unsent += b"%d %d\n" % (record.payload_start, record.payload_end)
 
@@ -287,10 +312,15 @@ class _DigestHelper:
                 return
             lines = (self.partial + block).split(b"\n")
             self.partial = lines.pop()
-            for line in lines[:len(self.sent) - len(self.answers)]:
-                start, end = self.sent[len(self.answers)]
-                self.answers.append(line.decode("ascii", errors="replace"))
-                self.answered_bytes += end - start
+            for line in lines[:len(self.sent_records) - self.answered]:
+                index = self.answered
+                record, digest = self.sent_records[index], line.decode("ascii", errors="replace")
+                if digest == record.payload_md5:
+                    settle(record, digest)
+                else:
+                    self.mismatched[index] = digest
+                self.answered += 1
+                self.answered_bytes += self.sent[2 * index + 1] - self.sent[2 * index]
 
     def finish(self, problems: ReadProblems) -> None:
         """Take the child's answers, computing the rest from the last range down until the two meet,
@@ -301,22 +331,27 @@ class _DigestHelper:
         except OSError:
             pass
         mine: dict[int, str] = {}
-        low = len(self.sent)
-        while low > len(self.answers):
+        low = len(self.sent_records)
+        while low > self.answered:
             if self.closed:
-                mine.update((index, self._digest(*self.sent[index])) for index in range(len(self.answers), low))
+                mine.update((index, self._digest(index)) for index in range(self.answered, low))
                 break
             low -= 1
-            mine[low] = self._digest(*self.sent[low])
+            mine[low] = self._digest(low)
             self._receive()
         self.stop()
+        sent = 0
         for item in self.events.items:
-            if len(item) == 3:
+            if type(item) is int:  # a run of sent ranges: those not settled by the child's answer
+                for index in range(sent, sent + item):
+                    record = self.sent_records[index]
+                    if record.payload_intact is None and not settle(record, mine.get(index) or self.mismatched[index]):
+                        problems.add("truncated" if index == self.cut_short else "md5_mismatch",
+                                     f"line {record.line_no} ({record.name})")
+                sent += item
+            elif len(item) == 3:
                 record, cut_short, digest = item
-                if type(digest) is int:
-                    digest = mine.get(digest) or self.answers[digest]
-                record.payload_intact = digest == record.payload_md5
-                if not record.payload_intact:
+                if not settle(record, digest):
                     problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
             else:
                 problems.add(*item)
@@ -331,7 +366,9 @@ class _DigestHelper:
             except OSError:
                 pass
 
-    def _digest(self, start: int, end: int) -> str:
+    def _digest(self, index: int) -> str:
+        """The digest of the range sent as `index`, worked out here."""
+        start, end = self.sent[2 * index], self.sent[2 * index + 1]
         try:
             raw = os.pread(self.handle.fileno(), end - start, start)
         except (OSError, ValueError):
@@ -577,7 +614,7 @@ class _Scanner:
                 self.helper.check(record, data, tab_start, tab_end,
                                   at_eof and tab_end >= len(data) and not data.endswith(b"\n"))
             elif self.verify_md5:
-                record.payload_intact = payload_digest(data[tab_start:tab_end]) == record.payload_md5
+                settle(record, payload_digest(data[tab_start:tab_end]))
             if record.payload_intact is False:
                 cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
                 self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
@@ -594,6 +631,9 @@ class _Scanner:
 
 
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
+# The meta of every record whose kind holds nothing (every chromium_event: a third or more of a log's
+# records): one dict, never written to, instead of one each.
+NO_META: dict = {}
 
 
 def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, problems: ReadProblems,
@@ -617,6 +657,8 @@ def _parse_envelope(raw_line: bytes | memoryview, line_no: int, at_eof: bool, pr
     meta = envelope[kind]
     if not isinstance(meta, dict):
         meta = {"value": meta}
+    elif not meta:
+        meta = NO_META
     elif kind in SLIM_KINDS:
         meta = {**{key: value for key, value in meta.items() if is_small_value(value)}, **_recompile_limits(meta)}
     kind = sys.intern(kind)  # tens of thousands of records share a handful of kinds and names
