@@ -75,15 +75,22 @@ def test_the_dashboards_part_of_the_model_is_the_documents(path):
         assert getattr(glance, part) == getattr(full, part), part
 
 
-def test_a_summary_from_the_cache_renders_as_a_fresh_one(tmp_path, monkeypatch):
-    """`summary` of a log opened before prints the document the cache kept: the model decodes it as
-    it decodes a fresh one, so the text is the same."""
+@pytest.fixture
+def cached_log(tmp_path, monkeypatch) -> Path:
+    """A copy of the bundled log the index cache (a fresh one, under tmp_path) will keep entries for."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("TCI_NO_CACHE", raising=False)
     log = tmp_path / "dedicated_log_torch_trace_copy.log"
     log.write_bytes(next((BUNDLED / "trace").glob("*.log")).read_bytes())
     past = time.time() - 60  # a log still being written is not cached
     os.utime(log, (past, past))
+    return log
+
+
+def test_a_summary_from_the_cache_renders_as_a_fresh_one(cached_log):
+    """`summary` of a log opened before prints the document the cache kept: the model decodes it as
+    it decodes a fresh one, so the text is the same."""
+    log = cached_log
     analysis = SessionAnalysis(open_session(log))
     fresh = render_text(summarize(analysis))
     session_summary(open_session(log))
@@ -93,7 +100,7 @@ def test_a_summary_from_the_cache_renders_as_a_fresh_one(tmp_path, monkeypatch):
     assert f"<h1>{escape(Summary.from_state(cached).headline)}</h1>" in render_report(analysis)
 
 
-def test_the_apps_reopen_takes_its_dashboard_from_the_cache(tmp_path, monkeypatch):
+def test_the_apps_reopen_takes_its_dashboard_from_the_cache(cached_log, tmp_path, monkeypatch):
     """The dashboard's part of the summary is kept at the first open and read back at the next (without
     parsing a graph for the fusion figures, ~0.2 s of a 100 MB log's reopen), the same as made afresh;
     a preview's, which holds only the log's first records, is never kept for the log."""
@@ -101,12 +108,7 @@ def test_the_apps_reopen_takes_its_dashboard_from_the_cache(tmp_path, monkeypatc
     from inspector.core.outputs.cached_summary import session_glance
     from inspector.core.readers.session_builder import build_preview_session
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("TCI_NO_CACHE", raising=False)
-    log = tmp_path / "dedicated_log_torch_trace_copy.log"
-    log.write_bytes(next((BUNDLED / "trace").glob("*.log")).read_bytes())
-    past = time.time() - 60  # a log still being written is not cached
-    os.utime(log, (past, past))
+    log = cached_log
     preview = SessionAnalysis(build_preview_session(log, log, log.stat().st_size // 2))
     assert summary_identity(preview) is None
     session_glance(preview)
