@@ -16,9 +16,11 @@ import re
 import pytest
 
 from conftest import open_and_wait
-from inspector.core.analysis.kernel_index import AUTOTUNE_STAGE, kernel_compiles
+from inspector.core.analysis.kernel_index import AUTOTUNE_STAGE, KernelCompile, code_compiles, kernel_compiles
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.model.compile_id import CompileId
 from inspector.core.model.output_code import parse_output_code
+from inspector.core.model.session import CodeArtifact, CompileUnit
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
@@ -150,7 +152,8 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     (unit,) = open_session(log).units
     info, autotune = _kernel_info_in(text), _autotune_spans_in(text)
     assert sorted(autotune) == ["triton_poi_fused_addmm_gelu_2", "triton_poi_fused_mul_1"] and len(info) == 3
-    compiles = kernel_compiles(unit)
+    compiles = {name: facts for (code, name), facts in kernel_compiles(unit).items() if code == 0}
+    assert len(unit.output_code) == 1 and len(compiles) == len(kernel_compiles(unit))
     assert set(compiles) == set(info) == {kernel.name for kernel in unit.kernels if kernel.kind == "triton"}
     for name, facts in compiles.items():
         assert facts.compile_s == pytest.approx(info[name]["compile_time_us"] / 1e6)
@@ -165,8 +168,39 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     assert [row["kernel"] for row in rows] == sorted(info, key=lambda name: -info[name]["compile_time_us"])
     lines = render_text(summary).splitlines()
     heading = lines.index("  slowest Triton kernels to compile (of 3 torch recorded):")
-    assert lines[heading + 1] == ("    [0/0]    triton_poi_fused_mul_1: compiled in 1.74 s; autotune cache miss; "
+    assert lines[heading + 1] == ("    [0/0] inference  triton_poi_fused_mul_1: compiled in 1.74 s; autotune cache miss; "
                                   "2 configs benchmarked for 111 ms")
+
+
+def _code(role: str) -> CodeArtifact:
+    return CodeArtifact(f"{role}.py", lambda: f"# AOT ID: ['0_{role}']\n")
+
+
+def test_a_forwards_and_its_backwards_kernel_of_one_name_are_two_kernels():
+    """Inductor numbers each graph's kernels from 0: the forward and the backward of a training unit can
+    both hold `triton_poi_fused_mul_0`, each compiled on its own (the record follows each graph's code)."""
+    unit = CompileUnit(compile_id=CompileId.parse("[0/0]"), output_code=[_code("forward"), _code("backward")])
+    unit.kernel_info = {(0, "triton_poi_fused_mul_0"): {"compile_time_us": 1_000, "autotune_cache_state": "miss"},
+                        (1, "triton_poi_fused_mul_0"): {"compile_time_us": 3_000, "autotune_cache_state": "hit"}}
+    forward, backward = (code_compiles(unit, code)["triton_poi_fused_mul_0"] for code in unit.output_code)
+    assert (forward.compile_s, forward.cache_state) == (0.001, "miss")
+    assert (backward.compile_s, backward.cache_state) == (0.003, "hit")
+
+
+def test_nonsense_in_a_kernel_compile_record_is_left_out():
+    """A hostile or damaged `triton_kernel_info`: a bool, a NaN or a negative is no time or count, a state
+    is a short word, a config a few short settings; anything else is left out, not shown as nonsense."""
+    unit = CompileUnit(compile_id=CompileId.parse("[0/0]"), output_code=[_code("inference")])
+    unit.kernel_info = {
+        (0, "bools"): {"compile_time_us": True, "num_configs": False, "autotune_cache_state": {"a": 1}},
+        (0, "nan"): {"compile_time_us": float("nan"), "num_configs": -3, "best_config": [["XBLOCK", 1]] * 200_000},
+        (0, "sane"): {"compile_time_us": 2_500, "num_configs": 4, "autotune_cache_state": "miss",
+                      "best_config": {"XBLOCK": 128, "num_warps": 4, "big": "x" * 10_000}},
+    }
+    compiles = code_compiles(unit, unit.output_code[0])
+    assert compiles["bools"] == compiles["nan"] == KernelCompile()
+    assert compiles["sane"] == KernelCompile(0.0025, None, "miss", 4, {"XBLOCK": 128, "num_warps": 4})
+    assert compiles["bools"].described() == ""
 
 
 def test_the_code_outline_says_what_compiling_each_kernel_cost(corpus, qtbot, window):

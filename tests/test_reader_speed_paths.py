@@ -343,13 +343,22 @@ def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatc
 
 
 def _damaged_variants(source: Path, folder: Path) -> list[Path]:
-    """`source` intact and damaged every way the md5 checks see: an edited payload, CRLF line ends,
-    a bad envelope, a payload with no record, and the file cut inside a payload."""
+    """`source` intact and damaged every way the md5 checks see: an edited payload, every seventh payload
+    edited among bad envelopes (damage between the helper's runs of ranges), CRLF line ends, a bad
+    envelope, a payload with no record, and the file cut inside a payload."""
     data = source.read_bytes()
     payload = data.index(b"\n\t") + 2
+    records = data.split(b"\nV")  # at each envelope line (glog's level letter starts it; a payload's line, a tab)
+    for index in range(3, len(records), 7):
+        tab = records[index].find(b"\n\t")
+        if tab >= 0:
+            records[index] = records[index][:tab + 2] + b"#" + records[index][tab + 2:]
+        if index % 3 == 0:
+            records[index] = records[index].replace(b"] {", b"] {{", 1)
     variants = {
         "intact": data,
         "edited": data[:payload] + (b"X" if data[payload:payload + 1] != b"X" else b"Y") + data[payload + 1:],
+        "many_edited": b"\nV".join(records),
         "crlf": data.replace(b"\n", b"\r\n"),
         "bad_json": data.replace(b'{"dynamo_start"', b'{{{"dynamo_start"', 1),
         "orphan": data[:payload - 2] + b"\n\torphan line" + data[payload - 2:],

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
 from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
-from inspector.core.model.session import CompileUnit, Session, base_stage
+from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
 from inspector.core.numbers import seconds
 
 # The compile stage in which Inductor benchmarks a Triton kernel's configs; its args name the kernel.
@@ -100,33 +100,59 @@ class KernelCompile:
         return "; ".join(said)
 
 
-def kernel_compiles(unit: CompileUnit) -> dict[str, KernelCompile]:
-    """Kernel name → what compiling it cost in `unit` (kernels torch recorded nothing of are left out)."""
-    autotune: dict[str, float] = {}
+def kernel_compiles(unit: CompileUnit) -> dict[tuple[int, str], KernelCompile]:
+    """(index of the unit's output code, kernel name) → what compiling that kernel cost (kernels torch
+    recorded nothing of are left out). By code too: Inductor numbers each graph's kernels from 0, so a
+    forward and its backward can both hold a `triton_poi_fused_mul_0`."""
+    backward = next((index for index, code in enumerate(unit.output_code) if code.code.role == "backward"), None)
+    forward = next((index for index, code in enumerate(unit.output_code) if code.code.role != "backward"), 0)
+    autotune: dict[tuple[int, str], float] = {}
     for root in unit.spans:
         for span in root.walk():
             name = span.args.get("kernel_name") if span.name == AUTOTUNE_STAGE else None
             if isinstance(name, str) and not span.is_open:
-                autotune[name] = autotune.get(name, 0.0) + span.duration_us() / 1e6
+                key = (backward if span.args.get("is_backward") is True and backward is not None else forward, name)
+                autotune[key] = autotune.get(key, 0.0) + span.duration_us() / 1e6
     compiles = {}
-    for name in dict.fromkeys([*unit.kernel_info, *autotune]):
-        info = unit.kernel_info.get(name, {})
-        compile_us, configs = info.get("compile_time_us"), info.get("num_configs")
-        config = info.get("best_config") or info.get("only_config")
-        compiles[name] = KernelCompile(
-            compile_us / 1e6 if isinstance(compile_us, (int, float)) else None, autotune.get(name),
-            str(info["autotune_cache_state"]) if info.get("autotune_cache_state") is not None else None,
-            configs if isinstance(configs, int) else None, _config(config))
+    for key in dict.fromkeys([*unit.kernel_info, *autotune]):
+        info = unit.kernel_info.get(key, {})
+        compile_us, state = _amount(info.get("compile_time_us")), info.get("autotune_cache_state")
+        configs = info.get("num_configs")
+        compiles[key] = KernelCompile(
+            compile_us / 1e6 if compile_us is not None else None, autotune.get(key),
+            state if isinstance(state, str) and len(state) <= STATE_CHARS else None,
+            configs if type(configs) is int and configs >= 0 else None,
+            _config(info.get("best_config") or info.get("only_config")))
     return compiles
 
 
+def code_compiles(unit: CompileUnit, artifact: CodeArtifact) -> dict[str, KernelCompile]:
+    """Kernel name → what compiling it cost, for the kernels of `artifact`, one of `unit`'s output codes."""
+    index = next((at for at, code in enumerate(unit.output_code) if code is artifact), None)
+    return {name: facts for (at, name), facts in kernel_compiles(unit).items() if at == index}
+
+
+STATE_CHARS = 40  # an autotune cache state is a word or three (hit, miss, only 1 config): so is a config's key or value
+CONFIG_ITEMS = 16  # a Triton config's block sizes, warps and stages: more is not a config
+
+
+def _amount(value) -> float | None:
+    """A count or duration as a log may hold it: finite and not negative (a bool is no number here)."""
+    if type(value) not in (int, float) or not 0 <= value < float("inf"):
+        return None
+    return value
+
+
 def _config(value) -> dict | None:
-    """A Triton config as torch logs it: a dict, or its hashable form, a list of [key, value] pairs."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, list) and all(isinstance(pair, list) and len(pair) == 2 for pair in value):
-        return {str(key): item for key, item in value}
-    return None
+    """A Triton config as torch logs it (a dict, or its hashable form, a list of [key, value] pairs):
+    its short scalar settings, or None for anything else."""
+    if isinstance(value, list) and len(value) <= CONFIG_ITEMS and all(
+            isinstance(pair, list) and len(pair) == 2 for pair in value):
+        value = {str(key): item for key, item in value}
+    if not isinstance(value, dict) or not 0 < len(value) <= CONFIG_ITEMS:
+        return None
+    return {str(key): item for key, item in value.items()
+            if len(str(key)) <= STATE_CHARS and isinstance(item, (int, float, str)) and len(str(item)) <= STATE_CHARS}
 
 
 def kernel_nodes(unit: CompileUnit, kernel: Kernel) -> list[NodeOrigin]:

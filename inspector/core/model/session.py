@@ -226,9 +226,10 @@ class CompileUnit:
     backward_metrics: dict = field(default_factory=dict)
     cache_events: list[CacheEvent] = field(default_factory=list)
     provenance: dict | None = None
-    # triton_kernel_info: Triton kernel name → torch's record of compiling it (its compile time, the
-    # autotune cache's state, how many configs, the one it runs with)
-    kernel_info: dict[str, dict] = field(default_factory=dict)
+    # triton_kernel_info: (index of the output code it follows, Triton kernel name) → torch's record of
+    # compiling that kernel (its compile time, the autotune cache's state, how many configs, the one it
+    # runs with); by code too, as a forward and its backward number their kernels each from 0
+    kernel_info: dict[tuple[int, str], dict] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     fail_type: str | None = None
     fail_reason: str | None = None

@@ -112,7 +112,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     parts.append(_table(["Unit", "Kernel"], kernel_names[:KERNELS_LISTED]))
     if summary.kernels.compiles:
         parts.append("<h2>Compiling the Triton kernels (torch's record, the slowest first)</h2>")
-        parts.append(_table(["Unit", "Kernel", "What it cost"], [[row.compile_id, row.kernel, row.described()]
+        parts.append(_table(["Unit", "Kernel", "What it cost"], [[row.where, row.kernel, row.described()]
                                                                  for row in summary.kernels.compiles[:KERNELS_LISTED]]))
     if summary.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary.warnings) + "</ul>")

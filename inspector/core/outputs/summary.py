@@ -116,12 +116,15 @@ def _kernels(analysis: SessionAnalysis) -> dict:
 
 
 def _kernel_compiles(session: Session) -> list[dict]:
-    """What compiling each Triton kernel cost where torch recorded it (a GPU log), the slowest first."""
-    rows = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "kernel": name,
+    """What compiling each Triton kernel cost where torch recorded it (a GPU log), the slowest to
+    compile first, then those only autotuned, the longest first."""
+    rows = [{"compile_id": str(unit.compile_id), "rank": unit.rank,
+             "graph": unit.output_code[code].code.role if code < len(unit.output_code) else None, "kernel": name,
              "compile_time_s": facts.compile_s, "autotune_s": facts.autotune_s, "autotune_cache": facts.cache_state,
              "configs": facts.configs, "config": facts.config}
-            for unit in session.units for name, facts in kernel_compiles(unit).items()]
-    return sorted(rows, key=lambda row: -(row["compile_time_s"] or row["autotune_s"] or 0.0))
+            for unit in session.units for (code, name), facts in kernel_compiles(unit).items()]
+    return sorted(rows, key=lambda row: (row["compile_time_s"] is None, -(row["compile_time_s"] or 0.0),
+                                         -(row["autotune_s"] or 0.0)))
 
 
 def _outcome(analysis: SessionAnalysis) -> dict:

@@ -165,6 +165,8 @@ class KernelCompileRow(Record):
     """What compiling one Triton kernel cost, as torch recorded it (a GPU log)."""
 
     compile_id: str = ""
+    rank: int | None = None
+    graph: str | None = None  # forward, backward or inference: the graph whose code holds the kernel
     kernel: str = ""
     compile_time_s: float | None = None
     autotune_s: float | None = None
@@ -176,6 +178,12 @@ class KernelCompileRow(Record):
         """In the words the app's Code outline uses (`KernelCompile.described`)."""
         return KernelCompile(self.compile_time_s, self.autotune_s, self.autotune_cache, self.configs,
                              dict(self.config) if self.config else None).described()
+
+    @property
+    def where(self) -> str:
+        """The kernel's unit, rank and graph as the text says them: "[0/0] backward", "rank 1 [0/0]"."""
+        rank = f"rank {self.rank} " if self.rank is not None else ""
+        return f"{rank}{self.compile_id}" + (f" {self.graph}" if self.graph else "")
 
 
 @dataclass(frozen=True, kw_only=True)

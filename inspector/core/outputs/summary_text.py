@@ -9,7 +9,7 @@ from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slownes
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
 SHAPE_GUARDS_SHOWN = 6
 STAGES_SHOWN = 8
-SHOWN_KERNEL_COMPILES = 5
+KERNEL_COMPILES_SHOWN = 5
 
 
 def render_text(subject: Summary | dict) -> str:
@@ -149,8 +149,8 @@ def _kernels(summary: Summary) -> list[str]:
              f"K = N_ops/N_kernels = {ratio}"]
     if kernels.compiles:
         lines.append(f"  slowest Triton kernels to compile (of {len(kernels.compiles)} torch recorded):")
-        lines += [f"    {row.compile_id:<8} {row.kernel[:60]}: {row.described()}"
-                  for row in kernels.compiles[:SHOWN_KERNEL_COMPILES]]
+        lines += [f"    {row.where}  {row.kernel[:60]}: {row.described()}"
+                  for row in kernels.compiles[:KERNEL_COMPILES_SHOWN]]
     for cache, entry in summary.cache.items():
         rate = f"{entry.hit_rate:.0%}" if entry.hit_rate is not None else "n/a"
         lines.append(f"Cache {cache}: {entry.hit} hit, {entry.miss} miss, {entry.bypass} bypass (hit rate {rate})")

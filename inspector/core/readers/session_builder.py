@@ -272,12 +272,16 @@ def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
 
 
 def _on_kernel_info(builder: RankBuilder, record: TraceRecord) -> None:
-    """What compiling each Triton kernel of the unit cost (written on a GPU, once per compile)."""
+    """What compiling each Triton kernel of a graph cost (written on a GPU after the graph's output code)."""
     unit = builder.unit(record, outside_dynamo=True)
+    if unit is None:
+        builder.keep(record, builder.text_artifact(record))
+        return
     info = builder.log.payload_json(record)
-    if unit is not None and isinstance(info, dict):
-        unit.kernel_info.update((name, facts) for name, facts in info.items() if isinstance(facts, dict))
-    builder.keep(record, builder.text_artifact(record))
+    if isinstance(info, dict):
+        code = max(0, len(unit.output_code) - 1)
+        unit.kernel_info.update(((code, name), facts) for name, facts in info.items() if isinstance(facts, dict))
+    unit.artifacts.append(builder.text_artifact(record))
 
 
 def _on_torch_version(builder: RankBuilder, record: TraceRecord) -> None:

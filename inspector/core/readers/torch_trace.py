@@ -198,7 +198,14 @@ class TraceLog:
                 self._check(record, payload_digest(raw))
 
     def _check(self, record: TraceRecord, digest: str) -> None:
-        if not settle(record, digest):
+        """Settle `record` with `digest`, once: views on several threads may read the same unchecked
+        payload at the same moment, and the second must neither compare against the md5 the first let
+        go nor count the damage again."""
+        with self._lock:
+            if record.payload_intact is not None:
+                return
+            intact = settle(record, digest)
+        if not intact:
             cut_short = record.payload_end >= self.size and not self.ends_with_newline
             self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
 
@@ -377,10 +384,12 @@ class _DigestHelper:
 
 
 class _NotedProblems:
-    """`ReadProblems.add` calls kept in order, to be counted once the helper's digests are in."""
+    """`ReadProblems.add` calls kept in order, to be counted once the helper's digests are in, among the
+    payloads whose damage is counted then: (category, example) for a problem, (record, cut_short,
+    digest) for a payload checked here that did not match, and an int n for the next n ranges sent."""
 
     def __init__(self):
-        self.items: list[tuple] = []
+        self.items: list[tuple | int] = []
 
     def add(self, category: str, example: str = "") -> None:
         self.items.append((category, example))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.core.analysis.kernel_index import KernelCompile, KernelTime, kernel_compiles, kernel_nodes
+from inspector.core.analysis.kernel_index import KernelCompile, KernelTime, code_compiles, kernel_nodes
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
@@ -68,8 +68,13 @@ def kernel_cells(kernel: Kernel, time: KernelTime | None, compiled: KernelCompil
         time_tip = ""
     flag = " ⚠" if time and time.suspect else " Σ" if time and time.shared_by_units else ""
     times = [number(time.us_per_call) + flag, f"{time.share:.1%}" + flag] if time else ["—", "—"]
-    compile_text = seconds(compiled.compile_s) if compiled and compiled.compile_s is not None else "—"
-    compile_tip = compiled.described() if compiled else NOT_COMPILED
+    if compiled is not None and compiled.compile_s is not None:
+        compile_text = seconds(compiled.compile_s)
+    elif compiled is not None and compiled.autotune_s is not None:
+        compile_text = f"tuned {seconds(compiled.autotune_s)}"  # its configs benchmarked; no compile time logged
+    else:
+        compile_text = "—"
+    compile_tip = (compiled.described() if compiled else "") or NOT_COMPILED
     return [(kernel.name, plain_tip(kernel.name)), (kernel.kind, time_tip or kernel.kind),
             *((text, time_tip or text) for text in times),
             (ORIGIN_CELLS[kernel.source_origin], f"FX nodes: {ORIGIN_WORDS[kernel.source_origin]}"),
@@ -281,31 +286,33 @@ class QtCodeView(QWidget):
             return
         label, source = self.entries[index]
         # reading the text (and splitting output code into kernels) happens off the UI thread
-        self._texts.run(lambda: self._prepare(label, source), self._show_code, self._show_failure)
+        unit = self.unit
+        self._texts.run(lambda: self._prepare(label, source, unit), self._show_code, self._show_failure)
 
     def _show_failure(self, message: str, _traceback: str) -> None:
         self.editor.show_text(message, None)
         self.outline_hint.say(f"Could not read this text: {message}")
 
     @staticmethod
-    def _prepare(label: str, source):
-        """(OutputCode or None, text, highlighter) for one entry of `unit_texts`."""
+    def _prepare(label: str, source, unit: CompileUnit | None):
+        """(OutputCode or None, text, highlighter, what compiling its kernels cost) for one entry of
+        `unit_texts`."""
         if isinstance(source, CodeArtifact):
             code, text = source.code, source.text
-            return code, text, LazyHighlighter.for_text(text, "python", code).lexed_ahead()
+            compiles = code_compiles(unit, source) if unit is not None else {}
+            return code, text, LazyHighlighter.for_text(text, "python", code).lexed_ahead(), compiles
         text = source()
         language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
-        return None, text, LazyHighlighter.for_text(text, language).lexed_ahead()
+        return None, text, LazyHighlighter.for_text(text, language).lexed_ahead(), {}
 
     def _show_code(self, prepared) -> None:
-        self.code, text, highlighter = prepared
+        self.code, text, highlighter, compiles = prepared
         self.editor.show_text(text, highlighter)
         if self.code is None:
             self.origin.setText("")
             self._say_why_empty()
             return
         times = self.model.loaded.kernel_times if self.model.loaded else {}
-        compiles = kernel_compiles(self.unit) if self.unit is not None else {}
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
         self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
@@ -342,7 +349,7 @@ class QtCodeView(QWidget):
             self.texts.setCurrentIndex(index)
             self.texts.blockSignals(False)
             self._texts.supersede()
-            self._show_code(self._prepare(self.texts.itemText(index), artifact))
+            self._show_code(self._prepare(self.texts.itemText(index), artifact, unit))
         self.editor.go_to_line(kernel.start_line)
         row = self.code.kernels.index(kernel)
         if self.outline.currentRow() != row:

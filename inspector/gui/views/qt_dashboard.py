@@ -1,6 +1,7 @@
 """Summary dashboard: the verdict in numbers with the formulas visible and where each figure comes
 from; a figure without data says so instead of showing 0. It shows the typed summary model the CLI,
-the report and the Markdown render (`summary.at_a_glance`), so it words and counts as they do."""
+the report and the Markdown render (`summary.at_a_glance`, read back from the index cache on a reopen:
+`cached_summary.session_glance`), so it words and counts as they do."""
 
 from __future__ import annotations
 
