@@ -7,6 +7,8 @@ import json
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
@@ -104,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     cache_setting = os.environ.get("TCI_NO_CACHE")
     if getattr(args, "no_cache", False):
         os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
+    reads = args.command in READS_SESSIONS
     try:
-        with collector_paused() if args.command in READS_SESSIONS else nullcontext():
+        with _ctrl_c_noted() if reads else nullcontext(), collector_paused() if reads else nullcontext():
             return args.run(args)
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
@@ -116,6 +119,37 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if cache_setting is None:
             os.environ.pop("TCI_NO_CACHE", None)
+
+
+@contextmanager
+def _ctrl_c_noted() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt, as Python's own handler does, and is noted: one that lands in a
+    finaliser (a `__del__`, a weakref callback, run as a read's objects go) is dropped there by Python,
+    which prints a traceback and goes on, so the command would end as if never interrupted. It is
+    raised again once the command returns. (A command that handles Ctrl-C itself, capture, is left
+    out.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted = []
+
+    def interrupt(_signum, _frame):
+        noted.append(True)
+        raise KeyboardInterrupt
+
+    def unraisable(unraised):
+        if not (unraised.exc_type and issubclass(unraised.exc_type, KeyboardInterrupt)):  # noted already
+            previous_hook(unraised)
+
+    previous, previous_hook = signal.signal(signal.SIGINT, interrupt), sys.unraisablehook
+    sys.unraisablehook = unraisable
+    try:
+        yield
+        if noted:
+            raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = previous_hook
 
 
 def _add_no_cache(command) -> None:

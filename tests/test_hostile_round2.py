@@ -310,6 +310,29 @@ def test_ctrl_c_during_a_long_summary_is_one_line(tmp_path):
     assert stderr.decode().strip().splitlines() == ["compile-inspector: interrupted"]
 
 
+def test_ctrl_c_that_lands_in_a_finaliser_still_interrupts(monkeypatch, capsys):
+    """A Ctrl-C that comes while a finaliser runs (a `__del__` as a read's objects go) is dropped there
+    by Python, which prints a traceback and goes on: the summary still says it was interrupted, in one
+    line, with the shell's code. The Ctrl-C is sent from inside a finaliser: when it lands is luck."""
+    from inspector import cli as cli_module
+    from inspector.core.outputs import summary_text
+
+    class GoneDuringTheRun:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here, inside the finaliser
+
+    render = summary_text.render_text
+
+    def render_with_a_finaliser(subject):
+        GoneDuringTheRun()
+        return render(subject)
+
+    monkeypatch.setattr(summary_text, "render_text", render_with_a_finaliser)
+    assert cli_module.main(["summary", str(LOG), "--no-cache"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["compile-inspector: interrupted"]
+
+
 def _has_open(pid: int, file: Path) -> bool:
     try:
         return any(os.readlink(fd) == str(file) for fd in Path(f"/proc/{pid}/fd").iterdir())
