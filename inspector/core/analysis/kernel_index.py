@@ -104,15 +104,18 @@ def kernel_compiles(unit: CompileUnit) -> dict[tuple[int, str], KernelCompile]:
     """(index of the unit's output code, kernel name) → what compiling that kernel cost (kernels torch
     recorded nothing of are left out). By code too: Inductor numbers each graph's kernels from 0, so a
     forward and its backward can both hold a `triton_poi_fused_mul_0`."""
-    backward = next((index for index, code in enumerate(unit.output_code) if code.code.role == "backward"), None)
-    forward = next((index for index, code in enumerate(unit.output_code) if code.code.role != "backward"), 0)
+    tuned = [(span.args.get("is_backward") is True, name, span.duration_us() / 1e6)
+             for root in unit.spans for span in root.walk()
+             if span.name == AUTOTUNE_STAGE and isinstance(name := span.args.get("kernel_name"), str) and not span.is_open]
+    if not tuned and not unit.kernel_info:  # every CPU log: no output code is looked at
+        return {}
+    roles = [code.code.role for code in unit.output_code]
+    backward = roles.index("backward") if "backward" in roles else None
+    forward = next((index for index, role in enumerate(roles) if role != "backward"), 0)
     autotune: dict[tuple[int, str], float] = {}
-    for root in unit.spans:
-        for span in root.walk():
-            name = span.args.get("kernel_name") if span.name == AUTOTUNE_STAGE else None
-            if isinstance(name, str) and not span.is_open:
-                key = (backward if span.args.get("is_backward") is True and backward is not None else forward, name)
-                autotune[key] = autotune.get(key, 0.0) + span.duration_us() / 1e6
+    for is_backward, name, seconds_tuned in tuned:
+        key = (backward if is_backward and backward is not None else forward, name)
+        autotune[key] = autotune.get(key, 0.0) + seconds_tuned
     compiles = {}
     for key in dict.fromkeys([*unit.kernel_info, *autotune]):
         info = unit.kernel_info.get(key, {})

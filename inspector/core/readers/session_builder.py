@@ -83,8 +83,9 @@ class RankBuilder:
     def text_artifact(self, record: TraceRecord, name: str | None = None) -> TextArtifact:
         return TextArtifact(name or record.name, self.lazy_text(record), str(record.meta.get("encoding", "string")))
 
-    def keep(self, record: TraceRecord, artifact: TextArtifact) -> None:
-        unit = self.unit(record)
+    def keep(self, record: TraceRecord, artifact: TextArtifact, outside_dynamo: bool = False) -> None:
+        """`artifact` on its record's unit (see `unit`), or among the session's own where it has none."""
+        unit = self.unit(record, outside_dynamo)
         if unit is not None:
             unit.artifacts.append(artifact)
         else:
@@ -274,14 +275,11 @@ def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
 def _on_kernel_info(builder: RankBuilder, record: TraceRecord) -> None:
     """What compiling each Triton kernel of a graph cost (written on a GPU after the graph's output code)."""
     unit = builder.unit(record, outside_dynamo=True)
-    if unit is None:
-        builder.keep(record, builder.text_artifact(record))
-        return
     info = builder.log.payload_json(record)
-    if isinstance(info, dict):
+    if unit is not None and isinstance(info, dict):
         code = max(0, len(unit.output_code) - 1)
         unit.kernel_info.update(((code, name), facts) for name, facts in info.items() if isinstance(facts, dict))
-    unit.artifacts.append(builder.text_artifact(record))
+    builder.keep(record, builder.text_artifact(record), outside_dynamo=True)
 
 
 def _on_torch_version(builder: RankBuilder, record: TraceRecord) -> None:

@@ -75,6 +75,15 @@ def settle(record: TraceRecord, digest: str) -> bool:
     return intact
 
 
+def _settled_whole(record: TraceRecord, digest: str) -> bool:
+    """Settle `record` now if its payload is whole; a damaged one is left unsettled, for the helper's
+    `finish` to count in the order the serial reader would."""
+    if digest != record.payload_md5:
+        return False
+    settle(record, digest)
+    return True
+
+
 class TraceLog:
     """The records of one log file, its string table and what could not be read."""
 
@@ -275,9 +284,7 @@ class _DigestHelper:
         if self.closed or len(self.sent_records) - self.answered >= HELPER_LAG_RANGES \
                 or self.sent_bytes - self.answered_bytes >= HELPER_LAG_BYTES:
             digest = payload_digest(data[start:end])
-            if digest == record.payload_md5:
-                settle(record, digest)
-            else:  # counted in order, at the end
+            if not _settled_whole(record, digest):  # counted in order, at the end
                 self.events.items.append((record, cut_short, digest))
             return
         items = self.events.items
@@ -321,10 +328,8 @@ class _DigestHelper:
             self.partial = lines.pop()
             for line in lines[:len(self.sent_records) - self.answered]:
                 index = self.answered
-                record, digest = self.sent_records[index], line.decode("ascii", errors="replace")
-                if digest == record.payload_md5:
-                    settle(record, digest)
-                else:
+                digest = line.decode("ascii", errors="replace")
+                if not _settled_whole(self.sent_records[index], digest):  # counted in order, at the end
                     self.mismatched[index] = digest
                 self.answered += 1
                 self.answered_bytes += self.sent[2 * index + 1] - self.sent[2 * index]
