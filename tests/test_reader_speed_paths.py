@@ -155,7 +155,8 @@ def _entry(cache_dir: Path, kind: str) -> Path:
     return entry
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "garbage", "empty", "wrong shape", "wrong types"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "garbage", "empty", "wrong shape", "wrong types",
+                                    "event outside the log", "event never checked"])
 def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
     expected = _summary_without_cache(log)
@@ -177,8 +178,12 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
         decoded = json.loads(body)
         if damage == "wrong shape":
             decoded["columns"]["kind"] = ["dynamo_start"]
-        else:
+        elif damage == "wrong types":
             decoded["columns"]["line_start"][0] = "not an offset"
+        elif damage == "event outside the log":
+            decoded["events"]["end"][0] = log.stat().st_size + 1
+        else:  # a row whose md5 was never checked has no md5 left to check it with
+            decoded["events"]["state"][0] = 0
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
     assert json.dumps(summarize(open_session(log)), indent=1) == expected
@@ -373,8 +378,11 @@ def _damaged_variants(source: Path, folder: Path) -> list[Path]:
 
 
 def _index_facts(log) -> tuple:
+    events = log.events
     return ([(record.line_no, record.kind, record.name, record.payload_start, record.payload_end,
-              record.payload_intact) for record in log.records], log.problems.to_json(), log.size)
+              record.payload_intact) for record in log.records],
+            list(zip(events.line_nos, events.starts, events.ends, events.states, events.compile_ids, events.ranks)),
+            log.problems.to_json(), log.size)
 
 
 @pytest.mark.parametrize("helper", ["keeps_up", "falls_behind", "dies"])

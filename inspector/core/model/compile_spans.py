@@ -35,7 +35,7 @@ class Span:
     compile_id: str | None
     depth: int = 0
     args: dict = field(default_factory=dict)
-    children: list[Span] = field(default_factory=list)
+    children: list[Span] | tuple = ()  # a leaf's is the one empty tuple all share: most spans are leaves
 
     @property
     def is_open(self) -> bool:
@@ -74,15 +74,17 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
     problems = problems or ReadProblems()
     forest = SpanForest()
     stacks: dict[tuple, list[Span]] = defaultdict(list)
-    threads: dict[tuple, tuple] = {}  # one (pid, tid) tuple for all the events of a thread
-    timed = [_Event.of(event, threads) for event in events if isinstance(event.get("ts"), (int, float))]
+    shared: dict = {}  # one copy of each thread's (pid, tid) and of each compile id, for all their events
+    timed = [_Event.of(event, shared) for event in events if isinstance(event.get("ts"), (int, float))]
     timed.sort(key=lambda event: event.ts)  # stable: events at the same time keep their order
-    for event in timed:
+    timed.reverse()  # popped from the end, each event is let go as its span is made (~100 bytes each)
+    while timed:
+        event = timed.pop()
         phase, name, args, compile_id = event.phase, event.name, event.args, event.compile_id
         stack = stacks[event.thread]
         if phase == "B":
             span = Span(name, float(event.ts), None, compile_id, len(stack), args)
-            (stack[-1].children if stack else forest.roots).append(span)
+            _place(span, stack, forest)
             stack.append(span)
         elif phase == "E":
             # torch does not always close stages in strict LIFO order: close the latest open span of
@@ -99,10 +101,20 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
         elif phase == "X":
             duration = event.duration if isinstance(event.duration, (int, float)) else 0
             span = Span(name, float(event.ts), float(event.ts) + duration, compile_id, len(stack), args)
-            (stack[-1].children if stack else forest.roots).append(span)
+            _place(span, stack, forest)
         elif phase in ("i", "I", "n"):
             forest.markers.append(Marker(name, float(event.ts), compile_id, args))
     return forest
+
+
+def _place(span: Span, stack: list[Span], forest: SpanForest) -> None:
+    """Nest `span` in the innermost open span, or make it a root."""
+    if not stack:
+        forest.roots.append(span)
+    elif stack[-1].children:
+        stack[-1].children.append(span)
+    else:
+        stack[-1].children = [span]
 
 
 @dataclass(slots=True)
@@ -118,16 +130,19 @@ class _Event:
     thread: tuple
 
     @classmethod
-    def of(cls, event: dict, threads: dict[tuple, tuple]) -> _Event:
+    def of(cls, event: dict, shared: dict) -> _Event:
         """The event's fields, each string that tens of thousands of events repeat (names, phases, compile
-        ids) one shared copy."""
+        ids) and each thread one shared copy (`shared` holds them)."""
         args = small_args(event["args"]) if isinstance(event.get("args"), dict) else {}
         compile_id = args.pop("compile_id", None)
+        if compile_id is not None:
+            compile_id = str(compile_id)
+            compile_id = shared.setdefault(compile_id, compile_id)
         phase = event.get("ph")
         thread = (event.get("pid"), event.get("tid"))
         return cls(event["ts"], sys.intern(phase) if isinstance(phase, str) else phase,
-                   sys.intern(str(event.get("name", "?"))), str(compile_id) if compile_id is not None else None,
-                   args or NO_ARGS, event.get("dur"), threads.setdefault(thread, thread))
+                   sys.intern(str(event.get("name", "?"))), compile_id, args or NO_ARGS, event.get("dur"),
+                   shared.setdefault(thread, thread))
 
 
 NO_ARGS: dict = {}  # never written to: a span's end event's arguments replace its dict

@@ -24,6 +24,7 @@ import hmac
 import os
 import sys
 import time
+from array import array
 from pathlib import Path
 
 from inspector import __version__
@@ -33,9 +34,9 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers import json_codec
 from inspector.core.readers.session_format import MANIFEST, RESULTS
-from inspector.core.readers.torch_trace import TraceLog, TraceRecord
+from inspector.core.readers.torch_trace import EventRows, TraceLog, TraceRecord
 
-FORMAT = 4  # bump when the reader changes what it keeps of a record (4: no glog time and pid)
+FORMAT = 5  # bump when the reader changes what it keeps of a record (4: no glog time and pid; 5: event rows)
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 2048  # per kind: the logs opened most recently (a job of 1,024 ranks fits whole) …
@@ -231,7 +232,7 @@ def store_log(log: TraceLog) -> None:
     identity = _identity(log.path)
     if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity):
         return
-    if any(record.payload_intact is None and record.has_payload for record in log.records):
+    if not log.checked:
         return
     _write_entry(_entry_file("index", identity["path"]), identity, _encode_log(log))
 
@@ -243,12 +244,19 @@ COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "line_no", "line_start"
 
 def _encode_log(log: TraceLog) -> dict:
     columns = {name: [getattr(record, name) for record in log.records] for name in COLUMNS}
-    columns["compile_id"] = [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd]
-                             for cid in columns["compile_id"]]
-    return {"columns": columns, "strings": [[key, value] for key, value in log.strings.items()],
+    columns["compile_id"] = _encode_ids(columns["compile_id"])
+    events = log.events
+    return {"columns": columns, "events": {"line_no": events.line_nos.tolist(), "start": events.starts.tolist(),
+                                           "end": events.ends.tolist(), "state": list(events.states),
+                                           "compile_id": _encode_ids(events.compile_ids), "rank": events.ranks},
+            "strings": [[key, value] for key, value in log.strings.items()],
             "problems": [[category, count, log.problems.examples.get(category, [])]
                          for category, count in log.problems.counts.items()],
             "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
+
+
+def _encode_ids(compile_ids: list) -> list:
+    return [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd] for cid in compile_ids]
 
 
 def _all(values: list, *types: type) -> bool:
@@ -274,14 +282,7 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
             and all(-1 <= a <= b <= size for a, b in zip(starts, ends))):
         raise ValueError("records")
     compile_ids: dict[tuple, CompileId] = {}  # one object per distinct id, shared by its records
-    for cid in cids:
-        if cid is not None and tuple(cid) not in compile_ids:
-            frame, compile_, attempt, autograd = cid
-            if not (type(frame) is int and type(compile_) is int and type(attempt) is int
-                    and type(autograd) in (int, none)):
-                raise ValueError("compile id")
-            compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
-    cids = [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
+    cids = _decode_ids(cids, compile_ids)
     intern = sys.intern
     records = list(map(TraceRecord, map(intern, kinds), map(intern, names), metas, cids, ranks,
                        line_nos, line_starts, line_ends, starts, ends, md5s, intact))
@@ -301,7 +302,35 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
     rank = body["rank"]
     if type(rank) not in (int, type(None)) or not isinstance(body["ends_with_newline"], bool):
         raise ValueError("log")
-    return TraceLog(path, records, strings, problems, rank, size, body["ends_with_newline"])
+    return TraceLog(path, records, strings, problems, rank, size, body["ends_with_newline"],
+                    _decode_events(body["events"], size, compile_ids))
+
+
+def _decode_ids(cids: list, compile_ids: dict[tuple, CompileId]) -> list[CompileId | None]:
+    """Each stored id as a CompileId, one object per distinct id (kept in `compile_ids`)."""
+    for cid in cids:
+        if cid is not None and tuple(cid) not in compile_ids:
+            frame, compile_, attempt, autograd = cid
+            if not (type(frame) is int and type(compile_) is int and type(attempt) is int
+                    and type(autograd) in (int, type(None))):
+                raise ValueError("compile id")
+            compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
+    return [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
+
+
+def _decode_events(body: dict, size: int, compile_ids: dict[tuple, CompileId]) -> EventRows:
+    columns = [body[name] for name in ("line_no", "start", "end", "state", "compile_id", "rank")]
+    line_nos, starts, ends, states, cids, ranks = columns
+    if not (all(type(column) is list and len(column) == len(line_nos) for column in columns)
+            and _all(line_nos, int) and _all(starts, int) and _all(ends, int) and _all(ranks, int, type(None))
+            and set(states) <= {EventRows.WHOLE, EventRows.DAMAGED}
+            and all(0 <= a <= b <= size for a, b in zip(starts, ends))):
+        raise ValueError("events")
+    events = EventRows()
+    events.line_nos, events.starts, events.ends = array("q", line_nos), array("q", starts), array("q", ends)
+    events.states, events.ranks = bytearray(states), ranks
+    events.compile_ids = _decode_ids(cids, compile_ids)
+    return events
 
 
 # --- the summary of a session ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from inspector.core.readers import json_codec
 MAX_JSON_BYTES = 64 << 20  # manifest, results, profile summaries, structured graphs
 MAX_TEXT_BYTES = 64 << 20  # debug-folder texts (IR dumps, output code)
 MAX_SOURCE_BYTES = 4 << 20  # a script shown in the Source view
+READ_PART_BYTES = 1 << 20
 
 
 class UnsafeFile(OSError):
@@ -70,7 +71,13 @@ def open_regular(path: str | os.PathLike, root: str | os.PathLike | None = None)
 def read_bytes(path: str | os.PathLike, limit: int, root: str | os.PathLike | None = None) -> bytes:
     """The whole of a regular file of at most `limit` bytes; a larger one raises `UnsafeFile`."""
     with open_regular(path, root) as handle:
-        data = handle.read(limit + 1)
+        # Read as much as the file holds, in parts, never `limit` at once: a read of n bytes allocates
+        # them all first (64 MiB for a 250 KB file). A file that grows meanwhile is read on to `limit`.
+        parts, total = [], 0
+        while total <= limit and (part := handle.read(min(READ_PART_BYTES, limit + 1 - total))):
+            parts.append(part)
+            total += len(part)
+        data = b"".join(parts)
     if len(data) > limit:
         raise UnsafeFile(f"{path}: larger than {limit >> 20} MiB (not read)")
     return data

@@ -16,6 +16,7 @@ from pathlib import Path
 from inspector.core.readers.break_reasons import (
     explain_guard, is_library_file, parse_break_reason, parse_recompile_reasons, restart_is_break, user_frame,
 )
+from inspector.core.malloc_policy import give_back_free_memory
 from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, is_small_arg
 from inspector.core.model.session import (
@@ -77,8 +78,7 @@ class RankBuilder:
         return unit
 
     def lazy_text(self, record: TraceRecord) -> Callable[[], str]:
-        log = self.log
-        return lambda: log.payload(record)
+        return _PayloadText(self.log, record)
 
     def text_artifact(self, record: TraceRecord, name: str | None = None) -> TextArtifact:
         return TextArtifact(name or record.name, self.lazy_text(record), str(record.meta.get("encoding", "string")))
@@ -90,6 +90,19 @@ class RankBuilder:
             unit.artifacts.append(artifact)
         else:
             self.session.global_artifacts.append(artifact)
+
+
+class _PayloadText:
+    """A record's payload text, read from its log when a view asks (an object of two slots: a closure
+    each cost twice the memory, and a log holds thousands of artifacts)."""
+
+    __slots__ = ("log", "record")
+
+    def __init__(self, log: TraceLog, record: TraceRecord):
+        self.log, self.record = log, record
+
+    def __call__(self) -> str:
+        return self.log.payload(self.record)
 
 
 def _name_from_stack(unit: CompileUnit, stack: list[dict]) -> None:
@@ -463,22 +476,43 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
     (torch.export, AOTInductor), the stages that name no compile id are that unit's."""
     unowned_key = OUTSIDE_DYNAMO.unit_key if outside_dynamo else None
 
+    def in_file_order():
+        """(line, event, compile id, whether its payload was damaged) of each chromium event: the
+        log's event rows, and the records of the odd event a row cannot hold, in the order of the log."""
+        rows = log.events
+        records_left = iter(records)
+        record = next(records_left, None)
+        for row in range(len(rows)):
+            line_no = rows.line_nos[row]
+            while record is not None and record.line_no < line_no:
+                yield _record_event(record)
+                record = next(records_left, None)
+            event = log.event_json(row)
+            yield line_no, event, rows.compile_ids[row], rows.states[row] == rows.DAMAGED
+        while record is not None:
+            yield _record_event(record)
+            record = next(records_left, None)
+
+    def _record_event(record: TraceRecord):
+        event = log.payload_json(record) if record.has_payload else record.meta
+        return record.line_no, event, record.compile_id, record.payload_intact is False
+
     def events():
-        """Each record's event, read as build_spans takes it (one at a time: held together, a big
-        log's tens of thousands of parsed events cost ~2.5 KB each)."""
-        for record in records:
-            event = log.payload_json(record) if record.has_payload else record.meta
+        """Each event, read as build_spans takes it (one at a time: held together, a big log's tens
+        of thousands of parsed events cost ~2.5 KB each)."""
+        for line_no, event, compile_id, damaged in in_file_order():
             if not isinstance(event, dict) or not event:
-                if record.payload_intact is not False:  # damaged payloads are counted already
-                    log.problems.add("bad_record", f"line {record.line_no}: chromium_event payload is not JSON")
+                if not damaged:  # damaged payloads are counted already
+                    log.problems.add("bad_record", f"line {line_no}: chromium_event payload is not JSON")
                 continue
             args = event.get("args") if isinstance(event.get("args"), dict) else {}
-            if not is_small_arg(args.get("compile_id")) and record.compile_id is not None:  # none a span keeps
-                args = {**args, "compile_id": str(record.compile_id)[1:-1]}
+            if not is_small_arg(args.get("compile_id")) and compile_id is not None:  # none a span keeps
+                args = {**args, "compile_id": str(compile_id)[1:-1]}
             yield {**event, "args": args}
 
     def build():
         forest = build_spans(events(), log.problems)
+        give_back_free_memory()
         by_unit: dict[tuple, list] = {}
         unowned = []
         for span in forest.roots:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.core.malloc_policy import give_back_free_memory
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers import json_codec
@@ -84,13 +85,50 @@ def _settled_whole(record: TraceRecord, digest: str) -> bool:
     return True
 
 
+class EventRows:
+    """The log's `chromium_event` records whose event is their payload (every one torch writes): half
+    to three quarters of a real log's records, kept as columns rather than a TraceRecord each (~40
+    bytes a record instead of ~270; on a log of many small records that is a fifth of the reader's
+    memory). Compile-stage spans are made of them, read back by row; nothing else reads them.
+
+    A row's payload is checked as it is read, on this thread (an event is a few hundred bytes), unless
+    the read checks nothing; its md5 is then kept until the row is read."""
+
+    UNCHECKED, WHOLE, DAMAGED = 0, 1, 2
+
+    def __init__(self):
+        self.line_nos = array("q")
+        self.starts = array("q")  # the payload's byte range in the log
+        self.ends = array("q")
+        self.states = bytearray()  # UNCHECKED, WHOLE or DAMAGED
+        self.compile_ids: list[CompileId | None] = []
+        self.ranks: list[int | None] = []
+        self.md5s: dict[int, str] = {}  # of the rows not checked yet
+
+    def __len__(self) -> int:
+        return len(self.line_nos)
+
+    def add(self, line_no: int, start: int, end: int, state: int, compile_id: CompileId | None,
+            rank: int | None, md5: str | None = None) -> None:
+        if state == self.UNCHECKED:
+            self.md5s[len(self.line_nos)] = md5
+        self.line_nos.append(line_no)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.states.append(state)
+        self.compile_ids.append(compile_id)
+        self.ranks.append(rank)
+
+
 class TraceLog:
-    """The records of one log file, its string table and what could not be read."""
+    """The records of one log file, its chromium events, its string table and what could not be read."""
 
     def __init__(self, path: Path, records: list[TraceRecord], strings: dict[int, str],
-                 problems: ReadProblems, rank: int | None, size: int = 0, ends_with_newline: bool = True):
+                 problems: ReadProblems, rank: int | None, size: int = 0, ends_with_newline: bool = True,
+                 events: EventRows | None = None):
         self.path = path
         self.records = records
+        self.events = events if events is not None else EventRows()
         self.strings = strings
         self.problems = problems
         self.rank = rank
@@ -120,25 +158,25 @@ class TraceLog:
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
         if record.payload_intact is not None and record.has_payload:
-            # Checked already, so the tabs need not go: a tab before each line is JSON whitespace
-            # (a JSON string holds no raw newline), and stripping 100 MB of payloads costs seconds.
-            raw = self._read(record.payload_start, record.payload_end)
-            if raw is None:
-                return None
-            try:
-                return json_codec.loads(raw)
-            except ValueError:
-                raw = _strip_tabs(raw)
-        else:
-            raw = self.payload_bytes(record)
-        try:
-            return json_codec.loads(raw)
-        except ValueError:
-            pass
-        try:  # bytes that are not UTF-8 are replaced, as `payload` does, before giving up
-            return json_codec.loads(raw.decode("utf-8", errors="replace"))
-        except ValueError:
-            return None
+            return _payload_json(self._read(record.payload_start, record.payload_end))
+        return _payload_json(self.payload_bytes(record), stripped=True)
+
+    def event_json(self, row: int):
+        """Row `row` of `events` decoded as JSON (None when it is not), its md5 checked on first read."""
+        events = self.events
+        raw = self._read(events.starts[row], events.ends[row])
+        if raw is None or events.states[row] != events.UNCHECKED:
+            return _payload_json(raw)
+        stripped = _strip_tabs(raw)
+        with self._lock:
+            md5 = events.md5s.pop(row, None)
+            if md5 is None:  # another thread checked it meanwhile
+                return _payload_json(stripped, stripped=True)
+            whole = hashlib.md5(stripped).hexdigest() == md5
+            events.states[row] = events.WHOLE if whole else events.DAMAGED
+        if not whole:
+            self._count_damage(events.ends[row], f"line {events.line_nos[row]} (chromium_event)")
+        return _payload_json(stripped, stripped=True)
 
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
@@ -205,6 +243,14 @@ class TraceLog:
                 if raw is None:
                     return
                 self._check(record, payload_digest(raw))
+        for row in sorted(self.events.md5s):
+            self.event_json(row)
+
+    @property
+    def checked(self) -> bool:
+        """Whether every payload's md5 has been checked (so the log's damage is all counted)."""
+        return not self.events.md5s and not any(record.payload_intact is None and record.has_payload
+                                                for record in self.records)
 
     def _check(self, record: TraceRecord, digest: str) -> None:
         """Settle `record` with `digest`, once: views on several threads may read the same unchecked
@@ -215,8 +261,11 @@ class TraceLog:
                 return
             intact = settle(record, digest)
         if not intact:
-            cut_short = record.payload_end >= self.size and not self.ends_with_newline
-            self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
+            self._count_damage(record.payload_end, f"line {record.line_no} ({record.name})")
+
+    def _count_damage(self, payload_end: int, where: str) -> None:
+        cut_short = payload_end >= self.size and not self.ends_with_newline
+        self.problems.add("truncated" if cut_short else "md5_mismatch", where)
 
 
 # The helper's command: the script half of payload_digest.py, told the log's descriptor it inherits.
@@ -411,6 +460,28 @@ def _helper_allowed() -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
+def _payload_json(raw: bytes | None, stripped: bool = False):
+    """Payload bytes decoded as JSON, or None when they are not JSON. A checked payload need not lose
+    its tabs first (`stripped` False): a tab before each line is JSON whitespace (a JSON string holds no
+    raw newline), and stripping 100 MB of payloads costs seconds."""
+    if raw is None:
+        return None
+    try:
+        return json_codec.loads(raw)
+    except ValueError:
+        pass
+    if not stripped:
+        raw = _strip_tabs(raw)
+        try:
+            return json_codec.loads(raw)
+        except ValueError:
+            pass
+    try:  # bytes that are not UTF-8 are replaced, as `payload` does, before giving up
+        return json_codec.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+
+
 def _strip_tabs(raw: bytes) -> bytes:
     """Payload bytes as torch hashed them: tabs removed, lines joined by '\\n' (CRLF copies too)."""
     if b"\r" in raw:
@@ -510,10 +581,12 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
             raise
         if helper is not None:
             helper.finish(problems)
+    give_back_free_memory()
     size = base + len(buffer)
     if size == 0:
         problems.add("empty_file", str(path))
-    return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"))
+    return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"),
+                    scanner.events)
 
 
 def _last_record_end(block: bytes, limit: int) -> int:
@@ -575,6 +648,7 @@ class _Scanner:
                  verify_md5: bool, file_rank: int | None, helper: _DigestHelper | None = None,
                  skip_kinds: frozenset[str] = frozenset()):
         self.records, self.strings, self.problems = records, strings, problems
+        self.events = EventRows()
         self.verify_md5, self.file_rank, self.helper = verify_md5, file_rank, helper
         self.skip_kinds = skip_kinds
         self.line_no = 1
@@ -622,6 +696,10 @@ class _Scanner:
         if record is None or record.payload_md5 is None:
             if tab_start >= 0:
                 self.problems.add("orphan_payload", f"line {line_no + 1 if eol >= pos else line_no}")
+        elif tab_start >= 0 and record.meta is NO_META and record.kind == "chromium_event" \
+                and record.kind not in self.skip_kinds:
+            self._event(data, base, record, tab_start, tab_end, at_eof)
+            return
         elif tab_start >= 0:
             record.payload_start, record.payload_end = base + tab_start, base + tab_end
             if self.helper is not None:
@@ -642,6 +720,21 @@ class _Scanner:
             _intern(record, self.strings, self.problems)
         elif record.kind not in self.skip_kinds:
             self.records.append(record)
+
+    def _event(self, data: bytes, base: int, record: TraceRecord, tab_start: int, tab_end: int,
+               at_eof: bool) -> None:
+        """A chromium event: a row of `events`, its payload checked here (never by the helper: a few
+        hundred bytes cost less to hash than to hand over)."""
+        events = self.events
+        state, md5 = events.UNCHECKED, record.payload_md5
+        if self.verify_md5:
+            state, md5 = events.WHOLE, None
+            if payload_digest(data[tab_start:tab_end]) != record.payload_md5:
+                state = events.DAMAGED
+                cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
+                self.problems.add("truncated" if cut_short else "md5_mismatch",
+                                  f"line {record.line_no} ({record.name})")
+        events.add(record.line_no, base + tab_start, base + tab_end, state, record.compile_id, record.rank, md5)
 
 
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
