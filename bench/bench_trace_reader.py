@@ -52,8 +52,6 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary import at_a_glance
 from inspector.core.gc_policy import collector_paused
-from inspector.core.malloc_policy import hold_malloc_thresholds
-hold_malloc_thresholds()  # as the app and the command line do
 start, cpu = time.perf_counter(), time.process_time()  # modules are loaded already in the app: time the open
 log = Path({log!r})
 what = {what!r}

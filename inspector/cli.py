@@ -16,7 +16,6 @@ from inspector.capture.options import MODES
 from inspector.capture.options import add_arguments as add_capture_options
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
-from inspector.core.malloc_policy import hold_malloc_thresholds
 
 
 PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
@@ -108,8 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "no_cache", False):
         os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
     reads = args.command in READS_SESSIONS
-    if reads:
-        hold_malloc_thresholds()
     try:
         with _ctrl_c_noted() if reads else nullcontext(), collector_paused() if reads else nullcontext():
             return args.run(args)

@@ -180,10 +180,12 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
             decoded["columns"]["kind"] = ["dynamo_start"]
         elif damage == "wrong types":
             decoded["columns"]["line_start"][0] = "not an offset"
-        elif damage == "event outside the log":
-            decoded["events"]["end"][0] = log.stat().st_size + 1
-        else:  # a row whose md5 was never checked has no md5 left to check it with
-            decoded["events"]["state"][0] = 0
+        else:
+            column, value = ("end", log.stat().st_size + 1) if damage == "event outside the log" else \
+                ("state", 0)  # a row never checked: it has no md5 left to check it with
+            values = index_cache._unpacked(decoded["events"][column], "b" if column == "state" else "q")
+            values[0] = value
+            decoded["events"][column] = index_cache._packed(values)
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
     assert json.dumps(summarize(open_session(log)), indent=1) == expected

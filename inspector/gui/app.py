@@ -32,11 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from inspector.core.malloc_policy import hold_malloc_thresholds
     from inspector.gui.qt_main_window import QtMainWindow
     from inspector.gui.qt_palette import apply_theme
 
-    hold_malloc_thresholds()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("torch.compile Inspector")
     app.setOrganizationName("torch-compile-inspector")

@@ -19,6 +19,7 @@ be being written). TCI_NO_CACHE=1 (or `--no-cache`) turns the cache off.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
@@ -146,9 +147,13 @@ def _read_entry(file: Path | None, identity) -> object | None:
         return None
     try:
         with open(file, "rb") as handle:
-            head, _, rest = handle.read().partition(b"\n")
-        signature, _, body = rest.partition(b"\n")
-        if not hmac.compare_digest(signature, _signature(key, head, body).encode()):
+            data = memoryview(handle.read())  # its lines as views: a copy of a big index is megabytes
+        head_end = data.obj.find(b"\n")
+        signature_end = data.obj.find(b"\n", head_end + 1)
+        if head_end < 0 or signature_end < 0:
+            return None
+        head, signature, body = data[:head_end], data[head_end + 1:signature_end], data[signature_end + 1:]
+        if not hmac.compare_digest(bytes(signature), _signature(key, bytes(head), body).encode()):
             return None
         header = json_codec.loads(head)
         if not isinstance(header, dict) or header.get("identity") != identity:
@@ -245,11 +250,7 @@ COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "line_no", "line_start"
 def _encode_log(log: TraceLog) -> dict:
     columns = {name: [getattr(record, name) for record in log.records] for name in COLUMNS}
     columns["compile_id"] = _encode_ids(columns["compile_id"])
-    events = log.events
-    return {"columns": columns, "events": {"line_no": events.line_nos.tolist(), "start": events.starts.tolist(),
-                                           "end": events.ends.tolist(), "state": list(events.states),
-                                           "compile_id": _encode_ids(events.compile_ids), "rank": events.ranks},
-            "strings": [[key, value] for key, value in log.strings.items()],
+    return {"columns": columns, "events": _encode_events(log.events), "strings": [[key, value] for key, value in log.strings.items()],
             "problems": [[category, count, log.problems.examples.get(category, [])]
                          for category, count in log.problems.counts.items()],
             "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
@@ -318,18 +319,55 @@ def _decode_ids(cids: list, compile_ids: dict[tuple, CompileId]) -> list[Compile
     return [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
 
 
+# The event rows' columns are stored as their bytes (little-endian, base64): read back as lists of ints,
+# the tens of thousands of rows of a big log made a reopen's peak memory 0.6× the log's size.
+def _encode_events(events: EventRows) -> dict:
+    id_table, id_rows = _distinct(events.compile_ids)
+    rank_table, rank_rows = _distinct(events.ranks)
+    return {"line_no": _packed(events.line_nos), "start": _packed(events.starts), "end": _packed(events.ends),
+            "state": _packed(array("b", events.states)), "compile_ids": _encode_ids(id_table),
+            "compile_id": _packed(id_rows), "ranks": rank_table, "rank": _packed(rank_rows)}
+
+
+def _distinct(values: list) -> tuple[list, array]:
+    """The distinct values (in order of first use) and, for each value, its place among them."""
+    places: dict = {}
+    rows = array("q", (places.setdefault(value, len(places)) for value in values))
+    return list(places), rows
+
+
+def _packed(column: array) -> str:
+    if sys.byteorder == "big":
+        column = array(column.typecode, column)
+        column.byteswap()
+    return base64.b64encode(column.tobytes()).decode("ascii")
+
+
+def _unpacked(text, typecode: str) -> array:
+    column = array(typecode)
+    column.frombytes(base64.b64decode(text.encode("ascii"), validate=True))  # ValueError when not whole items
+    if sys.byteorder == "big":
+        column.byteswap()
+    return column
+
+
 def _decode_events(body: dict, size: int, compile_ids: dict[tuple, CompileId]) -> EventRows:
-    columns = [body[name] for name in ("line_no", "start", "end", "state", "compile_id", "rank")]
-    line_nos, starts, ends, states, cids, ranks = columns
-    if not (all(type(column) is list and len(column) == len(line_nos) for column in columns)
-            and _all(line_nos, int) and _all(starts, int) and _all(ends, int) and _all(ranks, int, type(None))
+    line_nos, starts, ends, id_rows, rank_rows = (_unpacked(body[name], "q")
+                                                   for name in ("line_no", "start", "end", "compile_id", "rank"))
+    states = bytearray(_unpacked(body["state"], "b").tobytes())
+    id_table, rank_table = _decode_ids(body["compile_ids"], compile_ids), body["ranks"]
+    count = len(line_nos)
+    if not (all(len(column) == count for column in (starts, ends, states, id_rows, rank_rows))
+            and type(rank_table) is list and _all(rank_table, int, type(None))
             and set(states) <= {EventRows.WHOLE, EventRows.DAMAGED}
-            and all(0 <= a <= b <= size for a, b in zip(starts, ends))):
+            and all(0 <= a <= b <= size for a, b in zip(starts, ends))
+            and all(0 <= place < len(id_table) for place in set(id_rows))
+            and all(0 <= place < len(rank_table) for place in set(rank_rows))):
         raise ValueError("events")
     events = EventRows()
-    events.line_nos, events.starts, events.ends = array("q", line_nos), array("q", starts), array("q", ends)
-    events.states, events.ranks = bytearray(states), ranks
-    events.compile_ids = _decode_ids(cids, compile_ids)
+    events.line_nos, events.starts, events.ends, events.states = line_nos, starts, ends, states
+    events.compile_ids = [id_table[place] for place in id_rows]
+    events.ranks = [rank_table[place] for place in rank_rows]
     return events
 
 

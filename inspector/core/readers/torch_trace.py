@@ -87,7 +87,7 @@ def _settled_whole(record: TraceRecord, digest: str) -> bool:
 
 class EventRows:
     """The log's `chromium_event` records whose event is their payload (every one torch writes): half
-    to three quarters of a real log's records, kept as columns rather than a TraceRecord each (~40
+    to three quarters of a real log's records, kept as columns rather than a TraceRecord each (~50
     bytes a record instead of ~270; on a log of many small records that is a fifth of the reader's
     memory). Compile-stage spans are made of them, read back by row; nothing else reads them.
 
@@ -702,13 +702,12 @@ class _Scanner:
             return
         elif tab_start >= 0:
             record.payload_start, record.payload_end = base + tab_start, base + tab_end
+            cut_short = _cut_short(data, tab_end, at_eof)
             if self.helper is not None:
-                self.helper.check(record, data, tab_start, tab_end,
-                                  at_eof and tab_end >= len(data) and not data.endswith(b"\n"))
+                self.helper.check(record, data, tab_start, tab_end, cut_short)
             elif self.verify_md5:
                 settle(record, payload_digest(data[tab_start:tab_end]))
             if record.payload_intact is False:
-                cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
                 self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
         elif record.payload_md5 != _EMPTY_MD5:
             record.payload_intact = False
@@ -731,10 +730,14 @@ class _Scanner:
             state, md5 = events.WHOLE, None
             if payload_digest(data[tab_start:tab_end]) != record.payload_md5:
                 state = events.DAMAGED
-                cut_short = at_eof and tab_end >= len(data) and not data.endswith(b"\n")
-                self.problems.add("truncated" if cut_short else "md5_mismatch",
+                self.problems.add("truncated" if _cut_short(data, tab_end, at_eof) else "md5_mismatch",
                                   f"line {record.line_no} ({record.name})")
         events.add(record.line_no, base + tab_start, base + tab_end, state, record.compile_id, record.rank, md5)
+
+
+def _cut_short(data: bytes, payload_end: int, at_eof: bool) -> bool:
+    """Whether a payload ending at `payload_end` of the last block is the one the log's end cut off."""
+    return at_eof and payload_end >= len(data) and not data.endswith(b"\n")
 
 
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
