@@ -132,3 +132,16 @@ def test_an_event_costs_a_fraction_of_a_record(tmp_path):
     tracemalloc.stop()
     assert len(log.events) == 20_000 and not log.problems
     assert held / 20_000 < 100, f"{held / 20_000:.0f} bytes an event"
+
+
+def test_a_stage_end_without_its_start_is_counted_in_an_otherwise_whole_log(tmp_path):
+    """Its count was lost where nothing else in the log was wrong: an empty problem count is falsy, and
+    the span builder took it for none given."""
+    end = json.dumps({"name": "never_began", "ts": 1, "ph": "E", "args": {}, "pid": 0, "tid": 0})
+    line = (f'V1202 12:18:50.598000 7677 torch/_dynamo/utils.py:2350] {{"chromium_event": {{}}, '
+            f'"has_payload": "{hashlib.md5(end.encode()).hexdigest()}"}}\n\t{end}\n')
+    log = tmp_path / LOG.name
+    log.write_text(line + LOG.read_text())
+    session = build_trace_session([log], log)
+    session.units[0].spans
+    assert session.problems.to_json()["unmatched_span_end"]["examples"] == ["never_began at 1"]

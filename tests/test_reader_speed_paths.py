@@ -510,3 +510,57 @@ def test_the_cache_writes_a_big_index_in_slices_as_the_same_json(tmp_path, monke
     index_cache.store_log(whole)
     again = index_cache.load_log(log)
     assert again is not None and [r.payload_end for r in again.records] == [r.payload_end for r in whole.records]
+
+
+def _log_with_odd_events(folder: Path) -> Path:
+    """The bundled log with one chromium event whose payload is not JSON (its md5 matches: torch wrote
+    it so) and one stage end that no begin matches: a bad record and an unmatched end, found only when
+    the spans are made."""
+    data = BUNDLED_LOG.read_text()
+    odd = "not json"
+    end = json.dumps({"name": "never_began", "ts": 1, "ph": "E", "args": {}, "pid": 0, "tid": 0})
+    extra = "".join(f'V1202 12:18:50.598000 7677 torch/_dynamo/utils.py:2350] {{"chromium_event": {{}}, '
+                    f'"has_payload": "{hashlib.md5(text.encode()).hexdigest()}"}}\n\t{text}\n' for text in (odd, end))
+    copy = folder / BUNDLED_LOG.name
+    copy.write_text(extra + data)
+    _age(copy)
+    return copy
+
+
+def _spans_and_problems(session) -> tuple:
+    spans = [(str(unit.compile_id), [(span.name, span.start_us, span.end_us, span.compile_id, span.depth, span.args,
+                                      len(span.children)) for root in unit.spans for span in root.walk()],
+              [(marker.name, marker.ts_us, marker.args) for marker in unit.markers]) for unit in session.units]
+    return spans, session.problems.to_json()
+
+
+def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp_path, cache_dir, monkeypatch):
+    """The stage spans of a log opened before are read from the cache, not made again from its ~10k
+    events, and the problems found in the events when they were made are counted again."""
+    from inspector.core.readers import session_builder
+
+    log = _log_with_odd_events(tmp_path)
+    first = _spans_and_problems(open_session(log))
+    assert first[1]["bad_record"]["count"] == 1 and first[1]["unmatched_span_end"]["count"] == 1
+    assert any(spans for _, spans, _ in first[0])
+
+    def no_build(*_args):
+        raise AssertionError("the spans were made again")
+
+    monkeypatch.setattr(session_builder, "build_spans", no_build)
+    assert _spans_and_problems(open_session(log)) == first
+
+
+@pytest.mark.parametrize("damage", ["wrong shape", "span out of its table"])
+def test_a_spans_entry_that_is_not_what_the_cache_wrote_is_made_again(tmp_path, cache_dir, damage):
+    log = _log_with_odd_events(tmp_path)
+    first = _spans_and_problems(open_session(log))
+    entry = _entry(cache_dir, "spans")
+    header, body = _entry_parts(entry)
+    if damage == "wrong shape":
+        body["forest"]["roots"] += 1
+    else:
+        body["forest"]["spans"][0][0] = len(body["forest"]["names"])
+    _rewrite(entry, header, body)
+    assert index_cache.load_spans(index_cache.load_log(log)) is None
+    assert _spans_and_problems(open_session(log)) == first

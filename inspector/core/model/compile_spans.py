@@ -67,11 +67,69 @@ class SpanForest:
     roots: list[Span] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
 
+    def to_state(self) -> dict:
+        """The forest as plain data (for the index cache): each span a row, depth first, with its
+        number of children; names and compile ids, which thousands of spans repeat, in tables."""
+        names: dict[str, int] = {}
+        ids: dict[str | None, int] = {}
+        rows = []
+        for root in self.roots:
+            for span in root.walk():
+                rows.append([names.setdefault(span.name, len(names)), span.start_us, span.end_us,
+                             ids.setdefault(span.compile_id, len(ids)), span.depth, span.args, len(span.children)])
+        markers = [[names.setdefault(marker.name, len(names)), marker.ts_us, ids.setdefault(marker.compile_id, len(ids)),
+                    marker.args] for marker in self.markers]
+        return {"names": list(names), "compile_ids": list(ids), "spans": rows, "roots": len(self.roots),
+                "markers": markers}
+
+    @classmethod
+    def from_state(cls, state: dict) -> SpanForest:
+        """`to_state`'s forest again; ValueError (or a TypeError, KeyError) on data it did not write."""
+        names, ids = state["names"], state["compile_ids"]
+        if not (all(type(name) is str for name in names)
+                and all(cid is None or (type(cid) is str and len(cid) <= SMALL_ARG_CHARS) for cid in ids)):
+            raise ValueError("span tables")
+        names = [sys.intern(name) for name in names]
+        forest = cls()
+        open_spans: list[list] = [[forest.roots, state["roots"]]]  # children lists still filling, and how many to go
+        for name, start, end, cid, depth, args, children in state["spans"]:
+            if not (type(start) in (int, float) and type(end) in (int, float, type(None)) and type(depth) is int
+                    and type(children) is int and children >= 0 and _valid_args(args)):
+                raise ValueError("span")
+            while open_spans and open_spans[-1][1] == 0:
+                open_spans.pop()
+            if not open_spans:
+                raise ValueError("spans left over")
+            span = Span(names[_place_in(name, names)], float(start), None if end is None else float(end),
+                        ids[_place_in(cid, ids)], depth, args or NO_ARGS)
+            open_spans[-1][0].append(span)
+            open_spans[-1][1] -= 1
+            if children:
+                span.children = []
+                open_spans.append([span.children, children])
+        if any(left for _, left in open_spans):
+            raise ValueError("spans missing")
+        for name, ts, cid, args in state["markers"]:
+            if not (type(ts) in (int, float) and _valid_args(args)):
+                raise ValueError("marker")
+            forest.markers.append(Marker(names[_place_in(name, names)], float(ts), ids[_place_in(cid, ids)], args))
+        return forest
+
+
+def _place_in(index, table: list) -> int:
+    if type(index) is not int or not 0 <= index < len(table):
+        raise ValueError("not an index of its table")
+    return index
+
+
+def _valid_args(args) -> bool:
+    return type(args) is dict and all(type(key) is str and is_small_arg(value) for key, value in args.items())
+
 
 def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) -> SpanForest:
     """Nest trace events (dicts with name, ph, ts, args) in time order per thread. `events` is read
     once, each event kept only as the few fields a span needs until they are in order."""
-    problems = problems or ReadProblems()
+    problems = problems if problems is not None else ReadProblems()  # an empty one is falsy, and still the one to fill
     forest = SpanForest()
     stacks: dict[tuple, list[Span]] = defaultdict(list)
     shared: dict = {}  # one copy of each thread's (pid, tid) and of each compile id, for all their events

@@ -120,20 +120,23 @@ def _best_variant(variants: list[dict]) -> dict | None:
     return max(variants, key=score) if variants else None
 
 
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
 def _is_code(text: str) -> bool:
     """Registry texts that are the source expression, not the message (`_explanation`, `"…" + x`)."""
     text = text.strip()
-    return not text or bool(re.fullmatch(r"[A-Za-z_][\w.]*", text) and ("_" in text or text.islower())) \
+    return not text or bool(_NAME.fullmatch(text) and ("_" in text or text.islower())) \
         or text.startswith(('"', "f\"", "'"))
 
 
 def _clean(text) -> str:
     text = str(text).strip()
-    return "" if _is_code(text) else re.sub(r"\s+", " ", text)
+    return "" if _is_code(text) else " ".join(text.split())  # runs of whitespace as one space
 
 
 def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().rstrip(".:").lower()
+    return " ".join(text.split()).rstrip(".:").lower()
 
 
 @lru_cache(maxsize=8)

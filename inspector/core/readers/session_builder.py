@@ -19,6 +19,7 @@ from inspector.core.readers.break_reasons import (
 from inspector.core.malloc_policy import give_back_free_memory
 from inspector.core.model.compile_id import OUTSIDE_DYNAMO, CompileId
 from inspector.core.model.compile_spans import build_spans, is_small_arg
+from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import (
     CacheEvent, CodeArtifact, CompileUnit, ExportIssue, FailedGuard, Frame, GraphArtifact, GraphBreak, LazySpans, Rank,
     RecordArtifact, Recompile, Session, SourceLocation, TextArtifact, backward_stage,
@@ -497,13 +498,13 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
         event = log.payload_json(record) if record.has_payload else record.meta
         return record.line_no, event, record.compile_id, record.payload_intact is False
 
-    def events():
+    def events(problems: ReadProblems):
         """Each event, read as build_spans takes it (one at a time: held together, a big log's tens
         of thousands of parsed events cost ~2.5 KB each)."""
         for line_no, event, compile_id, damaged in in_file_order():
             if not isinstance(event, dict) or not event:
                 if not damaged:  # damaged payloads are counted already
-                    log.problems.add("bad_record", f"line {line_no}: chromium_event payload is not JSON")
+                    problems.add("bad_record", f"line {line_no}: chromium_event payload is not JSON")
                 continue
             args = event.get("args") if isinstance(event.get("args"), dict) else {}
             if not is_small_arg(args.get("compile_id")) and compile_id is not None:  # none a span keeps
@@ -511,8 +512,15 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
             yield {**event, "args": args}
 
     def build():
-        forest = build_spans(events(), log.problems)
-        give_back_free_memory()
+        cached = index_cache.load_spans(log)
+        if cached is None:
+            found = ReadProblems()  # what is wrong in the events, kept with the spans
+            forest = build_spans(events(found), found)
+            give_back_free_memory()
+            index_cache.store_spans(log, forest, found)
+        else:
+            forest, found = cached
+        log.problems.merge(found)
         by_unit: dict[tuple, list] = {}
         unowned = []
         for span in forest.roots:
