@@ -516,7 +516,7 @@ def _span_builder(records: list[TraceRecord], log: TraceLog, outside_dynamo: boo
         if cached is None:
             found = ReadProblems()  # what is wrong in the events, kept with the spans
             forest = build_spans(events(found), found)
-            give_back_free_memory()
+            give_back_free_memory(log.size)
             index_cache.store_spans(log, forest, found)
         else:
             forest, found = cached

@@ -581,8 +581,8 @@ def read_trace_log(path: str | os.PathLike, verify_md5: bool = True,
             raise
         if helper is not None:
             helper.finish(problems)
-    give_back_free_memory()
     size = base + len(buffer)
+    give_back_free_memory(size)
     if size == 0:
         problems.add("empty_file", str(path))
     return TraceLog(path, records, strings, problems, file_rank, size, not buffer or buffer.endswith(b"\n"),
