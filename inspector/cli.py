@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--profile", metavar="TRACE",
                          help="a torch.profiler trace of the same run: kernel time per kernel, FX node, module and "
                               "source line (without it, a profiler trace beside the log is read)")
+    summary.add_argument("--triton", metavar="TRACE",
+                         help="a tritonparse trace of the same run: which of the run's kernels each compilation is, "
+                              "with its IR stages and compile metadata")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
     add_capture_commands(commands)
@@ -473,7 +476,7 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
-    from inspector.core.outputs.gpu_summary import with_profile
+    from inspector.core.outputs.gpu_summary import with_profile, with_triton
     from inspector.core.outputs.summary_text import render_text
 
     source = _detect(args.path)
@@ -498,10 +501,17 @@ def _summary(args) -> int:
         except ValueError as error:
             _say(f"compile-inspector: --profile: {error}", file=sys.stderr)
             return 2
+        triton_text = ""
+        if args.triton:
+            try:
+                summary, triton_text = with_triton(summary, session, args.triton)
+            except ValueError as error:
+                _say(f"compile-inspector: --triton: {error}", file=sys.stderr)
+                return 2
         if args.json:
             _dump_json(summary)
         else:
-            _say(render_text(summary) + (f"\n\n{profile_text}" if profile_text else ""))
+            _say("\n\n".join(text for text in (render_text(summary), profile_text, triton_text) if text))
     unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
     if args.strict and unreadable:
         _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",

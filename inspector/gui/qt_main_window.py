@@ -108,6 +108,7 @@ class QtMainWindow(QMainWindow):
         self.modes_view = self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.modes_view))
         self.kernels_view.sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.code_view))
+        self.gpu_view.sigShowInCode.connect(lambda: self.tabs.setCurrentWidget(self.code_view))
         self.navigator = QtNavigator(self.model, self.capture)
         self.session_dock = self.add_dock("Session", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.stage_strip = QtStageStrip(self.capture)

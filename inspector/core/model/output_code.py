@@ -18,6 +18,7 @@ _LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<name>[A-Za-z_]\w*)(?:\.run)?\(")
 _EXTERN = re.compile(r"\bextern_kernels\.(?P<op>\w+)\(")
 _FALLBACK = re.compile(r"^\s*(?:\w+(?:,\s*\w+)*\s*=\s*)?(?:torch\.ops\.)?(?P<op>aten\.\w+(?:\.\w+)?)\(")
 _AOT_ID = re.compile(r"^# AOT ID: \[(?P<ids>[^\]]*)\]", re.M)
+_KERNEL_PATH = "# kernel path:"  # the comment above each kernel Inductor wrote to a file of its own
 _KIND_BY_HOW = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp", "halide": "halide"}
 # AOTInductor's C++: kernels are `extern "C"` functions, run from AOTInductorModel::run_impl, with
 # library ops called as aoti_torch_<device>_<op> shims (allocation helpers have no device in the name)
@@ -42,6 +43,7 @@ class Kernel:
     source_origin: str | None = None  # provenance | comment | None when unknown
     aten_ops: list[str] = field(default_factory=list)
     debug_handles: list[str] = field(default_factory=list)
+    file: str | None = None  # the kernel's own source file (`# kernel path:`): what tritonparse names it by
 
     @property
     def fused(self) -> bool:
@@ -81,12 +83,15 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
     index, in_call = 0, False
     pending_nodes: re.Match | None = None
     pending_handles: list[str] = []
+    pending_file: str | None = None
     while index < len(lines):
         line = lines[index]
         line_no = index + 1
         index += 1
         stripped = line.strip()
         if stripped.startswith("#"):
+            if stripped.startswith(_KERNEL_PATH):
+                pending_file = stripped[len(_KERNEL_PATH):].strip() or None
             pending_nodes = _SOURCE_NODES.search(stripped) or pending_nodes
             handles = _HANDLES.search(stripped)
             if handles:
@@ -95,12 +100,13 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
         definition = _DEFINITION.match(line)
         if definition:
             end = _definition_end(lines, index)
-            kernel = Kernel(definition["name"], _KIND_BY_HOW.get(definition["how"], "other"), line_no, end)
+            kernel = Kernel(definition["name"], _KIND_BY_HOW.get(definition["how"], "other"), line_no, end,
+                            file=pending_file)
             _apply_comment(kernel, pending_nodes)
             kernels.append(kernel)
             by_name[kernel.name] = kernel
             index = end
-            pending_nodes, pending_handles = None, []
+            pending_nodes, pending_handles, pending_file = None, [], None
             continue
         if _CALL_FUNCTION.match(line):
             in_call = True
@@ -109,7 +115,7 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
             if kernel is not None:
                 pending_nodes, pending_handles = None, []
         if not stripped:
-            pending_nodes = None
+            pending_nodes = pending_file = None
     match = _AOT_ID.search(text)
     aot_id = match["ids"].strip().strip("'\"") if match else None
     code = OutputCode(path=path, aot_id=aot_id, kernels=kernels)

@@ -3,7 +3,8 @@ of a run: a tritonparse trace (each kernel's IR stages, compile metadata, the to
 compiled it, its launches and what varies between them) and a torch.profiler trace (GPU time per
 kernel, per kind and per compiled region, device idle time); and a profiler trace beside the
 TORCH_TRACE log of its run: kernel time per kernel, compile unit, FX node, module and source line of
-the user's model (`source_time`), a section of the log's summary. JSON and text come from one dict each."""
+the user's model (`source_time`), a section of the log's summary; and a tritonparse trace of the run
+joined to its kernels (`triton_join`), another section. JSON and text come from one dict each."""
 
 from __future__ import annotations
 
@@ -12,15 +13,18 @@ from pathlib import Path
 from inspector.core.analysis.gpu_profile import gpu_profile, microseconds, region_label
 from inspector.core.analysis.profile_ranks import RankRun, Times, compare_profiles
 from inspector.core.analysis.source_time import Figure, source_time
+from inspector.core.analysis.triton_join import join_triton
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
-from inspector.core.readers.tritonparse_trace import TritonTrace
+from inspector.core.readers.tritonparse_trace import TritonTrace, looks_like_tritonparse, read_tritonparse
 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
 PROFILE_RANKS_SCHEMA = "profile-ranks-summary/1"
 SOURCE_TIME_SCHEMA = "profile-source-time/1"
 SOURCE_TIME_KEY = "profile_source_time"  # the section of the log's summary JSON
+TRITON_JOIN_SCHEMA = "tritonparse-join/1"
+TRITON_JOIN_KEY = "triton_ir"  # the section of the log's summary JSON
 APPORTIONING = ("a launch's time is measured; a launch made from k FX nodes gives each node 1/k of it; a line "
                 "or module's time is measured for launches wholly its own, apportioned for shares of launches "
                 "split with other lines or modules")
@@ -198,6 +202,49 @@ def unlinked_text(summary: dict) -> str:
     return (f"{number(count)} GPU event(s), {microseconds(unlinked)}, carry no correlation to a runtime call: counted "
             f"in the GPU time ({microseconds(summary['gpu_us'])}), not in a region "
             f"({microseconds(summary['gpu_us'] - unlinked)} in all)")
+
+
+def summarize_triton_join(session, trace: TritonTrace) -> dict:
+    """The section of the log's summary that joins a tritonparse trace of the run to its kernels."""
+    join = join_triton(session, trace)
+    return {
+        "schema": TRITON_JOIN_SCHEMA, "trace": str(trace.path), "compilations": len(trace.kernels),
+        "joined": [{"kernel": item.kernel.name, "rank": item.unit.rank, "compile_id": str(item.unit.compile_id)[1:-1],
+                    "matched_by": item.matched_by, "kernel_file": item.kernel.file,
+                    "stages": {stage: item.compilation.ir[stage].count("\n") + 1 for stage in item.compilation.stages},
+                    **{key: item.compilation.metadata.get(key) for key in METADATA},
+                    "launches": item.compilation.launches} for item in join.joined],
+        "not_in_run": [{"name": compilation.name, "compile_id": compilation.compile_id, "file": compilation.python_file}
+                       for compilation in join.not_in_run],
+        "problems": trace.problems.to_json(),
+    }
+
+
+def render_triton_join_text(section: dict) -> str:
+    joined = section["joined"]
+    lines = [f"Triton IR from the tritonparse trace {section['trace']}: {len(joined)} of its "
+             f"{section['compilations']} compilation(s) are kernels of this run"]
+    for item in joined:
+        stages = ", ".join(f"{stage.upper()} {n} lines" for stage, n in item["stages"].items()) or "no IR"
+        meta = ", ".join(f"{key} {item[key]}" for key in ("num_warps", "num_stages", "shared") if item[key] is not None)
+        rank = f"rank {item['rank']} " if item["rank"] is not None else ""
+        lines.append(f"  {item['kernel']}  ({rank}[{item['compile_id']}], by {item['matched_by']}): {stages}"
+                     + (f"; {meta}" if meta else "") + (f"; {number(item['launches'])} launch(es)" if item["launches"] else ""))
+    for compilation in section["not_in_run"]:
+        origin = f"unit [{compilation['compile_id']}]" if compilation["compile_id"] else "no torch.compile unit named"
+        lines.append(f"  not of this run: {compilation['name']} ({origin})")
+    lines += _problems(section["problems"])
+    return "\n".join(lines)
+
+
+def with_triton(summary: dict, session, trace_path: str | Path) -> tuple[dict, str]:
+    """`summary` (the log's) with the tritonparse trace at `trace_path` joined to its kernels, and that
+    section's text; ValueError when the file is no tritonparse trace."""
+    path = Path(trace_path)
+    if not looks_like_tritonparse(path):
+        raise ValueError(f"{path} is not a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])")
+    section = summarize_triton_join(session, read_tritonparse(path))
+    return {**summary, TRITON_JOIN_KEY: section}, render_triton_join_text(section)
 
 
 def profile_section(session, profile: str | Path | None = None) -> tuple[dict | None, str]:

@@ -3,7 +3,9 @@
 - A tritonparse trace: its kernel compilations (the torch.compile unit each came from, launches,
   warps, stages, shared memory); for the chosen one, its Python source beside one IR stage (TTIR,
   TTGIR, LLIR, PTX, …). A click on a source line tints the IR lines it became; a click on an IR line
-  tints the source line it came from (the trace's source mappings).
+  tints the source line it came from (the trace's source mappings). With a run open, each compilation
+  is joined to the run's kernel it is (`core/analysis/triton_join.py`): "Show in Code" selects that
+  kernel in every view, and a kernel selected anywhere brings its compilation up here.
 - A torch.profiler trace: GPU time per compiled region (calls, CPU, GPU, GPU per call) and per kernel,
   device idle time; joined to the open run when it is that run's profile (opened beside it, or found
   beside its log when the run opens): kernel time per source line and module of the user's model,
@@ -18,11 +20,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from inspector.core.numbers import number
 from inspector.core.analysis.gpu_profile import microseconds, region_label
+from inspector.core.analysis.triton_join import TritonJoin, join_triton
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
                                                 profile_totals_text, summarize_profile, summarize_profile_ranks,
                                                 summarize_source_time, unlinked_text)
@@ -42,11 +46,14 @@ EMPTY = ("Open a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz]), a
 
 
 class QtGpuView(QWidget):
+    sigShowInCode = Signal()  # a compilation's kernel was selected in the open run: show the Code tab
+
     def __init__(self, model: QtSessionModel | None = None):
         super().__init__()
         self.model = model
         self.trace: TritonTrace | None = None
         self.kernel: TritonKernel | None = None
+        self.join: TritonJoin | None = None  # the trace joined to the open run
         self.profile: dict | None = None
         self.profile_trace: ProfilerTrace | None = None  # the profile shown
         self.profile_opened = False  # opened by the user (joined again to each run opened next), not found with a run
@@ -67,6 +74,7 @@ class QtGpuView(QWidget):
         layout.addStretch(0)  # holds the header at the top while the pages are hidden
         if model is not None:
             model.sigLoaded.connect(self._on_session_loaded)
+            model.sigKernelSelected.connect(self._on_kernel_selected)
 
     def _triton_page(self) -> QWidget:
         self.kernels = rows_table(("kernel", "torch.compile unit", "launches", "warps", "stages", "shared", "hash"))
@@ -97,7 +105,13 @@ class QtGpuView(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.kernels, 1)
-        top_layout.addWidget(self.kernel_info)
+        self.show_in_code = QPushButton("Show in Code")
+        self.show_in_code.setToolTip("select this kernel of the open run in every view, and show the Code tab")
+        self.show_in_code.clicked.connect(self._on_show_in_code)
+        info = QHBoxLayout()
+        info.addWidget(self.kernel_info, 1)
+        info.addWidget(self.show_in_code, 0, Qt.AlignmentFlag.AlignTop)
+        top_layout.addLayout(info)
         page.addWidget(top)
         page.addWidget(code)
         page.setSizes([220, 500])
@@ -171,7 +185,7 @@ class QtGpuView(QWidget):
             if isinstance(document, RankTraces):
                 return document, summarize_profile_ranks(document), None
             if not isinstance(document, ProfilerTrace):
-                return document, None, None
+                return document, None, join_triton(loaded.session, document) if loaded is not None else None
             return document, summarize_profile(document), _joined(loaded, document)
 
         def show(result) -> None:
@@ -179,7 +193,7 @@ class QtGpuView(QWidget):
             if isinstance(document, RankTraces):
                 self.set_ranks(summary)
             elif summary is None:
-                self.set_triton(document)
+                self.set_triton(document, joined)
             else:
                 self.set_profile(document, summary, joined, opened=True)
             if opened is not None:
@@ -192,6 +206,12 @@ class QtGpuView(QWidget):
         """The run's own profile (a capture's, or the one beside its log) shown joined to it, else a
         profile the user opened joined to the new run; a profile found with an earlier run leaves —
         unless the tab holds a tritonparse trace the user opened."""
+        if self.trace is not None:  # the trace the user opened stays, joined to the run opened now
+            trace = self.trace
+            self._paired.run(lambda: join_triton(loaded.session, trace),
+                             lambda join: self._set_join(join) if self.trace is trace else None,
+                             lambda message, _tb: self.kernel_info.setText(f"Not joined to the open run: {message}"))
+            return
         if self._holds_a_document:
             return
         kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
@@ -229,17 +249,34 @@ class QtGpuView(QWidget):
         """A tritonparse trace or a folder of rank traces the user opened: a run opened next leaves it."""
         return self.trace is not None or self.ranks_summary is not None
 
-    def set_triton(self, trace: TritonTrace) -> None:
-        self.trace, self.kernel, self.ranks_summary = trace, None, None
+    def set_triton(self, trace: TritonTrace, join: TritonJoin | None = None) -> None:
+        """`join`: the trace joined to the open run (None without one)."""
+        self.trace, self.kernel, self.ranks_summary, self.join = trace, None, None, join
         problems = "; ".join(trace.problems.describe())
         self.header.setText(f"tritonparse trace {trace.path.name}: {len(trace.kernels)} kernel compilation(s), "
                             f"{number(trace.launches)} launch(es)" + (f" — could not read: {problems}" if problems else ""))
-        fill_rows(self.kernels, [(kernel.name, kernel.compile_id or "—", number(kernel.launches),
+        fill_rows(self.kernels, [(kernel.name, self._unit_cell(kernel), number(kernel.launches),
                                   str(kernel.metadata.get("num_warps", "")), str(kernel.metadata.get("num_stages", "")),
                                   str(kernel.metadata.get("shared", "")), kernel.hash[:12]) for kernel in trace.kernels])
         self.pages.setCurrentIndex(0)
         self.pages.setVisible(True)
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
+        self._show_kernel_info()
+
+    def _set_join(self, join: TritonJoin) -> None:
+        self.join = join
+        for row, kernel in enumerate(self.trace.kernels):
+            self.kernels.item(row, 1).setText(self._unit_cell(kernel))
+        self._show_kernel_info()
+
+    def _unit_cell(self, kernel: TritonKernel) -> str:
+        """The unit a compilation came from: the open run's when it is one of its kernels."""
+        joined = self.join.of_compilation(kernel) if self.join is not None else None
+        if joined is not None:
+            rank = f"rank {joined.unit.rank} " if joined.unit.rank is not None else ""
+            return f"{rank}{joined.unit.compile_id} in the open run"
+        named = kernel.compile_id or "—"
+        return f"{named}, not in the open run" if self.join is not None else named
 
     def clear_profile(self, why: str) -> None:
         """The open run has no profile (`why`): the one found with an earlier run is no longer shown."""
@@ -332,13 +369,7 @@ class QtGpuView(QWidget):
         if self.trace is None or not 0 <= row < len(self.trace.kernels):
             return
         self.kernel = kernel = self.trace.kernels[row]
-        varying = "; ".join(f"{name}: {how}" for name, how in kernel.varying.items())
-        where = f"{kernel.python_file}:{kernel.python_start_line}" if kernel.python_file else "source not in the trace"
-        self.kernel_info.setText(
-            f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton {kernel.metadata.get('triton_version', '?')}, "
-            f"cache {'hit' if kernel.metadata.get('cache_hit') else 'miss'}"
-            + (f". Varies between launches: {varying}" if varying else "")
-            + ("" if kernel.mappings else ". No source mappings: run tritonparse's parser on the trace to link lines."))
+        self._show_kernel_info()
         self._syncing = True
         self.source.show_text(kernel.python_code, LazyHighlighter.for_text(kernel.python_code, "python"))
         self._syncing = False
@@ -350,6 +381,38 @@ class QtGpuView(QWidget):
             self.stage.setCurrentText(previous)
         self.stage.blockSignals(False)
         self._show_ir()
+
+    def _show_kernel_info(self) -> None:
+        kernel = self.kernel
+        if kernel is None:
+            self.kernel_info.setText("")
+            self.show_in_code.setEnabled(False)
+            return
+        varying = "; ".join(f"{name}: {how}" for name, how in kernel.varying.items())
+        where = f"{kernel.python_file}:{kernel.python_start_line}" if kernel.python_file else "source not in the trace"
+        joined = self.join.of_compilation(kernel) if self.join is not None else None
+        run = ("" if self.join is None else
+               f" In the open run: {joined.kernel.name} of {joined.unit.compile_id} (found by {joined.matched_by})."
+               if joined is not None else " Not a kernel of the open run.")
+        self.kernel_info.setText(
+            f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton {kernel.metadata.get('triton_version', '?')}, "
+            f"cache {'hit' if kernel.metadata.get('cache_hit') else 'miss'}"
+            + (f". Varies between launches: {varying}" if varying else "")
+            + ("" if kernel.mappings else ". No source mappings: run tritonparse's parser on the trace to link lines.")
+            + run)
+        self.show_in_code.setEnabled(joined is not None)
+
+    def _on_show_in_code(self) -> None:
+        joined = self.join.of_compilation(self.kernel) if self.join is not None and self.kernel is not None else None
+        if joined is not None and self.model is not None:
+            self.model.select_kernel(joined.unit, joined.kernel)
+            self.sigShowInCode.emit()
+
+    def _on_kernel_selected(self, unit, kernel) -> None:
+        """A kernel selected in any view: its compilation, when the trace holds it, comes up here."""
+        joined = self.join.of_kernel(unit, kernel) if self.join is not None else None
+        if joined is not None and self.trace is not None and joined.compilation is not self.kernel:
+            self.kernels.setCurrentCell(self.trace.kernels.index(joined.compilation), 0)
 
     def _show_ir(self) -> None:
         if self.kernel is None:

@@ -1,0 +1,164 @@
+"""A tritonparse trace joined to the TORCH_TRACE log of its run: each compilation is found among the
+run's kernels by the kernel's file, else by compile unit and name, else by a name only one kernel
+has, and one of another run is said to be so.
+
+No machine here can make a tritonparse trace and a TORCH_TRACE log of one run (tritonparse hooks
+Triton's compiler, and the CPU wheel has no Triton), and the corpus holds none. The run is the
+corpus's real CUDA log; the trace is the corpus's real tritonparse trace of an Inductor kernel, with
+the fields that say which kernel it is (its name, file and `pt_info`) set to one of that log's
+kernels, as a trace of that run would hold them. Its IR, metadata and times are the real trace's."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from inspector.core.analysis.triton_join import BY_FILE, BY_NAME, BY_UNIT_AND_NAME, join_triton
+from inspector.core.readers.session_builder import build_trace_session
+from inspector.core.readers.tritonparse_trace import read_tritonparse
+
+SHARED = ROOT.parent / "shared" / "corpus"
+CUDA_LOG = SHARED / "tlparse-fixtures" / "inductor_provenance_jit_cuda_log.txt"
+TRITONPARSE = SHARED / "tritonparse-traces" / "dedicated_log_triton_trace_findhao_.ndjson"
+KERNEL = "triton_poi_fused_mul_1"  # the log's unit [0/0] launches it; its file is named above its definition
+KERNEL_FILE = "/var/tmp/torchinductor_shangdiy/xv/cxvodz4jp2qjhzrnaaxr5fulka74yzwr6wu6wgxi333rw4eyszpy.py"
+
+
+@pytest.fixture
+def inputs(tmp_path) -> tuple[Path, list[dict]]:
+    if not (CUDA_LOG.is_file() and TRITONPARSE.is_file()):
+        pytest.skip("../shared/corpus is not present beside this checkout")
+    return tmp_path, [json.loads(line) for line in TRITONPARSE.read_text().splitlines() if line.strip()]
+
+
+def _as_kernel_of_the_run(event: dict, name: str = KERNEL, file: str | None = KERNEL_FILE,
+                          unit: tuple[int, int] | None = (0, 0)) -> dict:
+    """The real Inductor compilation `event`, named as a compilation of `name` in the log's run is."""
+    event = copy.deepcopy(event)
+    payload = event["payload"]
+    old = payload["metadata"]["name"]
+    payload["metadata"]["name"] = name
+    payload["file_content"] = {key.replace(old, name, 1): text for key, text in payload["file_content"].items()}
+    payload["python_source"]["file_path"] = file
+    if unit is None:
+        payload.pop("pt_info", None)
+    else:
+        payload["pt_info"] = {"frame_id": unit[0], "frame_compile_id": unit[1], "attempt": 0}
+    return event
+
+
+def _trace(folder: Path, events: list[dict]) -> Path:
+    path = folder / "dedicated_log_triton_trace_run_.ndjson"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return path
+
+
+def _inductor_and_user_kernels(events: list[dict]) -> tuple[dict, dict]:
+    inductor = next(e for e in events if e["payload"]["metadata"]["name"].startswith("triton_"))
+    user = next(e for e in events if e["payload"]["metadata"]["name"] == "add_kernel")
+    return inductor, user
+
+
+@pytest.mark.parametrize("key", [BY_FILE, BY_UNIT_AND_NAME, BY_NAME])
+def test_each_compilation_is_found_among_the_runs_kernels_by_the_strongest_key_it_has(inputs, key):
+    folder, events = inputs
+    inductor, user = _inductor_and_user_kernels(events)
+    mine = {BY_FILE: _as_kernel_of_the_run(inductor),
+            BY_UNIT_AND_NAME: _as_kernel_of_the_run(inductor, file="/elsewhere/c.py"),
+            BY_NAME: _as_kernel_of_the_run(inductor, file=None, unit=None)}[key]
+    elsewhere = _as_kernel_of_the_run(inductor, name="triton_poi_fused_add_0", file=None, unit=(5, 0))
+    trace = read_tritonparse(_trace(folder, [user, mine, elsewhere]))
+    session = build_trace_session([CUDA_LOG], CUDA_LOG)
+    join = join_triton(session, trace)
+    assert [(item.compilation.name, str(item.unit.compile_id), item.kernel.name, item.matched_by)
+            for item in join.joined] == [(KERNEL, "[0/0]", KERNEL, key)]
+    assert join.joined[0].kernel in session.units[0].kernels  # the kernel the Code tab lists
+    assert [compilation.name for compilation in join.not_in_run] == ["add_kernel", "triton_poi_fused_add_0"]
+
+
+def test_a_name_two_units_share_is_no_key(inputs, tmp_path):
+    """Without a file or a unit, a name only counts when one kernel of the run has it: names repeat
+    across recompiles."""
+    folder, events = inputs
+    inductor, _ = _inductor_and_user_kernels(events)
+    text = CUDA_LOG.read_text()
+    twice = tmp_path / "dedicated_log_torch_trace_twice.log"  # the unit again as [1/0]: the same kernel names
+    twice.write_text(text + text.replace('"frame_id": 0,', '"frame_id": 1,'))
+    trace = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor, file=None, unit=None)]))
+    session = build_trace_session([twice], twice)
+    assert {str(unit.compile_id) for unit in session.units} >= {"[0/0]", "[1/0]"}
+    join = join_triton(session, trace)
+    assert not join.joined and [c.name for c in join.not_in_run] == [KERNEL]
+
+
+def test_the_summary_joins_a_trace_named_with_triton(inputs):
+    folder, events = inputs
+    inductor, user = _inductor_and_user_kernels(events)
+    path = _trace(folder, [user, _as_kernel_of_the_run(inductor)])
+
+    def summary(*options: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "inspector", "summary", str(CUDA_LOG), *options],
+                              capture_output=True, text=True, cwd=ROOT, env={"TCI_NO_CACHE": "1", "PATH": ""})
+
+    done = summary("--triton", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    section = json.loads(done.stdout)["triton_ir"]
+    ir = inductor["payload"]["file_content"]
+    stage_lines = {name.rsplit(".", 1)[1]: text.count("\n") + 1 for name, text in ir.items() if not name.endswith(".json")}
+    assert section["joined"] == [{
+        "kernel": KERNEL, "rank": None, "compile_id": "0/0", "matched_by": BY_FILE, "kernel_file": KERNEL_FILE,
+        "stages": stage_lines, **{key: inductor["payload"]["metadata"].get(key)
+                                  for key in ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")},
+        "launches": 0}]
+    assert section["not_in_run"] == [{"name": "add_kernel", "compile_id": None,
+                                      "file": user["payload"]["python_source"]["file_path"]}]
+    text = summary("--triton", str(path)).stdout
+    assert f"Triton IR from the tritonparse trace {path}: 1 of its 2 compilation(s) are kernels of this run" in text
+    assert f"{KERNEL}  ([0/0], by kernel file): TTIR {stage_lines['ttir']} lines" in text
+    assert "not of this run: add_kernel (no torch.compile unit named)" in text
+    wrong = summary("--triton", str(CUDA_LOG))
+    assert wrong.returncode == 2 and "is not a tritonparse trace" in wrong.stderr
+
+
+def test_the_gpu_tab_joins_a_trace_to_the_open_run_both_ways(qtbot, window, no_slot_errors, inputs):
+    """Opened beside the run, each compilation says which kernel of the run it is; "Show in Code" selects
+    that kernel and shows the Code tab on it; a kernel selected in the run brings its IR back up."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import Qt
+
+    from conftest import open_and_wait
+
+    folder, events = inputs
+    inductor, user = _inductor_and_user_kernels(events)
+    path = _trace(folder, [user, _as_kernel_of_the_run(inductor)])
+    loaded = open_and_wait(qtbot, window, CUDA_LOG)
+    view = window.gpu_view
+    window.open_path(path)
+    qtbot.waitUntil(lambda: view.trace is not None and view.join is not None, timeout=30_000)
+    assert [view.kernels.item(row, 1).text() for row in range(view.kernels.rowCount())] == [
+        "—, not in the open run", "[0/0] in the open run"]
+    assert "Not a kernel of the open run." in view.kernel_info.text() and not view.show_in_code.isEnabled()
+
+    view.kernels.setCurrentCell(1, 0)
+    assert view.kernel_info.text().endswith(f"In the open run: {KERNEL} of [0/0] (found by {BY_FILE}).")
+    ttir = next(text for name, text in inductor["payload"]["file_content"].items() if name.endswith(".ttir"))
+    assert view.stage.currentText() == "TTIR" and view.ir.toPlainText() == ttir
+    qtbot.mouseClick(view.show_in_code, Qt.MouseButton.LeftButton)
+    assert window.tabs.currentWidget() is window.code_view
+    assert window.model.kernel.name == KERNEL and window.model.unit is loaded.session.units[0]
+    code = window.code_view
+    qtbot.waitUntil(lambda: code.code is not None and code.outline.currentRow() >= 0, timeout=30_000)
+    assert code.code.kernels[code.outline.currentRow()].name == KERNEL
+    assert f"def {KERNEL}(" in code.editor.toPlainText()
+
+    view.kernels.setCurrentCell(0, 0)  # the user's own kernel: then the run's kernel chosen in the Code tab
+    unit = loaded.session.units[0]
+    window.model.select_kernel(unit, next(kernel for kernel in unit.kernels if kernel.name == KERNEL))
+    assert view.kernels.currentRow() == 1 and view.ir.toPlainText() == ttir
+    assert not no_slot_errors
