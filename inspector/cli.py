@@ -476,9 +476,12 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
-    from inspector.core.outputs.gpu_summary import with_profile, with_triton
+    from inspector.core.outputs.gpu_summary import TRITON_JOIN_KEY, with_profile, with_triton
     from inspector.core.outputs.summary_text import render_text
 
+    if args.markdown and args.triton:
+        _say("compile-inspector: --triton goes with the text and --json summaries, not --markdown", file=sys.stderr)
+        return 2
     source = _detect(args.path)
     if source is None:
         return 2
@@ -513,6 +516,7 @@ def _summary(args) -> int:
         else:
             _say("\n\n".join(text for text in (render_text(summary), profile_text, triton_text) if text))
     unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
+    unreadable += sum(entry["count"] for entry in summary.get(TRITON_JOIN_KEY, {}).get("problems", {}).values())
     if args.strict and unreadable:
         _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",
               file=sys.stderr)

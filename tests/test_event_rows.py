@@ -64,9 +64,14 @@ def _with_one_event_damaged(folder: Path) -> tuple[Path, int]:
 
 def test_a_damaged_event_is_counted_once_when_read_and_when_checked_later(tmp_path):
     damaged, line_no = _with_one_event_damaged(tmp_path)
+    lines = damaged.read_text().split("\n")  # and a record's payload after the event: damage in the log's order
+    graph_line = max(number for number, line in enumerate(lines, start=1) if '{"dynamo_output_graph"' in line)
+    lines[graph_line] = lines[graph_line] + " "  # the payload's first line
+    damaged.write_text("\n".join(lines))
     checked = read_trace_log(damaged)
-    assert checked.problems.counts == {"md5_mismatch": 1}
-    assert checked.problems.examples["md5_mismatch"] == [f"line {line_no} (chromium_event)"]
+    assert checked.problems.counts == {"md5_mismatch": 2}
+    assert checked.problems.examples["md5_mismatch"] == [f"line {line_no} (chromium_event)",
+                                                         f"line {graph_line} (dynamo_output_graph)"]
     assert [line for line, state in zip(checked.events.line_nos, checked.events.states)
             if state == EventRows.DAMAGED] == [line_no]
     later = read_trace_log(damaged, verify_md5=False)

@@ -383,7 +383,7 @@ def _index_facts(log) -> tuple:
     events = log.events
     return ([(record.line_no, record.kind, record.name, record.payload_start, record.payload_end,
               record.payload_intact) for record in log.records],
-            list(zip(events.line_nos, events.starts, events.ends, events.states, events.compile_ids, events.ranks)),
+            list(zip(events.line_nos, events.starts, events.ends, events.states, events.compile_ids)),
             log.problems.to_json(), log.size)
 
 

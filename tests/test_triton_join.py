@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from inspector.core.analysis.triton_join import BY_FILE, BY_NAME, BY_UNIT_AND_NAME, join_triton
+from inspector.core.analysis.triton_join import BY_FILE, BY_NAME, BY_UNIT_AND_NAME, NOT_IN_RUN, join_triton
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.tritonparse_trace import read_tritonparse
 
@@ -53,8 +53,8 @@ def _as_kernel_of_the_run(event: dict, name: str = KERNEL, file: str | None = KE
     return event
 
 
-def _trace(folder: Path, events: list[dict]) -> Path:
-    path = folder / "dedicated_log_triton_trace_run_.ndjson"
+def _trace(folder: Path, events: list[dict], name: str = "dedicated_log_triton_trace_run_.ndjson") -> Path:
+    path = folder / name
     path.write_text("".join(json.dumps(event) + "\n" for event in events))
     return path
 
@@ -79,22 +79,43 @@ def test_each_compilation_is_found_among_the_runs_kernels_by_the_strongest_key_i
     assert [(item.compilation.name, str(item.unit.compile_id), item.kernel.name, item.matched_by)
             for item in join.joined] == [(KERNEL, "[0/0]", KERNEL, key)]
     assert join.joined[0].kernel in session.units[0].kernels  # the kernel the Code tab lists
-    assert [compilation.name for compilation in join.not_in_run] == ["add_kernel", "triton_poi_fused_add_0"]
+    assert [(compilation.name, why) for compilation, why in join.not_joined] == [
+        ("add_kernel", NOT_IN_RUN), ("triton_poi_fused_add_0", NOT_IN_RUN)]
 
 
-def test_a_name_two_units_share_is_no_key(inputs, tmp_path):
-    """Without a file or a unit, a name only counts when one kernel of the run has it: names repeat
-    across recompiles."""
+def test_a_key_that_finds_several_kernels_joins_none_and_says_so(inputs, tmp_path):
+    """Names repeat across recompiles, and a kernel's file across the units that made the same kernel:
+    the unit `pt_info` names tells those apart; without it, nothing is guessed."""
     folder, events = inputs
     inductor, _ = _inductor_and_user_kernels(events)
     text = CUDA_LOG.read_text()
-    twice = tmp_path / "dedicated_log_torch_trace_twice.log"  # the unit again as [1/0]: the same kernel names
+    twice = tmp_path / "dedicated_log_torch_trace_twice.log"  # the unit again as [1/0]: the same kernels
     twice.write_text(text + text.replace('"frame_id": 0,', '"frame_id": 1,'))
-    trace = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor, file=None, unit=None)]))
     session = build_trace_session([twice], twice)
     assert {str(unit.compile_id) for unit in session.units} >= {"[0/0]", "[1/0]"}
-    join = join_triton(session, trace)
-    assert not join.joined and [c.name for c in join.not_in_run] == [KERNEL]
+    named = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor, unit=(1, 0))]))
+    assert [(str(item.unit.compile_id), item.matched_by) for item in join_triton(session, named).joined] == [
+        ("[1/0]", BY_FILE)]
+    unnamed = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor, unit=None)]))
+    join = join_triton(session, unnamed)
+    assert not join.joined and join.not_joined[0][1] == f"2 kernels of the open run have its {BY_FILE} ([0/0], [1/0]): not told apart"
+
+
+def test_a_trace_of_one_rank_joins_that_rank_s_kernels(inputs, tmp_path):
+    """In a job every rank has the same kernels: the trace's file name says whose it is."""
+    folder, events = inputs
+    inductor, _ = _inductor_and_user_kernels(events)
+    job = tmp_path / "job"
+    job.mkdir()
+    for rank in (0, 1):  # the CUDA run as a job of two ranks
+        (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_bytes(CUDA_LOG.read_bytes())
+    session = build_trace_session(sorted(job.glob("*.log")), job)
+    assert {unit.rank for unit in session.units} == {0, 1}
+    ranked = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor)], "dedicated_log_triton_trace_user_rank_1_.ndjson"))
+    assert [(item.unit.rank, item.kernel.name) for item in join_triton(session, ranked).joined] == [(1, KERNEL)]
+    unranked = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor)]))
+    (_compilation, why), = join_triton(session, unranked).not_joined
+    assert why == f"2 kernels of the open run have its {BY_FILE} (rank 0 [0/0], rank 1 [0/0]): not told apart"
 
 
 def test_the_summary_joins_a_trace_named_with_triton(inputs):
@@ -110,20 +131,26 @@ def test_the_summary_joins_a_trace_named_with_triton(inputs):
     assert done.returncode == 0, done.stderr
     section = json.loads(done.stdout)["triton_ir"]
     ir = inductor["payload"]["file_content"]
-    stage_lines = {name.rsplit(".", 1)[1]: text.count("\n") + 1 for name, text in ir.items() if not name.endswith(".json")}
+    stage_lines = {name.rsplit(".", 1)[1]: len(text.splitlines()) for name, text in ir.items() if not name.endswith(".json")}
     assert section["joined"] == [{
         "kernel": KERNEL, "rank": None, "compile_id": "0/0", "matched_by": BY_FILE, "kernel_file": KERNEL_FILE,
         "stages": stage_lines, **{key: inductor["payload"]["metadata"].get(key)
                                   for key in ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")},
         "launches": 0}]
-    assert section["not_in_run"] == [{"name": "add_kernel", "compile_id": None,
-                                      "file": user["payload"]["python_source"]["file_path"]}]
+    assert section["not_joined"] == [{"name": "add_kernel", "compile_id": None,
+                                      "file": user["payload"]["python_source"]["file_path"], "why": NOT_IN_RUN}]
     text = summary("--triton", str(path)).stdout
     assert f"Triton IR from the tritonparse trace {path}: 1 of its 2 compilation(s) are kernels of this run" in text
     assert f"{KERNEL}  ([0/0], by kernel file): TTIR {stage_lines['ttir']} lines" in text
-    assert "not of this run: add_kernel (no torch.compile unit named)" in text
+    assert f"not joined: add_kernel (no torch.compile unit named): {NOT_IN_RUN}" in text
     wrong = summary("--triton", str(CUDA_LOG))
     assert wrong.returncode == 2 and "is not a tritonparse trace" in wrong.stderr
+    markdown = summary("--triton", str(path), "--markdown")
+    assert markdown.returncode == 2 and "not --markdown" in markdown.stderr
+    damaged = folder / "dedicated_log_triton_trace_cut_.ndjson"
+    damaged.write_text(path.read_text() + "{not json\n")
+    assert summary("--triton", str(damaged)).returncode == 0
+    assert summary("--triton", str(damaged), "--strict").returncode == 3  # the trace's damage counts
 
 
 def test_the_gpu_tab_joins_a_trace_to_the_open_run_both_ways(qtbot, window, no_slot_errors, inputs):

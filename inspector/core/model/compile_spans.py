@@ -84,7 +84,8 @@ class SpanForest:
 
     @classmethod
     def from_state(cls, state: dict) -> SpanForest:
-        """`to_state`'s forest again; ValueError (or a TypeError, KeyError) on data it did not write."""
+        """`to_state`'s forest again; ValueError (or a TypeError, KeyError) on data it did not write (its
+        times are floats: an integer of 400 digits would not become one)."""
         names, ids = state["names"], state["compile_ids"]
         if not (all(type(name) is str for name in names)
                 and all(cid is None or (type(cid) is str and len(cid) <= SMALL_ARG_CHARS) for cid in ids)):
@@ -93,15 +94,14 @@ class SpanForest:
         forest = cls()
         open_spans: list[list] = [[forest.roots, state["roots"]]]  # children lists still filling, and how many to go
         for name, start, end, cid, depth, args, children in state["spans"]:
-            if not (type(start) in (int, float) and type(end) in (int, float, type(None)) and type(depth) is int
+            if not (type(start) is float and type(end) in (float, type(None)) and type(depth) is int
                     and type(children) is int and children >= 0 and _valid_args(args)):
                 raise ValueError("span")
             while open_spans and open_spans[-1][1] == 0:
                 open_spans.pop()
             if not open_spans:
                 raise ValueError("spans left over")
-            span = Span(names[_place_in(name, names)], float(start), None if end is None else float(end),
-                        ids[_place_in(cid, ids)], depth, args or NO_ARGS)
+            span = Span(names[_place_in(name, names)], start, end, ids[_place_in(cid, ids)], depth, args or NO_ARGS)
             open_spans[-1][0].append(span)
             open_spans[-1][1] -= 1
             if children:
@@ -110,9 +110,9 @@ class SpanForest:
         if any(left for _, left in open_spans):
             raise ValueError("spans missing")
         for name, ts, cid, args in state["markers"]:
-            if not (type(ts) in (int, float) and _valid_args(args)):
+            if not (type(ts) is float and _valid_args(args)):
                 raise ValueError("marker")
-            forest.markers.append(Marker(names[_place_in(name, names)], float(ts), ids[_place_in(cid, ids)], args))
+            forest.markers.append(Marker(names[_place_in(name, names)], ts, ids[_place_in(cid, ids)], args))
         return forest
 
 

@@ -16,7 +16,7 @@ from inspector.core.analysis.source_time import Figure, source_time
 from inspector.core.analysis.triton_join import join_triton
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
-from inspector.core.readers.tritonparse_trace import TritonTrace, looks_like_tritonparse, read_tritonparse
+from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace, looks_like_tritonparse, read_tritonparse
 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
@@ -40,7 +40,7 @@ def summarize_triton(trace: TritonTrace) -> dict:
         "schema": TRITON_SCHEMA, "kind": "tritonparse_trace", "source": str(trace.path),
         "kernels": [{"name": kernel.name, "hash": kernel.hash, "compile_id": kernel.compile_id,
                      **{key: kernel.metadata.get(key) for key in METADATA},
-                     "stages": {stage: kernel.ir[stage].count("\n") + 1 for stage in kernel.stages},
+                     "stages": _stage_lines(kernel),
                      "python": {"file": kernel.python_file, "line": kernel.python_start_line},
                      "mapped_stages": sorted(kernel.mappings),
                      "launches": kernel.launches,
@@ -52,6 +52,11 @@ def summarize_triton(trace: TritonTrace) -> dict:
         "unknown_events": dict(trace.unknown_events),
         "problems": trace.problems.to_json(),
     }
+
+
+def _stage_lines(kernel: TritonKernel) -> dict[str, int]:
+    """Each IR stage's length in lines, as an editor counts them."""
+    return {stage: len(kernel.ir[stage].splitlines()) for stage in kernel.stages}
 
 
 def render_triton_text(summary: dict) -> str:
@@ -211,11 +216,11 @@ def summarize_triton_join(session, trace: TritonTrace) -> dict:
         "schema": TRITON_JOIN_SCHEMA, "trace": str(trace.path), "compilations": len(trace.kernels),
         "joined": [{"kernel": item.kernel.name, "rank": item.unit.rank, "compile_id": str(item.unit.compile_id)[1:-1],
                     "matched_by": item.matched_by, "kernel_file": item.kernel.file,
-                    "stages": {stage: item.compilation.ir[stage].count("\n") + 1 for stage in item.compilation.stages},
+                    "stages": _stage_lines(item.compilation),
                     **{key: item.compilation.metadata.get(key) for key in METADATA},
                     "launches": item.compilation.launches} for item in join.joined],
-        "not_in_run": [{"name": compilation.name, "compile_id": compilation.compile_id, "file": compilation.python_file}
-                       for compilation in join.not_in_run],
+        "not_joined": [{"name": compilation.name, "compile_id": compilation.compile_id, "file": compilation.python_file,
+                        "why": why} for compilation, why in join.not_joined],
         "problems": trace.problems.to_json(),
     }
 
@@ -230,9 +235,9 @@ def render_triton_join_text(section: dict) -> str:
         rank = f"rank {item['rank']} " if item["rank"] is not None else ""
         lines.append(f"  {item['kernel']}  ({rank}[{item['compile_id']}], by {item['matched_by']}): {stages}"
                      + (f"; {meta}" if meta else "") + (f"; {number(item['launches'])} launch(es)" if item["launches"] else ""))
-    for compilation in section["not_in_run"]:
+    for compilation in section["not_joined"]:
         origin = f"unit [{compilation['compile_id']}]" if compilation["compile_id"] else "no torch.compile unit named"
-        lines.append(f"  not of this run: {compilation['name']} ({origin})")
+        lines.append(f"  not joined: {compilation['name']} ({origin}): {compilation['why']}")
     lines += _problems(section["problems"])
     return "\n".join(lines)
 

@@ -1,6 +1,7 @@
 """A persistent index of the logs opened before, so reopening a 100 MB log takes a fraction of a
 second: the records a read found (kinds, small metas, offsets, md5 checks), the string table and what
-could not be read, plus the summary of the session once it has been worked out.
+could not be read, its stage spans once they have been made of its events, plus the summary of the
+session once it has been worked out.
 
 Entries live in the user's cache dir (``$XDG_CACHE_HOME`` or ``~/.cache``, then
 ``torch-compile-inspector``) as plain JSON: loading one never executes anything. An entry is a hint,
@@ -39,6 +40,7 @@ from inspector.core.readers.session_format import MANIFEST, RESULTS
 from inspector.core.readers.torch_trace import EventRows, TraceLog, TraceRecord
 
 FORMAT = 5  # bump when the reader changes what it keeps of a record (4: no glog time and pid; 5: event rows)
+SPANS_FORMAT = 1  # bump when the spans made of a log's events change (how they nest, what is counted wrong)
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 2048  # per kind: the logs opened most recently (a job of 1,024 ranks fits whole) …
@@ -328,14 +330,14 @@ def _decode_ids(cids: list, compile_ids: dict[tuple, CompileId]) -> list[Compile
     return [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
 
 
-# The event rows' columns are stored as their bytes (little-endian, base64): read back as lists of ints,
-# the tens of thousands of rows of a big log made a reopen's peak memory 0.6× the log's size.
+# The event rows' columns are stored as their bytes (little-endian, base64), their compile ids as places
+# in a table: read back as lists of ints, the tens of thousands of rows of a big log made a reopen's peak
+# memory 0.6× the log's size.
 def _encode_events(events: EventRows) -> dict:
     id_table, id_rows = _distinct(events.compile_ids)
-    rank_table, rank_rows = _distinct(events.ranks)
     return {"line_no": _packed(events.line_nos), "start": _packed(events.starts), "end": _packed(events.ends),
             "state": _packed(array("b", events.states)), "compile_ids": _encode_ids(id_table),
-            "compile_id": _packed(id_rows), "ranks": rank_table, "rank": _packed(rank_rows)}
+            "compile_id": _packed(id_rows)}
 
 
 def _distinct(values: list) -> tuple[list, array]:
@@ -361,22 +363,18 @@ def _unpacked(text, typecode: str) -> array:
 
 
 def _decode_events(body: dict, size: int, compile_ids: dict[tuple, CompileId]) -> EventRows:
-    line_nos, starts, ends, id_rows, rank_rows = (_unpacked(body[name], "q")
-                                                   for name in ("line_no", "start", "end", "compile_id", "rank"))
+    line_nos, starts, ends, id_rows = (_unpacked(body[name], "q") for name in ("line_no", "start", "end", "compile_id"))
     states = bytearray(_unpacked(body["state"], "b").tobytes())
-    id_table, rank_table = _decode_ids(body["compile_ids"], compile_ids), body["ranks"]
+    id_table = _decode_ids(body["compile_ids"], compile_ids)
     count = len(line_nos)
-    if not (all(len(column) == count for column in (starts, ends, states, id_rows, rank_rows))
-            and type(rank_table) is list and _all(rank_table, int, type(None))
+    if not (all(len(column) == count for column in (starts, ends, states, id_rows))
             and set(states) <= {EventRows.WHOLE, EventRows.DAMAGED}
             and all(0 <= a <= b <= size for a, b in zip(starts, ends))
-            and all(0 <= place < len(id_table) for place in set(id_rows))
-            and all(0 <= place < len(rank_table) for place in set(rank_rows))):
+            and all(0 <= place < len(id_table) for place in set(id_rows))):
         raise ValueError("events")
     events = EventRows()
     events.line_nos, events.starts, events.ends, events.states = line_nos, starts, ends, states
     events.compile_ids = [id_table[place] for place in id_rows]
-    events.ranks = [rank_table[place] for place in rank_rows]
     return events
 
 
@@ -387,10 +385,10 @@ def load_spans(log: TraceLog) -> tuple[SpanForest, ReadProblems] | None:
     None when there is no valid entry, or when the log's events are not all checked yet (the entry would
     then hide damage that reading them counts)."""
     identity = _identity(log.path)
-    if log.events.md5s or identity is None or identity["size"] != log.size:
+    if identity is None or identity["size"] != log.size or not log.checked:
         return None
     body = _read_entry(_entry_file("spans", identity["path"]), identity)
-    if not isinstance(body, dict):
+    if not isinstance(body, dict) or body.get("spans_format") != SPANS_FORMAT:
         return None
     try:
         return SpanForest.from_state(body["forest"]), _decode_problems(body["problems"])
@@ -403,10 +401,10 @@ def store_spans(log: TraceLog, forest: SpanForest, problems: ReadProblems) -> No
     (a reopen of a 100 MB log then reads them in ~10 ms rather than parsing ~10k events again)."""
     identity = _identity(log.path)
     if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity) \
-            or log.events.md5s:
+            or not log.checked:
         return
     _write_entry(_entry_file("spans", identity["path"]), identity,
-                 {"forest": forest.to_state(), "problems": _encode_problems(problems)})
+                 {"spans_format": SPANS_FORMAT, "forest": forest.to_state(), "problems": _encode_problems(problems)})
 
 
 # --- the summary of a session ---------------------------------------------------------------------

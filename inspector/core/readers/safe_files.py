@@ -71,13 +71,17 @@ def open_regular(path: str | os.PathLike, root: str | os.PathLike | None = None)
 def read_bytes(path: str | os.PathLike, limit: int, root: str | os.PathLike | None = None) -> bytes:
     """The whole of a regular file of at most `limit` bytes; a larger one raises `UnsafeFile`."""
     with open_regular(path, root) as handle:
-        # Read as much as the file holds, in parts, never `limit` at once: a read of n bytes allocates
-        # them all first (64 MiB for a 250 KB file). A file that grows meanwhile is read on to `limit`.
-        parts, total = [], 0
-        while total <= limit and (part := handle.read(min(READ_PART_BYTES, limit + 1 - total))):
-            parts.append(part)
-            total += len(part)
-        data = b"".join(parts)
+        # As much as the file holds (and one byte more, to see it grew past `limit`), never `limit` at
+        # once: a read of n bytes allocates them all first (64 MiB for a 250 KB file). A file that grew
+        # since it was measured is read on, in parts, to `limit`.
+        asked = min(os.fstat(handle.fileno()).st_size, limit) + 1
+        data = handle.read(asked)
+        if len(data) == asked <= limit:  # rare: a file still being written
+            parts, total = [data], len(data)
+            while total <= limit and (part := handle.read(min(READ_PART_BYTES, limit + 1 - total))):
+                parts.append(part)
+                total += len(part)
+            data = b"".join(parts)
     if len(data) > limit:
         raise UnsafeFile(f"{path}: larger than {limit >> 20} MiB (not read)")
     return data

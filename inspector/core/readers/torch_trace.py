@@ -102,14 +102,13 @@ class EventRows:
         self.ends = array("q")
         self.states = bytearray()  # UNCHECKED, WHOLE or DAMAGED
         self.compile_ids: list[CompileId | None] = []
-        self.ranks: list[int | None] = []
         self.md5s: dict[int, str] = {}  # of the rows not checked yet
 
     def __len__(self) -> int:
         return len(self.line_nos)
 
     def add(self, line_no: int, start: int, end: int, state: int, compile_id: CompileId | None,
-            rank: int | None, md5: str | None = None) -> None:
+            md5: str | None = None) -> None:
         if state == self.UNCHECKED:
             self.md5s[len(self.line_nos)] = md5
         self.line_nos.append(line_no)
@@ -117,7 +116,6 @@ class EventRows:
         self.ends.append(end)
         self.states.append(state)
         self.compile_ids.append(compile_id)
-        self.ranks.append(rank)
 
 
 class TraceLog:
@@ -175,7 +173,7 @@ class TraceLog:
             whole = hashlib.md5(stripped).hexdigest() == md5
             events.states[row] = events.WHOLE if whole else events.DAMAGED
         if not whole:
-            self._count_damage(events.ends[row], f"line {events.line_nos[row]} (chromium_event)")
+            self._count_damage(events.ends[row], events.line_nos[row], "chromium_event")
         return _payload_json(stripped, stripped=True)
 
     def full_meta(self, record: TraceRecord) -> dict:
@@ -236,15 +234,22 @@ class TraceLog:
             handle.close()
 
     def verify_payloads(self) -> None:
-        """Check the md5 of every payload not checked yet (an index-only load skips it)."""
-        for record in self.records:
-            if record.has_payload and record.payload_intact is None:
-                raw = self._read(record.payload_start, record.payload_end)
-                if raw is None:
+        """Check the md5 of every payload not checked yet (an index-only load skips it), in the log's
+        order (damage is then counted as a read that checks everything counts it), until a read fails."""
+        records = [record for record in self.records if record.has_payload and record.payload_intact is None]
+        rows = sorted(self.events.md5s)
+        unchecked = sorted([(record.line_no, record) for record in records]
+                           + [(self.events.line_nos[row], row) for row in rows], key=lambda item: item[0])
+        for _line, item in unchecked:
+            if isinstance(item, int):
+                if self._read(self.events.starts[item], self.events.ends[item]) is None:
                     return
-                self._check(record, payload_digest(raw))
-        for row in sorted(self.events.md5s):
-            self.event_json(row)
+                self.event_json(item)
+                continue
+            raw = self._read(item.payload_start, item.payload_end)
+            if raw is None:
+                return
+            self._check(item, payload_digest(raw))
 
     @property
     def checked(self) -> bool:
@@ -261,11 +266,10 @@ class TraceLog:
                 return
             intact = settle(record, digest)
         if not intact:
-            self._count_damage(record.payload_end, f"line {record.line_no} ({record.name})")
+            self._count_damage(record.payload_end, record.line_no, record.name)
 
-    def _count_damage(self, payload_end: int, where: str) -> None:
-        cut_short = payload_end >= self.size and not self.ends_with_newline
-        self.problems.add("truncated" if cut_short else "md5_mismatch", where)
+    def _count_damage(self, payload_end: int, line_no: int, name: str) -> None:
+        count_damage(self.problems, payload_end >= self.size and not self.ends_with_newline, line_no, name)
 
 
 # The helper's command: the script half of payload_digest.py, told the log's descriptor it inherits.
@@ -407,13 +411,12 @@ class _DigestHelper:
                 for index in range(sent, sent + item):
                     record = self.sent_records[index]
                     if record.payload_intact is None and not settle(record, mine.get(index) or self.mismatched[index]):
-                        problems.add("truncated" if index == self.cut_short else "md5_mismatch",
-                                     f"line {record.line_no} ({record.name})")
+                        count_damage(problems, index == self.cut_short, record.line_no, record.name)
                 sent += item
             elif len(item) == 3:
                 record, cut_short, digest = item
                 if not settle(record, digest):
-                    problems.add("truncated" if cut_short else "md5_mismatch", f"line {record.line_no} ({record.name})")
+                    count_damage(problems, cut_short, record.line_no, record.name)
             else:
                 problems.add(*item)
 
@@ -708,7 +711,7 @@ class _Scanner:
             elif self.verify_md5:
                 settle(record, payload_digest(data[tab_start:tab_end]))
             if record.payload_intact is False:
-                self.problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({record.name})")
+                count_damage(self.problems, cut_short, line_no, record.name)
         elif record.payload_md5 != _EMPTY_MD5:
             record.payload_intact = False
             at_end = at_eof and eol >= len(data) - 1
@@ -730,9 +733,13 @@ class _Scanner:
             state, md5 = events.WHOLE, None
             if payload_digest(data[tab_start:tab_end]) != record.payload_md5:
                 state = events.DAMAGED
-                self.problems.add("truncated" if _cut_short(data, tab_end, at_eof) else "md5_mismatch",
-                                  f"line {record.line_no} ({record.name})")
-        events.add(record.line_no, base + tab_start, base + tab_end, state, record.compile_id, record.rank, md5)
+                count_damage(self.problems, _cut_short(data, tab_end, at_eof), record.line_no, record.name)
+        events.add(record.line_no, base + tab_start, base + tab_end, state, record.compile_id, md5)
+
+
+def count_damage(problems, cut_short: bool, line_no: int, name: str) -> None:
+    """A payload whose md5 failed: cut off by the log's end (`truncated`), or changed (`md5_mismatch`)."""
+    problems.add("truncated" if cut_short else "md5_mismatch", f"line {line_no} ({name})")
 
 
 def _cut_short(data: bytes, payload_end: int, at_eof: bool) -> bool:

@@ -194,6 +194,8 @@ class QtGpuView(QWidget):
                 self.set_ranks(summary)
             elif summary is None:
                 self.set_triton(document, joined)
+                if self.model is not None and self.model.loaded is not loaded:  # a run opened meanwhile
+                    self._join_to(self.model.loaded)
             else:
                 self.set_profile(document, summary, joined, opened=True)
             if opened is not None:
@@ -207,10 +209,7 @@ class QtGpuView(QWidget):
         profile the user opened joined to the new run; a profile found with an earlier run leaves —
         unless the tab holds a tritonparse trace the user opened."""
         if self.trace is not None:  # the trace the user opened stays, joined to the run opened now
-            trace = self.trace
-            self._paired.run(lambda: join_triton(loaded.session, trace),
-                             lambda join: self._set_join(join) if self.trace is trace else None,
-                             lambda message, _tb: self.kernel_info.setText(f"Not joined to the open run: {message}"))
+            self._join_to(loaded)
             return
         if self._holds_a_document:
             return
@@ -263,7 +262,17 @@ class QtGpuView(QWidget):
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
         self._show_kernel_info()
 
-    def _set_join(self, join: TritonJoin) -> None:
+    def _join_to(self, loaded) -> None:
+        """The trace shown, joined to the run `loaded` (off the UI thread); until then joined to none."""
+        trace = self.trace
+        self._set_join(None)
+        if loaded is None:
+            return
+        self._paired.run(lambda: join_triton(loaded.session, trace),
+                         lambda join: self._set_join(join) if self.trace is trace else None,
+                         lambda message, _tb: self.kernel_info.setText(f"Not joined to the open run: {message}"))
+
+    def _set_join(self, join: TritonJoin | None) -> None:
         self.join = join
         for row, kernel in enumerate(self.trace.kernels):
             self.kernels.item(row, 1).setText(self._unit_cell(kernel))
@@ -409,10 +418,15 @@ class QtGpuView(QWidget):
             self.sigShowInCode.emit()
 
     def _on_kernel_selected(self, unit, kernel) -> None:
-        """A kernel selected in any view: its compilation, when the trace holds it, comes up here."""
-        joined = self.join.of_kernel(unit, kernel) if self.join is not None else None
-        if joined is not None and self.trace is not None and joined.compilation is not self.kernel:
-            self.kernels.setCurrentCell(self.trace.kernels.index(joined.compilation), 0)
+        """A kernel selected in any view: its compilation, when the trace holds it, comes up here (unless
+        the one shown already is of that kernel: an autotuned kernel compiles once per config)."""
+        if self.join is None or self.trace is None:
+            return
+        shown = self.join.of_compilation(self.kernel) if self.kernel is not None else None
+        joined = self.join.of_kernel(unit, kernel)
+        if joined is not None and (shown is None or (shown.unit, shown.kernel) != (unit, kernel)):
+            row = next(row for row, compilation in enumerate(self.trace.kernels) if compilation is joined.compilation)
+            self.kernels.setCurrentCell(row, 0)
 
     def _show_ir(self) -> None:
         if self.kernel is None:
