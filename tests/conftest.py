@@ -9,6 +9,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests run headless
 import subprocess
 import tempfile
+import threading
 
 # The index cache of opened logs goes to a folder of this test run, not the user's ~/.cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tci-test-cache-")
@@ -179,6 +180,21 @@ def no_slot_errors(qtbot):
         yield exceptions
     assert not exceptions, "exception in a slot or event handler:\n" + "\n".join(
         "".join(traceback.format_exception(*info)) for info in exceptions)
+
+
+def on_two_threads_at_once(work) -> None:
+    """Run `work` on two threads released together (a race on what both read), and wait for both."""
+    start = threading.Barrier(2)
+
+    def run():
+        start.wait()
+        work()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def open_and_wait(qtbot, window, path: Path):

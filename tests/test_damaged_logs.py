@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import threading
 
 import pytest
 
+from conftest import on_two_threads_at_once
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.torch_trace import read_trace_log
@@ -22,18 +22,7 @@ def test_payloads_checked_on_first_read_by_two_threads_at_once_are_counted_once(
     for _trial in range(20):
         log = read_trace_log(cuda_log, verify_md5=False)
         with_payload = [record for record in log.records if record.has_payload]
-        start = threading.Barrier(2)
-
-        def read_all():
-            start.wait()
-            for record in with_payload:
-                log.payload_bytes(record)
-
-        readers = [threading.Thread(target=read_all) for _ in range(2)]
-        for reader in readers:
-            reader.start()
-        for reader in readers:
-            reader.join()
+        on_two_threads_at_once(lambda: [log.payload_bytes(record) for record in with_payload])
         assert log.problems.counts.get("md5_mismatch", 0) == (1 if damaged else 0)
         assert [record.payload_intact for record in with_payload].count(False) == (1 if damaged else 0)
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, on_two_threads_at_once
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.torch_trace import EventRows, read_trace_log
 
@@ -88,18 +87,9 @@ def test_events_read_by_two_threads_at_once_are_settled_once(tmp_path, damaged):
     path = _with_one_event_damaged(tmp_path)[0] if damaged else LOG
     for _trial in range(10):
         log = read_trace_log(path, verify_md5=False)
-        start = threading.Barrier(2)
-
-        def read_all():
-            start.wait()
-            for row in range(len(log.events)):
-                assert isinstance(log.event_json(row), dict)
-
-        readers = [threading.Thread(target=read_all) for _ in range(2)]
-        for reader in readers:
-            reader.start()
-        for reader in readers:
-            reader.join()
+        decoded = []
+        on_two_threads_at_once(lambda: decoded.extend(log.event_json(row) for row in range(len(log.events))))
+        assert len(decoded) == 2 * len(log.events) and all(isinstance(event, dict) for event in decoded)
         assert log.problems.counts.get("md5_mismatch", 0) == (1 if damaged else 0)
         assert list(log.events.states).count(EventRows.DAMAGED) == (1 if damaged else 0)
         assert not log.events.md5s
