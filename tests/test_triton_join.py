@@ -98,7 +98,8 @@ def test_a_key_that_finds_several_kernels_joins_none_and_says_so(inputs, tmp_pat
         ("[1/0]", BY_FILE)]
     unnamed = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor, unit=None)]))
     join = join_triton(session, unnamed)
-    assert not join.joined and join.not_joined[0][1] == f"2 kernels of the open run have its {BY_FILE} ([0/0], [1/0]): not told apart"
+    assert not join.joined
+    assert join.not_joined[0][1] == f"2 kernels of the open run have its {BY_FILE} ([0/0], [1/0]): not told apart"
 
 
 def test_a_trace_of_one_rank_joins_that_rank_s_kernels(inputs, tmp_path):
@@ -111,7 +112,8 @@ def test_a_trace_of_one_rank_joins_that_rank_s_kernels(inputs, tmp_path):
         (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_bytes(CUDA_LOG.read_bytes())
     session = build_trace_session(sorted(job.glob("*.log")), job)
     assert {unit.rank for unit in session.units} == {0, 1}
-    ranked = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor)], "dedicated_log_triton_trace_user_rank_1_.ndjson"))
+    ranked = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor)],
+                                     "dedicated_log_triton_trace_user_rank_1_.ndjson"))
     assert [(item.unit.rank, item.kernel.name) for item in join_triton(session, ranked).joined] == [(1, KERNEL)]
     unranked = read_tritonparse(_trace(folder, [_as_kernel_of_the_run(inductor)]))
     (_compilation, why), = join_triton(session, unranked).not_joined
@@ -131,7 +133,8 @@ def test_the_summary_joins_a_trace_named_with_triton(inputs):
     assert done.returncode == 0, done.stderr
     section = json.loads(done.stdout)["triton_ir"]
     ir = inductor["payload"]["file_content"]
-    stage_lines = {name.rsplit(".", 1)[1]: len(text.splitlines()) for name, text in ir.items() if not name.endswith(".json")}
+    stage_lines = {name.rsplit(".", 1)[1]: len(text.splitlines())
+                   for name, text in ir.items() if not name.endswith(".json")}
     assert section["joined"] == [{
         "kernel": KERNEL, "rank": None, "compile_id": "0/0", "matched_by": BY_FILE, "kernel_file": KERNEL_FILE,
         "stages": stage_lines, **{key: inductor["payload"]["metadata"].get(key)

@@ -77,8 +77,8 @@ class SpanForest:
             for span in root.walk():
                 rows.append([names.setdefault(span.name, len(names)), span.start_us, span.end_us,
                              ids.setdefault(span.compile_id, len(ids)), span.depth, span.args, len(span.children)])
-        markers = [[names.setdefault(marker.name, len(names)), marker.ts_us, ids.setdefault(marker.compile_id, len(ids)),
-                    marker.args] for marker in self.markers]
+        markers = [[names.setdefault(marker.name, len(names)), marker.ts_us,
+                    ids.setdefault(marker.compile_id, len(ids)), marker.args] for marker in self.markers]
         return {"names": list(names), "compile_ids": list(ids), "spans": rows, "roots": len(self.roots),
                 "markers": markers}
 

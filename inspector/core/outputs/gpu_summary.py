@@ -233,8 +233,9 @@ def render_triton_join_text(section: dict) -> str:
         stages = ", ".join(f"{stage.upper()} {n} lines" for stage, n in item["stages"].items()) or "no IR"
         meta = ", ".join(f"{key} {item[key]}" for key in ("num_warps", "num_stages", "shared") if item[key] is not None)
         rank = f"rank {item['rank']} " if item["rank"] is not None else ""
+        launches = f"; {number(item['launches'])} launch(es)" if item["launches"] else ""
         lines.append(f"  {item['kernel']}  ({rank}[{item['compile_id']}], by {item['matched_by']}): {stages}"
-                     + (f"; {meta}" if meta else "") + (f"; {number(item['launches'])} launch(es)" if item["launches"] else ""))
+                     + (f"; {meta}" if meta else "") + launches)
     for compilation in section["not_joined"]:
         origin = f"unit [{compilation['compile_id']}]" if compilation["compile_id"] else "no torch.compile unit named"
         lines.append(f"  not joined: {compilation['name']} ({origin}): {compilation['why']}")

@@ -253,8 +253,8 @@ COLUMNS = ("kind", "name", "meta", "compile_id", "rank", "line_no", "line_start"
 def _encode_log(log: TraceLog) -> dict:
     columns = {name: [getattr(record, name) for record in log.records] for name in COLUMNS}
     columns["compile_id"] = _encode_ids(columns["compile_id"])
-    return {"columns": columns, "events": _encode_events(log.events), "strings": [[key, value] for key, value in log.strings.items()],
-            "problems": _encode_problems(log.problems),
+    return {"columns": columns, "events": _encode_events(log.events),
+            "strings": [[key, value] for key, value in log.strings.items()], "problems": _encode_problems(log.problems),
             "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
 
 

@@ -424,7 +424,7 @@ class QtGpuView(QWidget):
             return
         shown = self.join.of_compilation(self.kernel) if self.kernel is not None else None
         joined = self.join.of_kernel(unit, kernel)
-        if joined is not None and (shown is None or (shown.unit, shown.kernel) != (unit, kernel)):
+        if joined is not None and (shown is None or shown.unit is not unit or shown.kernel is not kernel):
             row = next(row for row, compilation in enumerate(self.trace.kernels) if compilation is joined.compilation)
             self.kernels.setCurrentCell(row, 0)
 
