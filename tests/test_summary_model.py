@@ -119,3 +119,17 @@ def test_the_apps_reopen_takes_its_dashboard_from_the_cache(cached_log, tmp_path
     monkeypatch.setattr(session_analysis, "unit_fusion", lambda *args: pytest.fail("a graph was parsed on the reopen"))
     again = session_glance(SessionAnalysis(open_session(log)))
     assert again == first and again.kernels.fusion_ratio is not None
+
+
+def test_the_apps_reopen_takes_the_navigators_kernel_counts_from_the_cache(cached_log, monkeypatch):
+    """The navigator lists every unit's kernel count: made at the first open, and read back at the next
+    without parsing any unit's output code (~0.07 s of a 106 MB log's reopen)."""
+    from inspector.core.model import session as session_model
+    from inspector.core.outputs.cached_summary import kernel_counts
+
+    first = kernel_counts(SessionAnalysis(open_session(cached_log)))
+    session = open_session(cached_log)
+    assert first == {(unit.rank, str(unit.compile_id)): len(unit.kernels) for unit in session.units}
+    assert sum(first.values()) > 0
+    monkeypatch.setattr(session_model, "parse_output_code", lambda *args: pytest.fail("output code parsed on the reopen"))
+    assert kernel_counts(SessionAnalysis(open_session(cached_log))) == first

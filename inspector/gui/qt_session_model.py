@@ -22,7 +22,7 @@ from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.numbers import megabytes
-from inspector.core.outputs.cached_summary import session_glance
+from inspector.core.outputs.cached_summary import kernel_counts, session_glance
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
@@ -61,6 +61,7 @@ class LoadedSession:
         self.ranks.lanes  # the Ranks tab's lanes
         compile_lexers()  # the Source and Code views highlight the session's code next
         self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
+        self.kernel_counts  # the navigator's
         return self
 
     @property
@@ -106,6 +107,11 @@ class LoadedSession:
         """The summary's parts the dashboard shows, typed (the model every output renders); on a reopen,
         from the index cache."""
         return session_glance(self.analysis)
+
+    @cached_property
+    def kernel_counts(self) -> dict[tuple[int | None, str], int]:
+        """How many kernels each unit holds, by (rank, compile id); on a reopen, from the index cache."""
+        return kernel_counts(self.analysis)
 
     @cached_property
     def summary(self) -> dict:

@@ -213,10 +213,8 @@ def analyse(session: Session) -> SessionAnalysis:
     analysis = SessionAnalysis(session)
     # the Ranks view and the dashboard read `ranks`, which fingerprints every unit's graph, and the
     # timeline of a many-rank job takes a few hundred ms: here, not on the UI thread. The verdict's
-    # fusion figures, which parse every graph, are left to the dashboard's summary (from the index
-    # cache on a reopen); the units' kernels, which the navigator counts, are parsed here.
+    # fusion figures, which parse every graph, are left to the dashboard's summary, and the units'
+    # kernel counts to the navigator's (both from the index cache on a reopen).
     for fact in ("problems", "compile_time", "warnings", "kernel_times", "ranks", "timeline", "regions", "notices", "shapes"):
         getattr(analysis, fact)
-    for unit in session.units:
-        unit.kernels
     return analysis

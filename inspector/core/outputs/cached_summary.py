@@ -66,6 +66,27 @@ def session_glance(analysis: SessionAnalysis) -> Summary:
     return Summary.from_state(document)
 
 
+def kernel_counts(analysis: SessionAnalysis) -> dict[tuple[int | None, str], int]:
+    """How many kernels each unit's output code holds, by (rank, compile id): the app's navigator lists
+    them for every unit. From the cache when the session was opened before (parsing every unit's code
+    for them took ~0.07 s of the app's reopen of a 106 MB log); made and kept otherwise."""
+    identity = summary_identity(analysis)
+    document = index_cache.load_summary(identity, "kernel_counts")
+    if isinstance(document, dict) and isinstance(document.get("units"), list):
+        counts = {}
+        for entry in document["units"]:
+            if not (isinstance(entry, list) and len(entry) == 3 and type(entry[0]) in (int, type(None))
+                    and type(entry[1]) is str and type(entry[2]) is int):
+                break
+            counts[(entry[0], entry[1])] = entry[2]
+        else:
+            if len(counts) == len(analysis.session.units):
+                return counts
+    counts = {(unit.rank, str(unit.compile_id)): len(unit.kernels) for unit in analysis.session.units}
+    index_cache.store_summary(identity, {"units": [[*key, count] for key, count in counts.items()]}, "kernel_counts")
+    return counts
+
+
 def _is_summary(document: dict | None) -> bool:
     """A signed entry is still only a hint: it must be this schema's summary, by this tool."""
     return (isinstance(document, dict) and document.get("schema") == SCHEMA
