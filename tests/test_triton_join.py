@@ -172,8 +172,9 @@ def test_the_gpu_tab_joins_a_trace_to_the_open_run_both_ways(qtbot, window, no_s
     window.open_path(path)
     qtbot.waitUntil(lambda: view.trace is not None and view.join is not None, timeout=30_000)
     assert [view.kernels.item(row, 1).text() for row in range(view.kernels.rowCount())] == [
-        "—, not in the open run", "[0/0] in the open run"]
-    assert "Not a kernel of the open run." in view.kernel_info.text() and not view.show_in_code.isEnabled()
+        "not from torch.compile, not in the open run", "[0/0] in the open run"]
+    assert f"Not joined to the open run: {NOT_IN_RUN}." in view.kernel_info.text()
+    assert not view.show_in_code.isEnabled()
 
     view.kernels.setCurrentCell(1, 0)
     assert view.kernel_info.text().endswith(f"In the open run: {KERNEL} of [0/0] (found by {BY_FILE}).")
@@ -192,3 +193,25 @@ def test_the_gpu_tab_joins_a_trace_to_the_open_run_both_ways(qtbot, window, no_s
     window.model.select_kernel(unit, next(kernel for kernel in unit.kernels if kernel.name == KERNEL))
     assert view.kernels.currentRow() == 1 and view.ir.toPlainText() == ttir
     assert not no_slot_errors
+
+
+def test_the_gpu_tab_says_why_a_compilation_joins_no_kernel(qtbot, window, no_slot_errors, inputs, tmp_path):
+    """A compilation two ranks' kernels match is not joined to either, and the tab says so and why."""
+    pytest.importorskip("PySide6")
+    from conftest import open_and_wait
+
+    folder, events = inputs
+    inductor, _ = _inductor_and_user_kernels(events)
+    job = tmp_path / "job"
+    job.mkdir()
+    for rank in (0, 1):
+        (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_bytes(CUDA_LOG.read_bytes())
+    open_and_wait(qtbot, window, job)
+    view = window.gpu_view
+    window.open_path(_trace(folder, [_as_kernel_of_the_run(inductor)]))
+    qtbot.waitUntil(lambda: view.trace is not None and view.join is not None, timeout=30_000)
+    assert view.kernels.item(0, 1).text() == "0/0, ambiguous in the open run"
+    assert view.kernel_info.text().endswith(
+        f"Not joined to the open run: 2 kernels of the open run have its {BY_FILE} (rank 0 [0/0], rank 1 [0/0]): "
+        "not told apart.")
+    assert not view.show_in_code.isEnabled() and not no_slot_errors

@@ -44,14 +44,20 @@ class TritonJoin:
     not_joined: list[tuple[TritonKernel, str]]  # compilations no key finds once in the run, and why
     _by_compilation: dict[int, JoinedKernel] = field(default_factory=dict, repr=False)
     _by_kernel: dict[tuple[int, int], JoinedKernel] = field(default_factory=dict, repr=False)
+    _why_not: dict[int, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         for item in self.joined:  # by identity: a trace may hold thousands of compilations, equal ones too
             self._by_compilation[id(item.compilation)] = item
             self._by_kernel.setdefault((id(item.unit), id(item.kernel)), item)
+        self._why_not.update((id(compilation), why) for compilation, why in self.not_joined)
 
     def of_compilation(self, compilation: TritonKernel) -> JoinedKernel | None:
         return self._by_compilation.get(id(compilation))
+
+    def why_not(self, compilation: TritonKernel) -> str | None:
+        """Why `compilation` is joined to no kernel of the run (None when it is)."""
+        return self._why_not.get(id(compilation))
 
     def of_kernel(self, unit: CompileUnit, kernel: Kernel) -> JoinedKernel | None:
         """The (first) compilation of `kernel`: an autotuned kernel compiles once per config."""

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSpl
 
 from inspector.core.numbers import number
 from inspector.core.analysis.gpu_profile import microseconds, region_label
-from inspector.core.analysis.triton_join import TritonJoin, join_triton
+from inspector.core.analysis.triton_join import NOT_IN_RUN, TritonJoin, join_triton
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
                                                 profile_totals_text, summarize_profile, summarize_profile_ranks,
                                                 summarize_source_time, unlinked_text)
@@ -284,8 +284,10 @@ class QtGpuView(QWidget):
         if joined is not None:
             rank = f"rank {joined.unit.rank} " if joined.unit.rank is not None else ""
             return f"{rank}{joined.unit.compile_id} in the open run"
-        named = kernel.compile_id or "—"
-        return f"{named}, not in the open run" if self.join is not None else named
+        if self.join is None:
+            return kernel.compile_id or "—"
+        named = kernel.compile_id or "not from torch.compile"
+        return f"{named}, {'not in' if self.join.why_not(kernel) == NOT_IN_RUN else 'ambiguous in'} the open run"
 
     def clear_profile(self, why: str) -> None:
         """The open run has no profile (`why`): the one found with an earlier run is no longer shown."""
@@ -402,7 +404,7 @@ class QtGpuView(QWidget):
         joined = self.join.of_compilation(kernel) if self.join is not None else None
         run = ("" if self.join is None else
                f" In the open run: {joined.kernel.name} of {joined.unit.compile_id} (found by {joined.matched_by})."
-               if joined is not None else " Not a kernel of the open run.")
+               if joined is not None else f" Not joined to the open run: {self.join.why_not(kernel)}.")
         self.kernel_info.setText(
             f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton {kernel.metadata.get('triton_version', '?')}, "
             f"cache {'hit' if kernel.metadata.get('cache_hit') else 'miss'}"
