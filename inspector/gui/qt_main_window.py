@@ -26,6 +26,7 @@ from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.sources import XLA_DUMP, Source, detect
+from inspector.gui.code_highlight import compile_lexers_meanwhile
 from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
@@ -71,6 +72,7 @@ class QtMainWindow(QMainWindow):
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
         answer_the_ui_first()  # workers computing in Python let go of the GIL sooner while the window paints
+        compile_lexers_meanwhile()  # the first open's worker finds them made
         self.setWindowTitle("torch.compile Inspector")
         self.setAcceptDrops(True)
         # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)

@@ -22,7 +22,7 @@ from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.numbers import megabytes
-from inspector.core.outputs.cached_summary import kernel_counts, session_glance
+from inspector.core.outputs.cached_summary import kernel_counts, session_glance, session_problems
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
@@ -44,7 +44,7 @@ PREVIEW_BYTES = 8 << 20
 # What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
 # UI thread, busy then with every view taking the session at once, only displays them (on a
 # 1,024-rank job computing them there was ~0.2 s of a 0.85 s freeze).
-MADE_IN_THE_WORKER = ("problems", "ranks", "timeline", "compile_time", "compile_time_per_unit", "source_marks")
+MADE_IN_THE_WORKER = ("ranks", "timeline", "compile_time", "compile_time_per_unit", "source_marks")
 
 
 class LoadedSession:
@@ -62,6 +62,7 @@ class LoadedSession:
         compile_lexers()  # the Source and Code views highlight the session's code next
         self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
         self.kernel_counts  # the navigator's
+        self.problems  # the Problems list's
         return self
 
     @property
@@ -84,9 +85,10 @@ class LoadedSession:
         return (f"Preview: the whole records in the log's {self.preview_extent}. Every figure covers those "
                 "only, and a unit still compiling there shows as cut off; the whole log is being read.")
 
-    @property
+    @cached_property
     def problems(self) -> list[Problem]:
-        return self.analysis.problems
+        """Every problem, worst first; on a reopen, from the index cache."""
+        return session_problems(self.analysis)
 
     @property
     def kernel_times(self) -> dict[str, KernelTime]:

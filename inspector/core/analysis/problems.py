@@ -85,6 +85,40 @@ class Problem:
         """Where to jump on `rank`: its own unit for a break site seen on several ranks."""
         return next((compile_id for other, compile_id in self.per_rank if other == rank), self.compile_id)
 
+    def to_state(self) -> list:
+        """The problem as JSON values, for the index cache (compile ids as their four numbers)."""
+        return [self.kind.value, self.severity.value, self.title, self.detail, _id_state(self.compile_id),
+                self.rank, self.file, self.line, self.count, self.reference,
+                [[changed, _id_state(unit)] for changed, unit in self.units],
+                [[rank, _id_state(unit)] for rank, unit in self.per_rank]]
+
+    @classmethod
+    def from_state(cls, state: list) -> Problem:
+        """`to_state`'s problem again; ValueError (or a TypeError) on anything it did not write."""
+        kind, severity, title, detail, compile_id, rank, file, line, count, reference, units, per_rank = state
+        return cls(ProblemKind(kind), Severity(severity), _checked(title, str), _checked(detail, str), _id_of(compile_id),
+                   _checked(rank, int, None), _checked(file, str, None), _checked(line, int, None), _checked(count, int),
+                   _checked(reference, str), tuple((_checked(changed, str), _id_of(unit)) for changed, unit in units),
+                   tuple((_checked(rank, int, None), _id_of(unit)) for rank, unit in per_rank))
+
+
+def _id_state(compile_id: CompileId | None) -> list | None:
+    return None if compile_id is None else [compile_id.frame, compile_id.compile, compile_id.attempt, compile_id.autograd]
+
+
+def _id_of(state: list | None) -> CompileId | None:
+    if state is None:
+        return None
+    frame, compile_, attempt, autograd = state
+    return CompileId(_checked(frame, int), _checked(compile_, int), _checked(attempt, int), _checked(autograd, int, None))
+
+
+def _checked(value, kind: type, *alternatives):
+    """`value` when it is a `kind` (exactly: a bool is no int) or one of `alternatives`; else ValueError."""
+    if type(value) is not kind and value not in alternatives:
+        raise ValueError(f"{value!r} is no {kind.__name__}")
+    return value
+
 
 def find_problems(analysis: ProblemFacts) -> list[Problem]:
     """Every problem, worst first, from the session's analysis (break types, recompile groups, the
