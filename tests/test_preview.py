@@ -4,8 +4,10 @@ show, then the whole session in its place, keeping the unit and the tab the user
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,31 @@ def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choic
               for j in range(tree.topLevelItem(i).childCount())]
     assert listed == [str(unit.compile_id) for unit in whole.units]
     assert Path(window.model.loaded.session.source) == log
+
+
+def test_a_reopen_is_previewed_only_when_the_log_is_too_big_to_reopen_at_once(tmp_path, monkeypatch):
+    """A reopen reads the log's index from the cache (the 106 MB GPT-2 log shows whole in ~0.35 s, no
+    preview needed), but a log past REOPEN_PREVIEW_BYTES (a 1 GB one: 1.9 s) is previewed again."""
+    pytest.importorskip("PySide6")
+    from inspector.gui import qt_session_model
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("TCI_NO_CACHE", raising=False)
+    log = tmp_path / LOG.name
+    shutil.copy(LOG, log)
+    past = time.time() - 60  # a log still being written is not cached
+    os.utime(log, (past, past))
+    monkeypatch.setattr(qt_session_model, "PREVIEW_FIRST_BYTES", 1)
+    monkeypatch.setattr(qt_session_model, "PREVIEW_BYTES", log.stat().st_size // 2)
+    monkeypatch.setattr(qt_session_model, "REOPEN_PREVIEW_BYTES", log.stat().st_size + 1)
+
+    def previews() -> list:
+        shown: list = []
+        whole = qt_session_model.load_session(log, preview=shown.append)
+        assert whole.session.preview is None and all(loaded.session.preview is not None for loaded in shown)
+        return shown
+
+    assert len(previews()) == 1  # the first open
+    assert previews() == []  # a reopen of a log below the limit
+    monkeypatch.setattr(qt_session_model, "REOPEN_PREVIEW_BYTES", log.stat().st_size)
+    assert len(previews()) == 1

@@ -39,6 +39,9 @@ OVERVIEW_FIRST_BYTES = 32 << 20
 # records within its first PREVIEW_BYTES, read in ~0.1 s, while the whole log is read (~10 s a GB).
 PREVIEW_FIRST_BYTES = 32 << 20
 PREVIEW_BYTES = 8 << 20
+# A log this big is previewed at a reopen too: its index, read from the cache, and the analysis take
+# the first view past 0.5 s (0.49–0.57 s for a 213 MB log, 1.9 s for 1 GB; 0.33 s for 106 MB).
+REOPEN_PREVIEW_BYTES = 128 << 20
 
 
 # What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
@@ -155,13 +158,15 @@ def load_session(source: Source | Path, progress: Callable[[int, int], None] | N
 
 
 def _worth_a_preview(source: Source) -> bool:
-    """A single log big enough to take seconds to read, not opened before. A reopen reads its index from
-    the cache: tried with a preview, its first view came ~0.4 s sooner but the whole ~0.3 s later, with
-    longer UI stalls (50–65 ms against 33–39 ms on the 106 MB GPT-2 log, 2026-12-06)."""
+    """A single log big enough to take seconds to read, not opened before, or so big that even its
+    reopen takes seconds. A reopen reads its index from the cache: tried with a preview, the 106 MB
+    GPT-2 log's first view came ~0.4 s sooner but the whole ~0.3 s later, with longer UI stalls (50–65
+    ms against 33–39 ms, 2026-12-06); without one, a reopen of it grown to 1 GB showed nothing for 1.9 s."""
     if source.kind is not TRACE_LOG:
         return False
     try:
-        return source.files[0].stat().st_size >= PREVIEW_FIRST_BYTES and not index_cache.has_log(source.files[0])
+        size = source.files[0].stat().st_size
+        return size >= PREVIEW_FIRST_BYTES and (size >= REOPEN_PREVIEW_BYTES or not index_cache.has_log(source.files[0]))
     except OSError:
         return False
 
