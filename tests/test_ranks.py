@@ -259,7 +259,9 @@ def held_details(monkeypatch, planted_job):
 
 
 def open_to_overview(qtbot, window, folder):
-    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000):
+    """Opens `folder` and returns the Ranks view once it shows the overview of every rank (the ranks
+    read in the first FIRST_RANKS_AFTER_S may come before it)."""
+    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000, check_params_cb=lambda report: not report.unread):
         window.open_path(folder)
     return window.ranks_view
 
@@ -316,6 +318,49 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     assert charts.units.getPlotItem().titleLabel.text.endswith(f"the {UNITS_SHOWN} slowest of {len(units):,}")
     fastest_shown = min(value for _tip, value in charts.rows[charts.units])
     assert sorted((unit.compile_s or 0 for unit in units), reverse=True)[UNITS_SHOWN - 1] == pytest.approx(fastest_shown)
+
+
+def test_the_ranks_read_first_are_handed_on_as_they_come_in_rank_order(planted_job):
+    """The per-rank index hands on the figures read so far as each of its tasks is done: each time
+    the first ranks of the final list, more each time, never all (the whole comes back)."""
+    folder, _ = planted_job
+    so_far: list[tuple] = []
+    figures = index_ranks(find_trace_logs(folder), start_method="spawn", read_so_far=so_far.append)
+    assert len(figures) == RANKS and 0 < len(so_far) < RANKS
+    assert [len(part) for part in so_far] == sorted({len(part) for part in so_far}) and len(so_far[-1]) < RANKS
+    assert all(list(part) == figures[:len(part)] for part in so_far)
+
+
+def test_a_big_job_shows_its_first_ranks_while_the_rest_are_read(qtbot, window, planted_job, held_details,
+                                                                 no_slot_errors, monkeypatch):
+    """A job whose per-rank index takes longer than FIRST_RANKS_AFTER_S shows the ranks read by then,
+    said to be only those and not yet compared, on the Ranks tab; then every rank with its findings.
+    A tab the user opens meanwhile stays open."""
+    from inspector.gui import qt_session_model
+    from inspector.gui.views.qt_ranks_view import OVERVIEW
+
+    monkeypatch.setattr(qt_session_model, "FIRST_RANKS_AFTER_S", 0.0)  # the first task's ranks, whatever the machine
+    folder, expected = planted_job
+    view = window.ranks_view
+    with qtbot.waitSignal(window.model.sigOverview, timeout=60_000) as first:
+        window.open_path(folder)
+    shown = first.args[0].figures
+    assert 0 < len(shown) < RANKS and [figures.rank for figures in shown] == list(range(len(shown)))
+    assert window.tabs.currentWidget() is view and view.phase == OVERVIEW and view.rows.rowCount() == len(shown)
+    assert view.heading.text().startswith(f"{len(shown)} of {RANKS} ranks read so far: they are compared once every "
+                                          "rank is in.")
+    assert [view.findings.item(i).text() for i in range(view.findings.count())] == [
+        f"{len(shown)} of {RANKS} ranks read so far: they are compared once every rank is in."]
+    assert f": the first {len(shown)} ranks of {RANKS} in " in window.status.text()
+    assert window.status.text().endswith("reading the rest…")
+
+    window.tabs.setCurrentWidget(window.summary_view)  # the user looks elsewhere while the rest is read
+    qtbot.waitUntil(lambda: view.report is not None and not view.report.unread, timeout=60_000)
+    assert view.rows.rowCount() == RANKS and view.findings.count() == len(expected)
+    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s)")
+    assert window.tabs.currentWidget() is window.summary_view
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000):
+        held_details.release()
 
 
 def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_first(

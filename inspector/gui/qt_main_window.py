@@ -433,14 +433,20 @@ class QtMainWindow(QMainWindow):
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
     def _on_overview(self, report, where: str, path: Path, started: float) -> None:
-        """A big distributed job: its per-rank overview now, on the Ranks tab; its details follow.
-        Where it was read is said when the Dask setting is on (and why not on the cluster, if not)."""
+        """A big distributed job: its per-rank overview now, on the Ranks tab (the ranks read so far
+        first, if reading them all takes a while); its details follow. Where it was read is said when
+        the Dask setting is on (and why not on the cluster, if not)."""
+        if not self.shown_first:  # else the user is already looking at (or away from) its first rows
+            self.tabs.setCurrentWidget(self.ranks_view)
         self.shown_first = True
         self.model.show_overview(report)
-        self.tabs.setCurrentWidget(self.ranks_view)
-        self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in "
-                            f"{seconds(time.perf_counter() - started)}" + (f" ({where})" if where else "")
-                            + "; reading every rank's details…")
+        took = seconds(time.perf_counter() - started)
+        if report.unread:
+            self.status.setText(f"{path}: the first {count(len(report.figures), 'rank')} of "
+                                f"{len(report.figures) + report.unread} in {took}; reading the rest…")
+            return
+        self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in {took}"
+                            + (f" ({where})" if where else "") + "; reading every rank's details…")
 
     def _on_preview(self, loaded: LoadedSession, path: Path, started: float) -> None:
         """A big log's first records, shown while the whole log is read; the tab the user then

@@ -126,6 +126,7 @@ class RankReport:
     figures: tuple[RankFigures, ...]
     findings: tuple[Finding, ...]
     groups: tuple[tuple[int | None, ...], ...]  # ranks whose every compared fact agrees, largest group first
+    unread: int = 0  # logs of the job not read yet: the ranks read so far, compared once every one is in
 
     def stragglers(self) -> set[int | None]:
         return {rank for finding in self.findings if finding.kind == "straggler" for rank in finding.ranks}
@@ -138,6 +139,9 @@ class RankReport:
 
     def lines(self) -> list[str]:
         """The report as a person reads it: which ranks agree, then each difference."""
+        if self.unread:
+            return [f"{len(self.figures)} of {len(self.figures) + self.unread} ranks read so far: "
+                    "they are compared once every rank is in"]
         if len(self.figures) < 2:
             return []
         agree = self.groups[0] if self.groups else ()
@@ -321,10 +325,12 @@ def _figures_of_logs(paths: list[Path]) -> list[RankFigures]:
     return [_figures_of_log(path) for path in paths]
 
 
-def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
-                start_method: str | None = None) -> list[RankFigures]:
+def index_ranks(paths: Iterable[Path], executor: Executor | None = None, start_method: str | None = None,
+                read_so_far: Callable[[tuple[RankFigures, ...]], None] | None = None) -> list[RankFigures]:
     """The figures of every rank log, one log per task on `executor` (a local process pool by
     default). Any `concurrent.futures.Executor` works, e.g. `distributed.Client(...).get_executor()`.
+    The local pool calls `read_so_far` with the figures of the logs read so far, in order, as each of
+    its tasks' logs are in, until the last (the app shows a big job's first ranks while the rest are read).
 
     `start_method` is how the default pool starts its workers (multiprocessing's default when None).
     The desktop app asks for "spawn": a forked child of a process running Qt threads inherits them
@@ -340,8 +346,24 @@ def index_ranks(paths: Iterable[Path], executor: Executor | None = None,
     from concurrent.futures import ProcessPoolExecutor
 
     workers = min(os.cpu_count() or 1, len(paths))
+    figures: list[RankFigures] = []
+    chunk = max(1, len(paths) // (8 * workers))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method)) as pool:
-        return list(pool.map(_figures_of_log, paths, chunksize=max(1, len(paths) // (8 * workers))))
+        for one in pool.map(_figures_of_log, paths, chunksize=chunk):
+            figures.append(one)
+            if read_so_far is not None and len(figures) % chunk == 0 and len(figures) < len(paths):
+                read_so_far(tuple(figures))
+    return figures
+
+
+def report_so_far(figures: Iterable[RankFigures], logs: int) -> RankReport:
+    """The ranks of a job's `logs` read so far, in rank order, not yet compared (`unread` says so)."""
+    figures = tuple(_in_rank_order(figures))
+    return RankReport(figures, (), (), unread=logs - len(figures))
+
+
+def _in_rank_order(figures: Iterable[RankFigures]) -> list[RankFigures]:
+    return sorted(figures, key=lambda f: (f.rank is None, f.rank or 0))
 
 
 def session_rank_report(session: Session) -> RankReport:
@@ -375,7 +397,7 @@ def rank_report(figures: Iterable[RankFigures], expected_ranks: int | None = Non
                 explain_graph: Callable[[int | None, str, int | None, str], str | None] | None = None) -> RankReport:
     """Compare every rank with the majority and name each difference once, for the group of ranks
     that share it. `expected_ranks` (else one more than the highest rank seen) finds missing logs."""
-    figures = sorted(figures, key=lambda f: (f.rank is None, f.rank or 0))
+    figures = _in_rank_order(figures)
     if len(figures) < 2:
         return RankReport(tuple(figures), (), ((figures[0].rank,),) if figures else ())
     duplicated = sorted((rank for rank, count in Counter(f.rank for f in figures).items() if count > 1), key=str)

@@ -254,7 +254,7 @@ def _lines_with(text: str, word: str) -> Iterator[str]:
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
         yield text[start:end]
-        at = text.find(word, end)
+        at = text.find(word, end + 1)  # on past the line's end: an empty word too finds each line once
 
 
 def _specialised_before(by_id: dict[tuple, CompileUnit], group: RecompileGroup) -> ShapeEvent | None:

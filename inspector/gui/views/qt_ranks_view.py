@@ -75,7 +75,8 @@ class QtRanksView(QWidget):
                 self._clear()
 
     def _on_overview(self, report: RankReport) -> None:
-        """A big job's overview from the index: shown now; clicks wait for the details."""
+        """A big job's overview from the index (or its ranks read so far): shown now; clicks wait for
+        the details."""
         self.phase, self.pending = OVERVIEW, None
         self._show(report)
         self.heading.setText(self._counts(report) + " Reading every rank's details: a rank, bar or finding "
@@ -125,6 +126,8 @@ class QtRanksView(QWidget):
     def _counts(report: RankReport) -> str:
         """The heading: ranks, which agree (the first line of the report, not a finding), findings."""
         count = len(report.figures)
+        if report.unread:
+            return f"{report.lines()[0]}."
         agree = report.lines()[:1] if report.findings else []
         return (f"{count} rank{'s' if count != 1 else ''}; {len(report.findings)} divergence finding(s)"
                 + "".join(f"; {line}" for line in agree) + ".")
@@ -144,7 +147,8 @@ class QtRanksView(QWidget):
             item.setData(FINDING_ROLE, finding)
             self.findings.addItem(item)
         if not report.findings:
-            words = ("One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
+            words = (report.lines()[0] + "." if report.unread
+                     else "One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
                      else report.lines()[0] + ": nothing differs between them.")
             item = QListWidgetItem(words)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
