@@ -83,6 +83,7 @@ class QtMainWindow(QMainWindow):
         self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
         self.shown_first = False  # the latest open showed its per-rank overview or a preview (reset as each open starts)
+        self._preview_shown: tuple[LoadedSession, LoadProgress] | None = None  # a preview on its way to the views, and its load
         self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
@@ -345,8 +346,8 @@ class QtMainWindow(QMainWindow):
         reading.sigOverview.connect(lambda report, where: (self._on_overview(report, where, path, started)
                                                            if request == self._opens.latest else None,
                                                            reading.after_drawing()))
-        reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started) if request == self._opens.latest
-                                   else close_session(loaded.session))
+        reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started, reading)
+                                   if request == self._opens.latest else (close_session(loaded.session), reading.after_drawing()))
         dask = self.settings.dask_scheduler
         request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask, reading.preview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
@@ -448,9 +449,10 @@ class QtMainWindow(QMainWindow):
         self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in {took}"
                             + (f" ({where})" if where else "") + "; reading every rank's details…")
 
-    def _on_preview(self, loaded: LoadedSession, path: Path, started: float) -> None:
-        """A big log's first records, shown while the whole log is read; the tab the user then
-        chooses stays when the whole session replaces it."""
+    def _on_preview(self, loaded: LoadedSession, path: Path, started: float, reading: LoadProgress) -> None:
+        """A big log's first records, shown while the whole log is read (`reading`'s worker waits until
+        every view has them); the tab the user then chooses stays when the whole session replaces it."""
+        self._preview_shown = (loaded, reading)
         self.model.set_loaded(loaded)
         self.status.setText(f"{path}: its {loaded.preview_extent} in {seconds(time.perf_counter() - started)}; "
                             "reading the rest…")
@@ -474,6 +476,10 @@ class QtMainWindow(QMainWindow):
         self.last_message = text
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
+        waiting = self._preview_shown
+        if waiting is not None and waiting[0] is loaded:
+            self._preview_shown = None
+            waiting[1].after_drawing()  # the preview is on screen: its load worker reads the rest
         preview = " (preview)" if loaded.session.preview else ""
         self.setWindowTitle(f"{Path(str(loaded.session.source)).name}{preview} — torch.compile Inspector")
         if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview

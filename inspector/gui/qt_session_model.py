@@ -234,7 +234,7 @@ class LoadProgress(QObject):
         super().__init__(parent)
         self.bar: QProgressBar | None = bar  # None once detached
         self._unseen_since: float | None = None  # when the progress the UI thread has not shown yet was sent
-        self._drawn = threading.Event()  # the overview is on screen
+        self._drawn = threading.Event()  # the overview or the preview is on screen
         self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
 
     def report(self, done: int, total: int) -> None:
@@ -251,11 +251,15 @@ class LoadProgress(QObject):
         self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
 
     def preview(self, loaded: LoadedSession) -> None:
+        """A big log's first records, then a wait (OVERVIEW_DRAWN_WAIT_S at most) until every view shows
+        them: read meanwhile, a reopened 2 GB log's cached index held the GIL the views needed."""
+        self._drawn.clear()
         self.sigPreview.emit(loaded)
+        self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
 
     def after_drawing(self) -> None:
-        """Let the worker go on once what the overview's slot asked to repaint is painted (the
-        UI thread calls this at the end of that slot: the repaint was posted before it)."""
+        """Let the worker go on once what the overview's slot (or the preview's last view) asked to
+        repaint is painted (the UI thread calls this then: the repaint was posted before it)."""
         QTimer.singleShot(0, self, self._drawn.set)
 
     def detach(self) -> None:
