@@ -9,6 +9,7 @@ after, until closed). Dock sizes and places are remembered (saveState) across st
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import TypeVar
@@ -83,7 +84,8 @@ class QtMainWindow(QMainWindow):
         self._reading: LoadProgress | None = None  # the progress of the latest open
         self._compares = LatestRequest(self)  # and a second Compare With, the first
         self.shown_first = False  # the latest open showed its per-rank overview or a preview (reset as each open starts)
-        self._preview_shown: tuple[LoadedSession, LoadProgress] | None = None  # a preview on its way to the views, and its load
+        # a preview on its way to the views, and what its load's worker waits for: every view having it
+        self._preview_shown: tuple[LoadedSession, threading.Event] | None = None
         self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
@@ -334,6 +336,9 @@ class QtMainWindow(QMainWindow):
             return
         self.status.setText(f"Opening {path}…")
         self.shown_first = False
+        if self._preview_shown is not None:  # the views will not finish taking it: its worker need not wait
+            self._preview_shown[1].set()
+            self._preview_shown = None
         self.model.opening(path)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
@@ -347,7 +352,8 @@ class QtMainWindow(QMainWindow):
                                                            if request == self._opens.latest else None,
                                                            reading.after_drawing()))
         reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started, reading)
-                                   if request == self._opens.latest else (close_session(loaded.session), reading.after_drawing()))
+                                   if request == self._opens.latest
+                                   else (close_session(loaded.session), reading.after_drawing()))
         dask = self.settings.dask_scheduler
         request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask, reading.preview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
@@ -452,7 +458,7 @@ class QtMainWindow(QMainWindow):
     def _on_preview(self, loaded: LoadedSession, path: Path, started: float, reading: LoadProgress) -> None:
         """A big log's first records, shown while the whole log is read (`reading`'s worker waits until
         every view has them); the tab the user then chooses stays when the whole session replaces it."""
-        self._preview_shown = (loaded, reading)
+        self._preview_shown = (loaded, reading.drawn)
         self.model.set_loaded(loaded)
         self.status.setText(f"{path}: its {loaded.preview_extent} in {seconds(time.perf_counter() - started)}; "
                             "reading the rest…")
@@ -479,7 +485,7 @@ class QtMainWindow(QMainWindow):
         waiting = self._preview_shown
         if waiting is not None and waiting[0] is loaded:
             self._preview_shown = None
-            waiting[1].after_drawing()  # the preview is on screen: its load worker reads the rest
+            QTimer.singleShot(0, waiting[1].set)  # once it is painted, the load worker reads the rest
         preview = " (preview)" if loaded.session.preview else ""
         self.setWindowTitle(f"{Path(str(loaded.session.source)).name}{preview} — torch.compile Inspector")
         if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview

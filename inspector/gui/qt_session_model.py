@@ -234,7 +234,9 @@ class LoadProgress(QObject):
         super().__init__(parent)
         self.bar: QProgressBar | None = bar  # None once detached
         self._unseen_since: float | None = None  # when the progress the UI thread has not shown yet was sent
-        self._drawn = threading.Event()  # the overview or the preview is on screen
+        # the overview or the preview is on screen: the worker waits for it (a plain event, set even
+        # after this object is gone)
+        self.drawn = threading.Event()
         self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
 
     def report(self, done: int, total: int) -> None:
@@ -246,21 +248,21 @@ class LoadProgress(QObject):
         self.sigBytes.emit(done, total)
 
     def overview(self, report: RankReport, where: str) -> None:
-        self._drawn.clear()
+        self.drawn.clear()
         self.sigOverview.emit(report, where)
-        self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
+        self.drawn.wait(OVERVIEW_DRAWN_WAIT_S)
 
     def preview(self, loaded: LoadedSession) -> None:
         """A big log's first records, then a wait (OVERVIEW_DRAWN_WAIT_S at most) until every view shows
         them: read meanwhile, a reopened 2 GB log's cached index held the GIL the views needed."""
-        self._drawn.clear()
+        self.drawn.clear()
         self.sigPreview.emit(loaded)
-        self._drawn.wait(OVERVIEW_DRAWN_WAIT_S)
+        self.drawn.wait(OVERVIEW_DRAWN_WAIT_S)
 
     def after_drawing(self) -> None:
         """Let the worker go on once what the overview's slot (or the preview's last view) asked to
         repaint is painted (the UI thread calls this then: the repaint was posted before it)."""
-        QTimer.singleShot(0, self, self._drawn.set)
+        QTimer.singleShot(0, self, self.drawn.set)
 
     def detach(self) -> None:
         """A newer open has the bar now: this (superseded) load no longer moves it."""
