@@ -159,6 +159,18 @@ def test_the_gpu_tab_links_source_and_ir_lines(qtbot, window):
     assert view.ir.toPlainText() == view.trace.kernels[3].ir["ttgir"]
 
 
+def test_a_second_trace_opened_shows_its_own_first_kernel(qtbot, window, no_slot_errors):
+    """Row 0 was current already: the second trace's first kernel is still the one shown, info and code."""
+    view = window.gpu_view
+    window.open_path(MAPPED)
+    qtbot.waitUntil(lambda: view.trace is not None and view.trace.path == MAPPED and view.kernel is not None, timeout=60_000)
+    window.open_path(TORCH_KERNELS)
+    qtbot.waitUntil(lambda: view.trace is not None and view.trace.path == TORCH_KERNELS, timeout=60_000)
+    first = view.trace.kernels[0]
+    assert view.kernel is first and view.kernel_info.text().startswith(f"{first.name} — ")
+    assert view.source.toPlainText() == first.python_code
+
+
 def test_the_gpu_tab_shows_a_profile_by_region(qtbot, window):
     window.open_path(TRAINING_PROFILE)
     view = window.gpu_view

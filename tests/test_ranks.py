@@ -354,13 +354,22 @@ def test_a_big_job_shows_its_first_ranks_while_the_rest_are_read(qtbot, window, 
     assert f": the first {len(shown)} ranks of {RANKS} in " in window.status.text()
     assert window.status.text().endswith("reading the rest…")
 
-    window.tabs.setCurrentWidget(window.summary_view)  # the user looks elsewhere while the rest is read
+    from PySide6.QtCore import Qt
+
+    table = view.table  # the user clicks rank 1 among the first ranks, then looks elsewhere
+    row = view.rows.row_of([figures.rank for figures in shown].index(1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(row, 1)).center())
+    assert "rank 1 is selected once they are in" in view.heading.text()
+    window.tabs.setCurrentWidget(window.summary_view)
     qtbot.waitUntil(lambda: view.report is not None and not view.report.unread, timeout=60_000)
     assert view.rows.rowCount() == RANKS and view.findings.count() == len(expected)
     assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s)")
+    assert view.heading.text().endswith("rank 1 is selected once they are in.")  # the click is kept
+    assert view.report.figures[view.selected_row()].rank == 1
     assert window.tabs.currentWidget() is window.summary_view
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000):
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as loaded:
         held_details.release()
+    qtbot.waitUntil(lambda: window.model.unit is loaded.args[0].session.ranks[1].units[0], timeout=60_000)
 
 
 def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_first(

@@ -191,6 +191,8 @@ def test_the_gpu_tab_joins_a_trace_to_the_open_run_both_ways(qtbot, window, no_s
     view.kernels.setCurrentCell(0, 0)  # the user's own kernel: then the run's kernel chosen in the Code tab
     unit = loaded.session.units[0]
     window.model.select_kernel(unit, next(kernel for kernel in unit.kernels if kernel.name == KERNEL))
+    assert view.kernels.currentRow() == 0  # the hidden tab is not redrawn until it is shown
+    window.tabs.setCurrentWidget(view)
     assert view.kernels.currentRow() == 1 and view.ir.toPlainText() == ttir
     assert not no_slot_errors
 

@@ -60,6 +60,7 @@ def compile_lexers() -> None:
     with _COMPILING:
         for lexer in LEXERS.values():
             lexer()
+        _COMPILED.set()
 
 
 def compile_lexers_meanwhile() -> None:
@@ -69,6 +70,7 @@ def compile_lexers_meanwhile() -> None:
 
 
 _COMPILING = threading.Lock()
+_COMPILED = threading.Event()  # every lexer of LEXERS is compiled: made from here on without the lock
 
 
 def _category(token) -> str | None:
@@ -123,6 +125,8 @@ class LazyHighlighter:
         if lexer_class is None:
             return rows
         text = "\n".join(self.lines[region.first:region.last + 1])
+        if not _COMPILED.is_set():  # the start-up thread may be compiling them right now
+            compile_lexers()
         lexer = lexer_class(stripnl=False, ensurenl=False)
         row, column = 0, 0
         for _index, token, value in lexer.get_tokens_unprocessed(text):

@@ -464,6 +464,7 @@ class QtMainWindow(QMainWindow):
                             "reading the rest…")
 
     def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
+        self._preview_shown = None  # a preview the views had not finished taking (its worker stopped waiting)
         self.progress_bar.hide()
         self.model.set_loaded(loaded)
         self.status.setText(f"Opened {loaded.session.source} in {seconds(time.perf_counter() - started)}")

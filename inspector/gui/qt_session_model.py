@@ -47,12 +47,6 @@ PREVIEW_BYTES = 8 << 20
 REOPEN_PREVIEW_BYTES = 128 << 20
 
 
-# What the views read of the analysis as soon as a session arrives. The load worker makes them, so the
-# UI thread, busy then with every view taking the session at once, only displays them (on a
-# 1,024-rank job computing them there was ~0.2 s of a 0.85 s freeze).
-MADE_IN_THE_WORKER = ("ranks", "timeline", "compile_time", "compile_time_per_unit", "source_marks")
-
-
 class LoadedSession:
     """The open session and its analysis, computed in the worker so the UI thread only displays it."""
 
@@ -61,9 +55,8 @@ class LoadedSession:
         self._overview = overview  # the per-rank overview this load showed first, if it did
 
     def made_ahead(self) -> LoadedSession:
-        """The facts every view reads first, made now (on the worker that calls this)."""
-        for fact in MADE_IN_THE_WORKER:
-            getattr(self.analysis, fact)
+        """What every view reads first beyond `analyse`'s facts, made now (on the worker that calls this):
+        the parts of the summary a reopen takes from the index cache, the lanes, the lexers."""
         self.ranks.lanes  # the Ranks tab's lanes
         compile_lexers()  # the Source and Code views highlight the session's code next
         self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
@@ -117,9 +110,9 @@ class LoadedSession:
         return session_glance(self.analysis)
 
     @cached_property
-    def kernel_counts(self) -> dict[tuple[int | None, str], int]:
-        """How many kernels each unit holds, by (rank, compile id); on a reopen, from the index cache."""
-        return kernel_counts(self.analysis)
+    def kernel_counts(self) -> dict[CompileUnit, int]:
+        """How many kernels each unit holds; on a reopen, from the index cache."""
+        return dict(zip(self.session.units, kernel_counts(self.analysis)))
 
     @cached_property
     def summary(self) -> dict:
@@ -260,8 +253,9 @@ class LoadProgress(QObject):
         self.drawn.wait(OVERVIEW_DRAWN_WAIT_S)
 
     def after_drawing(self) -> None:
-        """Let the worker go on once what the overview's slot (or the preview's last view) asked to
-        repaint is painted (the UI thread calls this then: the repaint was posted before it)."""
+        """Let the worker go on once what the overview's slot asked to repaint is painted (the UI thread
+        calls this at the end of that slot: the repaint was posted before it), or at once for a preview
+        that is not shown (its open was superseded)."""
         QTimer.singleShot(0, self, self.drawn.set)
 
     def detach(self) -> None:

@@ -103,14 +103,11 @@ class Problem:
 
 
 def _id_state(compile_id: CompileId | None) -> list | None:
-    return None if compile_id is None else [compile_id.frame, compile_id.compile, compile_id.attempt, compile_id.autograd]
+    return None if compile_id is None else compile_id.to_state()
 
 
 def _id_of(state: list | None) -> CompileId | None:
-    if state is None:
-        return None
-    frame, compile_, attempt, autograd = state
-    return CompileId(_checked(frame, int), _checked(compile_, int), _checked(attempt, int), _checked(autograd, int, None))
+    return None if state is None else CompileId.from_state(state)
 
 
 def _checked(value, kind: type, *alternatives):

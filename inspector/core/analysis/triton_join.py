@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from inspector.core.model.compile_id import CompileId
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.readers.torch_trace import rank_from_filename
@@ -99,10 +100,8 @@ def join_triton(session: Session, trace: TritonTrace) -> TritonJoin:
 
 
 def _unit_key(compilation: TritonKernel) -> tuple[int, int] | None:
-    if not compilation.compile_id:
-        return None
-    frame, _, compile_ = compilation.compile_id.partition("/")
-    return int(frame), int(compile_)
+    compile_id = CompileId.parse(compilation.compile_id) if compilation.compile_id else None
+    return (compile_id.frame, compile_id.compile) if compile_id is not None else None
 
 
 def _why_not(found: list[tuple[CompileUnit, Kernel]], how: str) -> str:

@@ -5,8 +5,10 @@ graph, kernel and compile stage again."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from inspector import __version__
@@ -24,13 +26,12 @@ def summary_identity(analysis: SessionAnalysis) -> list | None:
     Worked out once per analysis: it fingerprints every file (~0.1 s for a job of 256 ranks), and the
     app's reopen asks for it for each part of the summary it takes from the cache."""
     if analysis not in _identities:
-        identity = index_cache.session_identity(analysis.session)
-        if identity is not None and analysis.session.preview is None:  # a preview's figures are not its log's
+        # a preview's figures are not its log's: not even fingerprinted
+        identity = index_cache.session_identity(analysis.session) if analysis.session.preview is None else None
+        if identity is not None:
             registry = analysis.break_registry
             identity = [*identity, SCHEMA_VERSION, __version__, code_identity(),
                         [registry.source, str(registry.path), registry.torch_version] if registry else None]
-        else:
-            identity = None
         _identities[analysis] = identity
     return _identities[analysis]
 
@@ -77,41 +78,49 @@ def session_glance(analysis: SessionAnalysis) -> Summary:
     return Summary.from_state(document)
 
 
-def kernel_counts(analysis: SessionAnalysis) -> dict[tuple[int | None, str], int]:
-    """How many kernels each unit's output code holds, by (rank, compile id): the app's navigator lists
-    them for every unit. From the cache when the session was opened before (parsing every unit's code
-    for them took ~0.07 s of the app's reopen of a 106 MB log); made and kept otherwise."""
-    identity = summary_identity(analysis)
-    document = index_cache.load_summary(identity, "kernel_counts")
-    entries = document.get("units") if isinstance(document, dict) else None
-    if isinstance(entries, list) and all(_is_count(entry) for entry in entries):
-        counts = {(rank, compile_id): count for rank, compile_id, count in entries}
-        if len(counts) == len(analysis.session.units):
-            return counts
-    counts = {(unit.rank, str(unit.compile_id)): len(unit.kernels) for unit in analysis.session.units}
-    index_cache.store_summary(identity, {"units": [[*key, count] for key, count in counts.items()]}, "kernel_counts")
-    return counts
+def kernel_counts(analysis: SessionAnalysis) -> list[int]:
+    """How many kernels each unit's output code holds, in the order of the session's units: the app's
+    navigator lists them for every unit. From the cache when the session was opened before (parsing
+    every unit's code for them took ~0.07 s of the app's reopen of a 106 MB log); made and kept
+    otherwise. Kept by place, not by (rank, compile id): the logs of a job without rank numbers share those."""
+    units = analysis.session.units
+
+    def read(document: dict) -> list[int]:
+        counts = document["units"]
+        if not (type(counts) is list and len(counts) == len(units) and all(type(count) is int for count in counts)):
+            raise ValueError("not every unit's count")
+        return counts
+
+    return _kept_part(analysis, "kernel_counts", read, lambda: [len(unit.kernels) for unit in units],
+                      lambda counts: {"units": counts})
 
 
 def session_problems(analysis: SessionAnalysis) -> list[Problem]:
     """The session's problems, worst first. From the cache when the session was opened before (finding
     them read every recompile's guards, ~0.06 s of the app's reopen of a 106 MB log); found and kept
     otherwise."""
+    return _kept_part(analysis, "problems", lambda document: [Problem.from_state(state) for state in document["problems"]],
+                      lambda: analysis.problems,
+                      lambda problems: {"problems": [problem.to_state() for problem in problems]})
+
+
+_T = TypeVar("_T")
+
+
+def _kept_part(analysis: SessionAnalysis, part: str, read: Callable[[dict], _T], make: Callable[[], _T],
+               write: Callable[[_T], dict]) -> _T:
+    """A part of the summary the app shows: `read` from the index cache's entry for the session, else
+    made and kept. An entry `read` rejects (ValueError, TypeError, KeyError) is made afresh."""
     identity = summary_identity(analysis)
-    document = index_cache.load_summary(identity, "problems")
-    try:
-        return [Problem.from_state(state) for state in document["problems"]]
-    except (TypeError, KeyError, ValueError):  # none kept (None), or not what `to_state` writes
-        pass
-    problems = analysis.problems
-    index_cache.store_summary(identity, {"problems": [problem.to_state() for problem in problems]}, "problems")
-    return problems
-
-
-def _is_count(entry) -> bool:
-    """[rank, compile id, kernel count], as `kernel_counts` keeps each unit's."""
-    return (isinstance(entry, list) and len(entry) == 3 and type(entry[0]) in (int, type(None))
-            and type(entry[1]) is str and type(entry[2]) is int)
+    document = index_cache.load_summary(identity, part)
+    if document is not None:
+        try:
+            return read(document)
+        except (TypeError, KeyError, ValueError):  # not what `write` writes
+            pass
+    value = make()
+    index_cache.store_summary(identity, write(value), part)
+    return value
 
 
 def _is_summary(document: dict | None) -> bool:

@@ -275,7 +275,7 @@ def _decode_problems(rows: list) -> ReadProblems:
 
 
 def _encode_ids(compile_ids: list) -> list:
-    return [None if cid is None else [cid.frame, cid.compile, cid.attempt, cid.autograd] for cid in compile_ids]
+    return [None if cid is None else cid.to_state() for cid in compile_ids]
 
 
 def _all(values: list, *types: type) -> bool:
@@ -322,11 +322,7 @@ def _decode_ids(cids: list, compile_ids: dict[tuple, CompileId]) -> list[Compile
     """Each stored id as a CompileId, one object per distinct id (kept in `compile_ids`)."""
     for cid in cids:
         if cid is not None and tuple(cid) not in compile_ids:
-            frame, compile_, attempt, autograd = cid
-            if not (type(frame) is int and type(compile_) is int and type(attempt) is int
-                    and type(autograd) in (int, type(None))):
-                raise ValueError("compile id")
-            compile_ids[tuple(cid)] = CompileId(frame, compile_, attempt, autograd)
+            compile_ids[tuple(cid)] = CompileId.from_state(cid)
     return [None if cid is None else compile_ids[tuple(cid)] for cid in cids]
 
 
@@ -384,8 +380,10 @@ def load_spans(log: TraceLog) -> tuple[SpanForest, ReadProblems] | None:
     """The stage spans an earlier open made of `log`'s chromium events, and what it found wrong in them;
     None when there is no valid entry, or when the log's events are not all checked yet (the entry would
     then hide damage that reading them counts)."""
+    if not log.checked:  # before the fingerprint: a preview's and an overview's logs never are
+        return None
     identity = _identity(log.path)
-    if identity is None or identity["size"] != log.size or not log.checked:
+    if identity is None or identity["size"] != log.size:
         return None
     body = _read_entry(_entry_file("spans", identity["path"]), identity)
     if not isinstance(body, dict) or body.get("spans_format") != SPANS_FORMAT:
@@ -399,9 +397,10 @@ def load_spans(log: TraceLog) -> tuple[SpanForest, ReadProblems] | None:
 def store_spans(log: TraceLog, forest: SpanForest, problems: ReadProblems) -> None:
     """Keep the spans made of a whole log, every event checked, with what was found wrong in them
     (a reopen of a 100 MB log then reads them in ~10 ms rather than parsing ~10k events again)."""
+    if cache_root() is None or not log.checked:
+        return
     identity = _identity(log.path)
-    if cache_root() is None or identity is None or identity["size"] != log.size or not _settled(identity) \
-            or not log.checked:
+    if identity is None or identity["size"] != log.size or not _settled(identity):
         return
     _write_entry(_entry_file("spans", identity["path"]), identity,
                  {"spans_format": SPANS_FORMAT, "forest": forest.to_state(), "problems": _encode_problems(problems)})

@@ -165,16 +165,22 @@ class TraceLog:
         raw = self._read(events.starts[row], events.ends[row])
         if raw is None or events.states[row] != events.UNCHECKED:
             return _payload_json(raw)
+        return _payload_json(self._check_event(row, raw), stripped=True)
+
+    def _check_event(self, row: int, raw: bytes) -> bytes:
+        """Settle row `row` of `events` with its payload `raw`, once (views on several threads may read
+        it), counting it if damaged; its payload as torch hashed it."""
+        events = self.events
         stripped = _strip_tabs(raw)
         with self._lock:
             md5 = events.md5s.pop(row, None)
             if md5 is None:  # another thread checked it meanwhile
-                return _payload_json(stripped, stripped=True)
+                return stripped
             whole = hashlib.md5(stripped).hexdigest() == md5
             events.states[row] = events.WHOLE if whole else events.DAMAGED
         if not whole:
             self._count_damage(events.ends[row], events.line_nos[row], "chromium_event")
-        return _payload_json(stripped, stripped=True)
+        return stripped
 
     def full_meta(self, record: TraceRecord) -> dict:
         """The record's whole meta, bulk included ({} if the line cannot be read back)."""
@@ -241,15 +247,15 @@ class TraceLog:
         unchecked = sorted([(record.line_no, record) for record in records]
                            + [(self.events.line_nos[row], row) for row in rows], key=lambda item: item[0])
         for _line, item in unchecked:
-            if isinstance(item, int):
-                if self._read(self.events.starts[item], self.events.ends[item]) is None:
-                    return
-                self.event_json(item)
-                continue
-            raw = self._read(item.payload_start, item.payload_end)
+            is_row = isinstance(item, int)
+            raw = self._read(self.events.starts[item], self.events.ends[item]) if is_row \
+                else self._read(item.payload_start, item.payload_end)
             if raw is None:
                 return
-            self._check(item, payload_digest(raw))
+            if is_row:
+                self._check_event(item, raw)
+            else:
+                self._check(item, payload_digest(raw))
 
     @property
     def checked(self) -> bool:

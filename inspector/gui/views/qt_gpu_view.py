@@ -36,6 +36,7 @@ from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
+from inspector.gui.qt_shown_later import QtShownLater
 from inspector.gui.views.qt_code_editor import QtCodeEditor
 from inspector.gui.views.qt_tables import fill_rows, rows_table
 
@@ -74,7 +75,9 @@ class QtGpuView(QWidget):
         layout.addStretch(0)  # holds the header at the top while the pages are hidden
         if model is not None:
             model.sigLoaded.connect(self._on_session_loaded)
-            model.sigKernelSelected.connect(self._on_kernel_selected)
+            self._when_shown = QtShownLater(self)  # a kernel selected elsewhere comes up when the tab is shown
+            model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
+                lambda: self._on_kernel_selected(unit, kernel)))
 
     def _triton_page(self) -> QWidget:
         self.kernels = rows_table(("kernel", "torch.compile unit", "launches", "warps", "stages", "shared", "hash"))
@@ -259,6 +262,7 @@ class QtGpuView(QWidget):
                                   str(kernel.metadata.get("shared", "")), kernel.hash[:12]) for kernel in trace.kernels])
         self.pages.setCurrentIndex(0)
         self.pages.setVisible(True)
+        self.kernels.setCurrentCell(-1, -1)  # row 0 current from an earlier trace would not say it changed
         self.kernels.setCurrentCell(0 if trace.kernels else -1, 0)
         self._show_kernel_info()
 

@@ -61,7 +61,7 @@ class QtNavigator(QTreeWidget):
         self._items: dict[CompileUnit, QTreeWidgetItem] = {}
         self._live: dict[str, QTreeWidgetItem] = {}
         self._unlisted: dict = {}  # place among the ranks: (its item, the rank), for ranks not listed yet
-        self._kernel_counts: dict = {}  # the open session's, by (rank, compile id): its units' kernels unparsed
+        self._kernel_counts: dict[CompileUnit, int] = {}  # the open session's: its units' kernels unparsed
         self._rank_of: dict[CompileUnit, int] = {}  # the place of its rank, for the units of those ranks
         self.itemExpanded.connect(self._on_expanded)
         model.on_each_session(self._on_loaded)
@@ -143,7 +143,7 @@ class QtNavigator(QTreeWidget):
             frame_item.setExpanded(True)
             for unit in frame.units:  # named by id only: the frame's row above names the function
                 compile_s, title, called = unit.compile_s, unit_title(unit), called_function(unit)
-                kernels = self._kernel_counts.get((unit.rank, str(unit.compile_id)))
+                kernels = self._kernel_counts.get(unit)
                 item = QTreeWidgetItem(frame_item, [
                     str(unit.compile_id), str(len(unit.breaks)) if unit.breaks else "",
                     str(len(unit.kernels) if kernels is None else kernels), seconds(compile_s)])

@@ -76,11 +76,19 @@ class QtRanksView(QWidget):
 
     def _on_overview(self, report: RankReport) -> None:
         """A big job's overview from the index (or its ranks read so far): shown now; clicks wait for
-        the details."""
+        the details. A rank selected or clicked among the ranks read first stays so when every rank is in."""
+        earlier = self.report if self.phase == OVERVIEW else None
+        selected, pending = (self.selected_row(), self.pending) if earlier is not None else (None, None)
         self.phase, self.pending = OVERVIEW, None
         self._show(report)
         self.heading.setText(self._counts(report) + " Reading every rank's details: a rank, bar or finding "
                              "you click is selected once they are in.")
+        if earlier is None:
+            return
+        if selected is not None and (place := _place_of(report, earlier.figures[selected])) is not None:
+            self.select_row(place)
+        if pending is not None and (place := _place_of(report, earlier.figures[pending[0]])) is not None:
+            self._select(place, pending[1])
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         """The details are in: the report again, now with graph differences explained node by node;
@@ -216,3 +224,9 @@ class QtRanksView(QWidget):
         named = [unit for unit in units if str(unit.compile_id) in compile_ids]
         if named or units:
             self.model.select_unit((named or units)[0])
+
+
+def _place_of(report: RankReport, figures) -> int | None:
+    """Where the rank of `figures` (an earlier report's) is in `report`."""
+    return next((place for place, other in enumerate(report.figures)
+                 if (other.rank, other.log) == (figures.rank, figures.log)), None)
