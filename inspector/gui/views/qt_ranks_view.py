@@ -30,6 +30,7 @@ class QtRanksView(QWidget):
         self.model = model
         self.heading = QLabel(NOTHING_OPEN)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setWordWrap(True)  # the ranks that agree and what a click waits for: often longer than the tab
         self.rows = RanksTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.rows)
