@@ -469,15 +469,17 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
     from inspector.core.outputs.summary import summarize
 
     inputs = [path for path in (args.path, args.baseline, analysis.session.source) if path]
-    for target, render in ((args.junit, lambda: junit_xml(checks, str(analysis.session.source))),
-                           (args.sarif, lambda: json.dumps(sarif_log(summarize(analysis),
-                                                                     Path(args.source_root) if args.source_root else None),
-                                                           indent=1))):
-        if target:
-            try:
-                write_text(target, render(), inputs)
-            except (OSError, ValueError) as error:
-                return _write_failure(target, error)
+    renders = ((args.junit, lambda: junit_xml(checks, str(analysis.session.source))),
+               (args.sarif, lambda: json.dumps(sarif_log(summarize(analysis),
+                                                         Path(args.source_root) if args.source_root else None),
+                                               indent=1)))
+    # every report made before any is written: a CI job never finds a PASS JUnit beside a missing SARIF
+    reports = [(target, render()) for target, render in renders if target]
+    for target, text in reports:
+        try:
+            write_text(target, text, inputs)
+        except (OSError, ValueError) as error:
+            return _write_failure(target, error)
     return None
 
 
