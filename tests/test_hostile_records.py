@@ -108,8 +108,8 @@ def test_shape_records_with_numbers_for_text_are_counted_not_a_traceback(tmp_pat
 
 
 def test_check_writes_both_reports_or_neither(tmp_path):
-    """The issue's case: `check --junit --sarif` wrote a JUnit saying PASS, then crashed before the
-    SARIF. Now both are written, and the SARIF is whole."""
+    """A crash while making the SARIF must not leave a JUnit saying PASS behind: both reports are
+    made before either is written; here both are, whole."""
     log = written_log(tmp_path / "trace", _wrong_typed_shapes(LOG.read_text(encoding="utf-8")))
     junit, sarif = tmp_path / "checks.xml", tmp_path / "findings.sarif"
     done = cli("check", log, "--junit", junit, "--sarif", sarif)
@@ -157,7 +157,7 @@ def test_export_issues_are_read_and_placed_right(tmp_path):
 
 
 def test_de_duplicating_export_issues_is_linear(tmp_path):
-    """Each issue was compared with every one kept before it (8,000 issues: over 30 s)."""
+    """An issue compared with every one kept before it makes this quadratic (8,000 issues: minutes)."""
     def make(n):
         log = _export_log(tmp_path / str(n), n)
         return lambda: open_session(log)
@@ -167,8 +167,8 @@ def test_de_duplicating_export_issues_is_linear(tmp_path):
 
 
 def test_placing_fake_kernel_issues_is_linear_in_issues_and_nodes(tmp_path):
-    """Each missing-fake-kernel issue scanned the whole exported program for its op (~15 ms an issue
-    on 300k nodes): n issues on n nodes, then 10n on 10n."""
+    """A missing-fake-kernel issue that scans the whole exported program for its op costs ~15 ms on
+    300k nodes: n issues on n nodes, then 10n on 10n, must take ~10x, not ~100x."""
     def make(n):
         session = open_session(_export_log(tmp_path / str(n), 0, nodes=n))
         session.units[0].graphs["exported_program"].graph  # parsed before the timing: the join is timed
@@ -179,7 +179,7 @@ def test_placing_fake_kernel_issues_is_linear_in_issues_and_nodes(tmp_path):
 
 def test_provenance_nodes_are_de_duplicated_in_linear_time():
     """The public provenance log's output code, its first kernel mapped to n post-grad nodes (each
-    twice): a list searched per node made this quadratic (100k nodes: over 30 s)."""
+    twice): a list searched per node would make this quadratic (100k nodes: minutes)."""
     if not CUDA_LOG.is_file():
         pytest.skip("the public provenance log is not here")
     unit = next(unit for unit in open_session(CUDA_LOG).units if unit.provenance and unit.output_code)
