@@ -150,7 +150,6 @@ def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float 
     from inspector.core.analysis.ranks import index_ranks, rank_report
 
     timeout_s = checked_timeout(DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
-    deadline = time.monotonic() + timeout_s
     target = target.checked()
     try:
         from distributed import Client
@@ -163,6 +162,7 @@ def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float 
         raise EngineUnavailable(f"cannot use the TLS certificates for {target.address}: {_one_line(error)}") from None
     scheme_less = target.address.partition("://")[2]
     host, port = _host_port(scheme_less, target.address)
+    deadline = time.monotonic() + timeout_s  # from here: importing distributed is no part of reaching it
     try:
         check_greeting(host, port, target.address, deadline, ssl_context)
     except PeerRefused as refused:

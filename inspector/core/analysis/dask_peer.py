@@ -29,10 +29,8 @@ def check_greeting(host: str, port: int, address: str, deadline: float,
     before `deadline` (time.monotonic()); PeerRefused when it cannot be reached or sends anything but a
     plain greeting. The connection is closed afterwards: the scheduler logs one closed handshake."""
     try:
-        sock = socket.create_connection((host, port), timeout=_left(deadline, address, "connecting"))
-    except PeerRefused:
-        raise
-    except OSError as error:
+        sock = socket.create_connection((host, port), timeout=max(deadline - time.monotonic(), 0.001))
+    except OSError as error:  # refused, unreachable, or no answer in time
         raise PeerRefused(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
     try:
         if ssl_context is not None:
