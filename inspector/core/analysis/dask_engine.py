@@ -21,8 +21,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspector.core.analysis.dask_peer import PeerRefused, check_greeting
-
 if TYPE_CHECKING:
     from inspector.core.analysis.ranks import RankReport
 
@@ -147,6 +145,7 @@ def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float 
     """The per-rank report of `logs`, read on the cluster whose scheduler `target` names (tried for
     `timeout_s`, DEFAULT_TIMEOUT_S unless given). The target is checked (DaskSetupError) and the
     scheduler's greeting read (EngineUnavailable) before `distributed` connects."""
+    from inspector.core.analysis.dask_peer import PeerRefused, check_greeting
     from inspector.core.analysis.ranks import index_ranks, rank_report
 
     timeout_s = checked_timeout(DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
