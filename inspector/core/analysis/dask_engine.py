@@ -92,7 +92,8 @@ class DaskTarget:
             raise DaskSetupError(f"TLS certificates go with a tls:// scheduler address, not {whole}")
         elif not self.allow_insecure:
             raise DaskSetupError(f"refusing {whole}: {INSECURE_WARNING}. Use tls:// with your certificates, or "
-                                 f"allow plain tcp:// explicitly (--dask-allow-insecure) on a network you trust")
+                                 f"allow plain tcp:// explicitly on a network you trust (--dask-allow-insecure; "
+                                 f"in the app, Allow a plain tcp:// scheduler)")
         return replace(self, address=whole)
 
     def security(self):
