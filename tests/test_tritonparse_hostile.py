@@ -280,27 +280,34 @@ def test_source_mappings_of_the_wrong_type_are_counted_and_the_rest_kept(tmp_pat
         int(value) for value in mappings["python"][other_line]["ttir_lines"])
 
 
-def test_clicking_a_line_mapped_past_the_ir_tints_nothing_and_raises_nothing(qtbot, tmp_path, no_slot_errors):
-    """The GUI: a source line mapped to IR line 10^12 (or a line of the source mapped back to one
-    before the kernel's first), clicked, tints no line and raises nothing."""
+@pytest.mark.parametrize("pane, mapping", [("source", {"ttir_lines": [10**12]}), ("source", {"ttir_lines": 5}),
+                                           ("source", {"ttir_lines": ["²"]}), ("ir", {"line": "²"}),
+                                           ("ir", {"line": 10**12}), ("ir", {"line": 1})],
+                         ids=["huge", "not-a-list", "superscript", "ir-superscript", "ir-huge", "ir-before-the-source"])
+def test_clicking_a_line_with_a_broken_mapping_tints_nothing_and_raises_nothing(qtbot, tmp_path, no_slot_errors,
+                                                                                pane, mapping):
+    """The GUI: a clicked line whose mapping names line 10^12, "²", no list, or a source line before
+    the kernel's first tints no line in the other pane and raises nothing."""
     from PySide6.QtGui import QTextCursor
 
     from inspector.gui.views.qt_gpu_view import QtGpuView
 
     event = _first(MAPPED, "compilation")
+    mappings = event["payload"]["source_mappings"]
     start = event["payload"]["python_source"]["start_line"]
-    python = event["payload"]["source_mappings"]["python"]
-    python[str(start)] = {"ttir_lines": [9_999_999], "ttgir_lines": ["²"]}
-    event["payload"]["source_mappings"]["ttir"]["1"]["line"] = 1
+    if pane == "source":
+        mappings["python"][str(start + 1)] = mapping
+    else:
+        mappings["ttir"]["2"] = {**mappings["ttir"].get("2", {}), **mapping}
     trace = read_tritonparse(_write(tmp_path / NAME, _member(_line(event))))
     view = QtGpuView()
     qtbot.addWidget(view)
     view.set_triton(trace)
     view.stage.setCurrentText("TTIR")
-    view.source.setTextCursor(QTextCursor(view.source.document().findBlockByNumber(0)))
-    assert view.ir.extraSelections() == []
-    view.ir.setTextCursor(QTextCursor(view.ir.document().findBlockByNumber(0)))
-    assert view.source.extraSelections() == []
+    clicked, other = (view.source, view.ir) if pane == "source" else (view.ir, view.source)
+    other.setExtraSelections([])
+    clicked.setTextCursor(QTextCursor(clicked.document().findBlockByNumber(1)))  # the second line: a move
+    assert other.extraSelections() == []
 
 
 # --- the app: closing it while it reads a bomb ------------------------------------------------------
