@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.outputs.gpu_summary import render_triton_text, summarize_triton
-from inspector.core.readers.tritonparse_trace import CAPS, MAX_IR_CHARS, read_tritonparse
+from inspector.core.readers.tritonparse_trace import CAPS, MAX_GRIDS, MAX_IR_CHARS, read_tritonparse
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT.parent / "shared" / "corpus" / "tritonparse-traces"
@@ -54,7 +54,7 @@ def _first(path: Path, kind: str) -> dict:
 
 
 def _member(data: bytes) -> bytes:
-    return gzip.compress(data, compresslevel=6, mtime=0)
+    return gzip.compress(data, compresslevel=9, mtime=0)
 
 
 def _write(path: Path, *members: bytes) -> Path:
@@ -106,15 +106,22 @@ def _assert_bounded(path: Path, peak: int, baseline: int) -> None:
 
 # --- size: caps on decompressed bytes, line length, launches, IR --------------------------------------
 
+def _bomb(path: Path) -> Path:
+    """A real compilation, then one real launch event 1M times (4.7 GB) in ~5 MB of gzip members."""
+    lines = _lines(MAPPED)
+    return _write(path, _member(lines[0] + b"\n"), *[_member((lines[1] + b"\n") * 10_000)] * 100)
+
+
 def test_a_gzip_bomb_of_real_launches_is_cut_at_the_cap_quickly(tmp_path, baseline_rss):
-    """4.7 GB of real launch events in 5 MB of gzip (the same member, a thousand times): read up to
-    the 1 GiB cap and said so, within the time and memory limits."""
-    launches = b"".join(line for line in _lines(MAPPED)[1:1000] if b'"launch"' in line)
-    member = _member(launches * 5)
-    bomb = _write(tmp_path / NAME, _member(_lines(MAPPED)[0] + b"\n"), *[member] * (4_700_000_000 // (len(launches) * 5)))
+    """4.7 GB of a real launch event in a few MB of gzip: read up to the 1 GiB cap and said so, within
+    the time and memory limits."""
+    bomb = _bomb(tmp_path / NAME)
     done, peak = cli_summary(bomb)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "larger uncompressed than the reader's cap" in done.stdout and NAME in done.stdout
+    launches = int(done.stdout.split(" launch(es)")[0].rsplit(", ", 1)[1].replace(",", ""))
+    compilation, launch = _lines(MAPPED)[:2]
+    assert launches == (CAPS.decompressed_bytes - len(compilation) - 1) // (len(launch) + 1)
     _assert_bounded(bomb, peak, baseline_rss)
 
 
@@ -151,6 +158,21 @@ def test_a_million_launches_are_counted_per_kernel_not_kept(tmp_path, baseline_r
     assert done.returncode == 0
     assert "1 kernel compilation(s), 1,000,000 launch(es)" in done.stdout
     _assert_bounded(trace, peak, baseline_rss)
+
+
+def test_launches_before_their_compilation_and_of_many_grids_are_each_counted_once(tmp_path):
+    """A merged trace's launches may come before their compilation; a kernel launched with thousands
+    of grids keeps the first MAX_GRIDS and counts the rest together: no launch lost or counted twice."""
+    lines = _lines(MAPPED)
+    launch = _small_launch(_first(MAPPED, "launch"))
+    many = [_line({**launch, "grid": [size, 1, 1]}) for size in range(1, 5_001)]
+    trace = _write(tmp_path / NAME, _member(b"".join(many) + b"\n".join(lines[1:] + lines[:1]) + b"\n"))
+    read = read_tritonparse(trace)
+    intact = read_tritonparse(MAPPED)
+    assert read.launches == intact.launches + 5_000 and not read.problems
+    kernel = next(kernel for kernel in read.kernels if kernel.hash == launch["compilation_metadata"]["hash"])
+    assert len(kernel.grids) == MAX_GRIDS
+    assert sum(kernel.grids.values()) + kernel.other_grid_launches == kernel.launches
 
 
 def test_reading_launches_takes_time_linear_in_their_number(tmp_path):
@@ -228,6 +250,8 @@ def test_a_launch_grid_of_the_wrong_type_is_counted_and_loses_no_launch(tmp_path
     assert summary["launches"] == sum(event["event_type"] == "launch" for event in events)
     assert summary["problems"]["bad_trace_field"]["count"] == 1
     assert sum(kernel["other_grid_launches"] for kernel in summary["kernels"]) == 1
+    for kernel in summary["kernels"]:  # every launch counted once: under its grid or with the others
+        assert sum(entry["launches"] for entry in kernel["grids"]) + kernel["other_grid_launches"] == kernel["launches"]
 
 
 def test_metadata_nested_a_thousand_deep_reaches_no_output(tmp_path):
@@ -316,8 +340,7 @@ def test_clicking_a_line_with_a_broken_mapping_tints_nothing_and_raises_nothing(
 def test_the_app_closed_while_reading_a_bomb_ends_promptly(tmp_path):
     """SIGTERM (as a logout sends) while the GPU tab reads a trace of 4.7 GB inside: the process ends
     within seconds, not when the read would."""
-    launches = b"".join(line for line in _lines(MAPPED)[1:1000] if b'"launch"' in line)
-    bomb = _write(tmp_path / NAME, _member(_lines(MAPPED)[0] + b"\n"), *[_member(launches * 5)] * 1000)
+    bomb = _bomb(tmp_path / NAME)
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1",
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), TCI_NO_CACHE="1")
     app = subprocess.Popen([sys.executable, "-m", "inspector", str(bomb)], cwd=ROOT, env=env,

@@ -1,9 +1,9 @@
 """The lines of a JSON-lines file from a stranger, plain or gzipped, read a chunk at a time under caps:
 a gzip bomb stops at the cap on decompressed bytes (never inflated whole, so refusing it costs one
 chunk of memory), an over-long line is skipped without being held, and a worker thread can be stopped
-between chunks (the app closing: `progress`, called between chunks, may raise). What was cut is counted in the reader's ReadProblems, never raised;
-a file cut off mid-stream, damaged part-way, or followed by bytes that are no gzip member each count
-as their own problem, naming the file."""
+between chunks (`progress`, called between them, may raise: the app closing). What was cut is counted
+in the reader's ReadProblems, never raised; a file cut off mid-stream, damaged part-way, or followed
+by bytes that are no gzip member each count as their own problem, naming the file."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def capped_lines(path: Path, problems: ReadProblems, caps: LineCaps,
     with handle:
         held: list[bytes] = []  # the parts of the line under way
         held_bytes, line_no, skipping = 0, 0, False
-        for chunk in _chunks(handle, path, problems, caps, progress):
+        cut: list[str] = []  # why the bytes stopped before the file's end, if they did
+        for chunk in _chunks(handle, path, problems, caps, progress, cut):
             start = 0
             while True:
                 end = chunk.find(b"\n", start)
@@ -64,15 +65,16 @@ def capped_lines(path: Path, problems: ReadProblems, caps: LineCaps,
                 if line_no >= caps.lines:
                     problems.add("line_cap", f"{path.name}: stopped after {line_no:,} lines; the rest left unread")
                     return
-        if held_bytes and not skipping:
-            yield line_no + 1, b"".join(held)
+        if held_bytes and not skipping and not cut:
+            yield line_no + 1, b"".join(held)  # a last line without its newline, in a file that ended whole
 
 
 def _chunks(handle, path: Path, problems: ReadProblems, caps: LineCaps,
-            progress: Callable[[int, int], None] | None) -> Iterator[bytes]:
-    """The file's (decompressed) bytes, CHUNK_BYTES at most at a time, up to the cap."""
+            progress: Callable[[int, int], None] | None, cut: list[str]) -> Iterator[bytes]:
+    """The file's (decompressed) bytes, CHUNK_BYTES at most at a time, up to the cap; `cut` gets the
+    problem's category when they stop before the end (its last line is then no line)."""
     produced, size = 0, os.fstat(handle.fileno()).st_size
-    source = _gunzipped(handle, path, problems) if path.name.endswith(".gz") else _plain(handle)
+    source = _gunzipped(handle, path, problems, cut) if path.name.endswith(".gz") else _plain(handle)
     for chunk in source:
         if progress is not None:
             progress(handle.tell(), size)
@@ -80,6 +82,7 @@ def _chunks(handle, path: Path, problems: ReadProblems, caps: LineCaps,
             yield chunk[:caps.decompressed_bytes - produced]
             problems.add("decompressed_cap", f"{path.name}: over {caps.decompressed_bytes >> 20} MiB "
                                              "uncompressed; the rest left unread")
+            cut.append("decompressed_cap")
             return
         produced += len(chunk)
         yield chunk
@@ -90,7 +93,7 @@ def _plain(handle) -> Iterator[bytes]:
         yield chunk
 
 
-def _gunzipped(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
+def _gunzipped(handle, path: Path, problems: ReadProblems, cut: list[str]) -> Iterator[bytes]:
     """Each gzip member in turn (a file may hold several, as `cat a.gz b.gz` makes), inflated a bounded
     chunk at a time; what follows the last member is garbage unless it is zero padding."""
     inflater = zlib.decompressobj(wbits=31)
@@ -100,11 +103,13 @@ def _gunzipped(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
             pending = handle.read(CHUNK_BYTES)
             if not pending:
                 problems.add("truncated", f"{path.name}: its gzip stream ends part-way (cut off)")
+                cut.append("truncated")
                 return
         try:
             out = inflater.decompress(pending, CHUNK_BYTES)
         except zlib.error as error:
             problems.add("damaged_gzip", f"{path.name}: {error}")
+            cut.append("damaged_gzip")
             return
         pending = inflater.unconsumed_tail
         if out:

@@ -28,8 +28,9 @@ EVENT_TYPES = ("compilation", "launch", "launch_diff")
 IR_ORDER = ("ttir", "ttgir", "llir", "ptx", "amdgcn", "sass")
 
 # Caps: far above what tritonparse writes for a real run (a compilation event of a big autotuned
-# kernel is a few MB; a launch event ~5 KB), low enough that no file can take the reader past ~1 GB.
-CAPS = LineCaps(decompressed_bytes=1 << 30, line_bytes=32 << 20, lines=2_000_000)
+# kernel is a few MB; a launch event ~5 KB), low enough that no file can take the reader past ~1 GB of
+# memory or ~10 s (512 MiB of real launch events take ~5 s to decode on one busy core).
+CAPS = LineCaps(decompressed_bytes=512 << 20, line_bytes=32 << 20, lines=2_000_000)
 MAX_IR_CHARS = 8 << 20  # one IR stage's text (or the Python source) kept, cut past it
 MAX_KEPT_IR_CHARS = 256 << 20  # all IR of all compilations kept; later compilations keep none
 MAX_COMPILATIONS = 20_000  # compilations kept; later ones counted only
@@ -66,10 +67,10 @@ class LaunchCounts:
             self.other_grid_launches += launches
 
     def add(self, other: LaunchCounts) -> None:
+        """`other`'s launches counted here too (launches = grids' launches + other grids' holds for both)."""
         for grid, launches in other.grids.items():
             self.count(grid, launches)
         self.count(None, other.other_grid_launches)
-        self.launches -= other.other_grid_launches + sum(other.grids.values()) - other.launches
 
 
 @dataclass
@@ -83,7 +84,8 @@ class TritonKernel(LaunchCounts):
     python_start_line: int | None
     python_code: str
     ir: dict[str, str]  # stage (ttir, ttgir, …) → its text
-    mappings: dict[str, dict[int, dict[str, tuple[int, ...]]]]  # stage (or "python") → its line → other stage → lines
+    # stage (or "python") → its line → another stage (or "python") → the lines there it maps to
+    mappings: dict[str, dict[int, dict[str, tuple[int, ...]]]]
     compile_id: str | None  # "frame/compile" of the torch.compile unit that compiled it (pt_info)
     varying: dict[str, str] = field(default_factory=dict)  # launch field → how it varies (launch_diff)
 
@@ -175,7 +177,8 @@ class _TraceReader:
 
     def finish(self) -> TritonTrace:
         for name, launches in self.pending.values():
-            self.problems.add("bad_record", f"{launches.launches:,} launch(es) of {name!r}: no compilation with its hash")
+            self.problems.add("bad_record",
+                              f"{launches.launches:,} launch(es) of {name!r}: no compilation with its hash")
             self.problems.counts["bad_record"] += launches.launches - 1
         return TritonTrace(self.path, self.kernels, self.problems, self.unknown)
 
@@ -190,7 +193,8 @@ class _TraceReader:
         if key not in self.pending and len(self.pending) >= MAX_PENDING_HASHES:
             self.problems.add("bad_record", "a launch of a kernel whose compilation is not (yet) in the trace")
             return
-        self.pending.setdefault(key, (self._text(event.get("name"), "launch name") or "?", LaunchCounts()))[1].count(grid)
+        name = self._text(event.get("name"), "launch name")[:MAX_SHOWN_CHARS] or "?"
+        self.pending.setdefault(key, (name, LaunchCounts()))[1].count(grid)
 
     def _grid(self, grid) -> tuple[int, ...] | None:
         if (isinstance(grid, list) and 1 <= len(grid) <= 3
@@ -276,7 +280,9 @@ class _TraceReader:
                 other, values = key.removesuffix("_lines"), value
             else:
                 continue
-            numbers = [_line_number(value) for value in values[:MAX_MAPPED_LINES]] if isinstance(values, list) else [None]
+            if not isinstance(values, list):
+                return None
+            numbers = [_line_number(value) for value in values[:MAX_MAPPED_LINES]]
             if None in numbers:
                 return None
             targets[other] = tuple(sorted(set(numbers)))
