@@ -11,6 +11,7 @@ import gc
 import gzip
 import json
 import os
+import random
 import resource
 import signal
 import subprocess
@@ -365,3 +366,62 @@ def _has_open(pid: int, path: Path) -> bool:
         return any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return False
+
+
+# --- fuzz: fields of real events replaced by hostile values ------------------------------------------
+
+@pytest.fixture(scope="module")
+def bundled_session():
+    from inspector.core.readers.session_loader import open_session
+
+    return open_session(ROOT / "resources" / "sessions" / "mlp_breaks")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_mutated_traces_open_with_every_output_and_join(tmp_path, seed, bundled_session):
+    """Each case: 1–6 events of a real trace with values at random paths replaced by the fuzz suite's
+    hostile ones (nested lists, huge ints, NaN, escapes, …), maybe a line cut; the trace reads, its
+    text and JSON summaries render, and it joins to a run, without an exception."""
+    from fuzz_cases import _hostile, _replace_somewhere
+
+    def _replace_read(event: dict, rng: random.Random) -> dict:
+        """`event` with one of the fields the reader reads (or a value inside it) made hostile."""
+        paths = {"launch": [("grid",), ("compilation_metadata",), ("compilation_metadata", "hash"), ("name",)],
+                 "launch_diff": [("hash",), ("diffs",)],
+                 "compilation": [("payload",), ("pt_info",), ("payload", "metadata"), ("payload", "metadata", "name"),
+                                 ("payload", "metadata", "hash"), ("payload", "metadata", "num_warps"),
+                                 ("payload", "metadata", "arch"), ("payload", "python_source"),
+                                 ("payload", "python_source", "file_path"), ("payload", "python_source", "start_line"),
+                                 ("payload", "python_source", "code"), ("payload", "file_content"),
+                                 ("payload", "source_mappings")]}.get(str(event.get("event_type")), [("event_type",)])
+        *parents, last = rng.choice(paths)
+        holder = event
+        for key in parents:
+            holder = holder.setdefault(key, {}) if isinstance(holder, dict) else {}
+        if isinstance(holder, dict):
+            inner = holder.get(last)
+            holder[last] = (_replace_somewhere(inner, rng) if isinstance(inner, (dict, list)) and inner
+                            and rng.random() < 0.5 else _hostile(rng))
+        return event
+    from inspector.core.outputs.gpu_summary import render_triton_join_text, summarize_triton_join
+    from inspector.core.outputs.summary import finite
+
+    rng = random.Random(seed)
+    source = rng.choice([TORCH_KERNELS, MAPPED])
+    events = _events(source)[:60]
+    for _ in range(rng.randint(1, 6)):
+        index = rng.randrange(len(events))
+        events[index] = _replace_somewhere(events[index], rng) if rng.random() < 0.3 else _replace_read(
+            events[index], rng)
+    lines = [_line(event) for event in events]
+    if rng.random() < 0.2:
+        index = rng.randrange(len(lines))
+        lines[index] = lines[index][:rng.randrange(len(lines[index]))] + b"\n"
+    trace = read_tritonparse(_write(tmp_path / NAME, _member(b"".join(lines))))
+    summary = summarize_triton(trace)
+    json.dumps(finite(summary), allow_nan=False)
+    render_triton_text(summary)
+    section = summarize_triton_join(bundled_session, trace)
+    json.dumps(finite(section), allow_nan=False)
+    render_triton_join_text(section)
+    assert len(trace.kernels) + trace.problems.total + sum(trace.unknown_events.values()) > 0
