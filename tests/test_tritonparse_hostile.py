@@ -196,15 +196,20 @@ def test_reading_launches_takes_time_linear_in_their_number(tmp_path):
     assert large_s < 30 * small_s, f"{small_s:.3f} s → {large_s:.3f} s"
 
 
-def test_an_ir_of_millions_of_lines_is_kept_as_one_cut_string(tmp_path, baseline_rss):
-    """A TTIR of 10M two-character lines (a 60 KB gzip): kept as one string cut at the cap, its lines
-    counted without splitting it, and the cut said."""
+def _long_ir() -> dict:
+    """A real compilation event whose TTIR is 7M lines of two characters (28 MB of JSON: within a line's cap)."""
     event = _first(MAPPED, "compilation")
     name = event["payload"]["metadata"]["name"]
-    event["payload"]["file_content"][f"{name}.ttir"] = "a\n" * 10_000_000
-    trace = _write(tmp_path / NAME, _member(_line(event)))
+    event["payload"]["file_content"][f"{name}.ttir"] = "ab\n" * 7_000_000
+    return event
+
+
+def test_an_ir_of_millions_of_lines_is_kept_as_one_cut_string(tmp_path, baseline_rss):
+    """A TTIR of 7M two-character lines (a 60 KB gzip): kept as one string cut at the cap, its lines
+    counted without splitting it, and the cut said."""
+    trace = _write(tmp_path / NAME, _member(_line(_long_ir())))
     done, peak = cli_summary(trace)
-    assert f"TTIR {MAX_IR_CHARS // 2} lines" in done.stdout, done.stdout[:2000]
+    assert f"TTIR {-(-MAX_IR_CHARS // 3)} lines" in done.stdout, done.stdout[:2000]  # "ab\n": 3 characters
     assert "IR texts longer than the reader's cap" in done.stdout
     _assert_bounded(trace, peak, baseline_rss)
 

@@ -183,8 +183,10 @@ class _TraceReader:
         return TritonTrace(self.path, self.kernels, self.problems, self.unknown)
 
     def _launch(self, event: dict) -> None:
-        metadata = self._dict(event.get("compilation_metadata"), "launch compilation_metadata")
-        key = self._text(metadata.get("hash"), "launch hash")
+        metadata = event.get("compilation_metadata")
+        key = metadata.get("hash") if type(metadata) is dict else None
+        if type(key) is not str:  # the checks that count a wrong type, off the path of the million good launches
+            key = self._text(self._dict(metadata, "launch compilation_metadata").get("hash"), "launch hash")
         grid = self._grid(event.get("grid"))
         owners = self.by_hash.get(key)
         if owners:
@@ -197,7 +199,8 @@ class _TraceReader:
         self.pending.setdefault(key, (name, LaunchCounts()))[1].count(grid)
 
     def _grid(self, grid) -> tuple[int, ...] | None:
-        if (isinstance(grid, list) and 1 <= len(grid) <= 3
+        """`grid` as a tuple when it is one to three sizes (ints: a bool or float would hash like one)."""
+        if (type(grid) is list and 1 <= len(grid) <= 3
                 and all(type(size) is int and 0 <= size <= MAX_GRID_SIZE for size in grid)):
             return tuple(grid)
         self._bad("launch grid", grid)
