@@ -43,6 +43,7 @@ MAX_PENDING_HASHES = 10_000  # kernels whose launches come before their compilat
 MAX_VARYING = 32  # launch fields a launch_diff describes, per kernel
 MAX_UNKNOWN_KINDS = 50
 MAX_SHOWN_CHARS = 200  # a metadata string, a name
+MAX_STAGE_CHARS = 16  # an IR stage's name ("ttgir", "amdgcn", …)
 SCALARS = (str, int, float, bool, type(None))
 
 _short_repr = reprlib.Repr()
@@ -161,7 +162,7 @@ class _TraceReader:
             kernel = self._kernel(event)
             self.kernels.append(kernel)
             self.by_hash.setdefault(kernel.hash, []).append(kernel)
-            name, early = self.pending.pop(kernel.hash, ("", None))
+            _, early = self.pending.pop(kernel.hash, ("", None))
             if early is not None:  # a launch may come before its compilation's event in a merged trace
                 kernel.add(early)
         elif kind == "launch":
@@ -233,6 +234,9 @@ class _TraceReader:
             stage = file_name.rsplit(".", 1)[-1]
             if stage == "json" or not file_name.startswith(name):
                 continue
+            if len(stage) > MAX_STAGE_CHARS:
+                self._bad("file_content name", file_name)
+                continue
             if self.ir_kept >= MAX_KEPT_IR_CHARS:
                 self.problems.add("kept_cap", f"{file_name}: IR past the first {MAX_KEPT_IR_CHARS >> 20} MiB in all")
                 continue
@@ -251,7 +255,7 @@ class _TraceReader:
         """Each stage's mapped lines, checked: line numbers that are numbers, lists that are lists."""
         kept: dict[str, dict[int, dict[str, tuple[int, ...]]]] = {}
         for stage, lines in self._dict(mappings, "source_mappings").items():
-            if not isinstance(lines, dict):
+            if not isinstance(lines, dict) or len(stage) > MAX_STAGE_CHARS:
                 self._bad(f"source_mappings {_short(stage)}", lines)
                 continue
             for line, entry in lines.items():
