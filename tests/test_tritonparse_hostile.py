@@ -224,6 +224,14 @@ def test_garbage_after_a_complete_gzip_stream_is_its_own_problem_and_every_event
     assert NAME in read.problems.examples["trailing_garbage"][0]
 
 
+def test_a_second_gzip_member_is_read_and_zero_padding_is_no_problem(tmp_path):
+    """`cat a.gz b.gz` is one gzip file of both; the zero bytes some writers pad a file with are no damage."""
+    intact = read_tritonparse(MAPPED)
+    trace = read_tritonparse(_write(tmp_path / NAME, MAPPED.read_bytes(), MAPPED.read_bytes(), b"\0" * 512))
+    assert trace.launches == 2 * intact.launches and len(trace.kernels) == 2 * len(intact.kernels)
+    assert not trace.problems
+
+
 def test_a_cut_off_trace_opens_with_what_is_readable_naming_the_file(tmp_path):
     data = MAPPED.read_bytes()
     trace = _write(tmp_path / NAME, data[:len(data) // 2])

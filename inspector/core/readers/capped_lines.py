@@ -124,17 +124,12 @@ def _gunzipped(handle, path: Path, problems: ReadProblems, cut: list[str]) -> It
         if pending.startswith(GZIP_MAGIC):
             inflater = zlib.decompressobj(wbits=31)
             continue
-        if not _only_zeros(pending, handle):
+        if not _only_padding(pending, handle):
             left = len(pending) + max(0, os.fstat(handle.fileno()).st_size - handle.tell())
             problems.add("trailing_garbage", f"{path.name}: about {left:,} bytes after the end of its gzip stream")
         return
 
 
-def _only_zeros(first: bytes, handle) -> bool:
-    """Whether `first` and the rest of the file are zero bytes (padding some writers leave)."""
-    part = first
-    while part:
-        if part.strip(b"\0"):
-            return False
-        part = handle.read(CHUNK_BYTES)
-    return True
+def _only_padding(last: bytes, handle) -> bool:
+    """Whether `last` ends the file and is all zero bytes (padding some writers leave; at most a chunk)."""
+    return not last.strip(b"\0") and not handle.read(1)
