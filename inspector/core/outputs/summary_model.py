@@ -151,12 +151,16 @@ class CompileTime(Record):
     backward_s: float | None = None
     backward_units: tuple[str, ...] = ()
     per_stage_s: Mapping[str, float] = field(default_factory=dict)
-    self_s: Mapping[str, float] = field(default_factory=dict)
+    self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
+    wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
+    per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
+    concurrent: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # stage → work beside the compile
     open_stages: tuple[str, ...] = ()
 
     @property
     def traced_s(self) -> float:
-        """The own times of every stage together (0 for a log cut off before any stage ended)."""
+        """The compile's wall time in stages: the own times of every stage together (0 for a log cut
+        off before any stage ended)."""
         return sum(self.self_s.values())
 
 

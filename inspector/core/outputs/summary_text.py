@@ -132,10 +132,15 @@ def _compile_time(summary: Summary) -> list[str]:
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
     traced = timing.traced_s
     if traced:
-        lines.append("  where it went (own time of each stage, nested stages excluded):")
+        lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
+                     f"they add up to the {traced:.2f} s the compiling thread spent in stages):")
     for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
         share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
+    for stage, work in timing.concurrent.items():
+        lines.append(f"  beside it on other threads (compile workers; not in the shares above): {stage} "
+                     f"×{work['count']:.0f}, {work['busy_s']:.2f} s of work within {work['wall_s']:.2f} s, "
+                     f"up to {work['peak']:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
     return lines
