@@ -321,6 +321,21 @@ class Run(Record):
         eager, compiled = memory.get("eager") or {}, memory.get("compiled") or {}
         return [(key.replace("_mb", ""), eager[key], compiled[key]) for key in compiled if key in eager]
 
+    @property
+    def memory_growth(self) -> list[tuple[str, float, float]]:
+        """(figure, eager MB, compiled MB) of each phase's peak above what the process held at the
+        phase's start: what the calls themselves took (captures that record the start)."""
+        memory = self.memory or {}
+        eager, compiled = memory.get("eager") or {}, memory.get("compiled") or {}
+        rows = []
+        for peak, start in PHASE_STARTS.items():
+            if all(key in phase for phase in (eager, compiled) for key in (peak, start)):
+                rows.append((peak.replace("_mb", ""), eager[peak] - eager[start], compiled[peak] - compiled[start]))
+        return rows
+
+
+PHASE_STARTS = {"cpu_rss_high_water_mb": "cpu_rss_start_mb", "cuda_max_allocated_mb": "cuda_allocated_start_mb"}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Registry(Record):

@@ -214,9 +214,19 @@ def _verdict(summary: Summary) -> list[str]:
         verdict_word = "allclose" if check.allclose else "MISMATCH"
         lines.append(f"  correctness {check.inputs}: {verdict_word}, max abs error {check.max_abs_error:.3g}, "
                      f"max rel error {check.max_rel_error:.3g}")
-    if run.memory_pairs:
-        lines.append("  memory high-water: " + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB"
-                                                        for key, eager, compiled in run.memory_pairs))
+    peaks = [(key, eager, compiled) for key, eager, compiled in run.memory_pairs if not key.endswith("_start")]
+    if peaks:
+        memory = run.memory or {}
+        lines.append(f"  memory, eager → compiled ({memory.get('measured') or 'the running peak'}): "
+                     + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB" for key, eager, compiled in peaks))
+        if run.memory_growth:
+            lines.append("    above each phase's start (what its calls took): " + ", ".join(
+                f"{key} {eager:+.0f} → {compiled:+.0f} MB" for key, eager, compiled in run.memory_growth))
+        compiling = memory.get("compile") or {}
+        if compiling:
+            lines.append("    compiling (the first compiled call): " + ", ".join(
+                f"{key.replace('_mb', '')} {value:.0f} MB" for key, value in compiling.items()
+                if not key.endswith("_start_mb")))
     check = run.profile_check
     if check is not None and check.consistent is not None:
         lines.append(f"  {check.note}")
