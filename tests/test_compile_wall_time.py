@@ -96,3 +96,21 @@ def test_live_strip_and_summary_give_each_step_one_value(workers_run):
             continue
         assert (state.elapsed(now=0) or 0.0) == pytest.approx(per_step.get(step, 0.0), abs=0.005), step
     assert progress.concurrent[unit_id]["compile_file"] >= 2
+
+
+def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window, workers_run):
+    from conftest import open_and_wait
+    from inspector.core.numbers import seconds
+
+    loaded = open_and_wait(qtbot, window, workers_run.trace_dir)
+    window.tabs.setCurrentWidget(window.timeline_view)
+    view = window.timeline_view
+    qtbot.waitUntil(lambda: view.totals.rowCount() > 0, timeout=60_000)
+    per_step = loaded.analysis.compile_time["per_step_s"]
+    chip = next(label for label, _ in view.legend if label.text() == "backend compile")
+    assert f"{seconds(per_step['backend compile'])} own time over the run" in chip.toolTip()
+    rows = [[view.totals.item(row, column).text() for column in range(3)] for row in range(view.totals.rowCount())]
+    workers = [row for row in rows if row[0] == "compile_file (workers)"]
+    assert workers and workers[0][2] == "—"  # shown, with no share of the compile's time
+    shares = [float(row[2].rstrip("%")) for row in rows if row[2] != "—"]
+    assert sum(shares) <= 100.5
