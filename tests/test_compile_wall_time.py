@@ -114,3 +114,22 @@ def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window
     assert workers and workers[0][2] == "—"  # shown, with no share of the compile's time
     shares = [float(row[2].rstrip("%")) for row in rows if row[2] != "—"]
     assert sum(shares) <= 100.5
+
+    # a bar is one stage; its hover also gives the whole step of its unit, the strip's one value (the
+    # backend compile step's stages lie deeper than the Timeline's 8 drawn levels on torch 2.13)
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtTest import QTest
+
+    bar = max((b for b in view.timeline.bars if b.step == "code generation"), key=lambda b: b.end_s - b.start_s)
+    view.plot.setXRange(bar.start_s, bar.end_s, padding=0.1)
+    view.plot.setYRange(0, view.timeline.depth * len(view.timeline.lanes), padding=0)
+    qtbot.wait(60)
+    scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2,
+                                                          bar.lane * view.timeline.depth + bar.depth + 0.5))
+    point = view.plot.mapFromScene(scene)
+    view.hover_text = ""
+    QTest.mouseMove(view.plot.viewport(), point + QPoint(1, 0))
+    QTest.mouseMove(view.plot.viewport(), point)
+    qtbot.waitUntil(lambda: bool(view.hover_text), timeout=60_000)
+    assert f"the whole code generation step of {bar.compile_id}: {seconds(per_step['code generation'])} own time" \
+        in view.hover_text, view.hover_text
