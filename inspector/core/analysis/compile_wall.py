@@ -51,12 +51,16 @@ def worker_spans(spans: list[Span], until: float) -> set[int]:
     begun while a compile was open, that overlap another such stage or inside which the compiling
     thread began or ended a stage of its own (it was waiting on them, or doing something else). A
     stage with no compile id that the compiling thread ran itself, alone, stays its own."""
+    if all(span.compile_id not in NO_COMPILE_ID for span in spans):
+        return set()
     compiling = _merged([(span.start_us, _end(span, until)) for span in spans if span.compile_id not in NO_COMPILE_ID])
-    edges = sorted(edge for span in spans if span.compile_id not in NO_COMPILE_ID
-                   for edge in (span.start_us, _end(span, until)))
     loose = sorted((span.start_us, _end(span, until), place) for place, span in enumerate(spans)
                    if span.compile_id in NO_COMPILE_ID and _inside(span.start_us, compiling))
     workers: set[int] = set()
+    if not loose:
+        return workers
+    edges = sorted(edge for span in spans if span.compile_id not in NO_COMPILE_ID
+                   for edge in (span.start_us, _end(span, until)))
     latest_end, latest_place = float("-inf"), None
     for start, end, place in loose:
         if start < latest_end:  # overlaps a stage begun before it: two threads at once
@@ -84,6 +88,9 @@ def wall_breakdown(ranks: list[list[Span]]) -> WallBreakdown:
         spans = [span for root in roots for span in root.walk()]
         until = max((span.end_us or span.start_us for span in spans), default=0.0)
         on_workers = worker_spans(spans, until)
+        if not on_workers and _well_nested(roots, until):  # one thread, closed in order: the common case
+            total.wall_s += _nested_own(roots, until, own, inclusive) / 1e6
+            continue
         main = []
         for place, span in enumerate(spans):
             (workers[span.name].append((span.start_us, _end(span, until))) if place in on_workers
@@ -108,6 +115,47 @@ def wall_breakdown(ranks: list[list[Span]]) -> WallBreakdown:
 def _end(span: Span, until: float) -> float:
     """A stage that never ended runs to its process's last event."""
     return span.end_us if span.end_us is not None else max(until, span.start_us)
+
+
+def _well_nested(roots: list[Span], until: float) -> bool:
+    """Whether siblings (the roots too) follow one another and every stage lies inside its parent:
+    then the innermost open stage is the deepest, and own time is a stage less its children."""
+    def in_order(siblings, start: float, end: float) -> bool:
+        previous_end = start
+        for span in siblings:
+            span_end = _end(span, until)
+            if span.start_us < previous_end or span_end > end:
+                return False
+            previous_end = span_end
+        return True
+
+    if not in_order(sorted(roots, key=lambda root: root.start_us), float("-inf"), float("inf")):
+        return False
+    return all(in_order(span.children, span.start_us, _end(span, until))
+               for root in roots for span in root.walk() if span.children)
+
+
+def _nested_own(roots: list[Span], until: float, own: dict[str, float], inclusive: dict[str, float]) -> float:
+    """`_attribute` for well-nested stages, in one walk: own = duration less the children's; a stage
+    nested in one of its own name counts once in `inclusive`. Returns the µs covered."""
+    covered = 0.0
+    stack = [(root, frozenset()) for root in roots]
+    while stack:
+        span, open_names = stack.pop()
+        end = span.end_us
+        duration = (end if end is not None else until) - span.start_us
+        if not open_names:
+            covered += duration
+        if span.name not in open_names:
+            inclusive[span.name] += duration / 1e6
+        if span.children:
+            inner = open_names | {span.name}
+            for child in span.children:
+                child_end = child.end_us
+                duration -= (child_end if child_end is not None else until) - child.start_us
+                stack.append((child, inner))
+        own[span.name] += duration
+    return covered
 
 
 def _attribute(spans: list[Span], until: float, own: dict[str, float]) -> float:
