@@ -42,9 +42,10 @@ class QtModeComparison(QObject):
         self.running = False
         capture.sigFinished.connect(self._on_finished)
 
-    def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None) -> None:
+    def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None,
+              warm: bool = False) -> None:
         self.script, self.python = script, python
-        self.runs, self.running = ModeRuns(folder, settings), True
+        self.runs, self.running = ModeRuns(folder, settings, warm=warm), True
         self._next()
 
     def _next(self) -> None:
@@ -55,7 +56,7 @@ class QtModeComparison(QObject):
             run_in_background(lambda: compare_modes(sessions, warm), self.sigDone.emit,
                               lambda message, _traceback: self.sigError.emit(message), self)
             return
-        self.sigStep.emit(self.step.mode)
+        self.sigStep.emit(self.step.mode + (" (warm, from its own cache)" if self.step.warm else " (cold)"))
         self.capture.start_plan(self.step.plan(self.script, [], self.python))
 
     def _on_finished(self, _session: str, code: int, error) -> None:
