@@ -288,7 +288,7 @@ def _modes(args) -> int:
     from inspector.capture.launcher import clear_session
     from inspector.capture.mode_runs import run_modes
     from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import best_mode, compare_modes
+    from inspector.core.analysis.mode_comparison import compare_modes, fastest
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
@@ -314,9 +314,9 @@ def _modes(args) -> int:
     with _termination_as_interrupt():
         runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
     rows = compare_modes(runs.sessions)
-    best = best_mode(rows)
+    best = fastest(rows)
     if args.json:
-        document = {"best": best, "modes": [{**asdict(row), "session": str(row.session)} for row in rows],
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows],
                     "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
         _dump_json(document)
     else:
@@ -324,10 +324,11 @@ def _modes(args) -> int:
 
         print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
         for row in rows:
-            note = row.error or ("fastest" if row.mode == best else "")
+            note = row.error or ("fastest; " if row.mode == best.mode else "") + row.eager_words()
             _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
                  f"{quantity(row.speedup, '×'):>9} "
                  f"{row.breaks:>7} {row.kernels:>8}  {note}")
+        _say(best.text)
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
 

@@ -64,14 +64,17 @@ class Machine:
     note: str  # "machine busy: timing unreliable (…figures…)", or the quiet figures
     oversubscribed: bool = False
     suggested_threads: int | None = None
+    crowding: str = ""  # "2 torch threads on about 0.3 free core(s)" when oversubscribed
 
     def to_json(self) -> dict:
-        extra = {"oversubscribed": True, "suggested_threads": self.suggested_threads} if self.oversubscribed else {}
+        extra = {"oversubscribed": True, "suggested_threads": self.suggested_threads,
+                 "crowding": self.crowding} if self.oversubscribed else {}
         return {"busy": self.busy, "note": self.note, **extra}
 
     @classmethod
     def from_state(cls, state: dict) -> Machine:
-        return cls(state["busy"], state["note"], state.get("oversubscribed", False), state.get("suggested_threads"))
+        return cls(state["busy"], state["note"], state.get("oversubscribed", False), state.get("suggested_threads"),
+                   state.get("crowding", ""))
 
     @staticmethod
     def of_pair(a: Machine | None, b: Machine | None) -> Machine | None:
@@ -81,9 +84,10 @@ class Machine:
         if not a.busy and not b.busy:
             return a
         busy = [f"A: {a.note}" if a.busy else "", f"B: {b.note}" if b.busy else ""]
-        threads = [m.suggested_threads for m in (a, b) if m.oversubscribed and m.suggested_threads]
-        return Machine(True, "; ".join(part for part in busy if part), a.oversubscribed or b.oversubscribed,
-                       min(threads) if threads else None)
+        crowded = [(side, m) for side, m in (("A", a), ("B", b)) if m.oversubscribed]
+        return Machine(True, "; ".join(part for part in busy if part), bool(crowded),
+                       min((m.suggested_threads or 1 for _, m in crowded), default=None),
+                       "; ".join(f"{side}: {m.crowding}" for side, m in crowded))
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class Speedup:
         text = ""
         if self.state in (INCONCLUSIVE, NO_DIFFERENCE) or not self.has_interval or not self.size_certain:
             text += f" — {self.reason}"
-        if self.machine is not None and self.machine.busy and self.cause != Cause.OVERSUBSCRIBED:
+        if self.machine is not None and self.machine.busy:
             text += f". {self.machine.note[0].upper()}{self.machine.note[1:]}"
         return text + "."
 
@@ -188,8 +192,8 @@ def decide(value: float, low: float | None, high: float | None, rounds: int, mac
     if machine is not None and machine.oversubscribed:
         threads = f"--threads {machine.suggested_threads}" if machine.suggested_threads else "fewer --threads"
         return Speedup(INCONCLUSIVE, value, low, high, rounds,
-                       f"{machine.note}; torch's threads waited on each other, so these times measure that "
-                       f"contention, not the code: capture again with {threads} on a quieter machine",
+                       f"oversubscribed ({machine.crowding}): torch's threads waited on each other, so these "
+                       f"times measure that contention, not the code; capture again with {threads}",
                        machine, cause=Cause.OVERSUBSCRIBED)
     floor, ceiling = 1 - threshold, 1 / (1 - threshold)
     busy = machine is not None and machine.busy
@@ -279,8 +283,15 @@ def compare_runs(a: Speedup, a_results: RunResults | None, b: Speedup, b_results
     if not rounds_a or not rounds_b or not a.has_interval or not b.has_interval:
         few = [len(rounds) for rounds in (rounds_a, rounds_b) if 0 < len(rounds) < MIN_ROUNDS]
         return decide(value, None, None, min(few) if few else 0, machine, threshold)
-    low, high = bootstrap([rounds_a, rounds_b], lambda x, y: _speedup_of(y) / _speedup_of(x))
+    if rounds_b < rounds_a:  # one order per pair: A against B is then exactly the inverse of B against A
+        low, high = (1 / end for end in reversed(bootstrap([rounds_b, rounds_a], _ratio_of_speedups)))
+    else:
+        low, high = bootstrap([rounds_a, rounds_b], _ratio_of_speedups)
     return decide(value, low, high, min(len(rounds_a), len(rounds_b)), machine, threshold)
+
+
+def _ratio_of_speedups(rounds_a, rounds_b) -> float:
+    return _speedup_of(rounds_b) / _speedup_of(rounds_a)
 
 
 def compare_calls(a_results: RunResults | None, b_results: RunResults | None, machine: Machine | None,

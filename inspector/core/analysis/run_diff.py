@@ -294,11 +294,12 @@ def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: fl
     when the whole interval lies below it; otherwise INCONCLUSIVE — the gate cannot tell."""
     comparison = run_comparison(base, run)
     floor = 1 - tolerance
-    shown = (f"speedup {run.speedup.interval_text()} vs baseline {base.speedup.interval_text()}; "
-             f"{comparison_words(comparison)} (allowed down to {floor:.3g}×)")
+    shown = (f"speedup {run.speedup.interval_text()} vs baseline {base.speedup.interval_text()}, "
+             f"allowed down to {floor:.3g}× of it")
+    words = comparison_words(comparison)
     passed = meets(comparison, floor)
     if passed is None:
         why = "the comparison cannot tell" if not comparison.conclusive else "the interval straddles the floor"
         return Check("speedup-vs-baseline", None,
-                     f"{shown}: cannot exclude a regression of more than {tolerance:.0%} ({why})")
-    return Check("speedup-vs-baseline", passed, shown)
+                     f"{shown}: cannot exclude a regression of more than {tolerance:.0%} ({why}). {words}")
+    return Check("speedup-vs-baseline", passed, f"{shown}. {words}")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget,
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
-from inspector.core.analysis.mode_comparison import ModeRow, best_mode, compare_modes
+from inspector.core.analysis.mode_comparison import ModeRow, compare_modes, fastest
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -115,13 +115,13 @@ class QtModesView(QWidget):
     def show_rows(self, rows: list[ModeRow]) -> None:
         self.pages.setCurrentIndex(1)
         self.rows = rows
-        best = best_mode(rows)
-        self.status.setText(f"Fastest steady state here: {best}" if best else "No mode finished a measured run.")
+        best = fastest(rows)
+        self.status.setText(best.text)
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
             cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
                      str(row.breaks), str(row.recompiles), str(row.kernels),
-                     row.error or ("fastest" if row.mode == best else "")]
+                     row.error or ("fastest; " if row.mode == best.mode else "") + row.eager_words()]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
