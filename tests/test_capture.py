@@ -438,9 +438,10 @@ def test_modes_command_reports_each_modes_failure(tmp_path):
     for mode in ("default", "max-autotune"):
         assert f"{mode}: FAILED (signal): killed by SIGSEGV" in done.stderr
         assert json.loads((tmp_path / "m" / mode / "manifest.json").read_text())["settings"]["mode"] == mode
-    rows = done.stdout.splitlines()[1:]
+    *rows, conclusion = done.stdout.splitlines()[1:]
     assert [row.split()[0] for row in rows] == ["default", "max-autotune"]
     assert all("killed by SIGSEGV" in row for row in rows)  # the table says why each row is empty
+    assert conclusion == "No mode finished a measured run."
 
 
 @pytest.mark.slow
@@ -454,7 +455,13 @@ def test_modes_command_compares_real_captures(tmp_path, inductor_cache, monkeypa
     document = json.loads(done.stdout)
     assert [row["mode"] for row in document["modes"]] == ["default", "reduce-overhead"]
     assert all(row["error"] is None and row["steady_s"] > 0 and row["kernels"] > 0 for row in document["modes"])
-    assert document["best"] in ("default", "reduce-overhead")
+    # a mode is named fastest only when the comparison separates it from the other
+    fastest = document["fastest"]
+    assert document["best"] == fastest["mode"] and document["best"] in (None, "default", "reduce-overhead")
+    (against,) = fastest["against"].values()
+    assert (fastest["mode"] is not None) == (against["state"] == "faster")
+    assert all(row["vs_eager"]["state"] in ("faster", "slower", "no_difference", "inconclusive")
+               for row in document["modes"])
     assert all(capture["exit_status"] == 0 for capture in document["captures"])
 
 
