@@ -273,4 +273,4 @@ def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):
     analysis = SessionAnalysis(open_session(bare))
     assert analysis.fusion.n_kernels == 0
     assert analysis.verdict["fused_ops"].source == "no kernels in this session: nothing was fused"
-    assert "from provenance maps" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source
+    assert "from the kernels' source nodes" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source
