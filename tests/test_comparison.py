@@ -74,7 +74,7 @@ def tiny_runs(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.mark.slow
-def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(tiny_runs):
+def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbot, window, tiny_runs):
     analysis = SessionAnalysis(open_session(tiny_runs["crowded"]))
     speedup = analysis.speedup
     assert speedup.machine.oversubscribed, speedup.machine.note
@@ -86,6 +86,9 @@ def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(tiny
     assert "oversubscribed" in at_a_glance(analysis).headline
     done = cli("check", str(tiny_runs["crowded"]), "--min-speedup", "1.0")
     assert done.returncode == 4 and "oversubscribed" in done.stdout
+    open_and_wait(qtbot, window, tiny_runs["crowded"])  # the app's Summary says the same, in red
+    timing = window.summary_view.timing
+    assert speedup.sentence() == timing.text() and "b42318" in timing.styleSheet()
 
 
 def test_issue_figures_rebuilt_from_a_real_capture(tmp_path):
