@@ -119,7 +119,8 @@ def test_s_max_does_not_move_with_the_noise_of_s(tmp_path):
     the timing's S and the profiles' disagree beyond a factor of 2."""
     def ceiling(eager_over_compiled: float, name: str):
         pairs = [(eager_over_compiled * 1e-3 * (1 + 0.01 * (i % 3)), 1e-3 * (1 + 0.01 * (i % 2))) for i in range(12)]
-        return SessionAnalysis(open_session(edited_copy(tmp_path / name, **timed_state(pairs, QUIET)))).verdict["amdahl"]
+        folder = edited_copy(tmp_path / name, **timed_state(pairs, QUIET))
+        return SessionAnalysis(open_session(folder)).verdict["amdahl"]
 
     near_one, faster = ceiling(1.0, "near"), ceiling(1.4, "faster")
     assert near_one.value is not None and near_one.value == faster.value  # S moved by 40 %, the ceiling did not

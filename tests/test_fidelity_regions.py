@@ -75,7 +75,8 @@ def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_re
     assert eager_us / accounting.call_us == pytest.approx(eager_share, abs=0.1)  # the two readings of the profile agree
 
     text = render_text(summarize(analysis))
-    assert re.search(r"S_max\s+(\d|— .*inputs too noisy)", text) and "eager work between and inside compiled regions" in text
+    assert re.search(r"S_max\s+(\d|— .*inputs too noisy)", text)
+    assert "eager work between and inside compiled regions" in text
     assert re.search(r"^  0/0 +1× ", text, re.M) and re.search(r"^  1/0 +1× ", text, re.M)
     assert "Compiled regions at run time" in render_report(analysis)
 

@@ -210,7 +210,8 @@ def decide(value: float, low: float | None, high: float | None, rounds: int, mac
     if width > MAX_WIDTH:
         because = "; the machine was busy" if busy else ""
         return Speedup(INCONCLUSIVE, value, low, high, rounds,
-                       f"the interval is too wide to trust ({width:.0f}× from end to end, more than {MAX_WIDTH:.0f}×): "
+                       f"the interval is too wide to trust ({width:.0f}× from end to end, "
+                       f"more than {MAX_WIDTH:.0f}×): "
                        f"the rounds disagree too much to state even a direction{because}", machine, cause=Cause.WIDE)
     state = FASTER if low > 1 else SLOWER
     reason = f"the whole {CONFIDENCE:.0%} interval is {'above' if low > 1 else 'below'} 1"

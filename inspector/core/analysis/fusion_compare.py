@@ -51,7 +51,8 @@ def torch_side(session: Session) -> dict:
             families[torch_family(node.target)]["ops"] += 1
             if node.name not in in_kernels:
                 families[torch_family(node.target)]["no_kernel"] += 1
-    return {"source": str(session.source), "ops_before": stats.n_ops, "kernels": stats.n_launch_sites, "kernel_definitions": stats.n_kernels,
+    return {"source": str(session.source), "ops_before": stats.n_ops,
+            "kernels": stats.n_launch_sites, "kernel_definitions": stats.n_kernels,
             "fusion_ratio": stats.fusion_ratio, "counted_in": stats.source,
             "largest": sorted(kernels, key=lambda k: -k["ops"])[:LARGEST], "families": _families(families)}
 

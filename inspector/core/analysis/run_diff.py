@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
-from inspector.core.analysis.comparison import FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs, kernel_change, meets
+from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
+                                                kernel_change, meets)
 from inspector.core.analysis.profile_ops import profile_check
 from inspector.core.analysis.speedup import OLDER_CAPTURE, Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -151,7 +152,8 @@ def change_words(change: Speedup) -> str:
     """A kernel row's verdict in a few words: 'beyond noise: 2.1× faster [1.8–2.5]', 'within noise …'."""
     if change.value is None:
         return change.reason
-    size = f"{change.value:.2g}× [{change.low:.2g}–{change.high:.2g}]" if change.has_interval else f"{change.value:.2g}×"
+    size = (f"{change.value:.2g}× [{change.low:.2g}–{change.high:.2g}]" if change.has_interval
+            else f"{change.value:.2g}×")
     if change.state in (FASTER, SLOWER):
         return f"beyond noise: {'faster' if change.state == FASTER else 'slower'} in B, {size}"
     if change.state == NO_DIFFERENCE:

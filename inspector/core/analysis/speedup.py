@@ -79,7 +79,8 @@ def machine_state(environment: MachineLoad | None) -> Machine | None:
         reasons.append(f"{threads} torch threads on about {free:.1f} free core(s)")
     if reasons:
         return Machine(True, f"machine busy: timing unreliable ({'; '.join(reasons)}: {', '.join(figures)})",
-                       oversubscribed=free is not None, suggested_threads=max(1, int(free)) if free is not None else None,
+                       oversubscribed=free is not None,
+                       suggested_threads=max(1, int(free)) if free is not None else None,
                        crowding=f"{threads} torch threads on about {free:.1f} free core(s)" if free is not None else "")
     return Machine(False, "machine quiet: " + ", ".join(figures) if figures else "machine state not recorded")
 

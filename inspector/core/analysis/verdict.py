@@ -54,7 +54,8 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
         Figure("t_compile", "T_compile", t_compile, "s",
                "Σ compile time of the model's units (frame + backward graph)",
                (f"compilation_metrics of {units_measured} unit(s)" if units_measured
-                else "no compilation_metrics of the model's units in the log") + _torch_started(torch_s, torch_started)),
+                else "no compilation_metrics of the model's units in the log")
+               + _torch_started(torch_s, torch_started)),
         Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
         Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
