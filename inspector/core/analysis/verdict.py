@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls, unmeasured_reason
+from inspector.core.analysis.speedup import Speedup, break_even_calls, unmeasured_reason
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
