@@ -149,7 +149,8 @@ def call_noise(run_a: SessionAnalysis, run_b: SessionAnalysis) -> tuple[Speedup 
 
 
 def change_words(change: Speedup) -> str:
-    """A kernel row's verdict in a few words: 'beyond noise: 2.1× faster [1.8–2.5]', 'within noise …'."""
+    """A kernel row's verdict in a few words: 'beyond noise: faster in B, 2.1× [1.8–2.5]', 'noise may
+    explain it (…): reason'."""
     if change.value is None:
         return change.reason
     size = (f"{change.value:.2g}× [{change.low:.2g}–{change.high:.2g}]" if change.has_interval
@@ -158,7 +159,7 @@ def change_words(change: Speedup) -> str:
         return f"beyond noise: {'faster' if change.state == FASTER else 'slower'} in B, {size}"
     if change.state == NO_DIFFERENCE:
         return f"no measurable difference ({size})"
-    return f"noise can explain it ({size}): {change.reason}"
+    return f"noise may explain it ({size}): {change.reason}"
 
 
 def _kernel_text(session: Session, kernel) -> str:
