@@ -299,7 +299,7 @@ def _modes(args) -> int:
     from inspector.capture.launcher import clear_session
     from inspector.capture.mode_runs import WARM_SUFFIX, run_modes
     from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import cold_warm_text, compare_modes, eager_relation, fastest_mode
+    from inspector.core.analysis.mode_comparison import compare_modes, fastest
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
@@ -327,10 +327,9 @@ def _modes(args) -> int:
         runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
                          warm=args.warm)
     rows = compare_modes(runs.sessions, runs.warm_sessions)
-    fastest = fastest_mode(rows)
+    best = fastest(rows)
     if args.json:
-        document = {"best": fastest.mode, "best_reason": fastest.reason, "against_eager": eager_relation(rows),
-                    "modes": [{**asdict(row), "session": str(row.session)} for row in rows],
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows],
                     "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
         _dump_json(document)
     else:
@@ -338,15 +337,11 @@ def _modes(args) -> int:
 
         print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
         for row in rows:
-            note = "; ".join(part for part in (row.error, "fastest" if row.mode == fastest.mode else "",
-                                               cold_warm_text(row)) if part)
+            note = row.note(best.mode)
             _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
                  f"{quantity(row.speedup, '×'):>9} "
                  f"{row.breaks:>7} {row.kernels:>8}  {note}")
-        _say(f"fastest: {fastest.mode} ({fastest.reason})" if fastest.mode else fastest.reason)
-        relation = eager_relation(rows)
-        if relation:
-            _say(relation)
+        _say(best.text)
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
 

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.kernel_index import KernelCompile
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.model.records import Record
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
@@ -551,6 +551,8 @@ class Summary(Record):
             uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
             if speedup.state == INCONCLUSIVE:
                 parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
+            elif speedup.state == NO_DIFFERENCE:
+                parts.append(f"No measurable difference between compiled and eager{interval}: {speedup.reason}.")
             elif speedup.state == FASTER:
                 calls = (self.figure("break_even") or Figure()).value
                 parts.append(f"Compiled is {speedup.range_text()} faster than eager{interval}{uncertain}"
