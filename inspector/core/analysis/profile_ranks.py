@@ -100,12 +100,19 @@ def compare_profiles(traces: RankTraces) -> ProfileRanks:
         else:
             damage = "; ".join(trace.problems.describe())
             traces.unreadable[trace.path.name] = "holds no events" + (f" ({damage})" if damage else "")
-    runs.sort(key=lambda run: (run.rank is None, run.rank or 0, run.source))
+    return compare_runs(str(traces.folder), runs, dict(traces.unreadable), problems, unreadable_events)
+
+
+def compare_runs(source: str, runs: list[RankRun], unreadable: dict[str, str] | None = None,
+                 problems: ReadProblems | None = None, unreadable_events: int = 0) -> ProfileRanks:
+    """The ranks' runs compared: in time linear in ranks × regions and kernels (grouped, never rank
+    against rank)."""
+    runs = sorted(runs, key=lambda run: (run.rank is None, run.rank or 0, run.source))
     on_gpu = bool(runs) and all(run.gpu is not None for run in runs)
     why = _not_ranks(runs)
     differences = [] if why else (_slow_ranks(runs, on_gpu) + _regions_that_differ(runs)
                                   + (_kernels_that_differ(runs) if on_gpu else []))
-    return ProfileRanks(str(traces.folder), runs, on_gpu, differences, dict(traces.unreadable), why, problems,
+    return ProfileRanks(source, runs, on_gpu, differences, unreadable or {}, why, problems or ReadProblems(),
                         unreadable_events)
 
 

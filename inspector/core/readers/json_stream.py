@@ -12,7 +12,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from inspector.core.readers import json_codec
+
 MAX_ITEM_CHARS = 16 << 20  # one item or one top-level value: a profiler event is well under a KB
+BATCH_CHARS = 1 << 20  # items decoded in one call
+_LAST_ITEM_CHARS = 1 << 16  # how far back from the end of a batch its last item boundary is looked for
 _TRIM_CHARS = 1 << 20  # consumed text dropped from the buffer once this much has piled up
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _NEXT_ITEM = re.compile(r"\}\s*,\s*(?=\{)")  # where one object item ends and the next begins
@@ -33,6 +37,7 @@ class StreamEnd:
     bad_items: int = 0  # items that were not JSON (skipped to the next one)
     bad_examples: list[str] = field(default_factory=list)
     stopped: str = ""  # why reading ended before the document did ("" when it did not)
+    trailing: bool = False  # text that is not whitespace follows the document (not read)
 
 
 class _Text:
@@ -116,13 +121,21 @@ def array_items(parts: Iterator[str], array_key: str, header: dict, keep: tuple[
         end.found_array = True
         text.at += 1
         yield from _items(text, end)
-        return
-    if opening != "{":
+    elif opening == "{":
+        text.at += 1
+        yield from _object(text, array_key, header, keep, end)
+    else:
         raise NotJson("not a JSON object or array" if opening else "empty")
-    text.at += 1
+    if not end.cut and not end.stopped:
+        end.trailing = text.peek() != ""  # the rest read through: a reader of the bytes sees their end
+
+
+def _object(text: _Text, array_key: str, header: dict, keep: tuple[str, ...], end: StreamEnd) -> Iterator:
+    """The top-level object whose '{' was just read, to its '}'."""
     while not end.cut and not end.stopped:
         token = text.peek()
         if token == "}":
+            text.at += 1
             return
         if token == ",":
             text.at += 1
@@ -150,9 +163,38 @@ def array_items(parts: Iterator[str], array_key: str, header: dict, keep: tuple[
             header[key] = value
 
 
+def _batch(text: _Text) -> list | None:
+    """The whole object items in the next BATCH_CHARS or so of text, consumed, when they decode as
+    JSON (None, nothing consumed, when they do not or no item ends in reach)."""
+    if text.peek() != "{":
+        return None
+    text.more(BATCH_CHARS)
+    tail = text.buffer.rfind("}", text.at, text.at + BATCH_CHARS)
+    last = None
+    for last in _NEXT_ITEM.finditer(text.buffer, max(text.at, tail - _LAST_ITEM_CHARS), text.at + BATCH_CHARS):
+        pass
+    if last is None:
+        return None
+    try:
+        items = json_codec.loads("[" + text.buffer[text.at:last.start() + 1] + "]")
+    except ValueError:
+        return None
+    text.at = last.end()
+    return items
+
+
 def _items(text: _Text, end: StreamEnd) -> Iterator:
-    """The items of the array whose '[' was just read; ends after its ']'."""
+    """The items of the array whose '[' was just read; ends after its ']'. Runs of whole items are
+    decoded a batch at a time (one decoder call for a MiB of items); where a batch is not JSON, its
+    items are decoded one by one, so the damage costs only the item it is in."""
+    one_by_one_until = 0
     while True:
+        if text.at + text.dropped >= one_by_one_until:
+            batch = _batch(text)
+            if batch is not None:
+                yield from batch
+                continue
+            one_by_one_until = text.dropped + text.at + BATCH_CHARS + _TRIM_CHARS
         token = text.peek()
         if token == "]":
             text.at += 1

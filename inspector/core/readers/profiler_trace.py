@@ -17,7 +17,7 @@ import reprlib
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from types import MappingProxyType
 
@@ -110,6 +110,8 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
         problems.counts["bad_json"] += end.bad_items - len(end.bad_examples)
     if end.stopped:
         problems.add("bad_json", f"{path.name}: {end.stopped} (the rest not read)")
+    if end.trailing:
+        problems.add("bad_json", f"{path.name}: text after the end of the trace's JSON (not read)")
     events.sort(key=lambda event: (event.thread, event.start_us, -event.duration_us))
     devices = {device["id"]: str(device.get("name") or "") for device in header.get("deviceProperties") or []
                if isinstance(device, dict) and type(device.get("id")) is int} \
@@ -121,27 +123,34 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
     return ProfilerTrace(path, tuple(events), unreadable, devices, rank, problems)
 
 
-def _event(item: dict, strings: dict[str, str], problems: ReadProblems, file: str) -> TraceEvent | None:
+def _event(item: dict, strings: dict, problems: ReadProblems, file: str) -> TraceEvent | None:
     """The complete event `item` as kept, or None when it is no readable span (no name, a time that
-    is not a finite number, a negative duration); an argument of the wrong type is left out, counted."""
+    is not a finite number, a negative duration); an argument of the wrong type is left out, counted.
+    (Run for each of up to millions of events: type checks by `type`, names kept once in `strings`.)"""
     name, start, duration = item.get("name"), item.get("ts"), item.get("dur")
-    if not isinstance(name, str) or not _is_number(start) or not _is_number(duration) or duration < 0 \
+    if type(name) is not str or type(start) not in _NUMBERS or type(duration) not in _NUMBERS or duration < 0 \
             or not math.isfinite(start + duration):
         return None
-    args = item.get("args")
-    kept = {}
-    if isinstance(args, dict):
-        for key in KEPT_ARGS:
-            if key in args:
-                value = _ARG_TYPES[key](args[key])
-                if value is None:
-                    problems.add("bad_trace_field", f"{file}: {name[:80]}: {key} = {reprlib.repr(args[key])}")
-                else:
-                    kept[key] = value
-    category, thread = item.get("cat"), f"{_scalar(item.get('pid'))}/{_scalar(item.get('tid'))}"
-    category = category if isinstance(category, str) else ""
-    return TraceEvent(strings.setdefault(name, name), strings.setdefault(category, category), float(start),
-                      float(duration), strings.setdefault(thread, thread), kept or _NO_ARGS)
+    args, kept = item.get("args"), _NO_ARGS
+    if type(args) is dict and (found := _KEPT.intersection(args)):
+        kept = {}
+        for key in found:
+            value = _ARG_TYPES[key](args[key])
+            if value is None:
+                problems.add("bad_trace_field", f"{file}: {name[:80]}: {key} = {reprlib.repr(args[key])}")
+            else:
+                kept[key] = value
+    category, pid, tid = item.get("cat"), item.get("pid"), item.get("tid")
+    category = strings.setdefault(category, category) if type(category) is str else ""
+    where = (pid, tid) if type(pid) in _IDS and type(tid) in _IDS else (_scalar(pid), _scalar(tid))
+    thread = strings.get(where)
+    if thread is None:
+        thread = strings[where] = f"{where[0]}/{where[1]}"
+    return TraceEvent(strings.setdefault(name, name), category, float(start), float(duration), thread, kept or _NO_ARGS)
+
+
+_NUMBERS = (int, float)
+_IDS = (int, str)
 
 
 def _is_number(value) -> bool:
@@ -184,30 +193,29 @@ def _number(value) -> float | int | None:
 _ARG_TYPES = {"correlation": _int, "External id": _int, "device": _device, "stream": _int, "kernel_file": _text,
               "kernel_hash": _text, "grid": _grid, "bytes": _number}
 _NO_ARGS = MappingProxyType({})
+_KEPT = frozenset(KEPT_ARGS)
 
 
 def _text_parts(handle, path: Path, problems: ReadProblems) -> Iterator[str]:
     """The file's text, a part at a time: decompressed when it is gzip, bytes that are not UTF-8
     replaced (and counted). Raises UnsafeFile when it is, or inflates to, more than MAX_TRACE_BYTES."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    replaced = 0
-    for part in _byte_parts(handle, path, problems):
-        text = decoder.decode(part)
+    decoder, read = codecs.getincrementaldecoder("utf-8")("replace"), 0
+    for part in chain(_byte_parts(handle, path, problems), [b""]):
+        text = decoder.decode(part, final=not part)
         if "\ufffd" in text:  # a replacement character torch wrote itself is not damage
-            replaced += max(0, text.count("\ufffd") - part.count(b"\xef\xbf\xbd"))
+            replaced = text.count("\ufffd") - part.count(b"\xef\xbf\xbd")
+            if replaced > 0:
+                problems.add("non_utf8", f"{path.name}: bytes that are not UTF-8 near byte {read:,} (replaced)")
+                problems.counts["non_utf8"] += replaced - 1
+        read += len(part)
         yield text
-    text = decoder.decode(b"", True)
-    replaced += text.count("\ufffd")
-    if replaced:
-        problems.add("non_utf8", f"{path.name}: {replaced} byte sequence(s) that are not UTF-8 (replaced)")
-    yield text
 
 
 def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
-    """The file's bytes, decompressed when it starts as gzip, capped at MAX_TRACE_BYTES either way.
-    A gzip whose trailer says it inflates past the cap is refused before anything is inflated; a
-    damaged or cut-off stream ends with what inflated; bytes after the stream that are not a further
-    gzip member are counted, not read."""
+    """The file's bytes, decompressed when it starts as gzip, capped at MAX_TRACE_BYTES either way
+    (a part at a time, so a gzip bomb is refused at the cap having held one part); a damaged or
+    cut-off stream ends with what inflated; bytes after the stream that are not a further gzip
+    member are counted, not read."""
     size = os.fstat(handle.fileno()).st_size
     first = handle.read(READ_PART_BYTES)
     if first[:2] != GZIP_MAGIC:
@@ -221,7 +229,6 @@ def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
             yield part
             part = handle.read(READ_PART_BYTES)
         return
-    _refuse_by_trailer(handle, path, size)
     inflater, pending, total = zlib.decompressobj(16 + zlib.MAX_WBITS), first, 0
     while True:
         if not pending:
@@ -242,7 +249,7 @@ def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
         if out:
             yield out
         if inflater.eof:
-            rest = inflater.unused_data + pending
+            rest = inflater.unused_data  # (the unconsumed tail holds the same bytes once the stream ended)
             if not rest:
                 rest = handle.read(READ_PART_BYTES)
             if rest[:2] == GZIP_MAGIC:  # a further member: gzip files may be concatenated
@@ -252,19 +259,6 @@ def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
                 problems.add("trailing_garbage", f"{path.name}: {size - handle.tell() + len(rest):,} byte(s) after "
                                                  "the end of the gzip stream (not read)")
             return
-
-
-def _refuse_by_trailer(handle, path: Path, size: int) -> None:
-    """A gzip's last four bytes hold its inflated size (mod 4 GiB): refuse a bomb without inflating it."""
-    if size < 18:
-        return
-    at = handle.tell()
-    handle.seek(size - 4)
-    inflated = int.from_bytes(handle.read(4), "little")
-    handle.seek(at)
-    if inflated > MAX_TRACE_BYTES:
-        raise UnsafeFile(f"{path}: {inflated >> 20} MiB once decompressed, more than {MAX_TRACE_BYTES >> 20} MiB "
-                         "(not read)")
 
 
 def looks_like_profiler_trace(path: Path) -> bool:
