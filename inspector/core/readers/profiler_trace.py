@@ -81,7 +81,8 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
     end = StreamEnd()
     events: list[TraceEvent] = []
     unreadable = seen = 0
-    strings: dict[str, str] = {}  # one copy of each name, category and thread the events repeat
+    strings: dict = {}  # one copy of each name, category and thread the events repeat
+    file = path.name
     with open_regular(path, root) as handle:
         try:
             for item in array_items(_text_parts(handle, path, problems), "traceEvents", header,
@@ -92,7 +93,7 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
                     break
                 if not isinstance(item, dict) or item.get("ph") != "X":
                     continue
-                event = _event(item, strings, problems, path.name)
+                event = _event(item, strings, problems, file)
                 if event is None:
                     unreadable += 1
                 else:
@@ -135,7 +136,9 @@ def _event(item: dict, strings: dict, problems: ReadProblems, file: str) -> Trac
     if type(args) is dict and (found := _KEPT.intersection(args)):
         kept = {}
         for key in found:
-            value = _ARG_TYPES[key](args[key])
+            value, wanted = args[key], _ARG_TYPES[key]
+            if type(value) is not wanted:  # (the common case, a plain int or str, without a call)
+                value = None if type(wanted) is type else wanted(value)
             if value is None:
                 problems.add("bad_trace_field", f"{file}: {name[:80]}: {key} = {reprlib.repr(args[key])}")
             else:
@@ -162,26 +165,19 @@ def _scalar(value) -> str:
     return str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
 
 
-def _int(value) -> int | None:
-    return value if type(value) is int else None
-
-
 def _device(value) -> int | None:
     """A device id: a number, or the same number written as a string ("0" and 0 are one device)."""
     if type(value) is int:
         return value
-    return int(value) if isinstance(value, str) and value.strip().isdigit() and len(value) < 10 else None
-
-
-def _text(value) -> str | None:
-    return value if isinstance(value, str) else None
+    return int(value) if isinstance(value, str) and value.isascii() and value.strip().isdecimal() and len(value) < 10 \
+        else None
 
 
 def _grid(value) -> str | tuple | None:
     """Inductor's launch grid as it names it ("grid(100,)"), or a kernel's grid of numbers ([1, 1, 1])."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and len(value) <= 3 and all(type(size) is int for size in value):
+    if type(value) is list and len(value) <= 3 and list(map(type, value)).count(int) == len(value):
         return tuple(value)
     return None
 
@@ -190,8 +186,8 @@ def _number(value) -> float | int | None:
     return value if _is_number(value) else None
 
 
-_ARG_TYPES = {"correlation": _int, "External id": _int, "device": _device, "stream": _int, "kernel_file": _text,
-              "kernel_hash": _text, "grid": _grid, "bytes": _number}
+_ARG_TYPES = {"correlation": int, "External id": int, "device": _device, "stream": int, "kernel_file": str,
+              "kernel_hash": str, "grid": _grid, "bytes": _number}  # a type: that exact type, else a check
 _NO_ARGS = MappingProxyType({})
 _KEPT = frozenset(KEPT_ARGS)
 
