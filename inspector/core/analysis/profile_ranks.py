@@ -159,8 +159,8 @@ def _covered(events: list[TraceEvent]) -> float:
 
 
 def _names(runs: Iterable[RankRun]) -> str:
-    """"rank 2" or "ranks 0-3, 7" (ranks are compared only where every trace names its own): runs of
-    consecutive ranks written as ranges, so a thousand ranks read as a few."""
+    """"rank 2" or "ranks 0-3, 7, 8" (ranks are compared only where every trace names its own): runs of
+    three or more consecutive ranks written as ranges, so a thousand ranks read as a few."""
     runs = list(runs)
     if len(runs) == 1:
         return runs[0].name
@@ -170,7 +170,8 @@ def _names(runs: Iterable[RankRun]) -> str:
             spans[-1][1] = rank
         else:
             spans.append([rank, rank])
-    return "ranks " + ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in spans)
+    return "ranks " + ", ".join(f"{first}-{last}" if last > first + 1 else ", ".join(map(str, range(first, last + 1)))
+                                for first, last in spans)
 
 
 def _split(runs: list[RankRun], having: list[RankRun]) -> list[RankRun]:
