@@ -357,3 +357,26 @@ def test_ranks_that_ran_different_regions_are_compared_in_linear_time():
     some = next(d for d in compared.differences if d.kind == "region_on_some_ranks")
     assert "ranks 0, 7, 14" in some.text and len(some.text) < 20_000
     assert timings[1] < timings[0] * 40, timings  # 10x the ranks: ~10x the time, not ~100x
+
+
+def test_one_event_that_is_not_json_costs_only_that_event(tmp_path):
+    with gzip.open(TRAINING, "rb") as handle:
+        text = handle.read()
+    start = text.index(b'\n  {\n    "ph": "X"', len(text) // 2) + 1
+    end = text.index(b"\n  },", start) + len(b"\n  }")
+    damaged = tmp_path / "garbled.pt.trace.json"
+    damaged.write_bytes(text[:start] + b'{"ph": "X", "name": oops, "ts": }' + text[end:])
+    trace = read_profiler_trace(damaged)
+    assert len(trace.events) == len(read_profiler_trace(TRAINING).events) - 1
+    assert dict(trace.problems.counts) == {"bad_json": 1} and "garbled.pt.trace.json" in trace.problems.examples["bad_json"][0]
+
+
+def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path):
+    with gzip.open(TRAINING, "rb") as handle:
+        text = handle.read()
+    cut = tmp_path / "cut.pt.trace.json"
+    cut.write_bytes(text[:len(text) // 2])
+    window.open_path(cut)
+    view = window.gpu_view
+    qtbot.waitUntil(lambda: view.regions.rowCount() > 0, timeout=60_000)
+    assert "Could not read all of the trace" in view.header.text() and "cut.pt.trace.json: cut off after" in view.header.text()
