@@ -117,8 +117,8 @@ def _blown_up(target: Path, inside_bytes: int) -> int:
     kernels = {event["args"].get("correlation"): event for event in events if event.get("cat") == "kernel"}
     launch = next(event for event in events if event.get("cat") in ("cuda_runtime", "cuda_driver")
                   and event["args"].get("correlation") in kernels)
-    block = ",\n".join(json.dumps(event, indent=2) for event in
-                       (next(e for e in events if e.get("cat") == "cpu_op"), launch, kernels[launch["args"]["correlation"]]))
+    op = next(event for event in events if event.get("cat") == "cpu_op")
+    block = ",\n".join(json.dumps(event, indent=2) for event in (op, launch, kernels[launch["args"]["correlation"]]))
     chunk = ((block + ",\n") * 1000).encode()
     deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
     with open(target, "wb") as handle:
@@ -309,7 +309,8 @@ def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path):
     assert summary["gpu_us"] == pytest.approx(sum(event["dur"] for event in readable))
     assert summary["unreadable_events"] == 2
     text, _ = cli("summary", damaged)
-    assert "∞" not in text.stdout and "nan" not in text.stdout.lower() and "2 event(s) that are no readable span" in text.stdout
+    assert "∞" not in text.stdout and "nan" not in text.stdout.lower()
+    assert "2 event(s) that are no readable span" in text.stdout
 
 
 def test_bytes_after_the_gzip_stream_are_their_own_problem(tmp_path):
@@ -340,7 +341,8 @@ def test_a_fifo_named_like_a_rank_trace_is_counted_and_said(tmp_path):
 def _ranks(base, count: int, regions: int) -> list:
     """`count` ranks of one real rank's run, each having run its own regions but one in common."""
     return [replace(base, rank=rank, source=f"rank{rank}",
-                    regions={"0/0": (1, 1.0), **{f"{rank % 7}/{region}": (1 + rank % 2, 1.0) for region in range(regions)}})
+                    regions={"0/0": (1, 1.0),
+                             **{f"{rank % 7}/{region}": (1 + rank % 2, 1.0) for region in range(regions)}})
             for rank in range(count)]
 
 
@@ -368,7 +370,8 @@ def test_one_event_that_is_not_json_costs_only_that_event(tmp_path):
     damaged.write_bytes(text[:start] + b'{"ph": "X", "name": oops, "ts": }' + text[end:])
     trace = read_profiler_trace(damaged)
     assert len(trace.events) == len(read_profiler_trace(TRAINING).events) - 1
-    assert dict(trace.problems.counts) == {"bad_json": 1} and "garbled.pt.trace.json" in trace.problems.examples["bad_json"][0]
+    assert dict(trace.problems.counts) == {"bad_json": 1}
+    assert "garbled.pt.trace.json" in trace.problems.examples["bad_json"][0]
 
 
 def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path):
@@ -379,4 +382,5 @@ def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, windo
     window.open_path(cut)
     view = window.gpu_view
     qtbot.waitUntil(lambda: view.regions.rowCount() > 0, timeout=60_000)
-    assert "Could not read all of the trace" in view.header.text() and "cut.pt.trace.json: cut off after" in view.header.text()
+    header = view.header.text()
+    assert "Could not read all of the trace" in header and "cut.pt.trace.json: cut off after" in header

@@ -94,7 +94,8 @@ class _Text:
             if self.ended:
                 raise EOFError
             if len(self.buffer) - self.at > MAX_ITEM_CHARS:
-                raise ValueError(f"a value longer than {MAX_ITEM_CHARS >> 20} MiB at character {self.dropped + self.at}")
+                raise ValueError(f"a value longer than {MAX_ITEM_CHARS >> 20} MiB "
+                                 f"at character {self.dropped + self.at}")
             wanted = max(wanted, 2 * (len(self.buffer) - self.at))  # doubling: a long value is decoded O(log n) times
             self.more(wanted)
 
@@ -105,8 +106,8 @@ class _Text:
             if found:
                 self.at = found.end()
                 return True
-            if self.ended or len(self.buffer) - self.at > MAX_ITEM_CHARS or not self.more(2 * (len(self.buffer) - self.at)
-                                                                                         + 4096):
+            reach = len(self.buffer) - self.at
+            if self.ended or reach > MAX_ITEM_CHARS or not self.more(2 * reach + 4096):
                 return False
 
 

@@ -318,7 +318,8 @@ class QtGpuView(QWidget):
         if not gpu and joined is not None and joined["graph_calls"] and joined["device"] == "CPU":
             totals += "; kernel time per source line below is CPU time"
         damage = trace_damage_text(summary)
-        self.header.setText(f"Profiler trace{rank} {trace.path.name}{origin}: {totals}" + (f"\n{damage}" if damage else ""))
+        self.header.setText(f"Profiler trace{rank} {trace.path.name}{origin}: {totals}"
+                            + (f"\n{damage}" if damage else ""))
         self.devices.setVisible(gpu)
         self.devices.setText("   ".join(f"Device {d['device']} {d['name']}: busy {microseconds(d['busy_us'])} of "
                                         f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle" for d in summary["devices"]))
@@ -347,8 +348,8 @@ class QtGpuView(QWidget):
         unreadable = (f"; {len(summary['unreadable'])} trace(s) could not be read: "
                       + "; ".join(f"{name}: {why}" for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
         self.header.setText(f"Profiler traces of {len(summary['ranks'])} rank(s) in {Path(summary['source']).name}, "
-                            f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}{unreadable}"
-                            + (f"\n{damage}" if (damage := trace_damage_text(summary)) else ""))
+                            f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}"
+                            f"{unreadable}" + (f"\n{damage}" if (damage := trace_damage_text(summary)) else ""))
         fill_rows(self.rank_rows, profile_rank_rows(summary))
         self.rank_differences.setText("\n".join([profile_ranks_verdict(summary)]
                                                 + [f"• {difference['text']}" for difference in summary["differences"]]))
