@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.model.compile_spans import stage_self_totals, stage_totals
+from inspector.core.analysis.compile_wall import wall_breakdown
 from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
@@ -124,23 +124,25 @@ def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
 
 
 def compile_time(session: Session) -> dict:
-    """Total compile seconds (from compilation_metrics) and seconds per stage (from the spans)."""
+    """Total compile seconds (from compilation_metrics) and where the wall time went (from the spans):
+    own time per stage adding up to the wall time, work beside it (compile workers) apart."""
     total_s, units_measured = measured_compile_s(session.units)
-    spans = [span for unit in session.units for span in unit.spans]
-    for rank in session.ranks:
-        spans += rank.spans
-    open_stages = sorted({span.name for root in spans for span in root.walk() if span.is_open})
-    per_stage = stage_totals(spans)
-    traced = sum(root.duration_us() for root in spans) / 1e6  # wall time inside outermost stages
+    per_rank = [[span for unit in rank.units for span in unit.spans] + list(rank.spans) for rank in session.ranks]
+    open_stages = sorted({span.name for roots in per_rank for root in roots for span in root.walk() if span.is_open})
+    wall = wall_breakdown(per_rank)
     backward = [(unit, unit.backward_compile_s) for unit in session.units if unit.backward_compile_s is not None]
     return {
         "total_s": total_s,
         "units_measured": units_measured,
         "backward_s": sum(seconds for _, seconds in backward) if backward else None,
         "backward_units": [str(unit.compile_id) for unit, _ in backward],
-        "per_stage_s": per_stage,
-        "per_stage_share": {name: seconds / traced for name, seconds in per_stage.items()} if traced else {},
-        "self_s": stage_self_totals(spans),
+        "per_stage_s": wall.inclusive_s,
+        "per_stage_share": {name: seconds / wall.wall_s for name, seconds in wall.inclusive_s.items()}
+        if wall.wall_s else {},
+        "self_s": wall.own_s,
+        "wall_s": wall.wall_s,
+        "per_step_s": wall.per_step_s,
+        "concurrent": {name: work.to_json() for name, work in wall.concurrent.items()},
         "open_stages": open_stages,
     }
 

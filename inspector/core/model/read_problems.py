@@ -43,8 +43,16 @@ MAX_EXAMPLES = 5
 class ReadProblems:
     counts: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
+    # what lazily read parts have counted already: a part read again (another analysis of the same
+    # session) is not counted twice
+    noted: set = field(default_factory=set, repr=False, compare=False)
 
-    def add(self, category: str, example: str = "") -> None:
+    def add(self, category: str, example: str = "", once: object = None) -> None:
+        """Count one unreadable item of `category`; with `once`, only the first time that key is given."""
+        if once is not None:
+            if once in self.noted:
+                return
+            self.noted.add(once)
         self.counts[category] += 1
         if example:
             shown = self.examples.setdefault(category, [])
