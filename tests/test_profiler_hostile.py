@@ -384,3 +384,20 @@ def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, windo
     qtbot.waitUntil(lambda: view.regions.rowCount() > 0, timeout=60_000)
     header = view.header.text()
     assert "Could not read all of the trace" in header and "cut.pt.trace.json: cut off after" in header
+
+
+def test_a_profiler_read_stops_between_parts_when_the_app_closes():
+    """The app's worker reading a big trace is stopped by what its `progress` raises (the app closing),
+    after a part, not after the whole file."""
+    from inspector.core.readers.capped_lines import ReadCancelled
+
+    calls = []
+
+    def closing(done: int, total: int) -> None:
+        calls.append(done)
+        if len(calls) == 2:
+            raise ReadCancelled(str(TRAINING))
+
+    with pytest.raises(ReadCancelled):
+        read_profiler_trace(TRAINING, progress=closing)
+    assert calls[-1] < TRAINING.stat().st_size

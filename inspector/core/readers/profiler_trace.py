@@ -15,7 +15,7 @@ import os
 import re
 import reprlib
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
@@ -69,12 +69,14 @@ class ProfilerTrace:
         return threads
 
 
-def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> ProfilerTrace:
+def read_profiler_trace(path: str | Path, root: str | Path | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> ProfilerTrace:
     """The trace at `path` (gzip or plain JSON; an object with `traceEvents` or a bare list), read a
     piece at a time: only the kept part of each complete event is held. Raises OSError or ValueError
     when the file as a whole is not a trace (or is over the size cap); damage inside it — a cut-off
     end, bytes that are not UTF-8, an event that is not JSON or has a field of the wrong type, bytes
-    after the gzip stream — is counted in `problems` and `unreadable`, with what was readable kept."""
+    after the gzip stream — is counted in `problems` and `unreadable`, with what was readable kept.
+    `progress(bytes read, file size)` is called between parts; what it raises (the app closing) ends the read."""
     path = Path(path)
     problems = ReadProblems()
     header: dict = {}
@@ -85,7 +87,7 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None) -> Pro
     file = path.name
     with open_regular(path, root) as handle:
         try:
-            for item in array_items(_text_parts(handle, path, problems), "traceEvents", header,
+            for item in array_items(_text_parts(handle, path, problems, progress), "traceEvents", header,
                                     ("deviceProperties", "distributedInfo"), end):
                 seen += 1
                 if seen > MAX_EVENTS:
@@ -192,11 +194,11 @@ _NO_ARGS = MappingProxyType({})
 _KEPT = frozenset(KEPT_ARGS)
 
 
-def _text_parts(handle, path: Path, problems: ReadProblems) -> Iterator[str]:
+def _text_parts(handle, path: Path, problems: ReadProblems, progress=None) -> Iterator[str]:
     """The file's text, a part at a time: decompressed when it is gzip, bytes that are not UTF-8
     replaced (and counted). Raises UnsafeFile when it is, or inflates to, more than MAX_TRACE_BYTES."""
     decoder, read = codecs.getincrementaldecoder("utf-8")("replace"), 0
-    for part in chain(_byte_parts(handle, path, problems), [b""]):
+    for part in chain(_byte_parts(handle, path, problems, progress), [b""]):
         text = decoder.decode(part, final=not part)
         if "\ufffd" in text:  # a replacement character torch wrote itself is not damage
             replaced = text.count("\ufffd") - part.count(b"\xef\xbf\xbd")
@@ -207,7 +209,7 @@ def _text_parts(handle, path: Path, problems: ReadProblems) -> Iterator[str]:
         yield text
 
 
-def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
+def _byte_parts(handle, path: Path, problems: ReadProblems, progress=None) -> Iterator[bytes]:
     """The file's bytes, decompressed when it starts as gzip, capped at MAX_TRACE_BYTES either way
     (a part at a time, so a gzip bomb is refused at the cap having held one part); a damaged or
     cut-off stream ends with what inflated; bytes after the stream that are not a further gzip
@@ -219,6 +221,8 @@ def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
             raise UnsafeFile(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB (not read)")
         total, part = 0, first
         while part:
+            if progress is not None:
+                progress(handle.tell(), size)
             total += len(part)
             if total > MAX_TRACE_BYTES:
                 raise UnsafeFile(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB (not read)")
@@ -228,6 +232,8 @@ def _byte_parts(handle, path: Path, problems: ReadProblems) -> Iterator[bytes]:
     inflater, pending, total = zlib.decompressobj(16 + zlib.MAX_WBITS), first, 0
     while True:
         if not pending:
+            if progress is not None:
+                progress(handle.tell(), size)
             pending = handle.read(READ_PART_BYTES)
             if not pending:
                 if not inflater.eof:
@@ -298,12 +304,13 @@ class RankTraces:
     folder: Path
     paths: list[Path]
     unreadable: dict[str, str] = field(default_factory=dict)  # a file that could not be read → why, as read
+    progress: Callable[[int, int], None] | None = None  # passed to each trace's read (it may stop it)
 
     def read(self) -> Iterator[ProfilerTrace]:
         self.unreadable.update(unsafe_files_in(self.folder))
         for path in self.paths:
             try:
-                yield read_profiler_trace(path, root=self.folder)
+                yield read_profiler_trace(path, root=self.folder, progress=self.progress)
             except (OSError, ValueError) as error:
                 self.unreadable[path.name] = str(error)
 

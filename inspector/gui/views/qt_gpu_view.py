@@ -231,10 +231,17 @@ class QtGpuView(QWidget):
             return
         kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
 
+        quitting = self._quitting
+
         def read():
             path, why = paired_profile(loaded.session)
             if path is not None:
-                trace = read_profiler_trace(path, root=path.parent)  # found beside the log: no link out of its folder
+                def stop_if_quitting(_done: int, _total: int) -> None:
+                    if quitting.is_set():
+                        raise ReadCancelled(str(path))
+
+                # found beside the log: read only inside its folder (no link out)
+                trace = read_profiler_trace(path, root=path.parent, progress=stop_if_quitting)
                 return trace, summarize_profile(trace), _joined(loaded, trace), False
             if kept[0] is not None:
                 return kept[0], kept[1], _joined(loaded, kept[0]), True
