@@ -232,8 +232,6 @@ def _byte_parts(handle, path: Path, problems: ReadProblems, progress=None) -> It
     inflater, pending, total = zlib.decompressobj(16 + zlib.MAX_WBITS), first, 0
     while True:
         if not pending:
-            if progress is not None:
-                progress(handle.tell(), size)
             pending = handle.read(READ_PART_BYTES)
             if not pending:
                 if not inflater.eof:
@@ -249,6 +247,8 @@ def _byte_parts(handle, path: Path, problems: ReadProblems, progress=None) -> It
         if total > MAX_TRACE_BYTES:
             raise UnsafeFile(f"{path}: more than {MAX_TRACE_BYTES >> 20} MiB once decompressed (not read)")
         if out:
+            if progress is not None:  # per part inflated: a small gzip can inflate for long
+                progress(handle.tell(), size)
             yield out
         if inflater.eof:
             rest = inflater.unused_data  # (the unconsumed tail holds the same bytes once the stream ended)
