@@ -105,6 +105,7 @@ def summarize_profile_ranks(traces: RankTraces) -> dict:
         "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
                         for difference in ranks.differences],
         "unreadable": ranks.unreadable,
+        "problems": ranks.problems.to_json(), "unreadable_events": ranks.unreadable_events,
     }
 
 
@@ -146,6 +147,8 @@ def render_profile_ranks_text(summary: dict) -> str:
     if summary["unreadable"]:
         lines += ["", f"{len(summary['unreadable'])} trace(s) could not be read (left out):"]
         lines += [f"  {name}: {why}" for name, why in summary["unreadable"].items()]
+    if damage := trace_damage_text(summary):
+        lines += ["", damage]
     return "\n".join(lines)
 
 
@@ -165,7 +168,7 @@ def summarize_profile(trace: ProfilerTrace) -> dict:
                      "grid": row.grid} for row in profile.kernels],
         "unlinked_gpu_events": profile.unlinked,
         "unlinked_gpu_us": max(0.0, profile.total_gpu_us - sum(row.gpu_us for row in profile.regions)),
-        "unreadable_events": trace.unreadable,
+        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
     }
 
 
@@ -192,9 +195,20 @@ def render_profile_text(summary: dict) -> str:
         lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} {row['name'][:70]}{source}")
     if summary["unlinked_gpu_events"]:
         lines.append(f"\n{unlinked_text(summary)}")
-    if summary["unreadable_events"]:
-        lines.append(f"{summary['unreadable_events']} event(s) could not be read (left out)")
+    if damage := trace_damage_text(summary):
+        lines.append(f"\n{damage}")
     return "\n".join(lines)
+
+
+def trace_damage_text(summary: dict) -> str:
+    """What of a profiler trace (or of a folder's traces) could not be read, each kind of damage with
+    the file it was found in ("" when all of it was read)."""
+    parts = [f"{entry['count']:,} {entry['meaning']}" + (f" ({entry['examples'][0]})" if entry["examples"] else "")
+             for entry in (summary.get("problems") or {}).values()]
+    if summary.get("unreadable_events"):
+        parts.append(f"{summary['unreadable_events']:,} event(s) that are no readable span (no name, a time that is "
+                     "not a finite number, or a negative duration; left out)")
+    return "Could not read all of the trace: " + "; ".join(parts) if parts else ""
 
 
 def profile_totals_text(summary: dict) -> str:
@@ -267,8 +281,8 @@ def profile_section(session, profile: str | Path | None = None) -> tuple[dict | 
     path, why = (Path(profile), "") if profile is not None else paired_profile(session)
     if path is None:
         return None, why
-    try:
-        trace = read_profiler_trace(path)
+    try:  # a trace found beside the log is read only inside the folder it was found in (no link out)
+        trace = read_profiler_trace(path, root=None if profile is not None else path.parent)
     except (OSError, ValueError) as error:
         return None, f"profiler trace not readable: {error}"
     return summarize_source_time(session, trace), ""
@@ -302,6 +316,7 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
         "lines": [{"file": row.file, "line": row.line, "code": row.code, **_figure(row.figure), "nodes": row.nodes}
                   for row in joined.lines],
         "not_profiled": joined.not_profiled, "notes": joined.notes,
+        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
     }
 
 
@@ -343,6 +358,8 @@ def render_source_time_text(section: dict) -> str:
     if section["not_profiled"]:
         lines.append(f"  not in the profile: {', '.join(section['not_profiled'])}")
     lines += [f"Note: {note}" for note in section["notes"]]
+    if damage := trace_damage_text(section):
+        lines.append(damage)
     return "\n".join(lines)
 
 
