@@ -333,6 +333,7 @@ class BreakType(Record):
     hints: tuple[str, ...] = ()
     url: str = ""
     matched_by: str = ""
+    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
 
 
 @dataclass(frozen=True, kw_only=True)

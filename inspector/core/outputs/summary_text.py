@@ -240,6 +240,7 @@ def _break_types(summary: Summary) -> list[str]:
         if kind.explanation:
             lines.append(f"    {kind.explanation}")
         lines += [f"    hint: {hint}" for hint in kind.hints[:3]]
+        lines += [f"    then: {chained}" for chained in kind.chained]
         lines.append(f"    docs: {kind.url}  (matched by {kind.matched_by})")
     return lines
 
