@@ -3,6 +3,7 @@ typed summary model: every title and count is the model's, as in the report, the
 
 from __future__ import annotations
 
+from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
 
@@ -50,8 +51,9 @@ def _units(summary: Summary) -> list[str]:
         if unit.backward_graph:
             backward = (f"  (backward graph, compiled in {unit.backward_compile_time_s:.2f}s)"
                         if unit.backward_compile_time_s is not None else "  (backward graph)")
+        origin = f"  [{origin_text(unit.triggered_by)}]" if unit.triggered_by else ""
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
-                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}{origin}")
     return lines
 
 
@@ -253,6 +255,7 @@ def _recompile_groups(summary: Summary) -> list[str]:
         history = " → ".join(group.history)
         lines.append(f"  {rank}frame {group.frame} {group.shown}: {group.shown_subject} {group.aspect}"
                      f"  ×{group.count}" + (f"  ({history})" if history else ""))
+        lines += [f"    guards failed: {failed}" for failed in group.failed]
         lines += [f"    why: {group.diagnosis}", f"    fix: {group.fix}"]
     if groups:
         lines.append(f"  also: {groups[0].stance}")
