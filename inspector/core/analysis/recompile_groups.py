@@ -26,6 +26,7 @@ _VALUE = re.compile(r"^(?P<name>(?:len\()?[A-Za-z_][\w.\[\]'\"]*\)?) == (?P<expe
 _CHECKED = re.compile(r"(?<=___check_obj_id\()[^,()]+|(?<=___check_type_id\()[^,()]+")  # `fn.__code__`: no L[...]
 _SOURCE_OF = re.compile(r"^(?P<base>[A-Za-z_]\w*)")  # `args[0]` → `L['args'][0]`
 _LOCAL = re.compile(r"L\['([^']+)'\]")
+_MARKING = "_has_dynamo_dim_marking"  # a tensor marked dynamic where the graph was compiled without a mark
 _PLAIN_LOCAL = re.compile(r"^[A-Za-z_]\w*$")
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
 # What torch writes when a frame hit the recompile limit (any case), looked for as plain substrings: a
@@ -181,6 +182,8 @@ def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
     """(subject, aspect, expected, actual) of one failed guard in torch's words; the comments torch
     appends (`  # depth = len(inspect.stack())  # model.py:11 in forward`) are no part of the subject."""
     guard = split_guard_comment(guard)[0]
+    if _MARKING in guard:  # torch's words name no tensor: `_has_dynamo_dim_marking is present on runtime tensor …`
+        return "a tensor argument", "dynamic marking", None, None
     found = tensor_mismatch(guard, *_TENSOR)
     if found:
         name, mark, tail = found
@@ -369,6 +372,12 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
         diagnosis = f"{said} changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
         fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
                f"graph per {group.aspect}.")
+    elif group.aspect == "dynamic marking":
+        diagnosis = (f"A tensor arrived marked dynamic (`torch._dynamo.mark_dynamic`, `maybe_mark_dynamic` or "
+                     f"`mark_unbacked`) where the graph was compiled for tensors without a mark; Dynamo recompiled "
+                     f"{times}. torch's guard does not say which tensor.")
+        fix = ("Mark the tensor before the first call as well, so every call brings the same marks (a mark stays on "
+               "the tensor object: one reused from a marked call is still marked).")
     elif group.aspect == "requires_grad":
         diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
         fix = "Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."

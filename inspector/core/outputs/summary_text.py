@@ -117,6 +117,9 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
         for event in unit.of_kind("specialization"):
             lines.append(f"    SPECIALISED {event.shown_source}: {event.detail} at {event.location or '?'}"
                          + (f": `{event.code}`" if event.code else ""))
+        for event in unit.of_kind("ignored_mark"):
+            lines.append(f"    MARK IGNORED {event.shown_source}: {event.detail} at {event.location or '?'}"
+                         + (f": `{event.code}`" if event.code else ""))
         guards = unit.of_kind("guard")
         lines += [f"    guard {event.detail}  at {event.location or '?'}" for event in guards[:SHAPE_GUARDS_SHOWN]]
         if len(guards) > SHAPE_GUARDS_SHOWN:
