@@ -56,7 +56,7 @@ class RecompileGroup:
     name: UserName | None = None  # the guarded value in the user's words
     symbol: str | None = None  # from the log's create_symbol record for this dim, when it has one
     specialised: ShapeEvent | None = None  # where the graph it failed against made this dim a constant
-    # every guard that failed, per recompile: `[1/2] against [1/1]: self.scale is no longer 1.0`, one line per
+    # every guard that failed, per recompile: `[1/2] against [1/1]: self.scale == 1.0; against [1/0]: …`, one line per
     # recompile (torch checks each earlier graph and names the first guard of each that failed)
     failed: list[str] = field(default_factory=list)
     respecialised: ShapeEvent | None = None  # a value made symbolic, then made a constant again by the code
@@ -147,8 +147,9 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         elif aspect == "value" and expected is not None:
             group.history.append(expected)  # a value guard says only what the newest graph was built for
         group.units.append(unit)
-        group.failed.append(f"{unit.compile_id} " + "; ".join(
-            f"against [{failed.against}]: {split_guard_comment(failed.guard)[0]}" for failed in _newest_first(guards)))
+        group.failed.append(f"{unit.compile_id} " + ("; ".join(
+            f"against [{failed.against}]: {split_guard_comment(failed.guard)[0]}" for failed in _newest_first(guards))
+            if guards else guard))
         if actual is not None:
             group.history.append(actual)
     by_id: dict[tuple, CompileUnit] = {}
@@ -290,7 +291,8 @@ def _specialised_before(by_id: dict[tuple, CompileUnit], group: RecompileGroup) 
     `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
     has a group per rank: searching every unit for each took ~2.8 s)."""
     first = group.units[0]
-    against = first.recompile.failed_guards[0].against if first.recompile and first.recompile.failed_guards else ""
+    newest = _newest_failure(first.recompile.failed_guards) if first.recompile else None
+    against = newest.against if newest else ""
     previous = by_id.get((first.rank, f"[{against}]"))
     if previous is None:
         return None
@@ -352,8 +354,8 @@ def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     original = resumed["function"]
     guarded = f"L['{group.subject}']"
     for unit in session.units:
-        if unit.function == original and any(artifact.name == "guards" and guarded in artifact.text
-                                              for artifact in unit.artifacts):
+        if unit.rank == group.rank and unit.function == original and any(
+                artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts):
             return None
     return original
 

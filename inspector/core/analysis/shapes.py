@@ -24,7 +24,7 @@ _RANGE_GUARD, _MARK_GUARD, _TENSOR_GUARD = "LAMBDA_GUARD: ", "DIMENSION_DYNAMIC_
 _RANGE = re.compile(r"(?:(?P<low>-?\d+) <= )?(?P<source>[LG]\[\S+)(?: <= (?P<high>-?\d+))?(?=\s|$)")
 _MARKED = re.compile(r"(?P<source>[LG]\[[^,\s]+), '_dynamo_dynamic_indices', set\(\)\)\.issubset\(\{(?P<dims>[\d, ]*)\}\)")
 _TENSOR = re.compile(r"(?P<source>[LG]\[[^,\s]+), ")
-_SIZES = re.compile(r"size=\[(?P<sizes>[^\]]*)\]")
+_SIZES = "size=["
 ZERO_ONE = ("sizes 0 and 1 get graphs of their own (0/1 specialisation: Dynamo assumes a dynamic size is at least 2; "
             "torch suggests `torch._dynamo.decorators.mark_unbacked(tensor, dim)` to keep 0 and 1 in the same graph)")
 _LOCAL_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]$")
@@ -108,8 +108,11 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
                 dims = [int(dim) for dim in found["dims"].replace(" ", "").split(",") if dim]
                 marked.setdefault(found["source"], (dims, line))
             at = line.find(_TENSOR_GUARD)
-            if at >= 0 and (found := _TENSOR.match(line, at + len(_TENSOR_GUARD))) and (size := _SIZES.search(line)):
-                sizes.setdefault(found["source"], [part.strip() for part in size["sizes"].split(",")])
+            if at >= 0 and (found := _TENSOR.match(line, at + len(_TENSOR_GUARD))):
+                start = line.find(_SIZES, found.end())
+                end = line.find("]", start) if start >= 0 else -1
+                if end >= 0:
+                    sizes.setdefault(found["source"], [part.strip() for part in line[start + len(_SIZES):end].split(",")])
     shown = [_refined(event, ranges.get(event.source or "")) if event.kind == "symbol" else event for event in events]
     for source, (dims, line) in marked.items():
         compiled = sizes.get(source, [])
