@@ -16,7 +16,8 @@ from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
 pytestmark = pytest.mark.slow
-_RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] Recompiling function (?P<fn>\S+) in (?P<file>\S+):")
+_RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] "
+                          r"Recompiling function (?P<fn>\S+) in (?P<file>\S+):")
 
 
 @pytest.fixture(scope="module")

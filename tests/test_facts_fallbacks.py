@@ -74,7 +74,8 @@ def test_a_break_in_a_loop_says_the_frame_was_skipped_and_how_to_fix_it(traced):
     assert "move `self.log_stats(x)` out of the loop" in attention
     types = summarize(SessionAnalysis(open_session(run.trace_dir)))["break_types"]["sites"]
     assert [site["type"]["gb_id"] for site in types] == ["GB0099"]
-    assert types[0]["type"]["chained"] == ["GB7000 graph break in loop: torch skipped the whole frame, which runs eagerly"]
+    assert types[0]["type"]["chained"] == [
+        "GB7000 graph break in loop: torch skipped the whole frame, which runs eagerly"]
     assert "then: GB7000 graph break in loop" in text
 
 
@@ -91,7 +92,8 @@ def test_a_missing_fake_kernel_is_named_at_the_line_that_called_the_op(traced):
     run = traced("facts_no_fake_kernel")
     [message] = run.counters["unimplemented"]
     assert "There was no fake impl registered for <CustomOpDef(facts::gate)>" in message
-    called, defined = _line_of("facts_no_fake_kernel", "return gate(y) + 1"), _line_of("facts_no_fake_kernel", "def gated(x):")
+    called = _line_of("facts_no_fake_kernel", "return gate(y) + 1")
+    defined = _line_of("facts_no_fake_kernel", "def gated(x):")
     [attention] = [row for row in _text(run).splitlines() if row.startswith("ATTENTION:")]
     assert "no fake impl registered for `facts::gate`" in attention
     assert "torch.library.register_fake(\"facts::gate\")" in attention and "@gate.register_fake" in attention

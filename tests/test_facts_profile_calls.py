@@ -25,14 +25,16 @@ def run(tmp_path_factory, inductor_cache):
 
 def test_calls_of_code_the_log_holds_are_not_called_unknown(run, capsys):
     profile = json.loads((run.folder / "profile.pt.trace.json").read_text())
-    calls = [event["name"] for event in profile["traceEvents"] if event.get("name", "").startswith("## Call CompiledFxGraph")]
+    calls = [event["name"] for event in profile["traceEvents"]
+             if event.get("name", "").startswith("## Call CompiledFxGraph")]
     keys = {name.removeprefix("## Call CompiledFxGraph").strip(" #") for name in calls}
     [log] = run.trace_dir.glob("*.log")
     assert calls and all(f'"key": "{key}"' in log.read_text() for key in keys)  # torch logged each call's code
     assert cli.main(["summary", str(log), "--no-cache"]) == 0
     text = capsys.readouterr().out
     assert "of code the log does not hold" not in text
-    assert f"{len(calls)} call(s) of code the log holds (its cache key) with none of its launches in the profile" in text
+    assert (f"{len(calls)} call(s) of code the log holds (its cache key) with none of its launches in the profile"
+            in text)
     assert "cpp.enable_kernel_profile = True" in text
     assert cli.main(["summary", str(log), "--json", "--no-cache"]) == 0
     section = json.loads(capsys.readouterr().out)[SOURCE_TIME_KEY]

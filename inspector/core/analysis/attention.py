@@ -1,5 +1,6 @@
 """What a reader must see before any figure: code that silently runs eagerly (a suppressed compile
-error, the recompile limit, a frame skipped), a compile error raised to the caller, and a break count that torch's own counters contradict. The text summary
+error, the recompile limit, a frame skipped), a compile error raised to the caller, and a break count
+that torch's own counters contradict. The text summary
 prints these first and the dashboard shows them under its headline, because every figure below them
 reads differently once they are known."""
 

@@ -161,7 +161,8 @@ def find_problems(analysis: ProblemFacts) -> list[Problem]:
         failed = failure(unit)
         if failed is not None:
             problems.append(Problem(
-                ProblemKind.FAILED, Severity.ERROR, f"Compile failed {unit.compile_id}: {unit.fail_type}: {failed.text}",
+                ProblemKind.FAILED, Severity.ERROR,
+                f"Compile failed {unit.compile_id}: {unit.fail_type}: {failed.text}",
                 unit.fail_reason or "",
                 unit.compile_id, unit.rank, unit.location.file if unit.location else None,
                 unit.location.line if unit.location else None))

@@ -414,11 +414,12 @@ def _explain_value(group: RecompileGroup, named: UserName, times: str) -> tuple[
     again (a ModuleList index: no tensor can stand for it), an int or a float Dynamo kept specialised."""
     said, name = named.text, named.in_code
     values = group.history
-    diagnosis = (f"The graph was specialised on the Python value of {said} ({' → '.join(values) or 'see the guard'}); "
-                 f"Dynamo recompiled {times}.")
+    diagnosis = (f"The graph was specialised on the Python value of {said} "
+                 f"({' → '.join(values) or 'see the guard'}); Dynamo recompiled {times}.")
     spec = group.respecialised
     if values and all(value in ("True", "False") for value in values):
-        diagnosis += " It is a bool: Dynamo always specialises on a bool, so each value gets its own graph, two at most."
+        diagnosis += (" It is a bool: Dynamo always specialises on a bool, so each value gets its own graph, two "
+                      "at most.")
         fix = (f"Nothing to fix if `{name}` takes each value a few times: once both graphs exist, switching finds "
                f"one of them and compiles nothing. For a single graph, pass the flag as a tensor and choose with "
                f"`torch.where` (or `torch.cond`).")

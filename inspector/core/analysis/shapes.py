@@ -22,7 +22,8 @@ _SIZE_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]\.size\(\)\[(?P<dim>\d+)\]$")
 _RANGE_GUARD, _MARK_GUARD, _TENSOR_GUARD = "LAMBDA_GUARD: ", "DIMENSION_DYNAMIC_MARKING_GUARD: ((getattr(", \
     "TENSOR_MATCH: check_tensor("
 _RANGE = re.compile(r"(?:(?P<low>-?\d+) <= )?(?P<source>[LG]\[\S+)(?: <= (?P<high>-?\d+))?(?=\s|$)")
-_MARKED = re.compile(r"(?P<source>[LG]\[[^,\s]+), '_dynamo_dynamic_indices', set\(\)\)\.issubset\(\{(?P<dims>[\d, ]*)\}\)")
+_MARKED = re.compile(r"(?P<source>[LG]\[[^,\s]+), '_dynamo_dynamic_indices', set\(\)\)"
+                     r"\.issubset\(\{(?P<dims>[\d, ]*)\}\)")
 _TENSOR = re.compile(r"(?P<source>[LG]\[[^,\s]+), ")
 _SIZES = "size=["
 ZERO_ONE = ("sizes 0 and 1 get graphs of their own (0/1 specialisation: Dynamo assumes a dynamic size is at least 2; "
@@ -112,7 +113,8 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
                 start = line.find(_SIZES, found.end())
                 end = line.find("]", start) if start >= 0 else -1
                 if end >= 0:
-                    sizes.setdefault(found["source"], [part.strip() for part in line[start + len(_SIZES):end].split(",")])
+                    compiled = line[start + len(_SIZES):end].split(",")
+                    sizes.setdefault(found["source"], [part.strip() for part in compiled])
     shown = [_refined(event, ranges.get(event.source or "")) if event.kind == "symbol" else event for event in events]
     for source, (dims, line) in marked.items():
         compiled = sizes.get(source, [])

@@ -194,8 +194,9 @@ class _Join:
                           dict(sorted(attribution.modules.items(), key=lambda item: -item[1].total_us)),
                           sorted(attribution.lines.values(), key=lambda row: -row.figure.total_us),
                           attribution.unattributed_us, graph_us, not_profiled, self._notes(calls, not_profiled, kernels)
-                          + ([f"{unseen} graph call(s) of the log's code show none of its launches: a CPU trace names "
-                              f"Inductor's C++ kernels only with torch._inductor.config.cpp.enable_kernel_profile = True"]
+                          + ([f"{unseen} graph call(s) of the log's code show none of its launches: a CPU trace "
+                              f"names Inductor's C++ kernels only with "
+                              f"torch._inductor.config.cpp.enable_kernel_profile = True"]
                              if unseen and not self.queued.gpu_events else []),
                           unseen_launch_calls=unseen)
 

@@ -310,7 +310,8 @@ def render_source_time_text(section: dict) -> str:
              f"  {section['graph_calls']} compiled graph call(s) tied to the log's code ({what}); kernel time "
              f"{microseconds(section['total_us'])}"
              + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU" and section["graph_us"] else "")
-             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold" if section["unmatched_graph_calls"] else "")
+             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold"
+                if section["unmatched_graph_calls"] else "")
              + (f"; {section['unseen_launch_calls']} call(s) of code the log holds (its cache key) with none of its "
                 f"launches in the profile" if section.get("unseen_launch_calls") else "")]
     if section["units"]:
