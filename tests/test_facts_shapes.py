@@ -63,3 +63,25 @@ def test_a_new_dynamic_mark_recompiles_in_plain_words(run):
     assert group.aspect == "dynamic marking" and group.function == "total"
     assert "A tensor arrived marked dynamic" in group.diagnosis and "does not say which tensor" in group.diagnosis
     assert "Mark the tensor before the first call" in group.fix and "dynamic=True" not in group.fix
+
+
+@pytest.fixture(scope="module")
+def bert_run(tmp_path_factory, inductor_cache):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    pytest.importorskip("transformers")
+    return run_traced(SCENARIOS / "facts_bert_padded.py", tmp_path_factory.mktemp("bert"), inductor_cache,
+                      extra_env={"TORCH_LOGS": "recompiles,dynamic"})
+
+
+def test_a_padded_bert_shows_the_sequence_range_its_position_table_allows(bert_run):
+    created = {m["source"]: m["range"] for m in map(_CREATED.search, bert_run.torch_logs.splitlines()) if m}
+    source = "L['kwargs']['input_ids'].size()[1]"
+    assert created[source] == "[2, int_oo]"
+    [log] = bert_run.trace_dir.glob("*.log")
+    assert f"LAMBDA_GUARD: 2 <= {source} <= 64" in log.read_text()  # max_position_embeddings bounds it
+    session = open_session(bert_run.trace_dir)
+    symbols = [event for unit in session.units for event in unit_shapes(unit)
+               if event.kind == "symbol" and event.source == source]
+    assert symbols and all("range [2, 64] as its guards refined it (created as [2, int_oo])" in event.detail
+                           for event in symbols)
