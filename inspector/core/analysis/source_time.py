@@ -115,6 +115,9 @@ class SourceTime:
     graph_us: float  # the profiled graph calls' own spans (CPU): what the named launches are a part of
     not_profiled: list[str] = field(default_factory=list)  # kernels of matched code never seen in the profile
     notes: list[str] = field(default_factory=list)
+    # calls of code the log holds (their FX graph cache key is in it) in which the profile shows none of that
+    # code's launches: on a CPU trace, C++ kernels without `cpp.enable_kernel_profile`
+    unseen_launch_calls: int = 0
 
     @property
     def total_us(self) -> float:
@@ -145,15 +148,19 @@ class _Join:
         by_site: dict[int, list[float]] = defaultdict(list)
         sites_of: dict[int, Site] = {}
         matched_codes: set[int] = set()
-        graph_calls = unmatched = 0
+        graph_calls = unmatched = unseen = 0
         graph_us = 0.0
+        keyed = self._keyed_calls()
         for call, candidates in calls:
             inside = self._events_inside(call)
             best = max(((artifact, _align(inside, self._sites[id(artifact)])) for _, artifact in candidates),
                        key=lambda found: len(found[1]), default=(None, []))
             artifact, pairs = best
             if not pairs:
-                unmatched += 1
+                if id(call) in keyed:
+                    unseen += 1
+                else:
+                    unmatched += 1
                 continue
             graph_calls += 1
             graph_us += call.duration_us
@@ -186,7 +193,12 @@ class _Join:
                           sorted(attribution.nodes.values(), key=lambda row: -row.figure.total_us),
                           dict(sorted(attribution.modules.items(), key=lambda item: -item[1].total_us)),
                           sorted(attribution.lines.values(), key=lambda row: -row.figure.total_us),
-                          attribution.unattributed_us, graph_us, not_profiled, self._notes(calls, not_profiled, kernels))
+                          attribution.unattributed_us, graph_us, not_profiled, self._notes(calls, not_profiled, kernels)
+                          + ([f"{unseen} graph call(s) of the log's code show none of its launches: a CPU trace "
+                              f"names Inductor's C++ kernels only with "
+                              f"torch._inductor.config.cpp.enable_kernel_profile = True"]
+                             if unseen and not self.queued.gpu_events else []),
+                          unseen_launch_calls=unseen)
 
     def _graph_calls(self) -> list[tuple[TraceEvent, list[tuple[CompileUnit, CodeArtifact]]]]:
         """Each compiled graph call with the code it may have run: the code of the unit whose FX graph
@@ -205,6 +217,13 @@ class _Join:
         regions = [event for event in self.trace.events if event.name.startswith(COMPILED_REGION)]
         return [(region, [pair for pair in self.codes if pair[0] is by_id.get(region.name[len(COMPILED_REGION):].strip(": "))])
                 for region in regions]
+
+    def _keyed_calls(self) -> set[int]:
+        """The graph calls (by id) whose FX graph cache key a unit of the log holds."""
+        keys = {event.detail.get("key") for unit in self.session.units for event in unit.cache_events
+                if event.cache == "fx_graph"}
+        return {id(event) for event in self.trace.events
+                if event.name.startswith(GRAPH_EVENT) and event.name[len(GRAPH_EVENT):].strip(" #") in keys}
 
     def _events_inside(self, call: TraceEvent) -> list[TraceEvent]:
         """The events of `call`'s thread that started inside it, outermost first."""

@@ -304,6 +304,7 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
     return {
         "schema": SOURCE_TIME_SCHEMA, "profile": str(trace.path), "device": joined.device,
         "graph_calls": joined.graph_calls, "unmatched_graph_calls": joined.unmatched_calls,
+        "unseen_launch_calls": joined.unseen_launch_calls,
         "total_us": joined.total_us, "graph_us": joined.graph_us, "unattributed_us": joined.unattributed_us,
         "apportioning": APPORTIONING,
         "units": [{"compile_id": unit, "us": us} for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
@@ -332,7 +333,10 @@ def render_source_time_text(section: dict) -> str:
              f"  {section['graph_calls']} compiled graph call(s) tied to the log's code ({what}); kernel time "
              f"{microseconds(section['total_us'])}"
              + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU" and section["graph_us"] else "")
-             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold" if section["unmatched_graph_calls"] else "")]
+             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold"
+                if section["unmatched_graph_calls"] else "")
+             + (f"; {section['unseen_launch_calls']} call(s) of code the log holds (its cache key) with none of its "
+                f"launches in the profile" if section.get("unseen_launch_calls") else "")]
     if section["units"]:
         lines.append("  per compile unit: " + ", ".join(f"{row['compile_id']} {microseconds(row['us'])}" for row in section["units"]))
     lines += ["", "Kernel time per source line (measured: launches wholly on the line; apportioned: shares of launches "
