@@ -25,6 +25,7 @@ from inspector.core.analysis.source_time import NOT_PROFILED, source_time
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.sources import detect
+from inspector.gui.views.qt_code_view import NOT_RUN
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 GRAPH_CALL = "## Call CompiledFxGraph"
@@ -102,12 +103,16 @@ def test_the_code_tab_of_a_unit_that_never_ran_says_not_profiled(qtbot, window):
                        code.outline.item(row, 3).text()) for row in range(code.outline.rowCount())]
 
     _, idle = shown("0/0")
-    assert {(cells[1], cells[2]) for cells in idle} == {(NOT_PROFILED, NOT_PROFILED)}
+    assert {(cells[1], cells[2]) for cells in idle} == {(NOT_RUN, "—")}
+    tips = {code.outline.item(row, 2).toolTip() for row in range(code.outline.rowCount())}
+    assert all(f"{NOT_PROFILED}: the profile holds no call of this unit's code" in tip.replace("&#x27;", "'")
+               for tip in tips)
     unit, ran = shown("0/1")
     shares = [float(cells[2].rstrip(" %")) for cells in ran]
     assert 0 < sum(shares) <= 100
     for kernel, per_launch, _share in ran:
-        assert float(per_launch.replace(",", "")) == pytest.approx(table.kernel_time(unit, kernel).per_launch_us, rel=0.01)
+        expected = table.kernel_time(unit, kernel).per_launch_us
+        assert float(per_launch.replace(",", "")) == pytest.approx(expected, rel=0.01)
 
 
 def test_the_diff_sets_each_unit_s_call_site_against_its_own():

@@ -91,9 +91,9 @@ def profile_check(results: RunResults | None, label: str = "compiled") -> Profil
     figures = (f"{what} {kernels:.1f} µs per call against a measured call of {call:.1f} µs "
                f"(slowest {slowest:.1f} µs), {ops.runs} profiled calls")
     if factor > AGREE_BOUND:
-        note = (f"{label.upper()} PROFILE INCONSISTENT: it disagrees with the measured call by {factor:.1f}× "
-                f"(agreement is claimed within {AGREE_BOUND}×): {figures}; the profile saw a different machine than the "
-                "timing (load, profiler start-up, too few calls): read its times as shares only")
+        note = (f"{label.upper()} PROFILE INCONSISTENT: {figures}: it disagrees with the measured call by "
+                f"{factor:.1f}× (agreement is claimed within {AGREE_BOUND}×); the profile saw a different machine than "
+                "the timing (load, profiler start-up, too few calls): read its times as shares only")
         return ProfileCheck(False, kernels, call, slowest, "; ".join([note, *caveats]))
     note = (f"{label} profile times agree with the measured call within {AGREE_BOUND}× ({what} {factor:.2f}× the "
             f"call): {figures}")

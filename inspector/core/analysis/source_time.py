@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
+from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import QueuedGpuTime, microseconds
 from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin, aten_name
@@ -39,7 +41,9 @@ from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model.fx_graph_text import FxGraph
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
-from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent, paired_profile, read_profiler_trace
+from inspector.core.readers.profiler_trace import (
+    MAX_CANDIDATES, ProfilerTrace, TraceEvent, paired_profile, read_profiler_trace,
+)
 
 NO_MODULE = "(no module)"  # a node of a plain function, or one the graph names no module for
 NOT_PROFILED = "not profiled"  # a unit whose code no profiled call ran, and its kernels
@@ -229,11 +233,13 @@ def source_time(session: Session, trace: ProfilerTrace) -> SourceTime:
 def session_source_time(session: Session) -> tuple[SourceTime | None, str]:
     """The one table of `session`'s kernel time, from the profiler trace of the same run (a capture's
     profile of the compiled run, or the trace beside a log: `paired_profile`), or None with why."""
+    if session.results is None and _links_beside(Path(session.extracted_to or session.source)):
+        return None, "a JSON file beside the log is a link: name the profile to read (summary --profile)"
     path, why = paired_profile(session)
     if path is None:
         return None, why
     try:
-        trace = read_profiler_trace(path)
+        trace = read_profiler_trace(path, root=path.parent)  # a link out of its folder is not followed
     except (OSError, ValueError) as error:
         return None, f"profiler trace not readable: {error}"
     return source_time(session, trace), ""
@@ -256,6 +262,17 @@ def described(time: KernelTime | None, table: SourceTime | None) -> str:
         text += "; per call site: " + ", ".join(
             f"line {site.call_line}: {microseconds(site.total_us)} ×{site.events}" for site in time.sites)
     return text
+
+
+def _links_beside(folder: Path) -> bool:
+    """Whether a JSON file where `paired_profile` looks for a log's trace is a link: this runs on every
+    open, and the look at a candidate's first bytes would follow a link out of the folder."""
+    places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
+    for place in places:
+        found = (path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern))
+        if any(path.is_symlink() for path in islice(found, MAX_CANDIDATES)):
+            return True
+    return False
 
 
 def _unit_key(unit: CompileUnit) -> str:

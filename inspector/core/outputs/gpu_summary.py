@@ -317,7 +317,8 @@ def render_source_time_text(section: dict) -> str:
     if section["units"]:
         lines.append("  per compile unit (kernels of its profiled graph calls): " + ", ".join(
             f"{row['compile_id']} {microseconds(row['us'])}"
-            + (f" of {microseconds(row['profiled_us'])}" if row.get("profiled_us") else "") for row in section["units"]))
+            + (f" of {microseconds(row['profiled_us'])}" if row.get("profiled_us") else "")
+            for row in section["units"]))
     lines += ["", "Kernel time per source line (measured: launches wholly on the line; apportioned: shares of launches "
               "made from nodes on several lines):"]
     for row in section["lines"][:TOP]:
@@ -339,7 +340,8 @@ def render_source_time_text(section: dict) -> str:
         share = f"{row['share_of_unit']:>5.1%}" if row.get("share_of_unit") is not None else "    —"
         per_launch = microseconds(row["per_launch_us"]) if row.get("per_launch_us") is not None else "—"
         lines.append(f"  {share} {microseconds(row['us']):>10} = {per_launch:>9} ×{row['launches']:<5} "
-                     f"{row['compile_id']} {row['name'][:50]} line {row['call_line']}  ← {', '.join(row['nodes'][:6]) or '?'}")
+                     f"{row['compile_id']} {row['name'][:50]} line {row['call_line']}  "
+                     f"← {', '.join(row['nodes'][:6]) or '?'}")
     if section.get("units_not_profiled"):
         lines.append(f"  units not profiled (their code ran in no profiled call): "
                      f"{', '.join(section['units_not_profiled'])}")

@@ -31,6 +31,7 @@ ORIGIN_WORDS = {"provenance": "exact (provenance)", "comment": "from comments (o
 ORIGIN_CELLS = {"provenance": "exact", "comment": "comments", None: "—"}
 KERNEL_ROLE = Qt.ItemDataRole.UserRole
 COMPILE_COLUMN = 5  # the outline's, shown where the unit's kernel compiles were recorded
+NOT_RUN = "not run"  # the time cell of a kernel whose unit ran in no profiled call: not profiled
 
 # Why a pane of the Code tab is empty, and what to do: a blank white pane reads as broken or still loading.
 NO_UNIT = "No compile unit selected: choose one in the Session tree to see its generated code and kernels."
@@ -66,7 +67,7 @@ def kernel_cells(kernel: Kernel, time: KernelTime | None, compiled: KernelCompil
         times = [number(time.per_launch_us) + flag,
                  (f"{time.share:.1%}" if time.share is not None else "—") + flag]
     elif table is not None:
-        times = [NOT_PROFILED, NOT_PROFILED]
+        times = [NOT_RUN, "—"]  # short: the names need the width (the tooltip says "not profiled" and why)
     else:
         times = ["—", "—"]
     if compiled is not None and compiled.compile_s is not None:

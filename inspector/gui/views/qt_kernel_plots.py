@@ -231,7 +231,7 @@ class QtKernelPlots(QWidget):
 
     def _kernel_bars(self) -> None:
         table = self.model.loaded.kernel_time if self.model.loaded else None
-        tips = [f"{label}\n{number(value)} µs per profiled call of its unit"
+        tips = [f"{label}\n{number(value)} µs per call of its unit in the profile"
                 + (f"\n{described(table.kernel_time(site.compile_unit, site.kernel), table)}\nclick: show its code"
                    if site is not None and table is not None else "")
                 for site, label, value in zip(self.kernel_sites, self.kernel_labels, self.kernel_values)]
