@@ -91,7 +91,6 @@ def test_a_unit_s_shares_add_up_to_at_most_100_percent_and_per_launch_times_laun
 def test_the_code_tab_of_a_unit_that_never_ran_says_not_profiled(qtbot, window):
     loaded = open_and_wait(qtbot, window, BUNDLED)
     code = window.code_view
-    table = loaded.analysis.kernel_time
 
     def shown(compile_id):
         unit = _unit(loaded.session, compile_id)
@@ -107,12 +106,32 @@ def test_the_code_tab_of_a_unit_that_never_ran_says_not_profiled(qtbot, window):
     tips = {code.outline.item(row, 2).toolTip() for row in range(code.outline.rowCount())}
     assert all(f"{NOT_PROFILED}: the profile holds no call of this unit's code" in tip.replace("&#x27;", "'")
                for tip in tips)
+    table = loaded.analysis.kernel_time
     unit, ran = shown("0/1")
     shares = [float(cells[2].rstrip(" %")) for cells in ran]
     assert 0 < sum(shares) <= 100
     for kernel, per_launch, _share in ran:
         expected = table.kernel_time(unit, kernel).per_launch_us
         assert float(per_launch.replace(",", "")) == pytest.approx(expected, rel=0.01)
+
+
+def test_graph_node_details_give_a_node_its_own_unit_s_launches(qtbot, window):
+    """Case 1: the details of [0/1]'s addmm node gave every unit's addmm time added up."""
+    loaded = open_and_wait(qtbot, window, BUNDLED)
+    graph = window.graph_view
+    window.tabs.setCurrentWidget(graph)
+    unit = _unit(loaded.session, "0/1")
+    window.model.select_unit(unit)
+    graph.stage.setCurrentText("post_grad")
+    qtbot.waitUntil(lambda: graph.unit is unit and graph.layer is not None
+                    and graph.graph is unit.graphs["post_grad"].graph, timeout=60_000)
+    graph.search.setText("^addmm$")
+    assert graph.run_search() == ["addmm"]
+    details = graph.details.toPlainText()
+    durations = [call[0] for call in _raw_launches(BUNDLED / "profile" / "compiled.json", "aten::addmm")["0/1"]]
+    assert f"× {len(durations)} launches" in details and "of [0/1]'s profiled time" in details
+    total = re.search(r"launches = ([\d.,]+) µs", details)
+    assert total and float(total[1].replace(",", "")) == pytest.approx(sum(durations), rel=0.01)
 
 
 def test_the_diff_sets_each_unit_s_call_site_against_its_own():
