@@ -363,6 +363,11 @@ class _Join:
         by_id: dict[str, list[CompileUnit]] = defaultdict(list)
         for unit in self.session.units:
             by_id[_unit_key(unit)].append(unit)
+        if self.trace.rank is not None and any(unit.rank == self.trace.rank for unit in self.session.units):
+            # a rank's trace ran that rank's code: other ranks share its compile ids and keys
+            by_key = {key: [unit for unit in units if unit.rank == self.trace.rank] for key, units in by_key.items()}
+            by_id = defaultdict(list, {key: [unit for unit in units if unit.rank == self.trace.rank]
+                                       for key, units in by_id.items()})
         codes_of: dict[int, list[tuple[CompileUnit, CodeArtifact]]] = defaultdict(list)
         for unit, artifact in self.codes:
             codes_of[id(unit)].append((unit, artifact))
