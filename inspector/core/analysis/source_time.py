@@ -286,9 +286,15 @@ class _Join:
         self.codes = [(unit, artifact) for unit in session.units for artifact in unit.output_code]
 
     @cached_property
-    def _sites(self) -> dict[int, list[Site]]:
-        """Per code artifact (by id), its launch sites in call order."""
-        return {id(artifact): _code_sites(unit, artifact) for unit, artifact in self.codes}
+    def _sites(self) -> dict[int, dict[str, list[Site]]]:
+        """Per code artifact (by id), its launch sites by the name they are profiled as, in code order."""
+        found: dict[int, dict[str, list[Site]]] = {}
+        for unit, artifact in self.codes:
+            by_name: dict[str, list[Site]] = defaultdict(list)
+            for site in _code_sites(unit, artifact):
+                by_name[site.profiled_as].append(site)
+            found[id(artifact)] = dict(by_name)
+        return found
 
     def result(self) -> SourceTime:
         calls = self._graph_calls()
@@ -315,26 +321,26 @@ class _Join:
                 sites_of[id(site)] = site
                 by_site[id(site)].append(self._time(event))
         kernels: list[KernelFigure] = []
+        row_of: dict[int, KernelFigure] = {}  # id of a site → its row
         for unit, artifact in self.codes:
             if id(artifact) not in matched_codes:
                 continue
             index = next(at for at, code in enumerate(unit.output_code) if code is artifact)
             figure = unit_figures[_unit_key(unit)]
-            for site in self._sites[id(artifact)]:
+            for site in sorted((site for named in self._sites[id(artifact)].values() for site in named),
+                               key=lambda site: site.call_line):
                 times = by_site.get(id(site), ())
-                kernels.append(KernelFigure(figure.unit, site.kernel.name, site.kernel.kind, site.call_line, index,
-                                            len(times), sum(times), 0.0, kernel=site.kernel, rank=unit.rank,
-                                            compile_unit=unit))
+                row_of[id(site)] = KernelFigure(figure.unit, site.kernel.name, site.kernel.kind, site.call_line, index,
+                                                len(times), sum(times), 0.0, kernel=site.kernel, rank=unit.rank,
+                                                compile_unit=unit)
+                kernels.append(row_of[id(site)])
                 figure.kernel_us += sum(times)
         for row in kernels:
             row.unit_us = unit_figures[row.unit].profiled_us
         attribution = _Attribution()
-        rows = {(row.unit, row.code, row.call_line, id(row.kernel)): row for row in kernels}
         for site_id, times in by_site.items():
-            site = sites_of[site_id]
-            nodes = attribution.add(site, sum(times))
-            code = next(at for at, code in enumerate(site.unit.output_code) if site.kernel in code.code.kernels)
-            row = rows[(_unit_key(site.unit), code, site.call_line, id(site.kernel))]
+            nodes = attribution.add(sites_of[site_id], sum(times))
+            row = row_of[site_id]
             row.nodes.extend(name for name in nodes if name not in row.nodes)
         units: dict[str, float] = {key: figure.kernel_us for key, figure in unit_figures.items()}
         not_profiled = sorted({row.name for row in kernels if not row.events})
@@ -358,7 +364,7 @@ class _Join:
         for unit in self.session.units:
             for event in unit.cache_events:
                 key = event.detail.get("key")
-                if event.cache == "fx_graph" and isinstance(key, str) and unit not in by_key[key]:
+                if event.cache == "fx_graph" and isinstance(key, str) and all(unit is not u for u in by_key[key]):
                     by_key[key].append(unit)
         by_id: dict[str, list[CompileUnit]] = defaultdict(list)
         for unit in self.session.units:
@@ -398,7 +404,7 @@ class _Join:
         keyed = by_key.get(call.name[len(GRAPH_EVENT):].strip(" #"), []) if call.name.startswith(GRAPH_EVENT) else []
         running = by_id.get(region.name[len(COMPILED_REGION):].strip(": "), []) if region is not None else []
         if running and keyed:
-            both = [unit for unit in running if unit in keyed]
+            both = [unit for unit in running if any(unit is other for other in keyed)]
             return both or keyed
         return running or keyed or self.session.units
 
@@ -433,15 +439,12 @@ def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
     return sorted(sites, key=lambda site: site.call_line)
 
 
-def _align(events: list[TraceEvent], sites: list[Site]) -> list[tuple[TraceEvent, Site]]:
+def _align(events: list[TraceEvent], by_name: dict[str, list[Site]]) -> list[tuple[TraceEvent, Site]]:
     """The events of one graph call paired with the launch sites they ran: the k-th event of a name
     is the k-th site of that name in the code (a site no event ran is left over); an event named like
     no site is left out, as is one inside an event already paired (an extern kernel's own ATen calls).
     Per name, not across names: a higher-order op's subgraph is defined above `call()` and runs from
     inside it."""
-    by_name: dict[str, list[Site]] = defaultdict(list)
-    for site in sites:
-        by_name[site.profiled_as].append(site)
     used: dict[str, int] = defaultdict(int)
     pairs, paired_until = [], float("-inf")
     for event in events:
