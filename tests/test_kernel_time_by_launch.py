@@ -34,14 +34,15 @@ REGION = "Torch-Compiled Region: "
 
 def _raw_launches(trace: Path, name: str) -> dict[str, list[list[float]]]:
     """Compile id → per graph call, the durations of the outermost events called `name` in it, read
-    from the file with nothing of ours: the region open around each call says which unit ran it."""
+    from the file with nothing of ours: the region open around each call says which unit ran it
+    ("outside" for a call in none, as a backward is)."""
     events = sorted((event for event in json.loads(trace.read_text())["traceEvents"] if event.get("ph") == "X"
                      and event.get("dur") is not None), key=lambda event: (event["ts"], -event["dur"]))
     regions = [event for event in events if event["name"].startswith(REGION)]
     found: dict[str, list[list[float]]] = {}
     for call in (event for event in events if event["name"].startswith(GRAPH_CALL)):
         region = max((region for region in regions if region["ts"] <= call["ts"] <= region["ts"] + region["dur"]),
-                     key=lambda region: region["ts"])
+                     key=lambda region: region["ts"], default={"name": REGION + "outside"})  # a backward
         end, durations = -1.0, []
         for event in events:
             if call["ts"] <= event["ts"] <= call["ts"] + call["dur"] and event["ts"] >= end \
@@ -232,3 +233,32 @@ def test_a_consistency_claim_states_its_factor_and_is_made_only_within_its_bound
     noisy = _check_of(folder)
     assert noisy.consistent is False
     assert "disagrees with the measured call by 10.0×" in noisy.note and "agree with" not in noisy.note
+
+
+@pytest.fixture(scope="module")
+def training_run(tmp_path_factory, inductor_cache):
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    return run_traced(SCENARIOS / "profiled_training.py", tmp_path_factory.mktemp("profiled_training"), inductor_cache)
+
+
+@pytest.mark.slow
+def test_a_backward_run_under_compiled_function_backward_is_its_own_unit_s_backward(training_run):
+    """The backward graph calls run outside every compiled region: their FX graph key ties them to
+    [0/1]'s backward code, not to [0/0]'s of the same names; forward and backward together are the
+    unit's profiled time, which its shares divide."""
+    session = detect(next(training_run.trace_dir.glob("*.log"))).open()
+    table = SessionAnalysis(session).kernel_time
+    assert table.units_not_profiled == ["0/0"] and set(table.unit_figures) == {"0/1"}
+    unit = _unit(session, "0/1")
+    roles = [code.code.role for code in unit.output_code]
+    backward = roles.index("backward")
+    rows = [row for row in table.kernels if row.unit == "0/1"]
+    assert {row.code for row in rows if row.events} == {roles.index("forward"), backward}
+    calls = _raw_launches(training_run.folder / "profile.pt.trace.json", "aten::mm")["outside"]
+    backward_mm = [row for row in rows if row.code == backward and row.name == "extern_kernels.mm"]
+    assert len(calls) == 5 and all(len(call) == len(backward_mm) == 3 for call in calls)
+    assert sum(row.events for row in backward_mm) == sum(len(call) for call in calls)
+    assert sum(row.total_us for row in backward_mm) == pytest.approx(sum(sum(call) for call in calls))
+    assert 0 < sum(row.share for row in rows) <= 1.0
+    assert all(row.per_launch_us * row.events == pytest.approx(row.total_us) for row in rows if row.events)
