@@ -336,7 +336,7 @@ def render_source_time_text(section: dict) -> str:
         lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} "
                      f"{row['compile_id']} {row['node']:<20} {where:<24} {row['module']}")
     lines += ["", "Per kernel call site (measured; share of its unit's profiled graph calls):"]
-    for row in section["kernels"][:TOP]:
+    for row in [row for row in section["kernels"] if row["launches"]][:TOP]:  # the others: "not in the profile"
         share = f"{row['share_of_unit']:>5.1%}" if row.get("share_of_unit") is not None else "    —"
         per_launch = microseconds(row["per_launch_us"]) if row.get("per_launch_us") is not None else "—"
         lines.append(f"  {share} {microseconds(row['us']):>10} = {per_launch:>9} ×{row['launches']:<5} "
