@@ -41,10 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--strict", action="store_true", help="exit 3 when any part of the input is unreadable")
     summary.add_argument("--markdown", action="store_true", help="print a Markdown summary for a pull-request comment")
     summary.add_argument("--dask", metavar="ADDRESS",
-                         help="with a folder of rank logs: read them on the Dask cluster at ADDRESS (tcp://host:8786), "
-                              "one task per log where the logs lie, and print the job's rank overview "
-                              "(needs the dask extra)")
-    summary.add_argument("--dask-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
+                         help="with a folder of rank logs: read them on the Dask cluster at ADDRESS (tls://host:8786 "
+                              "with --dask-tls-*), one task per log where the logs lie, and print the job's rank "
+                              "overview (needs the dask extra)")
+    summary.add_argument("--dask-tls-ca", metavar="FILE", default="",
+                         help="the CA certificate that signed the Dask scheduler's certificate")
+    summary.add_argument("--dask-tls-cert", metavar="FILE", default="",
+                         help="this client's certificate for the Dask cluster (may hold its key too)")
+    summary.add_argument("--dask-tls-key", metavar="FILE", default="", help="this client's private key")
+    summary.add_argument("--dask-allow-insecure", action="store_true",
+                         help="allow a plain tcp:// scheduler: unencrypted and unauthenticated, so the scheduler (or "
+                              "anyone on the network answering for it) can run code on this machine")
+    summary.add_argument("--dask-timeout", metavar="SECONDS", type=_dask_seconds, default=DEFAULT_TIMEOUT_S,
                          help="how long to try reaching the Dask scheduler before giving up (default %(default)g)")
     summary.add_argument("--profile", metavar="TRACE",
                          help="a torch.profiler trace of the same run: kernel time per kernel, FX node, module and "
@@ -461,15 +469,17 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
     from inspector.core.outputs.summary import summarize
 
     inputs = [path for path in (args.path, args.baseline, analysis.session.source) if path]
-    for target, render in ((args.junit, lambda: junit_xml(checks, str(analysis.session.source))),
-                           (args.sarif, lambda: json.dumps(sarif_log(summarize(analysis),
-                                                                     Path(args.source_root) if args.source_root else None),
-                                                           indent=1))):
-        if target:
-            try:
-                write_text(target, render(), inputs)
-            except (OSError, ValueError) as error:
-                return _write_failure(target, error)
+    renders = ((args.junit, lambda: junit_xml(checks, str(analysis.session.source))),
+               (args.sarif, lambda: json.dumps(sarif_log(summarize(analysis),
+                                                         Path(args.source_root) if args.source_root else None),
+                                               indent=1)))
+    # every report made before any is written: a CI job never finds a PASS JUnit beside a missing SARIF
+    reports = [(target, render()) for target, render in renders if target]
+    for target, text in reports:
+        try:
+            write_text(target, text, inputs)
+        except (OSError, ValueError) as error:
+            return _write_failure(target, error)
     return None
 
 
@@ -487,6 +497,9 @@ def _summary(args) -> int:
         return 2
     if args.dask:
         return _rank_overview_on_dask(args, source)
+    if args.dask_tls_ca or args.dask_tls_cert or args.dask_tls_key or args.dask_allow_insecure:
+        _say("compile-inspector: --dask-tls-* and --dask-allow-insecure go with --dask ADDRESS", file=sys.stderr)
+        return 2
     if not source.kind.opens_session:
         return _summary_document(args, source)
     session = _open(source)
@@ -524,11 +537,22 @@ def _summary(args) -> int:
     return 0
 
 
+def _dask_seconds(text: str) -> float:
+    """--dask-timeout: a finite number of seconds above 0 (argparse turns the error into exit 2)."""
+    from inspector.core.analysis.dask_engine import DaskSetupError, checked_timeout
+
+    try:
+        return checked_timeout(text)
+    except DaskSetupError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _rank_overview_on_dask(args, source) -> int:
     """`summary JOB --dask ADDRESS`: the per-rank figures and divergence report of a folder of rank
     logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
     a shared filesystem), only the small figures sent back."""
-    from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
+    from inspector.core.analysis.dask_engine import (INSECURE_WARNING, DaskSetupError, DaskTarget, EngineUnavailable,
+                                                     overview_on_dask)
     from inspector.core.outputs.summary_model import PerRank
     from inspector.core.outputs.summary_text import render_ranks
     from inspector.core.readers.sources import RANK_LOGS
@@ -538,7 +562,16 @@ def _rank_overview_on_dask(args, source) -> int:
              file=sys.stderr)
         return 2
     try:
-        cluster = overview_on_dask(source.files, args.dask, args.dask_timeout)
+        target = DaskTarget(args.dask, args.dask_tls_ca, args.dask_tls_cert, args.dask_tls_key,
+                            args.dask_allow_insecure).checked()
+    except DaskSetupError as error:
+        _say(f"compile-inspector: --dask: {error}", file=sys.stderr)
+        return 2
+    if not target.uses_tls:
+        _say(f"compile-inspector: warning: {INSECURE_WARNING} ({target.address}, allowed by --dask-allow-insecure)",
+             file=sys.stderr)
+    try:
+        cluster = overview_on_dask(source.files, target, args.dask_timeout)
     except EngineUnavailable as error:
         _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2

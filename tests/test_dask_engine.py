@@ -1,6 +1,7 @@
 """A job's rank overview read on a Dask cluster (issue 27): a real `distributed.LocalCluster` with
-workers in other processes reads each rank log where it lies and sends back only the figures; the
-report is the one the local process pool gives, and a scheduler that cannot be reached is one line."""
+workers in other processes, reached over TLS with certificates made here, reads each rank log where it
+lies and sends back only the figures; the report is the one the local process pool gives, and a
+scheduler that cannot be reached is one line."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
+from test_dask_security import tls_files  # noqa: E402,F401  (a fixture: the certificates the cluster uses)
 
 from inspector.core.analysis.ranks import EXECUTOR_BATCH, index_ranks, rank_report  # noqa: E402
 from inspector.core.readers.torch_trace import rank_from_filename  # noqa: E402
@@ -35,10 +37,25 @@ def job(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def security(tls_files):
+    """One self-signed certificate as the CA, the scheduler's, the workers' and the client's."""
+    cert, key = str(tls_files["cert"]), str(tls_files["key"])
+    return distributed.security.Security(tls_ca_file=cert, tls_client_cert=cert, tls_client_key=key,
+                                         tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert,
+                                         tls_worker_key=key, require_encryption=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(security):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  worker_dashboard_address=None) as local:
+                                  worker_dashboard_address=None, security=security, protocol="tls://",
+                                  host="127.0.0.1") as local:
         yield local
+
+
+@pytest.fixture(scope="module")
+def tls_args(tls_files) -> list:
+    return ["--dask-tls-ca", tls_files["ca"], "--dask-tls-cert", tls_files["cert"], "--dask-tls-key", tls_files["key"]]
 
 
 def cli(*args, timeout: float = 240) -> subprocess.CompletedProcess:
@@ -48,24 +65,26 @@ def cli(*args, timeout: float = 240) -> subprocess.CompletedProcess:
     return done
 
 
-def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster):
-    done = cli("summary", job, "--dask", cluster.scheduler_address, "--json")
+def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster, tls_args):
+    assert cluster.scheduler_address.startswith("tls://")
+    done = cli("summary", job, "--dask", cluster.scheduler_address, *tls_args, "--json")
     assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr
     document = json.loads(done.stdout)
     assert document["engine"] == {"dask": cluster.scheduler_address, "workers": 2}
     local = json.loads(json.dumps(rank_report(index_ranks(find_trace_logs(job))).to_json()))
     assert document["per_rank"] == local
     kinds = {finding["kind"] for finding in document["per_rank"]["divergence"]}
     assert {"collective_sequence", "tensor_meta", "recompiles", "straggler"} <= kinds
-    text = cli("summary", job, "--dask", cluster.scheduler_address).stdout
+    text = cli("summary", job, "--dask", cluster.scheduler_address, *tls_args).stdout
     assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in text
     assert "Rank divergence:" in text
 
 
-def test_the_workers_did_the_reading(job, cluster):
+def test_the_workers_did_the_reading(job, cluster, security):
     """Each log is read in a worker process, several logs to a task: the tasks ran on the cluster."""
     logs = find_trace_logs(job)[:20]
-    with distributed.Client(cluster.scheduler_address) as client:
+    with distributed.Client(cluster.scheduler_address, security=security) as client:
         before = client.run(lambda dask_worker: dask_worker.state.executed_count)
         figures = index_ranks(logs, client.get_executor())
         after = client.run(lambda dask_worker: dask_worker.state.executed_count)
@@ -73,14 +92,28 @@ def test_the_workers_did_the_reading(job, cluster):
     assert sum(after.values()) - sum(before.values()) >= -(-len(logs) // EXECUTOR_BATCH)
 
 
-def test_an_unreachable_scheduler_is_one_line(job):
-    done = cli("summary", job, "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "1", timeout=120)
+def test_an_unreachable_scheduler_is_one_line(job, tls_args):
+    done = cli("summary", job, "--dask", "tls://127.0.0.1:9", *tls_args, "--dask-timeout", "1", timeout=120)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot reach the Dask scheduler" in done.stderr
 
 
-def test_dask_takes_only_a_folder_of_rank_logs(cluster):
-    done = cli("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask", cluster.scheduler_address)
+def test_a_scheduler_without_the_clients_certificate_is_refused(job, cluster, tmp_path_factory):
+    """The cluster asks for a certificate its CA signed: another CA's client is turned away at the
+    TLS handshake, one line."""
+    folder = tmp_path_factory.mktemp("other_ca")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=someone-else"], check=True, capture_output=True, timeout=60)
+    done = cli("summary", job, "--dask", cluster.scheduler_address, "--dask-tls-ca", cert, "--dask-tls-cert", cert,
+               "--dask-tls-key", key, "--dask-timeout", "5", timeout=120)
+    assert done.returncode == 2
+    assert f"TLS with the Dask scheduler at {cluster.scheduler_address} failed" in done.stderr, done.stderr
+
+
+def test_dask_takes_only_a_folder_of_rank_logs(cluster, tls_args):
+    done = cli("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask", cluster.scheduler_address,
+               *tls_args)
     assert done.returncode == 2 and "--dask reads a folder of rank logs" in done.stderr
 
 
@@ -98,17 +131,21 @@ def open_to_overview(qtbot, window, folder, monkeypatch):
 
 
 def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(
-        qtbot, window, no_slot_errors, job, cluster, monkeypatch):
-    """Run ▸ Settings: "Read rank logs on Dask" takes a scheduler address; a job opened then has its
-    overview read by the cluster's workers, the same one the local pool gives, and the status bar
-    says where it was read."""
+        qtbot, window, no_slot_errors, job, cluster, security, tls_files, monkeypatch):
+    """Run ▸ Settings: "Read rank logs on Dask" takes a scheduler address and the TLS certificates; a
+    job opened then has its overview read by the cluster's workers, the same one the local pool gives,
+    and the status bar says where it was read."""
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
     dialog = QtSettingsDialog(window.settings, window)
     qtbot.keyClicks(dialog.dask_scheduler, cluster.scheduler_address)
+    assert "needs TLS certificates" in dialog.dask_check.text()
+    for name in ("ca", "cert", "key"):
+        qtbot.keyClicks(dialog.dask_tls[name], str(tls_files[name]))
+    assert "over TLS with these certificates" in dialog.dask_check.text()
     dialog.accept()
     assert window.settings.dask_scheduler == cluster.scheduler_address
-    with distributed.Client(cluster.scheduler_address) as client:
+    with distributed.Client(cluster.scheduler_address, security=security) as client:
         before = sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
         view = open_to_overview(qtbot, window, job, monkeypatch)
         after = sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
@@ -125,7 +162,28 @@ def test_an_unreachable_scheduler_set_in_the_app_reads_on_this_machine_and_says_
 
     monkeypatch.setattr(dask_engine, "DEFAULT_TIMEOUT_S", 1.0)
     window.settings.dask_scheduler = "tcp://127.0.0.1:9"
+    window.settings.dask_allow_insecure = True
     view = open_to_overview(qtbot, window, job, monkeypatch)
     assert "read on this machine: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in window.status.text()
+    assert view.rows.rowCount() == 24
+    qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)
+
+
+def test_a_plain_tcp_scheduler_set_in_the_app_is_not_used_unless_allowed(
+        qtbot, window, no_slot_errors, job, monkeypatch):
+    """The app's setting is as explicit as the command line: a tcp:// address without "Allow a plain
+    tcp:// scheduler" is never connected to; the logs are read here and the status bar says why."""
+    from inspector.gui.qt_settings_dialog import QtSettingsDialog
+
+    dialog = QtSettingsDialog(window.settings, window)
+    qtbot.keyClicks(dialog.dask_scheduler, "tcp://127.0.0.1:9")
+    assert "can run code on this machine" in dialog.dask_check.text() and "Not used" in dialog.dask_check.text()
+    dialog.dask_allow_insecure.setChecked(True)
+    assert dialog.dask_check.text().startswith("<b>Warning</b>")
+    dialog.dask_allow_insecure.setChecked(False)
+    dialog.accept()
+    assert not window.settings.dask_allow_insecure
+    view = open_to_overview(qtbot, window, job, monkeypatch)
+    assert "read on this machine: refusing tcp://127.0.0.1:9" in window.status.text()
     assert view.rows.rowCount() == 24
     qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)

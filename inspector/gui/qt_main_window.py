@@ -354,7 +354,7 @@ class QtMainWindow(QMainWindow):
         reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started, reading)
                                    if request == self._opens.latest
                                    else (close_session(loaded.session), reading.after_drawing()))
-        dask = self.settings.dask_scheduler
+        dask = self.settings.dask_target
         request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask, reading.preview),
                                   lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
                                                   self.settings.add_recent(path)),

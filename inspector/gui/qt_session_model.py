@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QProgressBar
 
-from inspector.core.analysis.dask_engine import EngineUnavailable, overview_on_dask
+from inspector.core.analysis.dask_engine import DaskTarget, EngineUnavailable, overview_on_dask
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report, report_so_far
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
@@ -122,11 +122,11 @@ class LoadedSession:
 
 
 def load_session(source: Source | Path, progress: Callable[[int, int], None] | None = None,
-                 overview: Callable[[RankReport, str], None] | None = None, dask: str = "",
+                 overview: Callable[[RankReport, str], None] | None = None, dask: DaskTarget | None = None,
                  preview: Callable[[LoadedSession], None] | None = None) -> LoadedSession:
     """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
     distributed job, `overview` first gets the per-rank overview from the index (seconds before the
-    whole job is read) and where it was read: on the Dask cluster at `dask` when one is set and can be
+    whole job is read) and where it was read: on the Dask cluster `dask` names when one is set and can be
     reached, else on this machine (and why). For a big single log, `preview` first gets the session
     of its first records (`PREVIEW_BYTES`). The cyclic garbage collector is paused meanwhile, the
     overview's reading too: a full collection over the hundreds of thousands of objects a big job
@@ -168,7 +168,7 @@ def _worth_a_preview(source: Source) -> bool:
         return False
 
 
-def _rank_overview(logs: list[Path], dask: str, first: _FirstRanks) -> tuple[RankReport, str]:
+def _rank_overview(logs: list[Path], dask: DaskTarget | None, first: _FirstRanks) -> tuple[RankReport, str]:
     """The per-rank report and where it was read; read on this machine, the ranks read in the first
     FIRST_RANKS_AFTER_S are shown `first`."""
     if dask:

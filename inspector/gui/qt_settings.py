@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from inspector.capture.launcher import CaptureSettings, default_interpreter
+from inspector.core.analysis.dask_engine import DaskTarget
 
 MAX_RECENT = 10
 
@@ -46,6 +47,34 @@ class AppSettings:
     @dask_scheduler.setter
     def dask_scheduler(self, address: str) -> None:
         self.store.setValue("ranks/dask_scheduler", address.strip())
+
+    @property
+    def dask_tls(self) -> tuple[str, str, str]:
+        """The TLS files a tls:// scheduler is reached with: the CA's certificate, this client's
+        certificate and its key ('' where not set)."""
+        return tuple(str(self.store.value(f"ranks/dask_tls_{name}", "") or "").strip()
+                     for name in ("ca", "cert", "key"))
+
+    @dask_tls.setter
+    def dask_tls(self, files: tuple[str, str, str]) -> None:
+        for name, value in zip(("ca", "cert", "key"), files):
+            self.store.setValue(f"ranks/dask_tls_{name}", value.strip())
+
+    @property
+    def dask_allow_insecure(self) -> bool:
+        """Whether a plain tcp:// scheduler may be used (it can run code on this machine): off unless set."""
+        return str(self.store.value("ranks/dask_allow_insecure", "false")).lower() == "true"
+
+    @dask_allow_insecure.setter
+    def dask_allow_insecure(self, allowed: bool) -> None:
+        self.store.setValue("ranks/dask_allow_insecure", "true" if allowed else "false")
+
+    @property
+    def dask_target(self) -> DaskTarget | None:
+        """The scheduler and how it may be reached, as set (checked where it is used); None for this machine."""
+        if not self.dask_scheduler:
+            return None
+        return DaskTarget(self.dask_scheduler, *self.dask_tls, allow_insecure=self.dask_allow_insecure)
 
     @property
     def recent(self) -> list[str]:

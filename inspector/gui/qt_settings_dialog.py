@@ -4,6 +4,8 @@ rank logs are read on."""
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
@@ -12,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
 from inspector.capture.options import OPTIONS, Option
+from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError, DaskTarget
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_settings import AppSettings
 
@@ -47,14 +50,36 @@ class QtSettingsDialog(QDialog):
             widget.setToolTip(option.help)
             form.addRow("" if option.type is bool else option.label, widget)
         self.dask_scheduler = QLineEdit(settings.dask_scheduler)
-        self.dask_scheduler.setPlaceholderText("tcp://scheduler:8786 (empty: this machine)")
+        self.dask_scheduler.setPlaceholderText("tls://scheduler:8786 (empty: this machine)")
         self.dask_scheduler.setToolTip(
             "A distributed job's per-rank overview (a folder of rank logs, 32 MB or more) is read on the Dask "
             "cluster with this scheduler, one log per task where the logs lie: its workers must see them at the "
             "same paths (a shared filesystem). Needs Dask's distributed (pip install 'compile-inspector[dask]'); "
             "where it is missing or the scheduler cannot be reached, the logs are read on this machine and the "
-            "status bar says why.")
+            "status bar says why. Dask's protocol carries pickles: a tls:// scheduler is reached with your "
+            "certificates below; a plain tcp:// one only when allowed below.")
         form.addRow("Read rank logs on Dask", self.dask_scheduler)
+        self.dask_tls = {}
+        for name, value, label, hint in zip(("ca", "cert", "key"), settings.dask_tls,
+                                            ("Dask TLS: CA certificate", "Dask TLS: this client's certificate",
+                                             "Dask TLS: this client's key"),
+                                            ("the CA that signed the scheduler's certificate (PEM)",
+                                             "client certificate (PEM)",
+                                             "client key (PEM; empty: in the certificate)")):
+            self.dask_tls[name] = QLineEdit(value)
+            self.dask_tls[name].setPlaceholderText(hint)
+            self.dask_tls[name].textChanged.connect(lambda _: self._check_dask())
+            form.addRow(label, self.dask_tls[name])
+        self.dask_allow_insecure = QCheckBox("Allow a plain tcp:// scheduler: unencrypted and unauthenticated, it "
+                                             "(or anyone answering for it) can run code on this machine")
+        self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
+        self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
+        form.addRow("", self.dask_allow_insecure)
+        self.dask_check = QLabel("")
+        self.dask_check.setWordWrap(True)
+        form.addRow("", self.dask_check)
+        self.dask_scheduler.textChanged.connect(lambda _: self._check_dask())
+        self._check_dask()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -130,9 +155,29 @@ class QtSettingsDialog(QDialog):
         else:
             self.interpreter_info.setText(f"<b>No usable torch</b>: {info.get('error', 'unknown error')}")
 
+    def _dask_target(self) -> DaskTarget:
+        files = (self.dask_tls[name].text().strip() for name in ("ca", "cert", "key"))
+        return DaskTarget(self.dask_scheduler.text(), *files, allow_insecure=self.dask_allow_insecure.isChecked())
+
+    def _check_dask(self) -> None:
+        """Say under the Dask settings whether they can be used as they are, and why not: a tcp://
+        address without the opt-in, tls:// without certificates, a file that is not there."""
+        if not self.dask_scheduler.text().strip():
+            self.dask_check.setText("")
+            return
+        try:
+            target = self._dask_target().checked()
+        except DaskSetupError as error:
+            self.dask_check.setText(f"<b>Not used</b> (rank logs read on this machine): {html.escape(str(error))}")
+            return
+        self.dask_check.setText(f"{html.escape(target.address)} over TLS with these certificates" if target.uses_tls
+                                else f"<b>Warning</b>: {html.escape(INSECURE_WARNING)}")
+
     def accept(self) -> None:
         self.settings.python = self.python.currentText()
         self.settings.dask_scheduler = self.dask_scheduler.text()
+        self.settings.dask_tls = tuple(self.dask_tls[name].text() for name in ("ca", "cert", "key"))
+        self.settings.dask_allow_insecure = self.dask_allow_insecure.isChecked()
         self.settings.set_capture_settings(CaptureSettings.from_mapping(
             {option.name: self._option_value(option) for option in OPTIONS}))
         super().accept()

@@ -39,16 +39,33 @@ class ExportFinding:
 
 
 def export_findings(session: Session) -> list[ExportFinding]:
-    return [_finding(_located(issue, unit), unit.rank) for unit in session.units for issue in unit.export_issues]
+    findings = []
+    for unit in session.units:
+        callers: dict | None = None  # made once per unit, when an issue needs placing
+        for issue in unit.export_issues:
+            if issue.location is None and callers is None:
+                callers = _op_callers(unit)
+            findings.append(_finding(_located(issue, callers or {}), unit.rank))
+    return findings
 
 
-def _located(issue: ExportIssue, unit: CompileUnit) -> ExportIssue:
+def _op_callers(unit: CompileUnit) -> dict:
+    """Each op of the unit's exported program → its first node that carries the user's line: one pass
+    over the graph for all of a unit's issues (an exported program may hold hundreds of thousands of nodes)."""
+    graph = unit.graphs.get("exported_program")
+    callers: dict = {}
+    for node in graph.graph.nodes if graph is not None else ():
+        if node.source and isinstance(node.target, str):
+            callers.setdefault(node.target, node)
+    return callers
+
+
+def _located(issue: ExportIssue, callers: dict) -> ExportIssue:
     """A fake-kernel issue names only its op: place it at the user's line that calls the op, from the
     exported program's graph (its node for the op carries the line)."""
-    graph = unit.graphs.get("exported_program")
-    if issue.location is not None or graph is None:
+    if issue.location is not None:
         return issue
-    node = next((node for node in graph.graph.nodes if node.target == issue.subject and node.source), None)
+    node = callers.get(issue.subject)
     if node is None:
         return issue
     source = node.source

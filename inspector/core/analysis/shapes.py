@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import CompileUnit, Session, SourceLocation, artifact_record
 from inspector.core.readers.break_reasons import is_library_file
 
@@ -46,18 +47,32 @@ def user_source(source: str) -> str:
     return local["name"] if local else source
 
 
-def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
-    """The unit's symbolic-shape events in log order (the records stay on disk until asked for)."""
+# fields read here with the types torch writes them in; a record with another type in one is read without
+# that field and counted as a record with an unexpected shape
+_FIELD_TYPES = {"reason": str, "sources": (list, tuple), "user_stack": (list, tuple), "symbol_to_sources": dict}
+
+
+def unit_shapes(unit: CompileUnit, problems: ReadProblems | None = None) -> list[ShapeEvent]:
+    """The unit's symbolic-shape events in log order (the records stay on disk until asked for); a
+    record with a field of the wrong type is read without it and counted in `problems`."""
     events: list[ShapeEvent] = []
     seen: set[tuple] = set()
     sources: dict[str, str] = {}
-    for artifact in unit.artifacts:
+    for position, artifact in enumerate(unit.artifacts):
         kind = SHAPE_RECORDS.get(artifact.name)
         if kind is None:
             continue
         record = artifact_record(artifact)
         if record is None:
             continue
+        wrong = [name for name, types in _FIELD_TYPES.items()
+                 if record.get(name) is not None and not isinstance(record[name], types)]
+        if wrong:
+            if problems is not None:
+                problems.add("bad_record", f"{artifact.name} of {unit.compile_id}: "
+                                           + ", ".join(f"`{name}` is {_json_type(record[name])}" for name in wrong),
+                             once=("shape record", unit.rank, str(unit.compile_id), position))
+            record = {key: value for key, value in record.items() if key not in wrong}
         symbol = record.get("symbol")
         source = record.get("source") or next(iter(record.get("sources") or []), None)
         if symbol and source:
@@ -75,7 +90,15 @@ def unit_shapes(unit: CompileUnit) -> list[ShapeEvent]:
 
 
 def session_shapes(session: Session) -> list[tuple[CompileUnit, list[ShapeEvent]]]:
-    return [(unit, events) for unit in session.units if (events := unit_shapes(unit))]
+    """Every unit with shape events; records of an unexpected shape counted with their rank's problems."""
+    return [(unit, events) for rank in session.ranks for unit in rank.units
+            if (events := unit_shapes(unit, rank.problems))]
+
+
+def _json_type(value) -> str:
+    """A JSON value's type in words ('a number')."""
+    return {bool: "true/false", int: "a number", float: "a number", str: "text", dict: "an object",
+            list: "a list"}.get(type(value), type(value).__name__)
 
 
 def specialisation(unit: CompileUnit, source: str) -> ShapeEvent | None:

@@ -261,11 +261,8 @@ def apply_provenance(code: OutputCode, provenance: dict) -> None:
             keys = keys_of.get(kernel.name, [])
             if kernel.kind in ("extern", "fallback") and len(keys) > 1:
                 continue  # several calls of one library kernel: a handle is needed to tell them apart
-        nodes: list[str] = []
-        for key in keys:
-            for node in mapping.get(key) or []:
-                if isinstance(node, str) and node not in nodes:
-                    nodes.append(node)
+        nodes = dict.fromkeys(node for key in keys if isinstance(mapping.get(key), list)
+                              for node in mapping[key] if isinstance(node, str))  # each once, in order
         if nodes:
-            kernel.source_nodes = nodes
+            kernel.source_nodes = list(nodes)
             kernel.source_origin = "provenance"

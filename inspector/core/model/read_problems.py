@@ -16,6 +16,13 @@ CATEGORIES = {
     "non_utf8": "lines with bytes that are not UTF-8 (replaced)",
     "orphan_payload": "payload lines with no record announcing them",
     "overlong_line": "lines longer than any real record (skipped unread)",
+    "line_cap": "files with more lines than the reader's cap (the rest left unread)",
+    "decompressed_cap": "files larger uncompressed than the reader's cap (the rest left unread)",
+    "damaged_gzip": "gzip streams damaged part-way (read up to the damage)",
+    "trailing_garbage": "files with bytes after the end of their gzip stream that are no gzip (left unread)",
+    "cut_ir": "IR texts longer than the reader's cap (kept up to it)",
+    "kept_cap": "parts of a trace past the reader's cap on what it keeps (counted, not kept)",
+    "bad_trace_field": "trace fields with an unexpected type or value (left out)",
     "oversized_text": "break or recompile reasons far longer than torch writes (read on their first MiB only)",
     "missing_string": "stack frames naming a file id the string table does not hold",
     "bad_record": "records with an unexpected shape for their kind",
@@ -36,8 +43,16 @@ MAX_EXAMPLES = 5
 class ReadProblems:
     counts: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
+    # what lazily read parts have counted already: a part read again (another analysis of the same
+    # session) is not counted twice
+    noted: set = field(default_factory=set, repr=False, compare=False)
 
-    def add(self, category: str, example: str = "") -> None:
+    def add(self, category: str, example: str = "", once: object = None) -> None:
+        """Count one unreadable item of `category`; with `once`, only the first time that key is given."""
+        if once is not None:
+            if once in self.noted:
+                return
+            self.noted.add(once)
         self.counts[category] += 1
         if example:
             shown = self.examples.setdefault(category, [])

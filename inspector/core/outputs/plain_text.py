@@ -17,3 +17,11 @@ _VISIBLE = {code: f"\\x{code:02x}" for code in _CONTROLS} | {
 def show_controls(text: str) -> str:
     """`text` with every control, bidi and surrogate character shown as its escape."""
     return text.translate(_VISIBLE)
+
+
+def elided(text: str, limit: int) -> str:
+    """`text` cut to its first `limit` characters, saying how many were left out: a 4 MB guard
+    expression fills no terminal (the JSON summary keeps it whole)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters; --json has it whole)"

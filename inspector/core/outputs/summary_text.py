@@ -3,13 +3,22 @@ typed summary model: every title and count is the model's, as in the report, the
 
 from __future__ import annotations
 
+import re
+
+from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.numbers import count, quantity
+from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
 SHAPE_GUARDS_SHOWN = 6
 STAGES_SHOWN = 8
 KERNEL_COMPILES_SHOWN = 5
+LINE_CHARS = 2_000  # a longer line (a guard over a huge expression, a reason) is cut, saying how much was left out
+RANKS_SHOWN = 32  # a job of more ranks: the rank table's first rows, units and notices once per group of ranks
+GROUPS_SHOWN = 200  # lines of units or notices, each shared by a group of ranks
+FINDINGS_SHOWN = 50  # divergence findings listed one by one
+_RANK_NOTICE = re.compile(r"rank (\d+) (.*)", re.DOTALL)
 
 
 def render_text(subject: Summary | dict) -> str:
@@ -17,7 +26,7 @@ def render_text(subject: Summary | dict) -> str:
     summary = as_summary(subject)
     state = "complete" if summary.complete else "INCOMPLETE"
     lines = [f"{summary.source}  ({summary.kind}, torch {summary.torch_version or 'version unknown'}, {state})"]
-    lines += [f"ATTENTION: {notice.text}" for notice in summary.notices]
+    lines += [f"ATTENTION: {text}" for text in _notices(summary)]
     lines += _units(summary)
     lines += ["", *_breaks(summary), *_not_breaks(summary), *_export_issues(summary)]
     lines += ["", *_recompiles(summary), *_shapes(summary.shapes)]
@@ -30,7 +39,7 @@ def render_text(subject: Summary | dict) -> str:
     lines += _slowness(summary.slowness)
     lines += _regions(summary.regions)
     if summary.warnings:
-        lines += ["", "Warnings:", *(f"  {warning}" for warning in summary.warnings)]
+        lines += ["", "Warnings:", *_warnings(summary.warnings)]
     if summary.unknown_record_kinds:
         lines += ["", "Record kinds this version does not interpret (kept raw): " +
                   ", ".join(f"{kind} ×{n}" for kind, n in summary.unknown_record_kinds.items())]
@@ -38,11 +47,41 @@ def render_text(subject: Summary | dict) -> str:
         lines += ["", "Could not read:"]
         lines += [f"  {entry.count} {entry.meaning}" + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
                   for entry in summary.unreadable.values()]
-    return "\n".join(lines)
+    return "\n".join(elided(line, LINE_CHARS) for line in lines)
+
+
+def _notices(summary: Summary) -> list[str]:
+    """The notices; in a job of many ranks, one per text the ranks share ("ranks 0–2999 [0/0] fn …
+    runs EAGERLY"), at most GROUPS_SHOWN."""
+    texts = [notice.text for notice in summary.notices]
+    if len({unit.rank for unit in summary.units}) <= RANKS_SHOWN:
+        return texts
+    shared: dict[str, list[int]] = {}
+    for text in texts:
+        match = _RANK_NOTICE.fullmatch(text)
+        shared.setdefault(match[2] if match else text, []).append(int(match[1]) if match else None)
+    shown = [text if ranks == [None] else f"rank{'s' if len(ranks) > 1 else ''} {rank_ranges(ranks)} {text}"
+             for text, ranks in shared.items()]
+    return shown[:GROUPS_SHOWN] + ([f"… {len(shown) - GROUPS_SHOWN:,} more notice(s) (--json lists them all)"]
+                                   if len(shown) > GROUPS_SHOWN else [])
+
+
+def _warnings(warnings: tuple[str, ...]) -> list[str]:
+    """Each warning once, with how many times it was given (every rank of a job gives the same ones)."""
+    times: dict[str, int] = {}
+    for warning in warnings:
+        times[warning] = times.get(warning, 0) + 1
+    lines = [f"  {warning}" + (f"  (×{n:,})" if n > 1 else "") for warning, n in list(times.items())[:GROUPS_SHOWN]]
+    if len(times) > GROUPS_SHOWN:
+        lines.append(f"  … {len(times) - GROUPS_SHOWN:,} more warning(s) (--json lists them all)")
+    return lines
 
 
 def _units(summary: Summary) -> list[str]:
     lines = [summary.section(Part.UNITS).heading]
+    ranks = {unit.rank for unit in summary.units}
+    if len(ranks) > RANKS_SHOWN:
+        return lines + _shared_units(summary, len(ranks))
     for unit in summary.units:
         rank = f"rank {unit.rank} " if unit.rank is not None else ""
         seconds = f"{unit.compile_time_s:.2f}s" if unit.compile_time_s is not None else "time n/a"
@@ -52,6 +91,26 @@ def _units(summary: Summary) -> list[str]:
                         if unit.backward_compile_time_s is not None else "  (backward graph)")
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
                      f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+    return lines
+
+
+def _shared_units(summary: Summary, ranks: int) -> list[str]:
+    """A job of many ranks: one line per unit the ranks share (the same compile id, function, outcome,
+    kernels and line), with the ranks and the range of their compile times."""
+    groups: dict[tuple, list] = {}
+    for unit in summary.units:
+        key = (unit.compile_id, unit.shown, unit.status, unit.kernels, unit.shown_location, unit.backward_graph)
+        groups.setdefault(key, []).append(unit)
+    lines = [f"  ({len(summary.units):,} units on {ranks:,} ranks, one line per unit they share; --json lists each)"]
+    for (compile_id, shown, status, kernels, location, backward), units in list(groups.items())[:GROUPS_SHOWN]:
+        times = [unit.compile_time_s for unit in units if unit.compile_time_s is not None]
+        seconds = ("time n/a" if not times else f"{min(times):.2f}s" if min(times) == max(times)
+                   else f"{min(times):.2f}–{max(times):.2f}s")
+        lines.append(f"  rank{'s' if len(units) > 1 else ''} {rank_ranges(unit.rank for unit in units)} "
+                     f"{compile_id:<8} {shown:<40} {status:<12} {seconds:>9}  {kernels} kernels  {location or ''}"
+                     + ("  (backward graph)" if backward else ""))
+    if len(groups) > GROUPS_SHOWN:
+        lines.append(f"  … {len(groups) - GROUPS_SHOWN:,} more unit(s) (--json lists them all)")
     return lines
 
 
@@ -170,20 +229,45 @@ def _ranks(per_rank: PerRank | None) -> list[str]:
     def seconds(value):
         return f"{value:.2f}" if value is not None else "—"
 
-    for row in per_rank.figures:
+    # a job of many ranks: its first rows and its stragglers, then the rest in one line of ranges
+    figures = per_rank.figures
+    shown = figures if len(figures) <= RANKS_SHOWN else (
+        figures[:RANKS_SHOWN] + tuple(row for row in figures[RANKS_SHOWN:] if row.rank in stragglers)[:RANKS_SHOWN])
+    for row in shown:
         rank = row.rank if row.rank is not None else "?"
         lines.append(f"  {rank:>6} {row.units:>6} {row.breaks:>6} {row.recompiles:>10} {row.cache_hits:>9} "
                      f"{row.cache_misses:>5} {row.failed:>6} {seconds(row.compile_time_s):>10} "
                      f"{seconds(row.first_collective_s):>16}" + ("  straggler" if row.rank in stragglers else ""))
+    if len(shown) < len(figures):
+        listed = {id(row) for row in shown}
+        lines.append(_rows_left_out([row for row in figures if id(row) not in listed]))
     divergence = per_rank.divergence
     lines += ["", f"Rank divergence: {len(divergence)} finding(s)"]
     agreeing = per_rank.groups[0] if per_rank.groups else None
     if agreeing and len(agreeing.ranks) > 1:
         lines.append(f"  ranks {agreeing.ranks_text} agree" + (" in everything compared" if not divergence else ""))
-    for finding in divergence:
+    for finding in divergence[:FINDINGS_SHOWN]:
         plural = "s" if len(finding.ranks) > 1 else ""
         lines.append(f"  rank{plural} {finding.ranks_text}: {finding.message}  [{finding.kind}]")
+    if len(divergence) > FINDINGS_SHOWN:
+        lines.append(f"  … {len(divergence) - FINDINGS_SHOWN:,} more finding(s) (--json lists them all)")
     return lines
+
+
+def _rows_left_out(rows: list) -> str:
+    """The rank-table rows not listed, in one line: how many, which ranks, and each figure's range."""
+    def spread(values, digits: int | None = None) -> str:
+        known = [value for value in values if value is not None]
+        if not known:
+            return "—"
+        low, high = min(known), max(known)
+        shown = (lambda value: f"{value:.{digits}f}") if digits is not None else str
+        return shown(low) if low == high else f"{shown(low)}–{shown(high)}"
+
+    return (f"  … {len(rows):,} more rank(s) not listed ({rank_ranges(row.rank for row in rows)}): "
+            f"units {spread(row.units for row in rows)}, breaks {spread(row.breaks for row in rows)}, "
+            f"recompiles {spread(row.recompiles for row in rows)}, failed {spread(row.failed for row in rows)}, "
+            f"compile s {spread((row.compile_time_s for row in rows), 2)} (--json lists every rank)")
 
 
 def render_ranks(per_rank: PerRank | None) -> str:

@@ -60,6 +60,8 @@ class RankBuilder:
         self.chromium_events: list[TraceRecord] = []
         self.aot_code: dict[CompileUnit, dict] = {}  # per unit: AOTInductor's code dumps, joined into one output code
         self.executions: list[TextArtifact] = []  # the rank's graph_execution records
+        # each unit's export issues by (unit, kind, subject, user line): torch logs one each time it meets it
+        self.export_issues: dict[tuple, ExportIssue] = {}
 
     def unit(self, record: TraceRecord, outside_dynamo: bool = False) -> CompileUnit | None:
         """The unit `record` belongs to; a record of compile work with no compile id (torch.export,
@@ -346,17 +348,19 @@ def _on_export_issue(builder: RankBuilder, record: TraceRecord, kind: str | None
     stack = resolve_stack(meta.get("user_stack"), builder.log.strings, builder.log.problems)
     user = [frame for frame in stack if not is_library_file(frame["file"])] or stack
     location = SourceLocation(user[-1]["file"], user[-1]["line"], user[-1]["function"], user[-1]["code"]) if user else None
-    for issue in unit.export_issues:
-        if (issue.kind, issue.subject, str(issue.location)) == (kind, subject, str(location)):
-            issue.count += 1
-            return
+    key = (id(unit), kind, subject, str(location))
+    met = builder.export_issues.get(key)
+    if met is not None:
+        met.count += 1
+        return
     frame_locals = meta.get("frame_locals") if isinstance(meta.get("frame_locals"), dict) else {}
     names = frame_locals.get("locals") if isinstance(frame_locals.get("locals"), dict) else {}
     sources = meta.get("symbol_to_sources") if isinstance(meta.get("symbol_to_sources"), dict) else {}
-    unit.export_issues.append(ExportIssue(
+    issue = builder.export_issues[key] = ExportIssue(
         kind, subject, location, str(meta["result"]) if meta.get("result") is not None else None,
         {str(name): [str(symbol) for symbol in symbols] for name, symbols in names.items() if isinstance(symbols, list)},
-        {str(symbol): str(source) for symbol, source in sources.items()}, str(meta.get("reason") or "")))
+        {str(symbol): str(source) for symbol, source in sources.items()}, str(meta.get("reason") or ""))
+    unit.export_issues.append(issue)
     unit.artifacts.append(artifact or TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
 
 
