@@ -262,3 +262,26 @@ def test_a_backward_run_under_compiled_function_backward_is_its_own_unit_s_backw
     assert sum(row.total_us for row in backward_mm) == pytest.approx(sum(sum(call) for call in calls))
     assert 0 < sum(row.share for row in rows) <= 1.0
     assert all(row.per_launch_us * row.events == pytest.approx(row.total_us) for row in rows if row.events)
+
+
+@pytest.fixture(scope="module")
+def uncached_training_run(tmp_path_factory):
+    """The same training step with the FX graph and AOTAutograd caches off: every graph call is
+    `## Call CompiledFxGraph None ##`, so no key ties a backward to its unit."""
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    folder = tmp_path_factory.mktemp("profiled_training_uncached")
+    return run_traced(SCENARIOS / "profiled_training.py", folder, folder / "cache",
+                      extra_env={"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"})
+
+
+@pytest.mark.slow
+def test_a_backward_no_key_ties_runs_the_backward_of_the_forward_before_it(uncached_training_run):
+    profile = uncached_training_run.folder / "profile.pt.trace.json"
+    assert "## Call CompiledFxGraph None ##" in profile.read_text()
+    session = detect(next(uncached_training_run.trace_dir.glob("*.log"))).open()
+    table = SessionAnalysis(session).kernel_time
+    assert table.units_not_profiled == ["0/0"] and set(table.unit_figures) == {"0/1"}
+    backward = [code.code.role for code in _unit(session, "0/1").output_code].index("backward")
+    mm = [row for row in table.kernels if row.name == "extern_kernels.mm"]
+    assert {(row.unit, row.code) for row in mm} == {("0/1", backward)} and all(row.events == 5 for row in mm)

@@ -5,8 +5,9 @@ node, module and line of the user's model (apportioned where one kernel was made
 How a profiled launch is tied to the code: each compiled graph's call is a `## Call CompiledFxGraph
 <cache key> ##` span (older torch: the `Torch-Compiled Region: f/c` around it), run by the unit of the
 innermost `Torch-Compiled Region: f/c` open around it (else, as a backward under `CompiledFunction…
-Backward` is, the unit whose FX graph cache key it names): units that share kernel names are never
-confused, and a call with no key (a graph holding a `torch.cond`) still has its unit. The kernels it
+Backward` is, the unit whose FX graph cache key it names, else the unit whose forward ran last):
+units that share kernel names are never confused, and a call with no key (a graph holding a
+`torch.cond`) still has its unit. The kernels it
 ran are the events inside it and in no graph call nested in it, named as the code names them
 (`graph_0_cpp_fused_…` is `cpp_fused_…`, `aten::addmm` is `extern_kernels.addmm`, a Triton kernel's
 CPU op its own name), outermost only. The k-th launch of a name in one call is the k-th launch site of
@@ -27,6 +28,7 @@ nodes all lie in it, and the shares of launches split with others are its `appor
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,6 +47,7 @@ from inspector.core.readers.profiler_trace import (
     MAX_CANDIDATES, ProfilerTrace, TraceEvent, paired_profile, read_profiler_trace,
 )
 
+BACKWARD_EVENT = "CompiledFunctionBackward"  # autograd's range around a compiled graph's backward
 NO_MODULE = "(no module)"  # a node of a plain function, or one the graph names no module for
 NOT_PROFILED = "not profiled"  # a unit whose code no profiled call ran, and its kernels
 
@@ -380,17 +383,27 @@ class _Join:
         has_calls = any(event.name.startswith(GRAPH_EVENT) for event in self.trace.events)
         marker = GRAPH_EVENT if has_calls else COMPILED_REGION
         found = []
+        forwards: list[tuple[float, list[CompileUnit]]] = []  # (start, units) of each call a region ties
+        untied: list[tuple[int, bool]] = []  # calls neither a region nor a key ties: (index in found, in a backward)
         for events in self.trace.by_thread().values():
             regions: list[TraceEvent] = []  # open compiled regions, innermost last
+            backwards: list[TraceEvent] = []  # open CompiledFunctionBackward spans
             open_calls: list[tuple[TraceEvent, list[TraceEvent]]] = []  # open graph calls with their events
             for event in events:
-                while regions and event.start_us >= regions[-1].end_us:
-                    regions.pop()
+                for spans in (regions, backwards):
+                    while spans and event.start_us >= spans[-1].end_us:
+                        spans.pop()
                 while open_calls and event.start_us > open_calls[-1][0].end_us:
                     open_calls.pop()
                 if event.name.startswith(marker):
                     region = regions[-1] if regions else (event if not has_calls else None)
                     units = self._units_of(event, region, by_key, by_id)
+                    if units is None:
+                        if region is None:
+                            untied.append((len(found), bool(backwards)))
+                        units = self.session.units
+                    elif region is not None:
+                        forwards.append((event.start_us, units))
                     inside: list[TraceEvent] = []
                     found.append((event, inside, [pair for unit in units for pair in codes_of[id(unit)]]))
                     open_calls.append((event, inside))
@@ -398,15 +411,31 @@ class _Join:
                     open_calls[-1][1].append(event)
                 if event.name.startswith(COMPILED_REGION):
                     regions.append(event)
+                elif event.name.startswith(BACKWARD_EVENT):
+                    backwards.append(event)
+        # A backward whose call names no known FX graph key (the FX graph cache off or bypassed) runs
+        # the backward of the graph whose forward ran last before it, on any thread (autograd's own)
+        forwards.sort(key=lambda item: item[0])
+        starts = [start for start, _ in forwards]
+        for index, in_backward in untied:
+            call, inside, _ = found[index]
+            before = bisect.bisect_left(starts, call.start_us) - 1
+            if before < 0:
+                continue
+            codes = [pair for unit in forwards[before][1] for pair in codes_of[id(unit)]]
+            if in_backward:
+                codes = [pair for pair in codes if pair[1].code.role == "backward"] or codes
+            found[index] = (call, inside, codes)
         return found
 
-    def _units_of(self, call: TraceEvent, region: TraceEvent | None, by_key: dict, by_id: dict) -> list[CompileUnit]:
+    def _units_of(self, call: TraceEvent, region: TraceEvent | None, by_key: dict,
+                  by_id: dict) -> list[CompileUnit] | None:
         keyed = by_key.get(call.name[len(GRAPH_EVENT):].strip(" #"), []) if call.name.startswith(GRAPH_EVENT) else []
         running = by_id.get(region.name[len(COMPILED_REGION):].strip(": "), []) if region is not None else []
         if running and keyed:
             both = [unit for unit in running if any(unit is other for other in keyed)]
             return both or keyed
-        return running or keyed or self.session.units
+        return running or keyed or None  # None: nothing ties the call to a unit
 
     def _time(self, event: TraceEvent) -> float:
         return self.queued.within(event) if self.queued.gpu_events else event.duration_us
