@@ -161,6 +161,8 @@ def test_each_addmm_call_site_has_its_own_time_and_the_cond_region_that_ran_keep
     assert len(addmm) == 3 and all(len(call) == 3 for call in calls)
     for site, row in enumerate(addmm):  # the k-th addmm of each call is the k-th call site
         assert row.events == len(calls) and row.total_us == pytest.approx(sum(call[site] for call in calls))
+        samples = sorted(call[site] for call in calls)
+        assert row.spread_us == pytest.approx((samples[0], samples[len(samples) // 2], samples[-1]))
     assert len({round(row.total_us, 3) for row in addmm}) == 3, "three sites, three figures"
     # torch.cond: [1/1]'s graph calls carry no FX graph key; its region says it ran, and its branch's
     # kernels (defined in a subgraph of its code) are its own, not [1/0]'s

@@ -105,10 +105,19 @@ class KernelFigure:
     kernel: Kernel | None = field(default=None, repr=False, compare=False)  # the parse it is a site of
     rank: int | None = None
     compile_unit: CompileUnit | None = field(default=None, repr=False, compare=False)
+    launch_us: tuple[float, ...] = field(default=(), repr=False)  # each launch's time: the samples of the total
 
     @property
     def launches(self) -> int:
         return self.events
+
+    @property
+    def spread_us(self) -> tuple[float, float, float] | None:
+        """(fastest, median, slowest) launch: how far one launch's time varied across the profiled calls."""
+        if not self.launch_us:
+            return None
+        ordered = sorted(self.launch_us)
+        return ordered[0], ordered[len(ordered) // 2], ordered[-1]
 
     @property
     def per_launch_us(self) -> float | None:
@@ -261,10 +270,19 @@ def described(time: KernelTime | None, table: SourceTime | None) -> str:
         if time.share is not None else ""
     text = (f"{microseconds(time.per_launch_us)} per launch × {time.launches} launches = "
             f"{microseconds(time.total_us)}{share}")
+    spreads = [site.spread_us for site in time.sites if site.spread_us]
+    if len(time.sites) == 1 and spreads:
+        text += "; one launch: " + _spread(spreads[0])
     if len(time.sites) > 1:
         text += "; per call site: " + ", ".join(
-            f"line {site.call_line}: {microseconds(site.total_us)} ×{site.events}" for site in time.sites)
+            f"line {site.call_line}: {microseconds(site.total_us)} ×{site.events}"
+            + (f" ({_spread(site.spread_us)})" if site.spread_us else "") for site in time.sites)
     return text
+
+
+def _spread(spread: tuple[float, float, float]) -> str:
+    fastest, median, slowest = spread
+    return f"{microseconds(fastest)} to {microseconds(slowest)}, median {microseconds(median)}"
 
 
 def _links_beside(folder: Path) -> bool:
@@ -335,7 +353,7 @@ class _Join:
                 times = by_site.get(id(site), ())
                 row_of[id(site)] = KernelFigure(figure.unit, site.kernel.name, site.kernel.kind, site.call_line, index,
                                                 len(times), sum(times), 0.0, kernel=site.kernel, rank=unit.rank,
-                                                compile_unit=unit)
+                                                compile_unit=unit, launch_us=tuple(times))
                 kernels.append(row_of[id(site)])
                 figure.kernel_us += sum(times)
         for row in kernels:

@@ -299,6 +299,7 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
         "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "code": row.code,
                      "call_line": row.call_line, "launches": row.events, "us": row.total_us,
                      "per_launch_us": row.per_launch_us, "share_of_unit": row.share, "basis": "measured",
+                     "launch_us_min_median_max": list(row.spread_us) if row.spread_us else None,
                      "nodes": row.nodes} for row in joined.kernels],
         "nodes": [{"compile_id": row.unit, "node": row.origin.name, "target": row.origin.target, "module": row.module,
                    "file": row.origin.file, "line": row.origin.line, **_figure(row.figure)} for row in joined.nodes],
