@@ -21,7 +21,7 @@ from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace, 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
 PROFILE_RANKS_SCHEMA = "profile-ranks-summary/1"
-SOURCE_TIME_SCHEMA = "profile-source-time/1"
+SOURCE_TIME_SCHEMA = "profile-source-time/2"  # 2: kernels[] per call site, units[] with what shares divide
 SOURCE_TIME_KEY = "profile_source_time"  # the section of the log's summary JSON
 TRITON_JOIN_SCHEMA = "tritonparse-join/1"
 TRITON_JOIN_KEY = "triton_ir"  # the section of the log's summary JSON
@@ -307,10 +307,15 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
         "unseen_launch_calls": joined.unseen_launch_calls,
         "total_us": joined.total_us, "graph_us": joined.graph_us, "unattributed_us": joined.unattributed_us,
         "apportioning": APPORTIONING,
-        "units": [{"compile_id": unit, "us": us} for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
-        "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "sites": row.sites,
-                     "launches": row.events, "us": row.total_us, "basis": "measured", "nodes": row.nodes}
-                    for row in joined.kernels],
+        "units": [{"compile_id": unit, "us": us, "calls": joined.unit_figures[unit].calls,
+                   "profiled_us": joined.unit_figures[unit].profiled_us}
+                  for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
+        "units_not_profiled": joined.units_not_profiled,
+        "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "code": row.code,
+                     "call_line": row.call_line, "launches": row.events, "us": row.total_us,
+                     "per_launch_us": row.per_launch_us, "share_of_unit": row.share, "basis": "measured",
+                     "launch_us_min_median_max": list(row.spread_us) if row.spread_us else None,
+                     "nodes": row.nodes} for row in joined.kernels],
         "nodes": [{"compile_id": row.unit, "node": row.origin.name, "target": row.origin.target, "module": row.module,
                    "file": row.origin.file, "line": row.origin.line, **_figure(row.figure)} for row in joined.nodes],
         "modules": [{"module": module, **_figure(figure)} for module, figure in joined.modules.items()],
@@ -338,7 +343,10 @@ def render_source_time_text(section: dict) -> str:
              + (f"; {section['unseen_launch_calls']} call(s) of code the log holds (its cache key) with none of its "
                 f"launches in the profile" if section.get("unseen_launch_calls") else "")]
     if section["units"]:
-        lines.append("  per compile unit: " + ", ".join(f"{row['compile_id']} {microseconds(row['us'])}" for row in section["units"]))
+        lines.append("  per compile unit (kernels of its profiled graph calls): " + ", ".join(
+            f"{row['compile_id']} {microseconds(row['us'])}"
+            + (f" of {microseconds(row['profiled_us'])}" if row.get("profiled_us") else "")
+            for row in section["units"]))
     lines += ["", "Kernel time per source line (measured: launches wholly on the line; apportioned: shares of launches "
               "made from nodes on several lines):"]
     for row in section["lines"][:TOP]:
@@ -355,10 +363,16 @@ def render_source_time_text(section: dict) -> str:
         where = f"{Path(row['file']).name}:{row['line']}" if row["file"] else "—"
         lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} "
                      f"{row['compile_id']} {row['node']:<20} {where:<24} {row['module']}")
-    lines += ["", "Per kernel (measured):"]
-    for row in section["kernels"][:TOP]:
-        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  ×{row['launches']:<5} "
-                     f"{row['compile_id']} {row['name'][:60]}  ← {', '.join(row['nodes'][:6]) or '?'}")
+    lines += ["", "Per kernel call site (measured; share of its unit's profiled graph calls):"]
+    for row in [row for row in section["kernels"] if row["launches"]][:TOP]:  # the others: "not in the profile"
+        share = f"{row['share_of_unit']:>5.1%}" if row.get("share_of_unit") is not None else "    —"
+        per_launch = microseconds(row["per_launch_us"]) if row.get("per_launch_us") is not None else "—"
+        lines.append(f"  {share} {microseconds(row['us']):>10} = {per_launch:>9} ×{row['launches']:<5} "
+                     f"{row['compile_id']} {row['name'][:50]} line {row['call_line']}  "
+                     f"← {', '.join(row['nodes'][:6]) or '?'}")
+    if section.get("units_not_profiled"):
+        lines.append(f"  units not profiled (their code ran in no profiled call): "
+                     f"{', '.join(section['units_not_profiled'])}")
     if section["not_profiled"]:
         lines.append(f"  not in the profile: {', '.join(section['not_profiled'])}")
     lines += [f"Note: {note}" for note in section["notes"]]
