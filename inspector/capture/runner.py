@@ -499,6 +499,65 @@ def copy_break_registry(torch, session: Path) -> None:
         pass  # torch < 2.7 has no registry: the app falls back to its own copy
 
 
+class ScriptAsMain:
+    """The user's script run as `python script.py` would run it: its module is `sys.modules['__main__']`
+    for the whole run (Dynamo imports a compiled function's module by its `__name__` to store a
+    global or guard on an import; pickle finds the script's classes there), `__file__` is set, its
+    folder is first on `sys.path` in place of the runner's, and `sys.argv` is what the user gave. All
+    of it is put back when the run ends.
+
+    An entry-point script (one defining `inspector_model()`) is named `__mp_main__`, aliased as
+    `__main__`, as multiprocessing's spawn runs a main module: its `if __name__ == "__main__":` block,
+    which usually compiles and calls the model itself, does not run, so the measured compile is ours."""
+
+    MAIN = "__main__"
+    ENTRY_POINT_NAME = "__mp_main__"
+
+    def __init__(self, script: Path, script_args: list[str], entry_point: bool):
+        self.script, self.argv = script, [str(script), *script_args]
+        self.name = self.ENTRY_POINT_NAME if entry_point else self.MAIN
+        self.module = None
+        self.saved = None
+
+    def __enter__(self) -> "ScriptAsMain":
+        import importlib.machinery
+        import types
+
+        self.module = types.ModuleType(self.name)
+        path = str(self.script)
+        self.module.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                                    __loader__=importlib.machinery.SourceFileLoader(self.name, path))
+        names = {self.MAIN, self.name}
+        self.saved = ({name: sys.modules.get(name) for name in names}, list(sys.path), list(sys.argv))
+        for name in names:
+            sys.modules[name] = self.module
+        folder = str(self.script.parent.resolve())
+        runner_folder = str(Path(__file__).resolve().parent)
+        if sys.path and os.path.realpath(sys.path[0] or ".") == runner_folder:
+            sys.path[0] = folder  # python script.py puts the script's folder there, not ours
+        else:
+            sys.path.insert(0, folder)
+        sys.argv = list(self.argv)
+        return self
+
+    def run(self) -> dict:
+        """Execute the script in its module; its namespace (the module's dict, alive for the run)."""
+        if not self.script.is_file():  # a folder or zip with __main__.py, as python runs them
+            return runpy.run_path(str(self.script), run_name=self.name)
+        code = compile(self.script.read_bytes(), str(self.script), "exec", dont_inherit=True)
+        exec(code, self.module.__dict__)
+        return self.module.__dict__
+
+    def __exit__(self, *exc_info) -> None:
+        modules, path, argv = self.saved
+        for name, module in modules.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        sys.path[:], sys.argv = path, argv
+
+
 LAUNCHER_ENV = "TORCH_COMPILE_INSPECTOR_LAUNCHER"  # as inspector/core/readers/session_format.py names it
 PR_SET_PDEATHSIG = 1
 
@@ -555,18 +614,18 @@ def main(argv: list[str]) -> int:
         return EXIT_SCRIPT_ERROR
     logging.getLogger("torch.__trace").addHandler(StageRelay(progress))
     record_graphs(torch, session / "graphs", progress)
-    sys.argv = [str(args.script), *args.script_args]
-    sys.path.insert(0, str(args.script.parent.resolve()))
+    script = ScriptAsMain(args.script, args.script_args, entry_point=results.data["entry_point"])
     try:
-        if results.data["entry_point"]:
-            progress.phase("load", "start")
-            module = runpy.run_path(str(args.script), run_name="__inspector__")
-            progress.phase("load", "end")
-            Measurer(torch, args, session, progress, results).run(module)
-        else:
-            progress.phase("run_script", "start")
-            runpy.run_path(str(args.script), run_name="__main__")
-            progress.phase("run_script", "end")
+        with script:
+            if results.data["entry_point"]:
+                progress.phase("load", "start")
+                module = script.run()
+                progress.phase("load", "end")
+                Measurer(torch, args, session, progress, results).run(module)
+            else:
+                progress.phase("run_script", "start")
+                script.run()
+                progress.phase("run_script", "end")
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         if code:
