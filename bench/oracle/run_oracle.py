@@ -1,0 +1,183 @@
+"""The oracle harness: each case of bench/oracle/cases runs in its own process under our capture,
+then the session is opened with the project (the summary the CLI prints) and compared field by
+field with torch's own record of the same process (torch_record.json, written by the capture).
+
+    OMP_NUM_THREADS=1 python bench/oracle/run_oracle.py [--cases a,b] [--work DIR] [--doc docs/fidelity.md]
+
+Prints an agreement table (fields x cases) and, with --doc, writes it with every difference."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+CASES = Path(__file__).resolve().parent / "cases"
+
+from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script  # noqa: E402
+from inspector.core.outputs.summary import summarize  # noqa: E402
+from inspector.core.readers.session_loader import open_session  # noqa: E402
+
+FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "kernels", "fx_cache")
+_COMMENT = re.compile(r"\s+#.*$")
+
+
+def capture_case(script: Path, session: Path, cache: Path) -> int:
+    if session.exists():
+        shutil.rmtree(session)
+    plan = plan_script(script, [], session, CaptureSettings(threads=1), None)
+    plan.env.update(TORCHINDUCTOR_CACHE_DIR=str(cache), OMP_NUM_THREADS="1")
+    process = CaptureProcess(plan)
+    process.wait()
+    return process.exit_code
+
+
+def _guard(text: str) -> str:
+    """A failed guard as both sides word it: without the compile id before it and the source comment."""
+    text = text.split("\nUser stack trace:")[0].strip()
+    text = re.sub(r"^\d+/\d+(_\d+)?: ", "", text)
+    return _COMMENT.sub("", text).strip()
+
+
+def theirs(record) -> dict:
+    """Each field as torch's in-process record states it."""
+    metrics = [m for m in record.compilation_metrics if m.get("is_forward", True) is not False
+               and not m.get("is_runtime")]
+    ids = sorted({m.get("compile_id") for m in metrics if m.get("compile_id")})
+    counters = record.counters
+    resumes = counters.get("resumes", {})
+    return {
+        "compiles": ids,
+        "fail_types": {m["compile_id"]: m["fail_type"] for m in metrics if m.get("fail_type")},
+        "recompiles": len(record.recompiles),
+        "failed_guards": sorted({_guard(f) for r in record.recompiles for f in r.every_failure()}),
+        "breaks": sorted(re.sub(r"^torch_dynamo_resume_in_", "", name) for name in resumes),
+        "kernels": sum(code.kernels for code in record.output_code),
+        "fx_cache": {"hit": int(counters.get("inductor", {}).get("fxgraph_cache_hit", 0)),
+                     "miss": int(counters.get("inductor", {}).get("fxgraph_cache_miss", 0))},
+    }
+
+
+def ours(session, summary: dict) -> dict:
+    """Each field as the project states it (the session and the summary the CLI prints)."""
+    ids = sorted({str(unit.compile_id.without_attempt()).strip("[]") for unit in session.units
+                  if unit.compile_id.autograd is None})
+    broken = set()
+    for brk in session.breaks:
+        function = getattr(brk.location, "function", None) or ""
+        broken.add(f"{function}_at_{brk.location.line}")
+    cache = summary.get("cache", {}).get("fx_graph", {})
+    return {
+        "compiles": ids,
+        "fail_types": {str(u.compile_id.without_attempt()).strip("[]"): u.fail_type for u in session.units
+                       if u.fail_type},
+        "recompiles": len(summary.get("recompiles", [])),
+        "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
+                                 for g in r.get("failed_guards", [])}),
+        "breaks": sorted(broken),
+        "kernels": sum(1 for u in summary.get("units", []) for name in u.get("kernel_names", [])
+                       if not name.startswith("extern_kernels")),
+        "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
+    }
+
+
+def compare(case: str, work: Path, cache: Path) -> dict:
+    session_dir = work / case
+    started = time.perf_counter()
+    code = capture_case(CASES / f"{case}.py", session_dir, cache)
+    session = open_session(session_dir)
+    if session.torch_record is None:
+        return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": time.perf_counter() - started}
+    mine, torch_says = ours(session, summarize(session)), theirs(session.torch_record)
+    return {"case": case, "exit": code, "seconds": time.perf_counter() - started,
+            "fields": {name: (mine[name], torch_says[name]) for name in FIELDS},
+            "hook_errors": list(session.torch_record.hook_errors)}
+
+
+def table(rows: list[dict]) -> tuple[str, int, int]:
+    lines = ["| case | " + " | ".join(FIELDS) + " | s |", "|---" * (len(FIELDS) + 2) + "|"]
+    agree = total = 0
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['case']} | " + " | ".join("–" for _ in FIELDS) + f" | {row['seconds']:.0f} |")
+            continue
+        marks = []
+        for name in FIELDS:
+            same = row["fields"][name][0] == row["fields"][name][1]
+            agree, total = agree + same, total + 1
+            marks.append("=" if same else "≠")
+        lines.append(f"| {row['case']} | " + " | ".join(marks) + f" | {row['seconds']:.0f} |")
+    return "\n".join(lines), agree, total
+
+
+def differences(rows: list[dict]) -> list[str]:
+    found = []
+    for row in rows:
+        if "error" in row:
+            found.append(f"- **{row['case']}**: {row['error']}")
+            continue
+        for name in FIELDS:
+            mine, torch_says = row["fields"][name]
+            if mine != torch_says:
+                found.append(f"- **{row['case']}** `{name}`: ours `{mine}` — torch's `{torch_says}`")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", help="comma-separated case names (default: every case)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/oracle-work"))
+    parser.add_argument("--doc", type=Path, help="write the table and differences as Markdown here")
+    args = parser.parse_args(argv)
+    names = args.cases.split(",") if args.cases else sorted(path.stem for path in CASES.glob("*.py"))
+    cache = args.work / "inductor-cache"
+    rows = []
+    for name in names:
+        row = compare(name, args.work, cache)
+        rows.append(row)
+        print(f"{name}: {'error' if 'error' in row else 'done'} in {row['seconds']:.1f} s", flush=True)
+    text, agree, total = table(rows)
+    found = differences(rows)
+    share = 100 * agree / total if total else 0.0
+    print(text)
+    print(f"\n{agree} of {total} fields agree ({share:.1f} %)")
+    print("\n".join(found))
+    if args.doc:
+        args.doc.write_text(DOC.format(cases=len(rows), agree=agree, total=total, share=share, table=text,
+                                       differences="\n".join(found) or "None.", date=time.strftime("%Y-%m-%d")),
+                            encoding="utf-8")
+    return 0
+
+
+DOC = """# Fidelity: our facts against torch's own record
+
+Each case of `bench/oracle/cases` runs in its own process under `compile-inspector capture`; the capture
+writes torch's in-process record (`torch_record.json`: counters, every compilation's metrics, every failed
+guard of every recompile, the kernels of each output code). `bench/oracle/run_oracle.py` opens the session
+with the project and compares field by field. Measured {date}, torch 2.13.0 CPU:
+
+    OMP_NUM_THREADS=1 python bench/oracle/run_oracle.py --doc docs/fidelity.md
+
+{cases} cases, {agree} of {total} compared fields agree ({share:.1f} %). `=` agrees, `≠` differs, `–` no record.
+
+Fields: `compiles` (compile ids torch recorded metrics for, forward), `fail_types` (torch's `fail_type` per
+compile), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
+comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line),
+`kernels` (generated kernels defined in every output code, subgraphs included; extern calls apart),
+`fx_cache` (FX graph cache hits and misses).
+
+{table}
+
+## Differences
+
+{differences}
+"""
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
