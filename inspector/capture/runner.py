@@ -146,7 +146,7 @@ class TorchRecord:
         self.torch, self.path = torch, session / TORCH_RECORD
         self.metrics: list = []
         self.recompiles: list[dict] = []
-        self.output_code: dict[str, dict] = {}
+        self.output_code: dict[tuple[str, str], dict] = {}
         self.hook_errors: list[str] = []
         self.undo: list = []
 
@@ -262,13 +262,14 @@ class TorchRecord:
         self.undo.append(lambda: setattr(PyCodeCache, "load_by_key_path", original))
 
     def _note_output_code(self, key: str, path: str) -> None:
-        if path in self.output_code:
+        """One output code per compile: a cache hit loads the same file as the compile it hit."""
+        compile_id = self.torch._guards.CompileContext.current_compile_id()
+        if (str(compile_id), path) in self.output_code:
             return
         text = Path(path).read_text(encoding="utf-8", errors="replace")
         if "def call(" not in text:  # a kernel's own module, not a graph's output code
             return
-        compile_id = self.torch._guards.CompileContext.current_compile_id()
-        self.output_code[path] = {
+        self.output_code[str(compile_id), path] = {
             "compile_id": None if compile_id is None else str(compile_id), "key": key,
             "kernels": sum(text.count(marker) for marker in KERNEL_DEFINITION),
             "extern_calls": text.count("extern_kernels.")}
