@@ -24,7 +24,8 @@ from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_scr
 from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
-FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "kernels", "fx_cache")
+FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "gb_ids", "kernels", "fx_cache")
+_GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _COMMENT = re.compile(r"\s+#.*$")
 
 
@@ -58,6 +59,8 @@ def theirs(record) -> dict:
         "recompiles": len(record.recompiles),
         "failed_guards": sorted({_guard(f) for r in record.recompiles for f in r.every_failure()}),
         "breaks": sorted(re.sub(r"^torch_dynamo_resume_in_", "", name) for name in resumes),
+        "gb_ids": sorted({f"GB{number}" for group in ("graph_break", "unimplemented")
+                          for key in counters.get(group, {}) for number in _GB_LINK.findall(key)}),
         "kernels": sum(code.kernels for code in record.output_code),
         "fx_cache": {"hit": int(counters.get("inductor", {}).get("fxgraph_cache_hit", 0)),
                      "miss": int(counters.get("inductor", {}).get("fxgraph_cache_miss", 0))},
@@ -81,6 +84,8 @@ def ours(session, summary: dict) -> dict:
         "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
                                  for g in r.get("failed_guards", [])}),
         "breaks": sorted(broken),
+        "gb_ids": sorted({site["type"]["gb_id"] for site in summary.get("break_types", {}).get("sites", [])
+                          if (site.get("type") or {}).get("gb_id")}),
         "kernels": sum(1 for u in summary.get("units", []) for name in u.get("kernel_names", [])
                        if not name.startswith("extern_kernels")),
         "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
@@ -168,7 +173,8 @@ with the project and compares field by field. Measured {date}, torch 2.13.0 CPU:
 
 Fields: `compiles` (compile ids torch recorded metrics for, forward), `fail_types` (torch's `fail_type` per
 compile), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
-comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line),
+comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line), `gb_ids` (the
+graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites),
 `kernels` (generated kernels defined in every output code, subgraphs included; extern calls apart),
 `fx_cache` (FX graph cache hits and misses).
 
