@@ -224,6 +224,9 @@ class TorchRecord:
         from torch._dynamo.guards import get_guard_fail_reason_helper
 
         wrapper = entry.guard_manager
+        invalidated = getattr(wrapper, "invalidation_reason", None)
+        if invalidated:  # torch deleted the entry (a global it relied on changed): its own words
+            return [f"{entry.compile_id}: {invalidated}"]
         root = getattr(wrapper, "root", None)
         if root is None or wrapper.global_scope is None or root.check(f_locals):
             return []
