@@ -25,6 +25,7 @@ from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "gb_ids", "kernels", "fx_cache")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _COMMENT = re.compile(r"\s+#.*$")
 
@@ -71,10 +72,14 @@ def ours(session, summary: dict) -> dict:
     """Each field as the project states it (the session and the summary the CLI prints)."""
     ids = sorted({str(unit.compile_id.without_attempt()).strip("[]") for unit in session.units
                   if unit.compile_id.autograd is None})
+    compiled_function = {str(unit.compile_id.without_attempt()): unit.function for unit in session.units}
     broken = set()
-    for brk in session.breaks:
-        function = getattr(brk.location, "function", None) or ""
-        broken.add(f"{function}_at_{brk.location.line}")
+    for brk in session.breaks:  # where torch resumes: the break's line in the frame being compiled
+        function = compiled_function.get(str(brk.compile_id.without_attempt())) or ""
+        names = {function, _RESUME.sub(r"\1", function)}
+        frames = [brk.location, *(brk.via or ())]
+        frame = next((frame for frame in frames if frame is not None and frame.function in names), brk.location)
+        broken.add(_RESUME.sub(r"\1", frame.function or "") + f"_at_{frame.line}")
     cache = summary.get("cache", {}).get("fx_graph", {})
     return {
         "compiles": ids,
@@ -92,10 +97,10 @@ def ours(session, summary: dict) -> dict:
     }
 
 
-def compare(case: str, work: Path, cache: Path) -> dict:
+def compare(case: str, work: Path, cache: Path, recapture: bool = True) -> dict:
     session_dir = work / case
     started = time.perf_counter()
-    code = capture_case(CASES / f"{case}.py", session_dir, cache)
+    code = capture_case(CASES / f"{case}.py", session_dir, cache) if recapture else None
     session = open_session(session_dir)
     if session.torch_record is None:
         return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": time.perf_counter() - started}
@@ -139,12 +144,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cases", help="comma-separated case names (default: every case)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/oracle-work"))
     parser.add_argument("--doc", type=Path, help="write the table and differences as Markdown here")
+    parser.add_argument("--compare-only", action="store_true",
+                        help="compare the sessions already in --work (after a change to the analysis)")
     args = parser.parse_args(argv)
     names = args.cases.split(",") if args.cases else sorted(path.stem for path in CASES.glob("*.py"))
     cache = args.work / "inductor-cache"
     rows = []
     for name in names:
-        row = compare(name, args.work, cache)
+        row = compare(name, args.work, cache, recapture=not args.compare_only)
         rows.append(row)
         print(f"{name}: {'error' if 'error' in row else 'done'} in {row['seconds']:.1f} s", flush=True)
     text, agree, total = table(rows)
