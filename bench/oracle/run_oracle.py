@@ -25,6 +25,7 @@ from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "gb_ids", "kernels", "fx_cache")
+NOT_GENERATED = ("extern", "fallback")  # calls into ATen the output code makes, no kernel it defines
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _COMMENT = re.compile(r"\s+#.*$")
@@ -91,8 +92,8 @@ def ours(session, summary: dict) -> dict:
         "breaks": sorted(broken),
         "gb_ids": sorted({site["type"]["gb_id"] for site in summary.get("break_types", {}).get("sites", [])
                           if (site.get("type") or {}).get("gb_id")}),
-        "kernels": sum(1 for u in summary.get("units", []) for name in u.get("kernel_names", [])
-                       if not name.startswith("extern_kernels")),
+        "kernels": sum(count for kind, count in summary.get("kernels", {}).get("by_kind", {}).items()
+                       if kind not in NOT_GENERATED),
         "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
     }
 
