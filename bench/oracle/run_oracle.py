@@ -18,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 CASES = Path(__file__).resolve().parent / "cases"
 
 from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script  # noqa: E402
@@ -128,6 +129,8 @@ def table(rows: list[dict]) -> tuple[str, int, int]:
 
 
 def differences(rows: list[dict]) -> list[str]:
+    from known_differences import KNOWN
+
     found = []
     for row in rows:
         if "error" in row:
@@ -136,7 +139,8 @@ def differences(rows: list[dict]) -> list[str]:
         for name in FIELDS:
             mine, torch_says = row["fields"][name]
             if mine != torch_says:
-                found.append(f"- **{row['case']}** `{name}`: ours `{mine}` — torch's `{torch_says}`")
+                reason = KNOWN.get((row["case"], name), "not explained yet")
+                found.append(f"- **{row['case']}** `{name}`: ours `{mine}`, torch's `{torch_says}`. Why: {reason}")
     return found
 
 
