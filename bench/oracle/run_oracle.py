@@ -25,7 +25,8 @@ from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_scr
 from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
-FIELDS = ("compiles", "fail_types", "recompiles", "failed_guards", "breaks", "gb_ids", "kernels", "fx_cache")
+FIELDS = ("compiles", "fail_types", "restarts", "graph_ops", "recompiles", "failed_guards", "breaks", "gb_ids",
+          "kernels", "fx_cache")
 NOT_GENERATED = ("extern", "fallback")  # calls into ATen the output code makes, no kernel it defines
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
@@ -49,6 +50,11 @@ def _guard(text: str) -> str:
     return _COMMENT.sub("", text).strip()
 
 
+def _id(shown: str) -> str:
+    """A compile id as torch's metrics write it ("0/1"), from the summary's "[0/1]" or "[0/1_1]"."""
+    return re.sub(r"_\d+$", "", shown.strip("[]"))
+
+
 def theirs(record) -> dict:
     """Each field as torch's in-process record states it."""
     metrics = [m for m in record.compilation_metrics if m.get("is_forward", True) is not False
@@ -59,6 +65,9 @@ def theirs(record) -> dict:
     return {
         "compiles": ids,
         "fail_types": {m["compile_id"]: m["fail_type"] for m in metrics if m.get("fail_type")},
+        "restarts": {m["compile_id"]: len(m["restart_reasons"]) for m in metrics if m.get("restart_reasons")},
+        "graph_ops": {m["compile_id"]: m["graph_op_count"] for m in metrics
+                      if m.get("compile_id") and m.get("graph_op_count") is not None},
         "recompiles": len(record.recompiles),
         "failed_guards": sorted({_guard(f) for r in record.recompiles for f in r.every_failure()}),
         "breaks": sorted(re.sub(r"^torch_dynamo_resume_in_", "", name) for name in resumes),
@@ -87,6 +96,10 @@ def ours(session, summary: dict) -> dict:
         "compiles": ids,
         "fail_types": {str(u.compile_id.without_attempt()).strip("[]"): u.fail_type for u in session.units
                        if u.fail_type},
+        "restarts": {_id(str(unit.compile_id)): len(unit.restart_reasons) for unit in session.units
+                     if unit.restart_reasons and unit.compile_id.autograd is None},
+        "graph_ops": {_id(u["compile_id"]): u["graph_ops"] for u in summary.get("units", [])
+                      if u.get("graph_ops") is not None and not u["compile_id"].startswith("[!")},
         "recompiles": len(summary.get("recompiles", [])),
         "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
                                  for g in r.get("failed_guards", [])}),
@@ -194,7 +207,8 @@ with the project and compares field by field. Measured {date}, torch 2.13.0 CPU:
 {cases} cases, {agree} of {total} compared fields agree ({share:.1f} %). `=` agrees, `≠` differs, `–` no record.
 
 Fields: `compiles` (compile ids torch recorded metrics for, forward), `fail_types` (torch's `fail_type` per
-compile), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
+compile), `restarts` (restart reasons per compile), `graph_ops` (ops of each compile's Dynamo
+graph), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
 comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line), `gb_ids` (the
 graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites),
 `kernels` (generated kernels defined in every output code, subgraphs included; extern calls apart),
