@@ -234,7 +234,8 @@ these is an item of issue 47 for the analysis; the record to compare them agains
 
 Capturing the cases one after another, each in its own process, with the harness's own Inductor cache
 (cold at its first run), OMP_NUM_THREADS=1, on {cores} cores shared with other work:
-{timing}. Most of a case is Inductor's C++ compile. `--compare-only` re-reads the captured sessions in under a second each.
+{timing}. Most of a case is Inductor's C++ compile.
+`--compare-only` re-reads the captured sessions in under a second each.
 """
 
 if __name__ == "__main__":
