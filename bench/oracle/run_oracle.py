@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import math
 import re
+import resource
 import shutil
 import sys
 import time
@@ -112,20 +114,29 @@ def ours(session, summary: dict) -> dict:
     }
 
 
+def _children_cpu_s() -> float:
+    """CPU seconds the finished child processes used (user + system): a case's cost whatever else the
+    machine runs meanwhile (a capture's compile workers end with it)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def compare(case: str, work: Path, cache: Path, recapture: bool = True) -> dict:
     session_dir = work / case
     started = time.perf_counter()
-    timing = work / f"{case}.capture_s"  # the capture's seconds, kept for a later --compare-only
+    timing = work / f"{case}.capture_s"  # the capture's wall and CPU seconds, kept for a later --compare-only
     code = None
     if recapture:
+        cpu_before = _children_cpu_s()
         code = capture_case(CASES / f"{case}.py", session_dir, cache)
-        timing.write_text(f"{time.perf_counter() - started:.1f}")
-    seconds = float(timing.read_text()) if timing.is_file() else None
+        timing.write_text(f"{time.perf_counter() - started:.1f} {_children_cpu_s() - cpu_before:.1f}")
+    seconds, cpu = (float(value) for value in (timing.read_text().split() + ["nan", "nan"])[:2]) \
+        if timing.is_file() else (None, None)
     session = open_session(session_dir)
     if session.torch_record is None:
-        return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": seconds}
+        return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": seconds, "cpu_s": cpu}
     mine, torch_says = ours(session, summarize(session)), theirs(session.torch_record)
-    return {"case": case, "exit": code, "seconds": seconds,
+    return {"case": case, "exit": code, "seconds": seconds, "cpu_s": cpu,
             "fields": {name: (mine[name], torch_says[name]) for name in FIELDS},
             "hook_errors": list(session.torch_record.hook_errors)}
 
@@ -181,9 +192,13 @@ def main(argv: list[str]) -> int:
     found = differences(rows)
     share = 100 * agree / total if total else 0.0
     seconds = [row["seconds"] for row in rows if row["seconds"] is not None]
-    timing = (f"{len(seconds)} cases captured in {sum(seconds):.0f} s (median "
+    cpu = [row["cpu_s"] for row in rows if row.get("cpu_s") is not None and math.isfinite(row["cpu_s"])]
+    timing = (f"{len(seconds)} cases captured in {sum(seconds):.0f} s of wall time (median "
               f"{sorted(seconds)[len(seconds) // 2]:.0f} s, longest {max(seconds):.0f} s)"
               if seconds else "no capture times recorded")
+    if cpu:
+        timing += (f"; {len(cpu)} of them measured in CPU time: {sum(cpu):.0f} s (median "
+                   f"{sorted(cpu)[len(cpu) // 2]:.0f} s), about what an idle core would take")
     print(text)
     print(f"\n{agree} of {total} fields agree ({share:.1f} %)")
     print("\n".join(found))
