@@ -139,8 +139,9 @@ class TorchRecord:
     checked on its own here); the kernels each output code defines, subgraphs included.
 
     Nothing here may change what the program does: each hook passes torch's values through
-    untouched, an error inside a hook is counted in `hook_errors` and never raised, and `remove()`
-    puts torch's functions back."""
+    untouched, an error inside a hook is counted in `hook_errors` and never raised, and `write()`
+    puts torch's functions back before it writes. A guard is only ever checked on a copy of its tree
+    (torch counts the failures of its own tree's nodes to choose which to check first)."""
 
     def __init__(self, torch, session: Path):
         self.torch, self.path = torch, session / TORCH_RECORD
@@ -205,17 +206,18 @@ class TorchRecord:
 
     def _note_recompile(self, cache_entries, frame, backend, reasons) -> None:
         code = frame.f_code
+        logged = [str(reason).split("\nUser stack trace:")[0].strip() for reason in reasons]
         entries = []
         for entry in cache_entries:
             entries.append({"compile_id": str(entry.compile_id),
-                            "failures": self._every_failure(entry, frame.f_locals, backend)})
+                            "failures": self._every_failure(entry, frame.f_locals, backend, logged)})
         compile_id = self.torch._guards.CompileContext.current_compile_id()
         self.recompiles.append({
             "compile_id": None if compile_id is None else str(compile_id), "co_name": code.co_name,
             "co_filename": code.co_filename, "co_firstlineno": code.co_firstlineno,
             "reasons": [str(reason) for reason in reasons], "cache_entries": entries})
 
-    def _every_failure(self, entry, f_locals, backend) -> list[str]:
+    def _every_failure(self, entry, f_locals, backend, logged: list[str]) -> list[str]:
         """Every guarded source of the cache entry whose guards fail now, each as torch words its
         first failure: the entry's guard tree cut down to the path to that one source (as torch cuts
         its diff guard tree, `clone_manager`) and checked alone."""
@@ -228,7 +230,7 @@ class TorchRecord:
         if invalidated:  # torch deleted the entry (a global it relied on changed): its own words
             return [f"{entry.compile_id}: {invalidated}"]
         root = getattr(wrapper, "root", None)
-        if root is None or wrapper.global_scope is None or root.check(f_locals):
+        if root is None or wrapper.global_scope is None:
             return []
         failures = []
         for chain in _guarded_paths(root, MAX_GUARDED_PATHS):
@@ -242,9 +244,8 @@ class TorchRecord:
             first = reason.split("\nUser stack trace:")[0].strip()
             if first and first not in failures:
                 failures.append(first)
-        if not failures:  # a guard of no one source (relations between sizes): torch's own words
-            reason = get_guard_fail_reason_helper(wrapper, f_locals, entry.compile_id, backend)
-            failures.append(reason.split("\nUser stack trace:")[0].strip())
+        if not failures:  # a guard of no one source (relations between sizes): what torch logged
+            failures.extend(reason for reason in logged if reason.startswith(f"{entry.compile_id}:"))
         return failures
 
     def _count_output_kernels(self) -> None:
