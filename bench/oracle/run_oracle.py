@@ -247,8 +247,9 @@ these is an item of issue 47 for the analysis; the record to compare them agains
 
 ## Time
 
-Capturing the cases one after another, each in its own process, with the harness's own Inductor cache
-(cold at its first run), OMP_NUM_THREADS=1, on {cores} cores shared with other work:
+Capturing the cases one after another, each in its own process, OMP_NUM_THREADS=1, on {cores} cores shared
+with other work, with the harness's own Inductor cache in `--work` (cold at the first run there, warm at
+later ones; these are the last capture of each case):
 {timing}. Most of a case is Inductor's C++ compile.
 `--compare-only` re-reads the captured sessions in under a second each.
 """
