@@ -197,7 +197,7 @@ def main(argv: list[str]) -> int:
               f"{sorted(seconds)[len(seconds) // 2]:.0f} s, longest {max(seconds):.0f} s)"
               if seconds else "no capture times recorded")
     if cpu:
-        timing += (f"; {len(cpu)} of them measured in CPU time: {sum(cpu):.0f} s (median "
+        timing += (f";\n{len(cpu)} of them measured in CPU time: {sum(cpu):.0f} s (median "
                    f"{sorted(cpu)[len(cpu) // 2]:.0f} s), about what an idle core would take")
     print(text)
     print(f"\n{agree} of {total} fields agree ({share:.1f} %)")
@@ -250,7 +250,7 @@ these is an item of issue 47 for the analysis; the record to compare them agains
 Capturing the cases one after another, each in its own process, OMP_NUM_THREADS=1, on {cores} cores shared
 with other work, with the harness's own Inductor cache in `--work` (cold at the first run there, warm at
 later ones; these are the last capture of each case):
-{timing}. Most of a case is Inductor's C++ compile.
+{timing}.
 `--compare-only` re-reads the captured sessions in under a second each.
 """
 
