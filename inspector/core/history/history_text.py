@@ -1,0 +1,64 @@
+"""The history of a script as text and JSON: one line per run with its figures, oldest first, and
+the scripts the history holds; what `compile-inspector history` prints."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from inspector.core.history.run_record import RunRecord
+from inspector.core.numbers import seconds
+
+SCHEMA = "torch-compile-inspector/history"
+SCHEMA_VERSION = 1
+
+
+def history_document(store: str, script: str | None, runs: list[RunRecord]) -> dict:
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "store": store, "script": script,
+            "runs": [run.to_json() for run in runs]}
+
+
+def render_runs(script: str, runs: list[RunRecord]) -> str:
+    """The runs of `script`, one line each; a change of torch version or commit is marked where it happens."""
+    if not runs:
+        return f"No run of {script} in the history."
+    header = (f"{'run':>6}  {'when':<16}  {'torch':<14} {'commit':<10} {'mode':<16} {'compile':>9} {'breaks':>9} "
+              f"{'recomp.':>7} {'cache hit':>9} {'kernels':>7}  {'S [95 % interval]':<22} {'memory':>9}")
+    lines = [f"{len(runs)} run(s) of {script}", header]
+    previous: RunRecord | None = None
+    for run in runs:
+        marks = []
+        if previous is not None and run.torch_version != previous.torch_version:
+            marks.append(f"torch {previous.torch_version} → {run.torch_version}")
+        if previous is not None and run.git_commit and previous.git_commit and run.git_commit != previous.git_commit:
+            marks.append(f"commit {previous.git_commit[:7]} → {run.git_commit[:7]}")
+        rate = run.cache_hit_rate
+        lines.append(
+            f"{'#' + str(run.run_id):>6}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(run.run_at)):<16}  "
+            f"{(run.torch_version or '?')[:14]:<14} {(run.git_commit or '-')[:7]:<10} {(run.mode or '-')[:16]:<16} "
+            f"{seconds(run.compile_s):>9} {f'{run.breaks} @ {run.break_sites}':>9} {run.recompiles:>7} "
+            f"{f'{rate:.0%}' if rate is not None else '-':>9} {run.kernels:>7}  {speedup_text(run):<22} "
+            f"{f'{run.memory_mb:.0f} MB' if run.memory_mb is not None else '-':>9}"
+            + (f"  ← {'; '.join(marks)}" if marks else ""))
+        previous = run
+    return "\n".join(lines)
+
+
+def speedup_text(run: RunRecord) -> str:
+    estimate = run.speedup_estimate
+    if estimate is None or estimate.value is None:
+        return "-"
+    if estimate.has_interval:
+        return f"{estimate.value:.2f}× [{estimate.low:.2f}–{estimate.high:.2f}]"
+    return f"{estimate.value:.2f}× (no interval)"
+
+
+def render_scripts(store: str, scripts: list[tuple[str, int, float]]) -> str:
+    if not scripts:
+        return f"The history at {store} holds no run yet."
+    lines = [f"{len(scripts)} script(s) in the history at {store}:"]
+    for script, count, latest in scripts:
+        lines.append(f"  {count:>4} run(s), latest {time.strftime('%Y-%m-%d %H:%M', time.localtime(latest))}  "
+                     f"{script}")
+    lines.append(f"compile-inspector history SCRIPT shows the runs of one ({Path(scripts[0][0]).name}, …)")
+    return "\n".join(lines)
