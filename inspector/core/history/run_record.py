@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from inspector.core.analysis.speedup import Speedup
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
+from inspector.core.readers.session_format import MANIFEST, RESULTS
 
 GIT_HEAD_BYTES = 4096  # a HEAD or ref file is one line; anything longer is not git's
 
@@ -138,27 +140,29 @@ class RunRecord:
 
 
 def run_identity(session: Session) -> str | None:
-    """The digest of the files the run was read from (the index cache's identity of a session: path,
-    size, modification time of each). None for a session that is still changing (a capture not
-    ended, a preview): it is recorded once it settles."""
+    """A digest of the files the run was read from (path, size, modification time of each, as the
+    index cache tells two versions of a log apart): two opens of one log are one run. None for a
+    session still changing — a preview, a capture not ended, a log written in the last seconds —
+    which is recorded once it settles."""
     if session.preview is not None:
         return None
-    identity = index_cache.session_identity(session)
-    if identity is None and session.kind not in ("torch_trace", "capture"):
-        identity = _loose_identity(session)
-    if identity is None:
+    manifest = session.manifest
+    if session.kind == "capture" and (manifest is None or manifest.ended is None):
         return None
-    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _loose_identity(session: Session) -> list | None:
-    """For kinds the index cache does not keep (a recorder file, a debug folder): the source's path,
-    size and modification time."""
+    source = Path(session.source)
+    files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
+    if session.kind == "capture":
+        files += [source / name for name in (MANIFEST, RESULTS) if (source / name).is_file()]
+    files = files or [source]
     try:
-        stat = Path(session.source).stat()
+        stats = [(str(file.resolve()), file.stat()) for file in files]
     except OSError:
         return None
-    return [session.kind, str(Path(session.source).resolve()), stat.st_size, stat.st_mtime_ns]
+    if session.kind != "capture" and any(time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS
+                                         for _, stat in stats):
+        return None  # a log still being written: its figures are not the run's yet
+    identity = [session.kind, str(source.resolve()), [[name, stat.st_size, stat.st_mtime_ns] for name, stat in stats]]
+    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()
 
 
 def record_of(session: Session, summary: Summary, identity: str, now: float) -> RunRecord:
