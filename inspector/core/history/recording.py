@@ -86,3 +86,24 @@ def check_session(session: Session, summary: Summary | dict, store: str | None =
     except StoreError as error:
         return [Check("history", False, str(error))], Recorded(None, False, str(error))
     return check_against_history(run, earlier_runs(run, history), tolerance), recorded
+
+
+def record_and_read(session: Session, store: str | None = None, record: bool = True,
+                    limit: int = 200) -> tuple[Recorded, str | None, list[RunRecord]]:
+    """The app's way in, on its load worker: keep the opened run (unless `record` is off or the
+    history is), then read the last `limit` runs of its script. (what became of recording, the
+    script, its runs oldest first)."""
+    from inspector.core.outputs.cached_summary import session_summary
+
+    if session.preview is not None:
+        return Recorded(None, False, "a preview is not a run"), None, []
+    summary = Summary.from_state(session_summary(session))
+    recorded = record_run(session, summary, store) if record else Recorded(None, False, "recording is off")
+    script = recorded.run.script if recorded.run else record_of(session, summary, "", time.time()).script
+    if not script:
+        return recorded, None, []
+    try:
+        with open_store(store_address(store)) as opened:
+            return recorded, script, opened.runs_of(script, limit)
+    except StoreError as error:
+        return Recorded(None, False, str(error)), script, []
