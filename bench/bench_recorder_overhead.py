@@ -12,6 +12,7 @@ during steady steps are counted with tracemalloc. Threads pinned to 1."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -41,7 +42,11 @@ def build_model():
 
 
 def block(step, steps: int) -> float:
-    """The median time of one step over `steps` steps."""
+    """The median time of one step over `steps` steps, after a few untimed ones and a collection (so
+    the garbage of switching the recorder on or off is not collected inside the block)."""
+    for _ in range(10):
+        step()
+    gc.collect()
     times = []
     for _ in range(steps):
         started = time.perf_counter()
@@ -92,9 +97,18 @@ def main() -> None:
         step()
     after = tracemalloc.take_snapshot()
     tracemalloc.stop()
-    live.close()
     mine = [stat for stat in after.compare_to(before, "filename")
             if stat.traceback[0].filename.endswith("recorder.py") and stat.count_diff > 0]
+    calls = []  # calls into the recorder's code during steady steps (the profile hook sees every call)
+    recorder_file = recorder_module.__file__
+    sys.setprofile(lambda frame, event, _arg: calls.append(1) if event == "call"
+                   and frame.f_code.co_filename == recorder_file else None)
+    for _ in range(args.steps):
+        step()
+    steady_calls = len(calls)
+    with torch.no_grad():  # the control: a new shape recompiles, and the hook sees the recorder's callbacks
+        compiled(torch.randint(0, 512, (3, 16)))
+    sys.setprofile(None)
     print(f"model: GPT2LMHeadModel (2 layers, 64 wide), batch 2 × 16 tokens, torch {torch.__version__}, "
           f"threads {torch.get_num_threads()}")
     print(f"compile + warm-up with the recorder: {compile_s:.1f} s, {recorded} compile event(s) recorded")
@@ -102,8 +116,10 @@ def main() -> None:
           f"on: {statistics.median(on for on, _ in rounds) * 1e3:.3f} ms ({args.rounds} interleaved rounds "
           f"of {args.steps} steps)")
     print(f"overhead: {(ratio - 1) * 100:+.2f} % [95 % interval {(low - 1) * 100:+.2f} % … {(high - 1) * 100:+.2f} %]")
+    live.close()
     print(f"allocations by the recorder during {args.steps} steady steps: {sum(s.count_diff for s in mine)} "
-          f"block(s), {sum(s.size_diff for s in mine)} bytes")
+          f"block(s), {sum(s.size_diff for s in mine)} bytes; calls into its code: {steady_calls} "
+          f"(during one recompile, the control: {len(calls) - steady_calls})")
 
 
 if __name__ == "__main__":

@@ -710,7 +710,7 @@ def _record_history(args, session, summary) -> None:
     from inspector.core.history.recording import record_run
 
     recorded = record_run(session, summary, args.store)
-    if recorded.run is None and recorded.reason and "is off" not in recorded.reason:
+    if recorded.failed:
         _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
 
 
@@ -726,11 +726,11 @@ def _record_capture(args, folder) -> None:
         return
     try:
         session = open_session(folder)
-    except (OSError, ValueError) as error:
+        recorded = record_run(session, session_summary(session), args.store)
+    except (OSError, ValueError) as error:  # a capture that left no readable session: nothing to keep
         _say(f"compile-inspector: not recorded in the history: {error}", file=sys.stderr)
         return
-    recorded = record_run(session, session_summary(session), args.store)
-    if not args.quiet or recorded.run is None:
+    if not args.quiet or recorded.failed:
         _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
 
 
@@ -749,7 +749,7 @@ def _check_or_history(args) -> int:
     checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance)
     for check in checks:
         _say(f"{check.word} {check.name}: {check.reason}")
-    if recorded.run is None and "is off" not in recorded.reason:
+    if recorded.failed:
         _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
     if code == 1 or any(check.passed is False for check in checks):
         return 1

@@ -157,8 +157,9 @@ class Recorder:
     def _header(self) -> dict:
         torch = self._torch
         try:
-            import triton  # noqa: F401 - its version only
-            triton_version = getattr(sys.modules["triton"], "__version__", None)
+            import triton
+
+            triton_version = getattr(triton, "__version__", None)
         except ImportError:
             triton_version = None
         return {"kind": "header", "format": FORMAT, "format_version": FORMAT_VERSION, "t": time.time(),

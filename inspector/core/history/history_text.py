@@ -18,6 +18,22 @@ def history_document(store: str, script: str | None, runs: list[RunRecord]) -> d
             "runs": [run.to_json() for run in runs]}
 
 
+def changes(runs: list[RunRecord]) -> list[tuple[int, str]]:
+    """(index of the run where it happened, what changed) for each change of torch version or git
+    commit between consecutive runs: the markers of the History tab and of `history`."""
+    found = []
+    for index in range(1, len(runs)):
+        before, after = runs[index - 1], runs[index]
+        words = []
+        if before.torch_version != after.torch_version:
+            words.append(f"torch {before.torch_version} → {after.torch_version}")
+        if before.git_commit and after.git_commit and before.git_commit != after.git_commit:
+            words.append(f"commit {before.git_commit[:7]} → {after.git_commit[:7]}")
+        if words:
+            found.append((index, "; ".join(words)))
+    return found
+
+
 def render_runs(script: str, runs: list[RunRecord]) -> str:
     """The runs of `script`, one line each; a change of torch version or commit is marked where it happens."""
     if not runs:
@@ -25,13 +41,8 @@ def render_runs(script: str, runs: list[RunRecord]) -> str:
     header = (f"{'run':>6}  {'when':<16}  {'torch':<14} {'commit':<10} {'mode':<16} {'compile':>9} {'breaks':>9} "
               f"{'recomp.':>7} {'cache hit':>9} {'kernels':>7}  {'S [95 % interval]':<22} {'memory':>9}")
     lines = [f"{len(runs)} run(s) of {script}", header]
-    previous: RunRecord | None = None
-    for run in runs:
-        marks = []
-        if previous is not None and run.torch_version != previous.torch_version:
-            marks.append(f"torch {previous.torch_version} → {run.torch_version}")
-        if previous is not None and run.git_commit and previous.git_commit and run.git_commit != previous.git_commit:
-            marks.append(f"commit {previous.git_commit[:7]} → {run.git_commit[:7]}")
+    marks = dict(changes(runs))
+    for index, run in enumerate(runs):
         rate = run.cache_hit_rate
         lines.append(
             f"{'#' + str(run.run_id):>6}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(run.run_at)):<16}  "
@@ -39,8 +50,7 @@ def render_runs(script: str, runs: list[RunRecord]) -> str:
             f"{seconds(run.compile_s):>9} {f'{run.breaks} @ {run.break_sites}':>9} {run.recompiles:>7} "
             f"{f'{rate:.0%}' if rate is not None else '-':>9} {run.kernels:>7}  {speedup_text(run):<22} "
             f"{f'{run.memory_mb:.0f} MB' if run.memory_mb is not None else '-':>9}"
-            + (f"  ← {'; '.join(marks)}" if marks else ""))
-        previous = run
+            + (f"  ← {marks[index]}" if index in marks else ""))
     return "\n".join(lines)
 
 

@@ -34,6 +34,8 @@ class Recorded:
     run: RunRecord | None
     new: bool
     reason: str = ""
+    failed: bool = False  # True: it should have been kept and could not be (worth saying); False: kept, or off
+
 
     @property
     def said(self) -> str:
@@ -53,15 +55,15 @@ def record_run(session: Session, summary: Summary | dict, store: str | None = No
         return Recorded(None, False, f"the history is off ({SWITCH}=1)")
     identity = run_identity(session)
     if identity is None:
-        return Recorded(None, False, "the run is still changing (or its files cannot be read)")
+        return Recorded(None, False, "the run is still changing (or its files cannot be read)", failed=True)
     typed = summary if isinstance(summary, Summary) else Summary.from_state(summary)
     try:
         with open_store(store_address(store)) as opened:
             run, new = opened.add(record_of(session, typed, identity, time.time()))
     except StoreError as error:
-        return Recorded(None, False, str(error))
+        return Recorded(None, False, str(error), failed=True)
     except Exception as error:  # noqa: BLE001 - a database driver's error of any kind: said, not raised
-        return Recorded(None, False, f"{type(error).__name__}: {error}")
+        return Recorded(None, False, f"{type(error).__name__}: {error}", failed=True)
     return Recorded(run, new)
 
 
@@ -73,18 +75,20 @@ def check_session(session: Session, summary: Summary | dict, store: str | None =
     from inspector.core.analysis.run_diff import Check
     from inspector.core.history.alerts import check_against_history, earlier_runs
 
-    identity = run_identity(session) or "unsettled:" + str(session.source)
+    identity = run_identity(session)
     typed = summary if isinstance(summary, Summary) else Summary.from_state(summary)
-    run = record_of(session, typed, identity, time.time())
+    run = record_of(session, typed, identity or f"unsettled {session.source}", time.time())
     try:
         with open_store(store_address(store)) as opened:
             recorded = Recorded(None, False, f"the history is off ({SWITCH}=1)")
-            if history_enabled() and not identity.startswith("unsettled:"):
+            if identity is None:
+                recorded = Recorded(None, False, "the run is still changing: compared, not kept", failed=True)
+            elif history_enabled():
                 run, new = opened.add(run)
                 recorded = Recorded(run, new)
             history = opened.runs_of(run.script) if run.script else []
     except StoreError as error:
-        return [Check("history", False, str(error))], Recorded(None, False, str(error))
+        return [Check("history", False, str(error))], Recorded(None, False, str(error), failed=True)
     return check_against_history(run, earlier_runs(run, history), tolerance), recorded
 
 
@@ -106,4 +110,4 @@ def record_and_read(session: Session, store: str | None = None, record: bool = T
         with open_store(store_address(store)) as opened:
             return recorded, script, opened.runs_of(script, limit)
     except StoreError as error:
-        return Recorded(None, False, str(error)), script, []
+        return Recorded(None, False, str(error), failed=True), script, []

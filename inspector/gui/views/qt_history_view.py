@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from inspector.core.history.history_text import speedup_text
+from inspector.core.history.history_text import changes, speedup_text
 from inspector.core.history.recording import record_and_read
 from inspector.core.history.run_record import RunRecord
 from inspector.core.numbers import seconds
@@ -37,21 +37,6 @@ TRENDS = (Trend("Compile time", "s", lambda run: run.compile_s),
           Trend("Cache hit rate", "%", lambda run: None if run.cache_hit_rate is None else 100 * run.cache_hit_rate),
           Trend("Speedup S", "×", lambda run: (run.speedup or {}).get("value")))
 COLUMNS = ("run", "when", "torch", "commit", "compile", "breaks", "recompiles", "cache hit", "S", "source")
-
-
-def changes(runs: list[RunRecord]) -> list[tuple[int, str]]:
-    """(index of the run where it happened, what changed) for each change of torch version or commit."""
-    found = []
-    for index in range(1, len(runs)):
-        before, after = runs[index - 1], runs[index]
-        words = []
-        if before.torch_version != after.torch_version:
-            words.append(f"torch {before.torch_version} → {after.torch_version}")
-        if before.git_commit and after.git_commit and before.git_commit != after.git_commit:
-            words.append(f"commit {before.git_commit[:7]} → {after.git_commit[:7]}")
-        if words:
-            found.append((index, "; ".join(words)))
-    return found
 
 
 class QtHistoryView(QWidget):
@@ -108,7 +93,7 @@ class QtHistoryView(QWidget):
 
     def _on_read(self, result) -> None:
         recorded, script, runs = result
-        said = "" if recorded.run is not None or "off" in recorded.reason else f" ({recorded.said})"
+        said = f" ({recorded.said})" if recorded.failed else ""
         self.show_runs(script, runs, said)
 
     # --- drawing -------------------------------------------------------------------------------
