@@ -90,3 +90,18 @@ def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     assert [line.label.toPlainText() for line in lines] == ["torch 2.13.0+cpu → 2.14.0"]
     assert [line.value() for line in lines] == [1.5]  # between the two runs
     assert view.table.item(1, 2).text() == "2.14.0" and view.table.item(1, 0).text() == f"#{upgraded.run_id}"
+
+
+def test_the_setting_turns_recording_off(qtbot, history_window):
+    from inspector.gui.qt_settings_dialog import QtSettingsDialog
+
+    window = history_window
+    dialog = QtSettingsDialog(window.settings, window)
+    assert dialog.record_history.isChecked()  # on unless turned off
+    dialog.record_history.setChecked(False)
+    dialog.accept()
+    view = window.history_view
+    open_and_wait(qtbot, window, BUNDLED)
+    qtbot.waitUntil(lambda: view.note.text().startswith("0 run(s) of "), timeout=60_000)
+    with open_store() as store:
+        assert store.runs_of() == []
