@@ -82,6 +82,8 @@ def test_summary_records_the_run_once_with_the_figures_its_summary_states(data_h
     assert run["speedup"]["value"] == summary["speedup"]["value"]
     assert run["torch_version"] == summary["torch_version"] and run["mode"] == "default"
     assert run["memory_mb"] == summary["run"]["memory"]["compiled"]["cpu_rss_high_water_mb"]
+    verdict = {figure["key"]: figure["value"] for figure in summary["verdict"]}
+    assert run["cache_hit_rate"] * 100 == verdict["cache_hit_rate"]  # the rate the summary states
 
 
 def test_history_lists_a_scripts_runs_with_their_figures(data_home):
@@ -125,7 +127,7 @@ def test_new_breaks_and_a_fallen_hit_rate_fail_naming_the_change(bundled):
     assert "mlp_breaks.py:19 in forward: Data-dependent branching (×2)" in breaks.reason
     assert "compared with run #6 of" in breaks.reason
     assert checks["history-recompiles"].passed is False and "recompiles 0 → 3" in checks["history-recompiles"].reason
-    assert checks["history-cache"].passed is False and "cache hit rate 100% → 0%" in checks["history-cache"].reason
+    assert checks["history-cache"].passed is False and "FX graph cache hit rate 100% → 0%" in checks["history-cache"].reason
 
 
 def test_store_keeps_a_run_once_and_reads_it_back(store_address, bundled):

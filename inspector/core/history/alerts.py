@@ -95,5 +95,6 @@ def _hit_rate(run: RunRecord, latest: RunRecord, against: str) -> Check | None:
     rate, before = run.cache_hit_rate, latest.cache_hit_rate
     if rate is None or before is None:
         return None
-    shown = f"cache hit rate {before:.0%} → {rate:.0%} ({run.cache_hits} of {run.cache_hits + run.cache_misses}); {against}"
+    hits, lookups = run.cache_lookups
+    shown = f"FX graph cache hit rate {before:.0%} → {rate:.0%} ({hits} of {lookups} lookups); {against}"
     return Check("history-cache", rate >= before - HIT_RATE_DROP, shown)

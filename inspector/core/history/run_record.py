@@ -97,22 +97,18 @@ class RunRecord:
         return len(self.sites)
 
     @property
-    def cache_hits(self) -> int:
-        return sum(row.hit for row in self.caches)
-
-    @property
-    def cache_misses(self) -> int:
-        return sum(row.miss for row in self.caches)
-
-    @property
-    def cache_bypasses(self) -> int:
-        return sum(row.bypass for row in self.caches)
+    def cache_lookups(self) -> tuple[int, int]:
+        """(hits, lookups) of the FX graph cache: the cache the summary's hit rate is stated for."""
+        rows = [row for row in self.caches if row.cache == "fx_graph"]
+        hits = sum(row.hit for row in rows)
+        return hits, hits + sum(row.miss for row in rows)
 
     @property
     def cache_hit_rate(self) -> float | None:
-        """Hits over lookups (hits + misses) of every cache; None when nothing was looked up."""
-        looked_up = self.cache_hits + self.cache_misses
-        return self.cache_hits / looked_up if looked_up else None
+        """FX graph cache hits over lookups, as the summary's verdict (`cache_hit_rate`) states it; None
+        when nothing was looked up."""
+        hits, lookups = self.cache_lookups
+        return hits / lookups if lookups else None
 
     @property
     def speedup_estimate(self) -> Speedup | None:

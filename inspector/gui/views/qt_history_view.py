@@ -80,7 +80,9 @@ class QtHistoryView(QWidget):
             points.sigClicked.connect(self._on_point_clicked)
             plot.addItem(points)
             self.plot_items[trend.title], self.points[trend.title] = plot, points
-        model.on_each_session(self._take)
+        # after every view shows the session (not while they take it): the whole summary the history keeps
+        # is made on a worker, from the index cache when this version of the run was summarised before
+        model.sigLoaded.connect(self._take)
 
     # --- the model's sessions ------------------------------------------------------------------
     def _take(self, loaded: LoadedSession) -> None:
