@@ -115,7 +115,8 @@ def main() -> None:
     print(f"steady step, recorder off (anchor): {statistics.median(off for _, off in rounds) * 1e3:.3f} ms; "
           f"on: {statistics.median(on for on, _ in rounds) * 1e3:.3f} ms ({args.rounds} interleaved rounds "
           f"of {args.steps} steps)")
-    print(f"overhead: {(ratio - 1) * 100:+.2f} % [95 % interval {(low - 1) * 100:+.2f} % … {(high - 1) * 100:+.2f} %]")
+    print(f"overhead: {(ratio - 1) * 100:+.2f} % "
+          f"[95 % interval {(low - 1) * 100:+.2f} % … {(high - 1) * 100:+.2f} %]")
     live.close()
     print(f"allocations by the recorder during {args.steps} steady steps: {sum(s.count_diff for s in mine)} "
           f"block(s), {sum(s.size_diff for s in mine)} bytes; calls into its code: {steady_calls} "

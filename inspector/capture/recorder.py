@@ -82,7 +82,11 @@ class Recorder:
                 self._at_end[str(args.compile_id)] = (new, skips)
             self._drain()
         except Exception as error:  # noqa: BLE001 - the recorder never breaks the program it watches
-            self._write({"kind": "problem", "t": time.time(), "message": f"{type(error).__name__}: {error}"[:REASON_CHARS]})
+            self._problem(error)
+
+    def _problem(self, error: Exception) -> None:
+        """What went wrong in the recorder, as a line of its file (the program goes on)."""
+        self._write({"kind": "problem", "t": time.time(), "message": f"{type(error).__name__}: {error}"[:REASON_CHARS]})
 
     # --- reading torch's records -----------------------------------------------------------------
     def _break_counts(self) -> dict[str, int]:
@@ -131,7 +135,7 @@ class Recorder:
             if changed:
                 self._write(self.summary())
         except Exception as error:  # noqa: BLE001
-            self._write({"kind": "problem", "t": time.time(), "message": f"{type(error).__name__}: {error}"[:REASON_CHARS]})
+            self._problem(error)
 
     def close(self) -> None:
         """Stop recording: the last events and a summary written, the callbacks removed."""
