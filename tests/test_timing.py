@@ -94,11 +94,14 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     assert summary["speedup"]["state"] == "slower" and summary["speedup"]["size_certain"] is False
 
 
-def test_a_busy_machine_makes_a_small_difference_inconclusive_and_says_so():
+def test_a_busy_machine_is_named_beside_what_the_interval_supports():
+    """Issue 46: a busy machine no longer turns an interval wholly on one side of 1 into
+    'INCONCLUSIVE, the difference is small': the interleaved rounds carry the load's noise, the
+    interval says what it supports, and the machine's state is said beside it."""
     quiet = estimate(timed(SLIGHTLY_FASTER, QUIET))
     busy = estimate(timed(SLIGHTLY_FASTER, BUSY))
     assert quiet.state == FASTER and not quiet.machine.busy
-    assert busy.state == INCONCLUSIVE and busy.machine.busy
+    assert busy.state == FASTER and busy.machine.busy and busy.low > 1
     assert "machine busy: timing unreliable" in busy.machine.note and "1.9 of 2 cores" in busy.machine.note
     assert "load average 3.10 before, 4.20 after" in busy.machine.note
     assert "Machine busy: timing unreliable" in busy.sentence()
@@ -270,4 +273,4 @@ def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):
     analysis = SessionAnalysis(open_session(bare))
     assert analysis.fusion.n_kernels == 0
     assert analysis.verdict["fused_ops"].source == "no kernels in this session: nothing was fused"
-    assert "from provenance maps" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source
+    assert "from the kernels' source nodes" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source

@@ -245,12 +245,28 @@ class Measurer:
             self.progress.emit("round", index=index, eager_s=row["eager_s"], compiled_s=row["compiled_s"])
         return rounds
 
-    def memory(self) -> dict:
-        usage = {"cpu_rss_high_water_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    def memory_phase_start(self) -> dict:
+        """Start one phase's memory figure: the peaks reset so the phase inherits no earlier one's
+        (RSS high-water via /proc/self/clear_refs, CUDA peak stats); what is held now, to compare."""
+        start = {"cpu_rss_start_mb": rss_mb("VmRSS")}
+        if self.cuda:
+            self.sync()
+            self.torch.cuda.reset_peak_memory_stats()
+            start["cuda_allocated_start_mb"] = self.torch.cuda.memory_allocated() / 2**20
+        if reset_rss_peak():
+            self.results.update(memory_method=MEMORY_ISOLATED + (MEMORY_CUDA if self.cuda else ""))
+        else:  # the kernel refused: the running peak, which a later phase can only equal or exceed
+            self.results.update(memory_method=MEMORY_RUNNING + (MEMORY_CUDA if self.cuda else ""))
+        return start
+
+    def memory_phase_end(self, start: dict) -> dict:
+        """The phase's peak: RSS high-water since its start, and CUDA's peak allocated since its start."""
+        self.sync()
+        usage = {"cpu_rss_high_water_mb": rss_mb("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                 **start}
         if self.cuda:
             usage["cuda_max_allocated_mb"] = self.torch.cuda.max_memory_allocated() / 2**20
-            self.torch.cuda.reset_peak_memory_stats()
-        return usage
+        return {key: value for key, value in usage.items() if value is not None}
 
     def run(self, module: dict) -> None:
         torch, args = self.torch, self.args
@@ -263,8 +279,9 @@ class Measurer:
                             tolerance={"rtol": RTOL, "atol": ATOL}, grad_mode="no_grad")
         with torch.no_grad():
             self.progress.phase("baseline", "start")
+            memory = self.memory_phase_start()
             eager_out = self.warm(model, example, max(1, args.warmup))
-            self.results.update(memory_eager=self.memory())
+            self.results.update(memory_eager=self.memory_phase_end(memory))
             self.progress.phase("baseline", "end")
 
             if args.profile and not self.cuda:
@@ -272,10 +289,12 @@ class Measurer:
             compiled = torch.compile(model, **compile_kwargs(args))
             self.progress.phase("compile", "start")
             before = calculate_time_spent()
+            memory = self.memory_phase_start()
             start = time.perf_counter()
             first_out = compiled(*example)
             self.sync()
             first_call = time.perf_counter() - start
+            self.results.update(memory_compile=self.memory_phase_end(memory))
             phases = {key: value - before.get(key, 0.0) for key, value in calculate_time_spent().items()}
             t_compile = phases.get("entire_frame_compile")
             self.results.update(t_first_call_s=first_call, t_compile_s=t_compile, compile_phases_s=phases)
@@ -289,8 +308,9 @@ class Measurer:
             self.progress.phase("inputs", "end")
 
             self.progress.phase("benchmark", "start")
-            self.warm(compiled, example, args.warmup)
-            self.results.update(memory_compiled=self.memory())
+            memory = self.memory_phase_start()
+            self.warm(compiled, example, max(1, args.warmup))
+            self.results.update(memory_compiled=self.memory_phase_end(memory))
             watch = MachineWatch(torch)
             rounds = self.interleaved(model, compiled, example)
             eager = spread([row["eager_s"] for row in rounds])
@@ -338,6 +358,35 @@ class Measurer:
         rows.sort(key=lambda row: -row[key])
         return {"trace": f"profile/{label}.json", "runs": calls, "warmup_excluded": PROFILE_WARMUP, "wall_s": wall,
                 "time_key": key, "ops": rows[:TOP_KERNELS]}
+
+
+MEMORY_ISOLATED = ("peak per phase: the process's RSS high-water mark reset at each phase's start "
+                   "(/proc/self/clear_refs)")
+MEMORY_RUNNING = ("the process's running RSS high-water mark (could not be reset here): a later phase includes "
+                  "every earlier phase's peak")
+MEMORY_CUDA = "; CUDA: peak allocated, its statistics reset at each phase's start"
+
+
+def reset_rss_peak() -> bool:
+    """Reset this process's RSS high-water mark (VmHWM) to what it holds now: Linux, writing 5 to
+    /proc/self/clear_refs. False where that is refused or absent."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    return rss_mb("VmHWM") is not None
+
+
+def rss_mb(field: str) -> float | None:
+    """A memory line of /proc/self/status (VmRSS, VmHWM) in MB; None without /proc."""
+    status = _read("/proc/self/status") or ""
+    for line in status.splitlines():
+        if line.startswith(field + ":"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                return int(parts[1]) / 1024
+    return None
 
 
 def cuda_round(torch, fn, inputs, budget: float) -> tuple[float, int]:

@@ -78,4 +78,15 @@ def memory_bars(results: RunResults | None) -> list[tuple[str, float | None, flo
     if results is None:
         return []
     eager, compiled = results.memory_eager or {}, results.memory_compiled or {}
-    return [(key.replace("_mb", ""), eager.get(key), compiled.get(key)) for key in compiled if key in eager]
+    return [(key.replace("_mb", ""), eager.get(key), compiled.get(key)) for key in compiled
+            if key in eager and not key.endswith("_start_mb")]  # the peaks, not what each phase began with
+
+
+RUNNING_PEAK = ("the process's running peak, taken one after the other: the compiled run includes the eager "
+                "run's peak, so it can never come out lower")
+
+
+def memory_measured(results: RunResults | None) -> str:
+    """What the memory figures are, in words: a peak per phase, or (older captures, or where the reset
+    was refused) the process's running peak."""
+    return (results.memory_method if results is not None and results.memory_method else RUNNING_PEAK)

@@ -159,8 +159,12 @@ class RunResults(Record):
     eager: Timing | None = None
     compiled: Timing | None = None
     timing: Benchmark | None = None
-    memory_eager: Mapping[str, float] | None = None  # figure (cpu_rss_high_water_mb, …) → MB
-    memory_compiled: Mapping[str, float] | None = None
+    memory_eager: Mapping[str, float] | None = None  # figure (cpu_rss_high_water_mb, cpu_rss_start_mb, …) → MB
+    memory_compiled: Mapping[str, float] | None = None  # the compiled calls after compiling
+    memory_compile: Mapping[str, float] | None = None  # the first compiled call: compiling it
+    # what the figures are: a peak per phase (reset at each phase's start) or, in older captures and
+    # where the reset is refused, the process's running peak (None: an older capture, running peak)
+    memory_method: str | None = None
     t_first_call_s: float | None = None
     correctness: tuple[Correctness, ...] | None = None  # None: not checked (the run ended first)
     allclose: bool | None = None

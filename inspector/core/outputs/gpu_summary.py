@@ -46,6 +46,7 @@ def summarize_triton(trace: TritonTrace) -> dict:
                      "launches": kernel.launches,
                      "grids": [{"grid": list(grid) if isinstance(grid, tuple) else grid, "launches": n}
                                for grid, n in kernel.grids.most_common()],
+                     "other_grid_launches": kernel.other_grid_launches,
                      "varying": kernel.varying}
                     for kernel in trace.kernels],
         "launches": trace.launches,
@@ -55,8 +56,13 @@ def summarize_triton(trace: TritonTrace) -> dict:
 
 
 def _stage_lines(kernel: TritonKernel) -> dict[str, int]:
-    """Each IR stage's length in lines, as an editor counts them."""
-    return {stage: len(kernel.ir[stage].splitlines()) for stage in kernel.stages}
+    """Each IR stage's length in lines, as an editor counts them (counted, not split: an IR may be
+    millions of short lines)."""
+    return {stage: _line_count(kernel.ir[stage]) for stage in kernel.stages}
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n")) if text else 0
 
 
 def render_triton_text(summary: dict) -> str:
@@ -74,7 +80,9 @@ def render_triton_text(summary: dict) -> str:
                      + (f"; lines mapped for {', '.join(kernel['mapped_stages'])}" if kernel["mapped_stages"] else
                         "; no source mappings (run tritonparse's parser on the trace to add them)"))
         if kernel["launches"]:
-            grids = ", ".join(f"{entry['launches']}× {entry['grid']}" for entry in kernel["grids"][:4])
+            grids = ", ".join([f"{entry['launches']}× {entry['grid']}" for entry in kernel["grids"][:4]]
+                              + ([f"{number(kernel['other_grid_launches'])}× other or unreadable grids"]
+                                 if kernel["other_grid_launches"] else []))
             lines.append(f"  {number(kernel['launches'])} launch(es); grids: {grids}")
         for name, how in kernel["varying"].items():
             lines.append(f"  varies between launches: {name}: {how}")

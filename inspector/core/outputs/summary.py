@@ -9,6 +9,7 @@ import re
 
 from inspector import __version__
 from inspector.core.analysis.kernel_index import kernel_compiles
+from inspector.core.analysis.kernel_plots import memory_measured
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.user_names import called_function, shown_function
 from inspector.core.model.records import state_of
@@ -152,7 +153,10 @@ def _run(analysis: SessionAnalysis) -> dict | None:
         "environment": state_of(results.environment),
         "correctness": [row.get_state() for row in results.correctness] if results.correctness is not None else None,
         "allclose": results.allclose,
-        "memory": {"eager": results.memory_eager, "compiled": results.memory_compiled},
+        "memory": {"eager": results.memory_eager, "compiled": results.memory_compiled,
+                   **({"compile": results.memory_compile} if results.memory_compile is not None else {}),
+                   **({"measured": memory_measured(results)} if results.memory_eager or results.memory_compiled
+                      else {})},
         "t_first_call_s": results.t_first_call_s,
         "top_kernels": analysis.top_kernels,
         "profile_check": analysis.profile_check.to_json(),

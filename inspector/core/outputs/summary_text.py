@@ -191,10 +191,15 @@ def _compile_time(summary: Summary) -> list[str]:
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
     traced = timing.traced_s
     if traced:
-        lines.append("  where it went (own time of each stage, nested stages excluded):")
+        lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
+                     f"they add up to the {traced:.2f} s the compiling thread spent in stages):")
     for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
         share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
+    for stage, work in timing.concurrent.items():
+        lines.append(f"  beside it on other threads (compile workers; not in the shares above): {stage} "
+                     f"×{work['count']:.0f}, {work['busy_s']:.2f} s of work within {work['wall_s']:.2f} s, "
+                     f"up to {work['peak']:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
     return lines
@@ -293,9 +298,19 @@ def _verdict(summary: Summary) -> list[str]:
         verdict_word = "allclose" if check.allclose else "MISMATCH"
         lines.append(f"  correctness {check.inputs}: {verdict_word}, max abs error {check.max_abs_error:.3g}, "
                      f"max rel error {check.max_rel_error:.3g}")
-    if run.memory_pairs:
-        lines.append("  memory high-water: " + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB"
-                                                        for key, eager, compiled in run.memory_pairs))
+    peaks = [(key, eager, compiled) for key, eager, compiled in run.memory_pairs if not key.endswith("_start")]
+    if peaks:
+        memory = run.memory or {}
+        lines.append(f"  memory, eager → compiled ({memory.get('measured') or 'the running peak'}): "
+                     + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB" for key, eager, compiled in peaks))
+        if run.memory_growth:
+            lines.append("    above each phase's start (what its calls took): " + ", ".join(
+                f"{key} {eager:+.0f} → {compiled:+.0f} MB" for key, eager, compiled in run.memory_growth))
+        compiling = memory.get("compile") or {}
+        if compiling:
+            lines.append("    compiling (the first compiled call): " + ", ".join(
+                f"{key.replace('_mb', '')} {value:.0f} MB" for key, value in compiling.items()
+                if not key.endswith("_start_mb")))
     check = run.profile_check
     if check is not None and check.consistent is not None:
         lines.append(f"  {check.note}")

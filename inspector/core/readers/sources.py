@@ -142,7 +142,7 @@ XLA_DUMP = InputKind("xla_dump", "an XLA dump (--xla_dump_to with --xla_dump_hlo
 GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), and the app opens it in the GPU tab"
 TRITON_TRACE = InputKind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
                          lambda path: Match(path, (path,)) if looks_like_tritonparse(path) else None,
-                         lambda source, progress: read_tritonparse(source.path), opens_session=False,
+                         lambda source, progress: read_tritonparse(source.path, progress), opens_session=False,
                          elsewhere=GPU_FILES_ELSEWHERE)
 PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])",
                            lambda path: Match(path, (path,)) if looks_like_profiler_trace(path) else None,

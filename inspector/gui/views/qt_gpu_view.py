@@ -18,9 +18,10 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QStackedWidget, QVBoxLayout,
                                QWidget)
 
@@ -30,6 +31,7 @@ from inspector.core.analysis.triton_join import NOT_IN_RUN, TritonJoin, join_tri
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
                                                 profile_totals_text, summarize_profile, summarize_profile_ranks,
                                                 summarize_source_time, unlinked_text)
+from inspector.core.readers.capped_lines import ReadCancelled
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
@@ -62,6 +64,11 @@ class QtGpuView(QWidget):
         self.ranks_summary: dict | None = None  # a folder of rank traces the user opened
         self._paired = LatestRequest(self)  # the profile found beside a run being opened: only the latest shown
         self._syncing = False  # a tint set from the other pane must not tint back
+        # set when the app quits: a trace still being read stops at its next chunk (else the process
+        # would wait for the read, which only the reader's caps end)
+        self._quitting = threading.Event()
+        if QCoreApplication.instance() is not None:
+            QCoreApplication.instance().aboutToQuit.connect(self._quitting.set)
         self.header = QLabel(EMPTY)
         self.header.setWordWrap(True)
         self.pages = QStackedWidget()
@@ -183,8 +190,14 @@ class QtGpuView(QWidget):
 
         loaded = self.model.loaded if self.model is not None else None
 
+        quitting = self._quitting
+
+        def stop_if_quitting(_done: int, _total: int) -> None:
+            if quitting.is_set():
+                raise ReadCancelled(str(source.path))
+
         def read():
-            document = source.open()
+            document = source.open(stop_if_quitting)
             if isinstance(document, RankTraces):
                 return document, summarize_profile_ranks(document), None
             if not isinstance(document, ProfilerTrace):
@@ -458,8 +471,9 @@ class QtGpuView(QWidget):
         self._tint(self.source, [value - self.kernel.python_start_line + 1 for value in python])
 
     def _tint(self, editor: QtCodeEditor, lines: list[int]) -> None:
+        """Tint `lines` of `editor`: those it has (a trace may map a line to one past the text's end)."""
         self._syncing = True
-        editor.tint_lines(lines)
+        editor.tint_lines([line for line in lines if 1 <= line <= editor.blockCount()])
         self._syncing = False
 
 

@@ -12,7 +12,8 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars, slowest_units
+from inspector.core.analysis.kernel_plots import (kernel_bars, memory_bars, memory_measured, op_family_bars,
+                                                  slowest_units)
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
@@ -212,11 +213,14 @@ class QtKernelPlots(QWidget):
         self.units.setTitle(UNITS_TITLE if len(units) == len(every_unit)
                             else f"{UNITS_TITLE}: the {len(units)} slowest of {len(every_unit):,}")
         self._paired(self.memory, memory_bars(results), "MB")
+        self.memory.setToolTip(f"Memory, eager vs compiled (MB): {memory_measured(results)}")
         missing = []
         if not rows:
             missing.append("no profile (capture an entry-point script with profiling on to see kernel times)")
         if not memory_bars(results):
             missing.append("memory not measured")
+        elif not (results and results.memory_method) or "running" in results.memory_method:
+            missing.append(f"memory: {memory_measured(results)}")
         for check, charts in ((loaded.analysis.profile_check, "kernels and op families, compiled"),
                               (loaded.analysis.eager_profile_check, "op families, eager")):
             if check.consistent is False:
