@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from history_stores import start_postgres
 
+from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.history.alerts import check_against_history, earlier_runs
 from inspector.core.history.recording import record_run
 from inspector.core.history.run_record import git_commit, record_of, run_identity
@@ -166,6 +167,30 @@ def test_an_older_store_is_migrated(tmp_path):
     sqlite3.connect(path).execute("CREATE TABLE schema_version (version INTEGER NOT NULL)").connection.commit()
     with open_store(str(path)) as store:
         assert store.schema_version() == SCHEMA_VERSION and store.runs_of() == []
+
+
+def test_a_store_of_the_first_schema_is_migrated_and_its_runs_kept(tmp_path, bundled):
+    from inspector.core.history.run_store import MIGRATIONS
+
+    (session, summary), _ = bundled
+    path = tmp_path / "history.sqlite"
+    # the tables as version 1 made them, with one run in them
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for statement in MIGRATIONS[0]:
+        connection.execute(statement.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL"))
+    connection.execute("INSERT INTO schema_version (version) VALUES (1)")
+    connection.execute("INSERT INTO runs (identity, run_at, recorded_at, host, kind, source, tool_version, options, "
+                       "complete, units, breaks, recompiles, kernels) VALUES ('old', 1, 1, 'h', 'capture', 's', "
+                       "'0.1', '{}', 1, 6, 4, 3, 10)")
+    connection.commit()
+    connection.close()
+    with open_store(str(path)) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 2
+        (old,) = store.runs_of()
+        assert (old.breaks, old.recompiles, old.rounds) == (4, 3, ())
+        run, new = store.add(record_of(session, Summary.from_state(summary), "new", time.time()))
+        assert new and run.rounds == tuple(timed_rounds(session.results))
 
 
 def test_a_log_still_being_written_is_not_recorded(tmp_path):

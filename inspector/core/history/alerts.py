@@ -9,7 +9,8 @@ import statistics
 import time
 from pathlib import Path
 
-from inspector.core.analysis.run_diff import Check, _against_baseline
+from inspector.core.analysis.comparison import compare_runs, meets
+from inspector.core.analysis.run_diff import Check, comparison_words
 from inspector.core.history.run_record import RunRecord
 
 WINDOW = 5  # the recent runs a break site or cause must be absent from to be new
@@ -81,14 +82,17 @@ def _compile_time(run: RunRecord, earlier: list[RunRecord], tolerance: float, ag
 
 
 def speed_against(run: RunRecord, latest: RunRecord, tolerance: float, against: str) -> Check | None:
-    """The speedup S against the latest run's, read with both intervals (the `check --baseline`
-    comparison). The one place the history compares speed: re-point it at the shared comparison
-    model (analysis/comparison.py) when that lands."""
+    """The speedup S against the latest run's, by the one comparison rule (comparison.compare_runs:
+    S_run / S_latest with both runs' timing rounds resampled), gated as `check --baseline` gates:
+    fails when the whole interval lies below 1 − tolerance, INCONCLUSIVE when it cannot tell."""
     speedup, base = run.speedup_estimate, latest.speedup_estimate
     if speedup is None or base is None or speedup.value is None or base.value is None:
         return None
-    check = _against_baseline(speedup, base, tolerance)
-    return Check("history-speed", check.passed, f"{check.reason.replace('baseline', latest.label)}; {against}")
+    comparison = compare_runs(base, latest.timing, speedup, run.timing, tolerance)
+    floor = 1 - tolerance
+    shown = (f"speedup {speedup.interval_text()} vs {latest.label} {base.interval_text()}, allowed down to "
+             f"{floor:.3g}× of it. {comparison_words(comparison)} (A: {latest.label}, B: this run)")
+    return Check("history-speed", meets(comparison, floor), f"{shown}; {against}")
 
 
 def _hit_rate(run: RunRecord, latest: RunRecord, against: str) -> Check | None:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector import __version__
+from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.analysis.speedup import Speedup
+from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
@@ -86,6 +88,7 @@ class RunRecord:
     t_eager_s: float | None = None
     t_compiled_s: float | None = None
     memory_mb: float | None = None  # the compiled run's high-water mark
+    rounds: tuple[tuple[float, float], ...] = ()  # (eager, compiled) s per call of each timing round
     sites: tuple[SiteRow, ...] = ()
     causes: tuple[CauseRow, ...] = ()
     unit_rows: tuple[UnitRow, ...] = ()
@@ -118,6 +121,14 @@ class RunRecord:
             return None
 
     @property
+    def timing(self) -> RunResults | None:
+        """The run's timing rounds as the comparison reads them (None: not timed in rounds)."""
+        if not self.rounds:
+            return None
+        return RunResults.from_state({"timing": {"rounds": [{"eager_s": eager, "compiled_s": compiled}
+                                                            for eager, compiled in self.rounds]}})
+
+    @property
     def label(self) -> str:
         """How a person names the run: its number in the store, else where it was read from."""
         return f"run #{self.run_id}" if self.run_id is not None else self.source
@@ -132,7 +143,8 @@ class RunRecord:
                 "recompile_causes": [vars(row) for row in self.causes], "kernels": self.kernels,
                 "cache": {row.cache: {"hit": row.hit, "miss": row.miss, "bypass": row.bypass} for row in self.caches},
                 "cache_hit_rate": self.cache_hit_rate, "speedup": self.speedup, "t_eager_s": self.t_eager_s,
-                "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "identity": self.identity}
+                "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "timing_rounds": len(self.rounds),
+                "identity": self.identity}
 
 
 def run_identity(session: Session) -> str | None:
@@ -179,6 +191,7 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
         recompiles=len(summary.recompiles), kernels=summary.kernels.total,
         speedup=summary.speedup.to_json() if summary.speedup and summary.speedup.value is not None else None,
         t_eager_s=_number(figures.get("t_eager")), t_compiled_s=_number(figures.get("t_execute")),
+        rounds=tuple(timed_rounds(session.results)),
         memory_mb=_peak_mb(memory),
         sites=tuple(SiteRow(site.location, site.reason, site.count) for site in summary.break_sites),
         causes=tuple(CauseRow(_cause(group), group.count) for group in summary.recompile_groups),

@@ -35,6 +35,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
      """CREATE TABLE run_units (run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             compile_id TEXT NOT NULL, rank INTEGER, function TEXT NOT NULL, location TEXT, status TEXT NOT NULL,
             compile_s {real}, kernels INTEGER NOT NULL)"""),
+    # 2: each run's timing rounds, so a speed change is judged with both runs' noise
+    ("ALTER TABLE runs ADD COLUMN timing_rounds TEXT",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _DIALECTS = {"sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL"},
@@ -42,7 +44,7 @@ _DIALECTS = {"sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL
 _RUN_COLUMNS = ("identity", "run_at", "recorded_at", "host", "kind", "source", "script", "git_commit",
                 "torch_version", "triton_version", "tool_version", "mode", "options", "complete", "compile_s",
                 "units", "breaks", "recompiles", "kernels", "speedup", "speedup_value", "speedup_low",
-                "speedup_high", "t_eager_s", "t_compiled_s", "memory_mb")
+                "speedup_high", "t_eager_s", "t_compiled_s", "memory_mb", "timing_rounds")
 
 
 class StoreError(Exception):
@@ -78,7 +80,8 @@ class RunStore:
                   record.mode, json.dumps(record.options, sort_keys=True, default=str), int(record.complete),
                   record.compile_s, record.units, record.breaks, record.recompiles, record.kernels,
                   json.dumps(record.speedup) if record.speedup else None, speedup.get("value"), speedup.get("low"),
-                  speedup.get("high"), record.t_eager_s, record.t_compiled_s, record.memory_mb)
+                  speedup.get("high"), record.t_eager_s, record.t_compiled_s, record.memory_mb,
+                  json.dumps(record.rounds) if record.rounds else None)
         try:
             with self._transaction() as cursor:
                 cursor.execute(self._sql(f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) VALUES "
@@ -271,6 +274,11 @@ def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
         speedup = json.loads(named["speedup"]) if named["speedup"] else None
     except ValueError:
         speedup = None
+    try:
+        rounds = json.loads(named["timing_rounds"]) if named["timing_rounds"] else []
+        rounds = tuple((float(eager), float(compiled)) for eager, compiled in rounds)
+    except (ValueError, TypeError):  # a row another tool wrote: read, never trusted
+        rounds = ()
     return RunRecord(
         identity=named["identity"], run_at=float(named["run_at"]), recorded_at=float(named["recorded_at"]),
         host=named["host"], kind=named["kind"], source=named["source"], script=named["script"],
@@ -278,7 +286,7 @@ def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
         tool_version=named["tool_version"], mode=named["mode"], options=options if isinstance(options, dict) else {},
         complete=bool(named["complete"]), compile_s=named["compile_s"], units=named["units"], breaks=named["breaks"],
         recompiles=named["recompiles"], kernels=named["kernels"], speedup=speedup if isinstance(speedup, dict) else None,
-        t_eager_s=named["t_eager_s"], t_compiled_s=named["t_compiled_s"], memory_mb=named["memory_mb"],
+        t_eager_s=named["t_eager_s"], t_compiled_s=named["t_compiled_s"], memory_mb=named["memory_mb"], rounds=rounds,
         sites=tuple(SiteRow(*row) for row in children["run_break_sites"]),
         causes=tuple(CauseRow(*row) for row in children["run_recompile_causes"]),
         caches=tuple(CacheRow(*row) for row in children["run_caches"]),
