@@ -55,7 +55,8 @@ def record_run(session: Session, summary: Summary | dict, store: str | None = No
         return Recorded(None, False, f"the history is off ({SWITCH}=1)")
     identity = run_identity(session)
     if identity is None:
-        return Recorded(None, False, "the run is still changing (or its files cannot be read)", failed=True)
+        # not a failure: the next open of the settled files records it
+        return Recorded(None, False, "the run is still changing (or its files cannot be read)")
     typed = summary if isinstance(summary, Summary) else Summary.from_state(summary)
     try:
         with open_store(store_address(store)) as opened:
