@@ -111,16 +111,17 @@ def test_check_history_names_the_run_it_compares_with(data_home):
     assert cli("summary", str(BUNDLED)).returncode == 0
     checked = cli("check", str(BUNDLED_LOG), "--history")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "PASS history-breaks: no new graph-break site (graph breaks 4 → 4); compared with run #1 of" in checked.stdout
+    assert ("PASS history-breaks: no new graph-break site (graph breaks 4 → 4); compared with run #1 of"
+            in checked.stdout)
     assert "PASS history-recompiles: no new recompile cause (recompiles 3 → 3)" in checked.stdout
 
 
 def test_new_breaks_and_a_fallen_hit_rate_fail_naming_the_change(bundled):
     (session, summary), _ = bundled
     run = dataclasses.replace(record_of(session, Summary.from_state(summary), "now", time.time()), run_id=7)
+    warm = {name: dataclasses.replace(count, hit=count.miss, miss=0) for name, count in run.caches.items()}
     clean = dataclasses.replace(run, identity="before", run_at=run.run_at - 60, run_id=6, sites=(), breaks=0,
-                                causes=(), recompiles=0, caches=tuple(dataclasses.replace(row, hit=row.miss, miss=0)
-                                                                     for row in run.caches))
+                                causes=(), recompiles=0, caches=warm)
     checks = {check.name: check for check in check_against_history(run, earlier_runs(run, [clean, run]))}
     breaks = checks["history-breaks"]
     assert breaks.passed is False
@@ -128,7 +129,8 @@ def test_new_breaks_and_a_fallen_hit_rate_fail_naming_the_change(bundled):
     assert "mlp_breaks.py:19 in forward: Data-dependent branching (×2)" in breaks.reason
     assert "compared with run #6 of" in breaks.reason
     assert checks["history-recompiles"].passed is False and "recompiles 0 → 3" in checks["history-recompiles"].reason
-    assert checks["history-cache"].passed is False and "FX graph cache hit rate 100% → 0%" in checks["history-cache"].reason
+    cache = checks["history-cache"]
+    assert cache.passed is False and "FX graph cache hit rate 100% → 0%" in cache.reason
 
 
 def test_store_keeps_a_run_once_and_reads_it_back(store_address, bundled):

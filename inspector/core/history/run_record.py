@@ -8,6 +8,7 @@ import hashlib
 import json
 import socket
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,20 +17,11 @@ from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.analysis.speedup import Speedup
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
-from inspector.core.outputs.summary_model import Summary
+from inspector.core.outputs.summary_model import BreakSite, CacheCount, Summary, Unit
 from inspector.core.readers import index_cache
 from inspector.core.readers.session_format import MANIFEST, RESULTS
 
 GIT_HEAD_BYTES = 4096  # a HEAD or ref file is one line; anything longer is not git's
-
-
-@dataclass(frozen=True)
-class SiteRow:
-    """A graph-break site of the run: where, why, how many breaks there."""
-
-    location: str
-    reason: str
-    count: int
 
 
 @dataclass(frozen=True)
@@ -39,25 +31,6 @@ class CauseRow:
 
     cause: str
     count: int
-
-
-@dataclass(frozen=True)
-class UnitRow:
-    compile_id: str
-    rank: int | None
-    function: str
-    location: str | None
-    status: str
-    compile_s: float | None
-    kernels: int
-
-
-@dataclass(frozen=True)
-class CacheRow:
-    cache: str
-    hit: int
-    miss: int
-    bypass: int
 
 
 @dataclass(frozen=True)
@@ -89,10 +62,12 @@ class RunRecord:
     t_compiled_s: float | None = None
     memory_mb: float | None = None  # the compiled run's high-water mark
     rounds: tuple[tuple[float, float], ...] = ()  # (eager, compiled) s per call of each timing round
-    sites: tuple[SiteRow, ...] = ()
+    # the summary's own records, with the fields the history keeps: site location, reason and count; a
+    # unit's id, rank, name, location, status, compile time and kernels; each cache's hits, misses, bypasses
+    sites: tuple[BreakSite, ...] = ()
     causes: tuple[CauseRow, ...] = ()
-    unit_rows: tuple[UnitRow, ...] = ()
-    caches: tuple[CacheRow, ...] = ()
+    unit_rows: tuple[Unit, ...] = ()
+    caches: Mapping[str, CacheCount] = field(default_factory=dict)
     run_id: int | None = None
 
     @property
@@ -102,9 +77,8 @@ class RunRecord:
     @property
     def cache_lookups(self) -> tuple[int, int]:
         """(hits, lookups) of the FX graph cache: the cache the summary's hit rate is stated for."""
-        rows = [row for row in self.caches if row.cache == "fx_graph"]
-        hits = sum(row.hit for row in rows)
-        return hits, hits + sum(row.miss for row in rows)
+        fx_graph = self.caches.get("fx_graph") or CacheCount()
+        return fx_graph.hit, fx_graph.hit + fx_graph.miss
 
     @property
     def cache_hit_rate(self) -> float | None:
@@ -139,9 +113,11 @@ class RunRecord:
                 "torch_version": self.torch_version, "triton_version": self.triton_version,
                 "tool_version": self.tool_version, "mode": self.mode, "options": self.options,
                 "complete": self.complete, "compile_s": self.compile_s, "units": self.units, "breaks": self.breaks,
-                "break_sites": [vars(row) for row in self.sites], "recompiles": self.recompiles,
+                "break_sites": [{"location": site.location, "reason": site.reason, "count": site.count}
+                                for site in self.sites], "recompiles": self.recompiles,
                 "recompile_causes": [vars(row) for row in self.causes], "kernels": self.kernels,
-                "cache": {row.cache: {"hit": row.hit, "miss": row.miss, "bypass": row.bypass} for row in self.caches},
+                "cache": {name: {"hit": count.hit, "miss": count.miss, "bypass": count.bypass}
+                          for name, count in self.caches.items()},
                 "cache_hit_rate": self.cache_hit_rate, "speedup": self.speedup, "t_eager_s": self.t_eager_s,
                 "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "timing_rounds": len(self.rounds),
                 "identity": self.identity}
@@ -193,11 +169,14 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
         t_eager_s=_number(figures.get("t_eager")), t_compiled_s=_number(figures.get("t_execute")),
         rounds=tuple(timed_rounds(session.results)),
         memory_mb=_peak_mb(memory),
-        sites=tuple(SiteRow(site.location, site.reason, site.count) for site in summary.break_sites),
+        sites=tuple(BreakSite(location=site.location, reason=site.reason, count=site.count)
+                    for site in summary.break_sites),
         causes=tuple(CauseRow(_cause(group), group.count) for group in summary.recompile_groups),
-        unit_rows=tuple(UnitRow(unit.compile_id, unit.rank, unit.shown, unit.location, unit.status,
-                                unit.compile_time_s, unit.kernels) for unit in summary.units),
-        caches=tuple(CacheRow(name, count.hit, count.miss, count.bypass) for name, count in summary.cache.items()))
+        unit_rows=tuple(Unit(compile_id=unit.compile_id, rank=unit.rank, shown=unit.shown, location=unit.location,
+                             status=unit.status, compile_time_s=unit.compile_time_s, kernels=unit.kernels)
+                        for unit in summary.units),
+        caches={name: CacheCount(hit=count.hit, miss=count.miss, bypass=count.bypass)
+                for name, count in summary.cache.items()})
 
 
 def _cause(group) -> str:

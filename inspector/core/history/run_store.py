@@ -10,7 +10,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.core.history.run_record import CacheRow, CauseRow, RunRecord, SiteRow, UnitRow
+from inspector.core.history.run_record import CauseRow, RunRecord
+from inspector.core.outputs.summary_model import BreakSite, CacheCount, Unit
 
 APP_FOLDER = "torch-compile-inspector"
 STORE_FILE = "history.sqlite"
@@ -92,10 +93,10 @@ class RunStore:
                 self._insert_rows(cursor, "run_recompile_causes", ("cause", "count"), run_id,
                                   [(c.cause, c.count) for c in record.causes])
                 self._insert_rows(cursor, "run_caches", ("cache", "hit", "miss", "bypass"), run_id,
-                                  [(c.cache, c.hit, c.miss, c.bypass) for c in record.caches])
+                                  [(name, c.hit, c.miss, c.bypass) for name, c in record.caches.items()])
                 self._insert_rows(cursor, "run_units",
                                   ("compile_id", "rank", "function", "location", "status", "compile_s", "kernels"),
-                                  run_id, [(u.compile_id, u.rank, u.function, u.location, u.status, u.compile_s,
+                                  run_id, [(u.compile_id, u.rank, u.shown, u.location, u.status, u.compile_time_s,
                                             u.kernels) for u in record.unit_rows])
         except self._integrity_errors():  # another process kept the same run between the look and the write
             kept = self.by_identity(record.identity)
@@ -285,9 +286,15 @@ def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
         git_commit=named["git_commit"], torch_version=named["torch_version"], triton_version=named["triton_version"],
         tool_version=named["tool_version"], mode=named["mode"], options=options if isinstance(options, dict) else {},
         complete=bool(named["complete"]), compile_s=named["compile_s"], units=named["units"], breaks=named["breaks"],
-        recompiles=named["recompiles"], kernels=named["kernels"], speedup=speedup if isinstance(speedup, dict) else None,
+        recompiles=named["recompiles"], kernels=named["kernels"],
+        speedup=speedup if isinstance(speedup, dict) else None,
         t_eager_s=named["t_eager_s"], t_compiled_s=named["t_compiled_s"], memory_mb=named["memory_mb"], rounds=rounds,
-        sites=tuple(SiteRow(*row) for row in children["run_break_sites"]),
+        sites=tuple(BreakSite(location=location, reason=reason, count=count)
+                    for location, reason, count in children["run_break_sites"]),
         causes=tuple(CauseRow(*row) for row in children["run_recompile_causes"]),
-        caches=tuple(CacheRow(*row) for row in children["run_caches"]),
-        unit_rows=tuple(UnitRow(*row) for row in children["run_units"]), run_id=int(named["id"]))
+        caches={cache: CacheCount(hit=hit, miss=miss, bypass=bypass)
+                for cache, hit, miss, bypass in children["run_caches"]},
+        unit_rows=tuple(Unit(compile_id=compile_id, rank=rank, shown=shown, location=location, status=status,
+                             compile_time_s=compile_s, kernels=kernels)
+                        for compile_id, rank, shown, location, status, compile_s, kernels in children["run_units"]),
+        run_id=int(named["id"]))
