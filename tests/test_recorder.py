@@ -1,5 +1,6 @@
 """The production recorder: a real compiled loop under it writes one line per compile that opens as
-a session whose breaks, recompiles, compile units and cache counts are torch's own; its files
+a session whose breaks, recompiles, compile units and cache counts are torch's own (in the
+app too); its files
 rotate at their size limit and are read together; a damaged file opens with what is readable and
 a count of what is not; what it records feeds the run history."""
 
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SCENARIOS, torch_available
+from conftest import SCENARIOS, open_and_wait, torch_available
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.outputs.summary import summarize
@@ -90,3 +91,10 @@ def test_what_the_recorder_kept_feeds_the_history(recorded, tmp_path):
                             cwd=ROOT, env=env, capture_output=True, text=True)
     runs = json.loads(listed.stdout)["runs"]
     assert len(runs) == 1 and runs[0]["kind"] == "recorder" and runs[0]["breaks"] == 4 and runs[0]["recompiles"] == 3
+
+
+def test_the_app_opens_a_recorder_file(recorded, qtbot, window):
+    events, _, torch_counts = recorded
+    loaded = open_and_wait(qtbot, window, events)
+    assert loaded.session.kind == "recorder" and len(loaded.session.units) == torch_counts["compiles"]
+    assert "2 graph-break site(s)" in window.summary_view.title.text()
