@@ -1,8 +1,7 @@
 """The production recorder: a real compiled loop under it writes one line per compile that opens as
-a session whose breaks, recompiles, compile units and cache counts are torch's own (in the
-app too); its files
-rotate at their size limit and are read together; a damaged file opens with what is readable and
-a count of what is not; what it records feeds the run history."""
+a session whose breaks, recompiles, compile units and cache counts are torch's own (in the app too);
+its files rotate at their size limit and are read together; a damaged file opens with what is
+readable and a count of what is not; what it records feeds the run history."""
 
 from __future__ import annotations
 
