@@ -1,5 +1,6 @@
-"""The History tab: opening a run records it and plots its script's runs; a change of torch version
-is marked where it happened; a click on a point opens that run, Ctrl+click on two opens their diff."""
+"""The History tab: opening a run records it and plots its script's runs; a change of torch version,
+and a recompile cause first seen, are marked where they happened; a click on a point opens that run,
+Ctrl+click on two opens their diff."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from conftest import open_and_wait
 pytest.importorskip("PySide6")
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 
+from inspector.core.history.run_record import CauseRow  # noqa: E402
 from inspector.core.history.run_store import open_store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,9 +82,11 @@ def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     open_and_wait(qtbot, window, BUNDLED)
     qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=60_000)
     first = view.runs[0]
-    with open_store() as store:  # the next run of the script, on another torch
+    drift = CauseRow("forward (mlp_breaks.py:17): x size dim 1", 1)
+    with open_store() as store:  # the next run of the script, on another torch, with a new recompile cause
         upgraded, _ = store.add(dataclasses.replace(first, identity="upgraded", run_at=first.run_at + 3600,
-                                                    torch_version="2.14.0", run_id=None))
+                                                    torch_version="2.14.0", run_id=None,
+                                                    causes=(*first.causes, drift)))
         runs = store.runs_of(first.script)
     view.show_runs(first.script, runs)
     assert view.marker_labels == ["torch 2.13.0+cpu → 2.14.0"]
@@ -90,6 +94,10 @@ def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     assert [line.label.toPlainText() for line in lines] == ["torch 2.13.0+cpu → 2.14.0"]
     assert [line.value() for line in lines] == [1.5]  # between the two runs
     assert view.table.item(1, 2).text() == "2.14.0" and view.table.item(1, 0).text() == f"#{upgraded.run_id}"
+    events = [item for item in view.plot_items["Recompiles"].items if hasattr(item, "label") and item.label]
+    assert [(line.label.toPlainText(), line.value()) for line in events] == \
+        [("new recompile cause: forward (mlp_breaks.py:17): x size dim 1", 2)]
+    assert "Graph breaks" not in view.event_labels  # the same break sites in both runs
 
 
 def test_the_setting_turns_recording_off(qtbot, history_window):

@@ -246,6 +246,8 @@ def test_three_captures_are_recorded_and_the_third_s_new_break_fails_the_gate(tm
     listed = json.loads(cli("history", str(script), "--json", env=env).stdout)["runs"]
     assert [run["breaks"] for run in listed] == [0, 0, 1]
     assert [Path(run["source"]).name for run in listed] == ["s1", "s2", "s3"]
+    third = cli("history", str(script), env=env).stdout.splitlines()[-1]
+    assert third.lstrip().startswith("#3 ") and third.endswith("← new break site: model.py:11 in forward")
     checked = cli("check", str(tmp_path / "s3"), "--history", env=env)
     assert checked.returncode == 1, checked.stdout
     assert (f"FAIL history-breaks: graph breaks 0 → 1, first seen in this run: {script}:11 in forward: "

@@ -34,14 +34,38 @@ def changes(runs: list[RunRecord]) -> list[tuple[int, str]]:
     return found
 
 
+def first_seen(runs: list[RunRecord]) -> dict[str, list[tuple[int, str]]]:
+    """Where a graph-break site or a recompile cause first appeared (after the first run): the drift a
+    trend shows as an event. {"breaks": [(index, words)], "recompiles": [(index, words)]}."""
+    found: dict[str, list[tuple[int, str]]] = {"breaks": [], "recompiles": []}
+    seen_sites = {(site.location, site.reason) for site in runs[0].sites} if runs else set()
+    seen_causes = {cause.cause for cause in runs[0].causes} if runs else set()
+    for index, run in enumerate(runs[1:], start=1):
+        sites = [site for site in run.sites if (site.location, site.reason) not in seen_sites]
+        causes = [cause for cause in run.causes if cause.cause not in seen_causes]
+        if sites:
+            found["breaks"].append((index, f"new break site: {Path(sites[0].location).name}"
+                                           + (f" (+{len(sites) - 1})" if len(sites) > 1 else "")))
+        if causes:
+            found["recompiles"].append((index, f"new recompile cause: {causes[0].cause}"
+                                               + (f" (+{len(causes) - 1})" if len(causes) > 1 else "")))
+        seen_sites |= {(site.location, site.reason) for site in run.sites}
+        seen_causes |= {cause.cause for cause in run.causes}
+    return found
+
+
 def render_runs(script: str, runs: list[RunRecord]) -> str:
-    """The runs of `script`, one line each; a change of torch version or commit is marked where it happens."""
+    """The runs of `script`, one line each; a change of torch version or commit, and a break site or
+    recompile cause first seen, are marked where they happen."""
     if not runs:
         return f"No run of {script} in the history."
     header = (f"{'run':>6}  {'when':<16}  {'torch':<14} {'commit':<10} {'mode':<16} {'compile':>9} {'breaks':>9} "
               f"{'recomp.':>7} {'cache hit':>9} {'kernels':>7}  {'S [95 % interval]':<22} {'memory':>9}")
     lines = [f"{len(runs)} run(s) of {script}", header]
-    marks = dict(changes(runs))
+    marks: dict[int, list[str]] = {}
+    events = first_seen(runs)
+    for index, words in [*changes(runs), *events["breaks"], *events["recompiles"]]:
+        marks.setdefault(index, []).append(words)
     for index, run in enumerate(runs):
         rate = run.cache_hit_rate
         lines.append(
@@ -50,7 +74,7 @@ def render_runs(script: str, runs: list[RunRecord]) -> str:
             f"{seconds(run.compile_s):>9} {f'{run.breaks} @ {run.break_sites}':>9} {run.recompiles:>7} "
             f"{f'{rate:.0%}' if rate is not None else '-':>9} {run.kernels:>7}  {speedup_text(run):<22} "
             f"{f'{run.memory_mb:.0f} MB' if run.memory_mb is not None else '-':>9}"
-            + (f"  ← {marks[index]}" if index in marks else ""))
+            + (f"  ← {'; '.join(marks[index])}" if index in marks else ""))
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from inspector.core.history.history_text import changes, speedup_text
+from inspector.core.history.history_text import changes, first_seen, speedup_text
 from inspector.core.history.recording import record_and_read
 from inspector.core.history.run_record import RunRecord
 from inspector.core.numbers import seconds
@@ -24,16 +24,18 @@ from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 @dataclass(frozen=True)
 class Trend:
-    """One plot of the tab: its title, unit, and the figure of a run it draws (None: not measured)."""
+    """One plot of the tab: its title, unit, the figure of a run it draws (None: not measured), and
+    which first-seen events (`history_text.first_seen`) it marks."""
 
     title: str
     unit: str
     value: Callable[[RunRecord], float | None]
+    events: str = ""
 
 
 TRENDS = (Trend("Compile time", "s", lambda run: run.compile_s),
-          Trend("Recompiles", "", lambda run: run.recompiles),
-          Trend("Graph breaks", "", lambda run: run.breaks),
+          Trend("Recompiles", "", lambda run: run.recompiles, "recompiles"),
+          Trend("Graph breaks", "", lambda run: run.breaks, "breaks"),
           Trend("Cache hit rate", "%", lambda run: None if run.cache_hit_rate is None else 100 * run.cache_hit_rate),
           Trend("Speedup S", "×", lambda run: (run.speedup or {}).get("value")))
 COLUMNS = ("run", "when", "torch", "commit", "compile", "breaks", "recompiles", "cache hit", "S", "source")
@@ -57,7 +59,8 @@ class QtHistoryView(QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.plot_items: dict[str, pg.PlotItem] = {}
         self.points: dict[str, pg.ScatterPlotItem] = {}
-        self.marker_labels: list[str] = []
+        self.marker_labels: list[str] = []  # torch or commit changes, as the Compile time plot labels them
+        self.event_labels: dict[str, list[str]] = {}  # plot title → the first-seen events it marks
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -106,8 +109,8 @@ class QtHistoryView(QWidget):
         else:
             self.note.setText(f"{len(runs)} run(s) of {script}, oldest first. Click a point to open that run; "
                               f"Ctrl+click two to compare them.{note}")
-        self.marker_labels = []
-        marks = changes(self.runs)
+        self.marker_labels, self.event_labels = [], {}
+        marks, events = changes(self.runs), first_seen(self.runs)
         for trend in TRENDS:
             plot, points = self.plot_items[trend.title], self.points[trend.title]
             for item in list(plot.items):
@@ -125,6 +128,10 @@ class QtHistoryView(QWidget):
                 plot.addItem(line)
                 if trend is TRENDS[0]:
                     self.marker_labels.append(words)
+            for index, words in events.get(trend.events, []):
+                plot.addItem(pg.InfiniteLine(pos=index + 1, angle=90, pen=pg.mkPen("#d68910", width=1),
+                                             label=words, labelOpts={"position": 0.8, "color": "#d68910"}))
+                self.event_labels.setdefault(trend.title, []).append(words)
             plot.getAxis("bottom").setTicks([[(index + 1, f"#{run.run_id}") for index, run in enumerate(self.runs)]])
         if self.runs:
             self.plot_items[TRENDS[0].title].setXRange(0.5, len(self.runs) + 0.5)
