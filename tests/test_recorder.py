@@ -29,7 +29,8 @@ def recorded(tmp_path_factory, inductor_cache):
         pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("recorded")
     paths = folder / "events.jsonl", folder / "small.jsonl", folder / "counters.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCHINDUCTOR_CACHE_DIR": str(inductor_cache), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCHINDUCTOR_CACHE_DIR": str(inductor_cache),
+           "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(SCENARIOS / "recorded_service.py"), *map(str, paths)], env=env,
                           capture_output=True, text=True, timeout=600, cwd=folder)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -128,7 +128,8 @@ def _unit(record: dict, problems: ReadProblems) -> CompileUnit | None:
         unit.breaks.append(GraphBreak(compile_id, reason, where, kind=classify_break(reason)))
     recompile = _text(record.get("recompile_reason"))
     if recompile:
-        guards = [FailedGuard(against, guard, explain_guard(guard)) for against, guard in parse_recompile_reasons(recompile)]
+        guards = [FailedGuard(against, guard, explain_guard(guard))
+                  for against, guard in parse_recompile_reasons(recompile)]
         unit.recompile = Recompile(compile_id, guards, recompile)
     cache = record.get("cache")
     if isinstance(cache, dict):
