@@ -252,3 +252,15 @@ def test_three_captures_are_recorded_and_the_third_s_new_break_fails_the_gate(tm
     assert checked.returncode == 1, checked.stdout
     assert (f"FAIL history-breaks: graph breaks 0 → 1, first seen in this run: {script}:11 in forward: "
             "Call to `torch._dynamo.graph_break()` (×1); compared with run #2 of") in checked.stdout
+
+
+def test_a_run_is_compared_with_runs_of_its_own_mode(bundled):
+    (session, summary), _ = bundled
+    run = dataclasses.replace(record_of(session, Summary.from_state(summary), "now", time.time()), run_id=3)
+    other_mode = dataclasses.replace(run, identity="autotuned", run_at=run.run_at - 60, run_id=2,
+                                     mode="max-autotune", sites=(), breaks=0)
+    same_mode = dataclasses.replace(run, identity="default", run_at=run.run_at - 120, run_id=1)
+    assert earlier_runs(run, [same_mode, other_mode, run]) == [same_mode]
+    (alone,) = check_against_history(run, earlier_runs(run, [other_mode]))
+    assert alone.passed and alone.reason == ("no earlier run of mlp_breaks.py in mode default in the history: "
+                                             "nothing to compare with")

@@ -18,8 +18,14 @@ HIT_RATE_DROP = 0.1  # a fall of the cache hit rate by more than this share of l
 
 
 def earlier_runs(run: RunRecord, history: list[RunRecord], window: int = WINDOW) -> list[RunRecord]:
-    """The last `window` runs of the history that ended before `run` (itself left out), oldest first."""
-    before = [other for other in history if other.identity != run.identity and other.run_at <= run.run_at]
+    """The last `window` runs of the history that ended before `run` (itself left out), oldest first,
+    of the same compile mode and device: a max-autotune run is not a regression of a default one. A
+    run that does not say (a log has no manifest) is compared with every run of its script."""
+    def same(a, b) -> bool:
+        return a is None or b is None or a == b
+
+    before = [other for other in history if other.identity != run.identity and other.run_at <= run.run_at
+              and same(other.mode, run.mode) and same(other.options.get("device"), run.options.get("device"))]
     return sorted(before, key=lambda other: (other.run_at, other.run_id or 0))[-window:]
 
 
@@ -27,7 +33,9 @@ def check_against_history(run: RunRecord, earlier: list[RunRecord], tolerance: f
     """One check per kind of regression, each against the latest earlier run (and the recent window
     for what is new)."""
     if not earlier:
-        return [Check("history", True, f"no earlier run of {_script(run)} in the history: nothing to compare with")]
+        mode = f" in mode {run.mode}" if run.mode else ""
+        return [Check("history", True,
+                      f"no earlier run of {_script(run)}{mode} in the history: nothing to compare with")]
     latest = earlier[-1]
     against = f"compared with {describe(latest)}"
     checks = [_new_breaks(run, latest, earlier, against), _new_causes(run, latest, earlier, against)]
