@@ -201,6 +201,7 @@ def add_capture_commands(commands) -> None:
     modes.add_argument("--quiet", action="store_true", help="no live progress lines")
     modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
     modes.set_defaults(run=_modes)
+    add_history_switches(modes)
 
 
 def _capture_settings(args):
@@ -331,6 +332,9 @@ def _modes(args) -> int:
     with _termination_as_interrupt():
         runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
                          warm=args.warm)
+    for outcome in runs.outcomes:  # each mode's capture is a run of the script, in the history like any capture
+        if Path(outcome.session).is_dir():
+            _record_capture(args, outcome.session)
     rows = compare_modes(runs.sessions, runs.warm_sessions)
     best = fastest(rows)
     if args.json:
