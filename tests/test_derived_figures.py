@@ -14,7 +14,7 @@ import pytest
 from conftest import run_traced, torch_available
 from test_timing import QUIET, edited_copy, timed_state
 
-from inspector.core.analysis.figures import started_by_torch
+from inspector.core.analysis.unit_origin import eager_trigger as started_by_torch
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
 

@@ -177,7 +177,7 @@ def test_check_refuses_nonsense_thresholds():
 def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsistent_profile(tmp_path):
     normal = open_session(BUNDLED)
     assert profile_check(normal.results).consistent is True
-    assert not any(time.suspect for time in SessionAnalysis(normal).kernel_times.values())
+    assert not SessionAnalysis(normal).kernel_time.suspect
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["compiled"]["ops"]:  # what a profile of a loaded machine looked like
         row["self_cpu_us"] *= 60
@@ -186,8 +186,8 @@ def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsist
     check = profile_check(session.results)
     assert check.consistent is False and check.kernel_us_per_call > 2 * check.slowest_call_us
     assert "PROFILE INCONSISTENT" in check.note
-    times = SessionAnalysis(session).kernel_times
-    assert times and all("PROFILE INCONSISTENT" in time.suspect for time in times.values())
+    table = SessionAnalysis(session).kernel_time
+    assert table.kernels and "PROFILE INCONSISTENT" in table.suspect
     summary = summarize(session)
     assert summary["run"]["profile_check"]["consistent"] is False
     assert not any(row["time_consistent"] for row in summary["run"]["top_kernels"])
@@ -210,8 +210,8 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     assert values["break-even calls"] == "—"
     window.tabs.setCurrentWidget(window.kernels_view)  # a tab takes the session when it is opened
     assert "PROFILE INCONSISTENT" in window.kernels_view.note.text()
-    kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
-    window.model.select_kernel_named(kernel.name)
+    site = next(row for row in loaded.kernel_time.kernels if row.events)
+    window.model.select_kernel(site.compile_unit, site.kernel)
     code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
     cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from inspector.core.analysis.compile_wall import wall_breakdown
+from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
@@ -151,29 +152,11 @@ def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
     return (sum(measured) if measured else None), len(measured)
 
 
-# The frame Dynamo compiled lies in torch's own operator code: its wrapper of the user's functions.
-_STARTED_BY_TORCH = re.compile(r"[/\\]torch[/\\](?:_higher_order_ops[/\\](?P<hop>\w+)\.py"
-                               r"|nn[/\\]attention[/\\](?P<attention>flex_attention)\.py)$")
-
-
-def started_by_torch(unit: CompileUnit) -> str | None:
-    """The operator whose eager call made torch compile `unit` itself (`torch.cond` and
-    `torch.while_loop` called eagerly compile their branches: `_cond_op_wrapper` in
-    torch/_higher_order_ops/cond.py), or None for a compile of the user's model. Read from the frame's
-    file, the one place this is decided for T_compile (branch `facts` names the same origin as
-    `unit_origin.eager_trigger`: one of the two should call the other once both are in)."""
-    found = _STARTED_BY_TORCH.search(unit.location.file) if unit.location is not None and unit.location.file else None
-    if found is None:
-        return None
-    module = found["hop"] or found["attention"]
-    return {"cond": "torch.cond", "while_loop": "torch.while_loop"}.get(module, module)
-
-
 def model_compile_s(units: list[CompileUnit]) -> tuple[float | None, int, float | None, list[tuple[CompileUnit, str]]]:
     """T_compile of the model — the compiles of what the user passed to torch.compile — and how many
     units recorded one; then the seconds and units of the compiles torch started itself for eager
     operator calls, which the model's compile time and its break-even leave out."""
-    started = [(unit, operator) for unit in units if (operator := started_by_torch(unit)) is not None]
+    started = [(unit, operator) for unit in units if (operator := eager_trigger(unit)) is not None]
     theirs = {id(unit) for unit, _ in started}
     model_s, measured = measured_compile_s([unit for unit in units if id(unit) not in theirs])
     torch_s, _ = measured_compile_s([unit for unit, _ in started])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections import defaultdict
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite
@@ -109,7 +110,6 @@ def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
 
     a, b = run_a.session, run_b.session
     kernels_a, kernels_b = by_name(a), by_name(b)
-    times_a, times_b = run_a.kernel_times, run_b.kernel_times
     removed = sorted(kernels_a.keys() - kernels_b.keys())
     added = sorted(kernels_b.keys() - kernels_a.keys())
     renamed = []
@@ -122,19 +122,44 @@ def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
             added.remove(twin)
     common = sorted(kernels_a.keys() & kernels_b.keys())
     calls, doubt = call_noise(run_a, run_b)
-    deltas = []
-    for name in common:
-        if name in times_a and name in times_b:
-            us_a, us_b = times_a[name].us_per_call, times_b[name].us_per_call
-            change = kernel_change(us_a, us_b, calls, doubt)
-            deltas.append({"kernel": name, "us_a": us_a, "us_b": us_b, "delta_us": us_b - us_a,
-                           "change": change.to_json(), "noise": change_words(change)})
+    deltas = kernel_time_deltas(run_a, run_b)
+    for row in deltas:  # each call site's change judged against the noise of the runs' calls
+        change = kernel_change(row["us_a"], row["us_b"], calls, doubt)
+        row.update(change=change.to_json(), noise=change_words(change))
     code = {}
     for name in common:
         text_a, text_b = _kernel_text(a, kernels_a[name]), _kernel_text(b, kernels_b[name])
         if text_a != text_b:
             code[name] = "\n".join(difflib.unified_diff(text_a.split("\n"), text_b.split("\n"), "A", "B", lineterm=""))
     return {"added": added, "removed": removed, "renamed": renamed, "time_deltas": deltas, "code_diffs": code}
+
+
+def kernel_time_deltas(run_a: SessionAnalysis, run_b: SessionAnalysis) -> list[dict]:
+    """Kernel time of A against B per call site, from each run's one table of kernel time: a site is
+    the same in both when its unit, output code, kernel name and place among that name's sites agree
+    (an `extern_kernels.addmm` of one Linear is never set against another's, nor [0/0]'s against
+    [0/1]'s). µs per profiled call of the site's unit; sites of a unit one run did not profile are left out."""
+    table_a, table_b = run_a.kernel_time, run_b.kernel_time
+    if table_a is None or table_b is None:
+        return []
+
+    def keyed(table) -> dict[tuple, tuple[float, object]]:
+        found, seen = {}, defaultdict(int)
+        for row in sorted(table.kernels, key=lambda row: (row.rank or 0, row.unit, row.code, row.call_line)):
+            place = (row.rank, row.unit, row.code, row.name)
+            found[(*place, seen[place])] = (row.total_us / max(1, table.unit_figures[row.unit].calls), row)
+            seen[place] += 1
+        return found
+
+    a, b = keyed(table_a), keyed(table_b)
+    rows = []
+    for key in sorted(a.keys() & b.keys(), key=str):
+        (us_a, row_a), (us_b, row_b) = a[key], b[key]
+        if row_a.events and row_b.events:
+            rows.append({"kernel": row_a.name, "unit": row_a.unit, "call_line_a": row_a.call_line,
+                         "call_line_b": row_b.call_line, "launches_a": row_a.events, "launches_b": row_b.events,
+                         "us_a": us_a, "us_b": us_b, "delta_us": us_b - us_a})
+    return sorted(rows, key=lambda row: -abs(row["delta_us"]))
 
 
 def call_noise(run_a: SessionAnalysis, run_b: SessionAnalysis) -> tuple[Speedup | None, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
@@ -112,7 +113,7 @@ class EagerPart:
 
 
 def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) -> EagerPart:
-    fallbacks = [unit for unit in session.units if unit.fail_type]
+    fallbacks = [unit for unit in session.units if (failed := failure(unit)) is not None and failed.runs_eagerly]
     if not sites and not fallbacks:
         return EagerPart(None, "no graph break and no eager fallback: the model runs inside compiled graphs "
                                "(the Python around them is the call's own overhead, not a break's)")

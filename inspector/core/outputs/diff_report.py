@@ -35,8 +35,8 @@ def diff_sections(result: dict) -> list[Section]:
             [f"added: {name}" for name in kernels["added"][:SHOWN_NAMES]]
             + [f"removed: {name}" for name in kernels["removed"][:SHOWN_NAMES]]
             + [f"renamed: {pair['from']} → {pair['to']}" for pair in kernels["renamed"][:SHOWN_NAMES]]
-            + [f"{row['kernel']}: {number(row['us_a'])} → {number(row['us_b'])} µs per call"
-               + (f" — {row['noise']}" if row.get("noise") else "")
+            + [f"[{row['unit']}] {row['kernel']} line {row['call_line_b']}: {number(row['us_a'])} → "
+               f"{number(row['us_b'])} µs per call" + (f" — {row['noise']}" if row.get("noise") else "")
                for row in kernels["time_deltas"][:SHOWN_DELTAS]])),
         Section("Steady state", f"{seconds(steady['a_s'])} → {seconds(steady['b_s'])} per call",
                 tuple(f"{side}: {steady[f'verdict_{side.lower()}']['text']}" for side in ("A", "B"))

@@ -43,6 +43,7 @@ class Unit(Record):
     shown: str = ""  # the unit's function as a person names it ("forward (resumed at line 19)")
     location: str | None = None
     called: Called | None = None
+    triggered_by: str | None = None  # `torch.cond`: torch compiled this for an eager call of that operator
     status: str = ""
     kernels: int = 0
     compile_time_s: float | None = None
@@ -352,6 +353,7 @@ class BreakType(Record):
     hints: tuple[str, ...] = ()
     url: str = ""
     matched_by: str = ""
+    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -389,6 +391,7 @@ class RecompileGroup(Record):
     count: int = 0
     history: tuple[str, ...] = ()
     guard: str = ""
+    failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
     diagnosis: str = ""
     fix: str = ""
     stance: str = ""
