@@ -19,7 +19,7 @@ from inspector.core.gc_policy import collector_paused
 
 
 PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
-COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check")
+COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check", "history")
 READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
 EXIT_INCONCLUSIVE = 4  # `check`: nothing failed, but a speedup check could not tell
 
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                               "with its IR stages and compile metadata")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
+    add_history_switches(summary)
     add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
     bundle.add_argument("path")
@@ -99,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="repository root that SARIF paths are relative to (default: the current folder)")
     _add_no_cache(check)
     check.set_defaults(run=_check)
+    add_history_check(check)
+    add_history_command(commands)
     command: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
@@ -182,6 +185,7 @@ def add_capture_commands(commands) -> None:
     capture.add_argument("--quiet", action="store_true", help="no live progress lines")
     capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
     capture.set_defaults(run=_capture)
+    add_history_switches(capture)
     modes = commands.add_parser(
         "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
         usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
@@ -197,6 +201,7 @@ def add_capture_commands(commands) -> None:
     modes.add_argument("--quiet", action="store_true", help="no live progress lines")
     modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
     modes.set_defaults(run=_modes)
+    add_history_switches(modes)
 
 
 def _capture_settings(args):
@@ -268,6 +273,7 @@ def _capture(args) -> int:
             process.wait()
     printer.tick()
     printer.finish(process.exit_code)
+    _record_capture(args, plan.session)
     return process.exit_code
 
 
@@ -326,6 +332,9 @@ def _modes(args) -> int:
     with _termination_as_interrupt():
         runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
                          warm=args.warm)
+    for outcome in runs.outcomes:  # each mode's capture is a run of the script, in the history like any capture
+        if Path(outcome.session).is_dir():
+            _record_capture(args, outcome.session)
     rows = compare_modes(runs.sessions, runs.warm_sessions)
     best = fastest(rows)
     if args.json:
@@ -534,6 +543,7 @@ def _summary(args) -> int:
             _dump_json(summary)
         else:
             _say("\n\n".join(text for text in (render_text(summary), profile_text, triton_text) if text))
+    _record_history(args, session, summary)
     unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
     unreadable += sum(entry["count"] for entry in summary.get(TRITON_JOIN_KEY, {}).get("problems", {}).values())
     if args.strict and unreadable:
@@ -646,3 +656,111 @@ def _diff_xla(args, a, b) -> int:
     else:
         _say(render_comparison_text(result))
     return 0
+
+
+# --- the run history (inspector/core/history) ------------------------------------------------------
+
+def add_history_switches(command) -> None:
+    """--no-history and --store on a command that records the runs it reads or captures."""
+    command.add_argument("--no-history", action="store_true",
+                         help="do not record this run in the local run history (as TCI_NO_HISTORY=1)")
+    command.add_argument("--store", metavar="ADDRESS",
+                         help="the run history to record in: a SQLite file or postgresql://… (default: "
+                              "TCI_HISTORY_STORE, else $XDG_DATA_HOME/torch-compile-inspector/history.sqlite)")
+
+
+def add_history_check(check) -> None:
+    """`check RUN --history`: the run against the recent runs of its script."""
+    check.add_argument("--history", action="store_true",
+                       help="also compare the run with the recent runs of the same script in the run history: fail "
+                            "on new graph breaks or recompile causes, slower compile or speed beyond the noise, or "
+                            "a cache hit rate that fell")
+    check.add_argument("--store", metavar="ADDRESS", help="the run history to read (as for `history`)")
+    check.set_defaults(run=_check_or_history)
+
+
+def add_history_command(commands) -> None:
+    history = commands.add_parser("history", help="the runs of a script over time, from the run history")
+    history.add_argument("script", nargs="?", help="the script (without it: the scripts the history holds)")
+    history.add_argument("--json", action="store_true", help="print the runs as JSON")
+    history.add_argument("--limit", type=int, default=50, metavar="N", help="the last N runs (default %(default)s)")
+    history.add_argument("--store", metavar="ADDRESS",
+                         help="a SQLite file or postgresql://… (default: TCI_HISTORY_STORE, else the local file)")
+    history.set_defaults(run=_history)
+
+
+def _history(args) -> int:
+    from pathlib import Path
+
+    from inspector.core.history.history_text import history_document, render_runs, render_scripts
+    from inspector.core.history.recording import store_address
+    from inspector.core.history.run_store import StoreError, open_store
+
+    script = str(Path(args.script).resolve()) if args.script else None
+    try:
+        with open_store(store_address(args.store)) as store:
+            runs = store.runs_of(script, args.limit) if script else []
+            scripts = [] if script else store.scripts()
+            address = store.address
+    except StoreError as error:
+        _say(f"compile-inspector: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        _dump_json({**history_document(address, script, runs),
+                    **({} if script else {"scripts": [{"script": s, "runs": n, "latest": t} for s, n, t in scripts]})})
+    else:
+        _say(render_runs(script, runs) if script else render_scripts(address, scripts))
+    return 0
+
+
+def _record_history(args, session, summary) -> None:
+    """Keep the run just read in the history (unless --no-history); only a failure is said."""
+    if getattr(args, "no_history", False):
+        return
+    from inspector.core.history.recording import record_run
+
+    recorded = record_run(session, summary, args.store)
+    if recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+
+
+def _record_capture(args, folder) -> None:
+    """A capture is recorded in the history as it ends, without being asked (unless --no-history)."""
+    if getattr(args, "no_history", False):
+        return
+    from inspector.core.history.recording import history_enabled, record_run
+    from inspector.core.outputs.cached_summary import session_summary
+    from inspector.core.readers.session_loader import open_session
+
+    if not history_enabled():
+        return
+    try:
+        session = open_session(folder)
+        recorded = record_run(session, session_summary(session), args.store)
+    except (OSError, ValueError) as error:  # a capture that left no readable session: nothing to keep
+        _say(f"compile-inspector: not recorded in the history: {error}", file=sys.stderr)
+        return
+    if not args.quiet or recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+
+
+def _check_or_history(args) -> int:
+    """`check`, and with --history the checks against the run history too; the exit code is the
+    worse of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
+    code = _check(args)
+    if not args.history or code == 2:
+        return code
+    from inspector.core.history.recording import check_session
+    from inspector.core.outputs.cached_summary import session_summary
+
+    session = _open(args.path)
+    if session is None:
+        return 2
+    checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance)
+    for check in checks:
+        _say(f"{check.word} {check.name}: {check.reason}")
+    if recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+    if code == 1 or any(check.passed is False for check in checks):
+        return 1
+    return EXIT_INCONCLUSIVE if code == EXIT_INCONCLUSIVE or any(check.passed is None for check in checks) else code

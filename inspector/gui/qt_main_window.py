@@ -50,6 +50,7 @@ from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
 from inspector.gui.views.qt_stage_strip import ROW_HEIGHT, VISIBLE_ROWS, QtStageStrip
 from inspector.gui.views.qt_gpu_view import QtGpuView
+from inspector.gui.views.qt_history_view import QtHistoryView
 from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
@@ -66,7 +67,8 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "Timeline": "Where compile time went: stages per compile unit",
             "Kernels": "Kernel times, eager against compiled, compile time and memory",
             "Diff": "Two runs side by side (File ▸ Compare With…)",
-            "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)"}
+            "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)",
+            "History": "The runs of this script over time: compile time, breaks, recompiles, cache hits, speed"}
 
 
 class QtMainWindow(QMainWindow):
@@ -112,6 +114,10 @@ class QtMainWindow(QMainWindow):
         self.modes = QtModeComparison(self.capture, self)
         self.modes_view = self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.modes_view))
+        self.history_view = self.add_tab("History", QtHistoryView(self.model, lambda: self.settings.history_store,
+                                                                  lambda: self.settings.record_history))
+        self.history_view.sigOpenRun.connect(lambda path: self.open_path(Path(path)))
+        self.history_view.sigCompareRuns.connect(self.compare_runs)
         self.kernels_view.sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.code_view))
         self.gpu_view.sigShowInCode.connect(lambda: self.tabs.setCurrentWidget(self.code_view))
         self.navigator = QtNavigator(self.model, self.capture)
@@ -384,6 +390,17 @@ class QtMainWindow(QMainWindow):
         self._compares.run(lambda: load_session(source), lambda b: self._show_diff(a, b.analysis),
                            lambda message, _tb: self.show_message("Cannot compare", message),
                            lambda b: close_session(b.session))
+
+    def compare_runs(self, a: str, b: str) -> None:
+        """Two runs (the History tab's) in the Diff tab as A and B, both read on a worker."""
+        sources = [self._detect(Path(path), "Cannot compare") for path in (a, b)]
+        if None in sources:
+            return
+        self.status.setText(f"Opening {a} and {b} to compare…")
+        self._compares.run(lambda: (load_session(sources[0]), load_session(sources[1])),
+                           lambda pair: self._show_diff(pair[0].analysis, pair[1].analysis),
+                           lambda message, _tb: self.show_message("Cannot compare", message),
+                           lambda pair: [close_session(loaded.session) for loaded in pair])
 
     def _detect(self, path: Path, title: str = "Cannot open") -> Source | None:
         """The kind of input at `path`, or None after saying why nothing there can be opened."""

@@ -77,6 +77,24 @@ class AppSettings:
         return DaskTarget(self.dask_scheduler, *self.dask_tls, allow_insecure=self.dask_allow_insecure)
 
     @property
+    def record_history(self) -> bool:
+        """Whether each opened run is recorded in the run history: on unless switched off (TCI_NO_HISTORY=1 too)."""
+        return str(self.store.value("history/record", "true")).lower() == "true"
+
+    @record_history.setter
+    def record_history(self, on: bool) -> None:
+        self.store.setValue("history/record", "true" if on else "false")
+
+    @property
+    def history_store(self) -> str | None:
+        """The run history to use: a SQLite file or postgresql://… (None: TCI_HISTORY_STORE, else the local file)."""
+        return str(self.store.value("history/store", "") or "").strip() or None
+
+    @history_store.setter
+    def history_store(self, address: str) -> None:
+        self.store.setValue("history/store", address.strip())
+
+    @property
     def recent(self) -> list[str]:
         value = self.store.value("recent", [])
         return [value] if isinstance(value, str) else list(value or [])

@@ -80,6 +80,15 @@ class QtSettingsDialog(QDialog):
         form.addRow("", self.dask_check)
         self.dask_scheduler.textChanged.connect(lambda _: self._check_dask())
         self._check_dask()
+        self.record_history = QCheckBox("Record every opened run in the run history (History tab, "
+                                        "compile-inspector history)")
+        self.record_history.setChecked(settings.record_history)
+        form.addRow("Run history", self.record_history)
+        self.history_store = QLineEdit(settings.history_store or "")
+        self.history_store.setPlaceholderText("empty: TCI_HISTORY_STORE, else the local file; or postgresql://…")
+        self.history_store.setToolTip("Where the run history lives: a SQLite file, or a team's PostgreSQL database "
+                                      "(needs pip install 'compile-inspector[history-postgres]')")
+        form.addRow("History store", self.history_store)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -178,6 +187,8 @@ class QtSettingsDialog(QDialog):
         self.settings.dask_scheduler = self.dask_scheduler.text()
         self.settings.dask_tls = tuple(self.dask_tls[name].text() for name in ("ca", "cert", "key"))
         self.settings.dask_allow_insecure = self.dask_allow_insecure.isChecked()
+        self.settings.record_history = self.record_history.isChecked()
+        self.settings.history_store = self.history_store.text()
         self.settings.set_capture_settings(CaptureSettings.from_mapping(
             {option.name: self._option_value(option) for option in OPTIONS}))
         super().accept()

@@ -20,6 +20,7 @@ from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle,
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
 from inspector.core.readers.profiler_trace import RankTraces, looks_like_profiler_trace, read_profiler_trace, traces_in
+from inspector.core.readers.recorder_log import looks_like_recorder_file, open_recorder_log
 from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
@@ -154,9 +155,13 @@ PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler trace
                             opens_session=False,
                             elsewhere=GPU_FILES_ELSEWHERE)
 
+RECORDER_LOG = InputKind("recorder_log", "a production recorder's file (inspector.capture.recorder, *.jsonl)",
+                         lambda path: Match(path, (path,)) if looks_like_recorder_file(path) else None,
+                         lambda source, progress: open_recorder_log(source.path))
+
 # The registry, in the order a path is tried: the first kind that matches opens it.
 KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE,
-                          PROFILER_TRACES]
+                          PROFILER_TRACES, RECORDER_LOG]
 
 
 def expected() -> str:
