@@ -55,7 +55,8 @@ from inspector.gui.views.qt_xla_view import QtXlaView
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
-SCREEN_SHARE = 0.9  # else this share of the screen's free area (inside panels and docks)
+SCREEN_SHARE = 0.9  # a screen whose free area the default size fills less than this opens maximised
+BOTTOM_ROWS = 10  # the most problem rows the bottom panel grows to show before it scrolls
 View = TypeVar("View", bound=QWidget)
 LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
@@ -117,6 +118,7 @@ class QtMainWindow(QMainWindow):
         self.navigator = QtNavigator(self.model, self.capture)
         self.session_dock = self.add_dock("Session", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.stage_strip = QtStageStrip(self.capture)
+        self.stage_strip.sigFolded.connect(lambda _folded: self._fit_stage_strip())
         self.stages_dock = self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea,
                                          self._scrolling(self.stage_strip))
         self.problems_view = QtProblems(self.model)
@@ -175,7 +177,7 @@ class QtMainWindow(QMainWindow):
         area.setWidgetResizable(True)
         area.setFrameShape(QFrame.Shape.NoFrame)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)
+        area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)  # _fit_stage_strip keeps it so
         bar = area.verticalScrollBar()
         bar.rangeChanged.connect(lambda _low, high: bar.setValue(high))
         bar.valueChanged.connect(lambda _value: strip.update())  # repaint the sticky header where it now is
@@ -234,16 +236,25 @@ class QtMainWindow(QMainWindow):
         return screen.availableGeometry() if screen is not None else None
 
     def _fit_screen(self) -> None:
-        """The default size: 1400×900 where it fits, else 90% of the screen's free area, centred on it."""
+        """The default size: 1400×900 where the screen has more room, else the screen's whole free area
+        (and `fill_screen` asks the app to show it maximised: a 1280×720 laptop needs every pixel)."""
         area = self._screen_area()
+        self.fill_screen = False
         if area is None or area.isEmpty():
             self.resize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
             return
-        least = self.minimumSizeHint()  # what the docks and pages need, unless the screen is smaller still
-        width = min(max(min(DEFAULT_WIDTH, int(area.width() * SCREEN_SHARE)), least.width()), area.width())
-        height = min(max(min(DEFAULT_HEIGHT, int(area.height() * SCREEN_SHARE)), least.height()), area.height())
+        self.fill_screen = area.width() < DEFAULT_WIDTH / SCREEN_SHARE or area.height() < DEFAULT_HEIGHT / SCREEN_SHARE
+        width, height = (area.width(), area.height()) if self.fill_screen else (DEFAULT_WIDTH, DEFAULT_HEIGHT)
         self.resize(width, height)
         self.move(area.left() + (area.width() - width) // 2, area.top() + (area.height() - height) // 2)
+
+    def _frame_inside_screen(self) -> None:
+        area, frame = self._screen_area(), self.frameGeometry()
+        if area is None or area.contains(frame):
+            return
+        extra_w, extra_h = max(0, frame.width() - area.width()), max(0, frame.height() - area.height())
+        self.resize(self.width() - extra_w, self.height() - extra_h)
+        self.move(area.topLeft())
 
     def _fits_screen(self) -> bool:
         area = self._screen_area()
@@ -260,6 +271,8 @@ class QtMainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if self.fill_screen and not self.isMaximized():  # the window's frame inside the free area too
+            self._frame_inside_screen()
         if not self.restored and not getattr(self, "_sized", False):
             self._sized = True  # docks size against the real window once it is on screen
             QTimer.singleShot(0, self._default_sizes)
@@ -494,6 +507,19 @@ class QtMainWindow(QMainWindow):
         if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview
             self.tabs.setCurrentWidget(self.summary_view)
         self.shown_first = self.shown_first or bool(preview)
+        if not self.restored:  # a layout the user saved keeps its sizes
+            self._fit_bottom_panel(len(loaded.problems))
+
+    def _fit_bottom_panel(self, problems: int) -> None:
+        """The bottom panel as tall as the session's problems need (each on a row), between a sixth
+        and a third of the window: six problems no longer scroll in five rows, and a clean run gives
+        the room back to the tabs."""
+        rows = max(1, min(problems, BOTTOM_ROWS))
+        row = self.problems_view.sizeHintForRow(0) if self.problems_view.topLevelItemCount() else 0
+        row = max(row, self.problems_view.fontMetrics().height() + 4)
+        wanted = self.problems_view.header().height() + rows * row + 2 * self.problems_view.frameWidth() + 30
+        height = max(self.height() // 6, min(wanted, self.height() // 3))
+        self.resizeDocks([self.problems_dock], [height], Qt.Orientation.Vertical)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:
@@ -526,11 +552,14 @@ class QtMainWindow(QMainWindow):
         self.log_dock.raise_()
 
     def _fit_stage_strip(self) -> None:
-        """The strip's dock as tall as its rows, up to VISIBLE_ROWS; beyond that it scrolls."""
+        """The strip's dock as tall as its rows, up to VISIBLE_ROWS (beyond that it scrolls); one line
+        while folded."""
         area = self.stages_dock.widget()
-        height = min(self.stage_strip.rows_height(), area.maximumHeight())
+        most = ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12
+        height = min(self.stage_strip.rows_height(), most)
         if area.minimumHeight() != height:
             area.setMinimumHeight(height)
+            area.setMaximumHeight(height if self.stage_strip.folded else most)
             self.resizeDocks([self.stages_dock], [height], Qt.Orientation.Vertical)
 
     def _on_capture_progress(self, progress) -> None:

@@ -160,8 +160,11 @@ class QtGraphView(QWidget):
         side = QSplitter(Qt.Orientation.Vertical)
         for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
-        side.setStretchFactor(3, 3)
-        side.setSizes([170, 170, 120, 500])
+        # the details get the height the minimap and legend do not need: at 1280×720 they were four lines
+        self.legend.setMinimumHeight(self.legend.fontMetrics().height() * 2 + 8)
+        for index, stretch in enumerate((0, 0, 1, 3)):
+            side.setStretchFactor(index, stretch)
+        side.setSizes([120, 130, 120, 600])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(side)
