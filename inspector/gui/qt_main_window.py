@@ -25,8 +25,9 @@ from inspector.core.outputs.html_report import render_report
 from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
+from inspector.core.analysis.mode_comparison import compare_modes
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.readers.sources import XLA_DUMP, Source, detect
+from inspector.core.readers.sources import MODES, XLA_DUMP, Source, detect
 from inspector.gui.code_highlight import compile_lexers_meanwhile
 from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -110,15 +111,17 @@ class QtMainWindow(QMainWindow):
         self.diff_view = self.add_tab("Diff", QtDiffView(self.model))
         self.xla_view = self.add_tab("XLA", QtXlaView(self.model))
         self.gpu_view = self.add_tab("GPU", QtGpuView(self.model))
+        # the strip hears a run's end before Compare Modes starts the next mode's run on it
+        self.stage_strip = QtStageStrip(self.capture)
+        self.stage_strip.sigFolded.connect(lambda _folded: self._fit_stage_strip())
         self.modes = QtModeComparison(self.capture, self)
         self.modes_view = self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.modes_view))
+        self.modes.sigStep.connect(self._on_mode_step)
         self.kernels_view.sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.code_view))
         self.gpu_view.sigShowInCode.connect(lambda: self.tabs.setCurrentWidget(self.code_view))
         self.navigator = QtNavigator(self.model, self.capture)
         self.session_dock = self.add_dock("Session", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.stage_strip = QtStageStrip(self.capture)
-        self.stage_strip.sigFolded.connect(lambda _folded: self._fit_stage_strip())
         self.stages_dock = self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea,
                                          self._scrolling(self.stage_strip))
         self.problems_view = QtProblems(self.model)
@@ -411,7 +414,11 @@ class QtMainWindow(QMainWindow):
 
     def _open_document(self, source: Source, opened=None) -> None:
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
-        open run, if any), a tritonparse or profiler trace (GPU). `opened` runs once it has been read."""
+        open run, if any), a tritonparse or profiler trace (GPU), a mode comparison's folder (Modes).
+        `opened` runs once it has been read."""
+        if source.kind is MODES:
+            self._open_modes(source, opened)
+            return
         view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view
         started = time.perf_counter()
         tab = self.tabs.tabText(self.tabs.indexOf(view))
@@ -424,6 +431,22 @@ class QtMainWindow(QMainWindow):
 
         view.open(source.path if source.kind is XLA_DUMP else source, done)
         self.tabs.setCurrentWidget(view)
+
+    def _open_modes(self, source: Source, opened=None) -> None:
+        """A `modes` output folder: its sessions compared (read off the UI thread) in the Modes tab."""
+        folders = source.open()
+        self.status.setText(f"Comparing the {len(folders.cold)} modes in {source.path}…")
+        self.tabs.setCurrentWidget(self.modes_view)
+
+        def shown(rows) -> None:
+            self.modes_view.show_rows(rows, source.path)
+            self.setWindowTitle(f"{source.path.name} (modes) — torch.compile Inspector")
+            self.status.setText(f"Opened the mode comparison in {source.path}")
+            if opened is not None:
+                opened()
+
+        self._compares.run(lambda: compare_modes(folders.cold, folders.warm), shown,
+                           lambda message, _tb: self.show_message("Cannot compare the modes", message))
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
         self.diff_view.set_sessions(a, b)
@@ -533,12 +556,23 @@ class QtMainWindow(QMainWindow):
     def run_capture(self) -> None:
         if self._ready_to_run():
             session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.stage_strip.start_series()
+            self.stages_dock.setWindowTitle("Compile stages")
             self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
 
     def compare_modes(self, warm: bool = False) -> None:
         if self._ready_to_run():
             folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.stage_strip.start_series()
             self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python, warm)
+
+    def _on_mode_step(self, mode: str) -> None:
+        """Compare Modes moves to its next mode: the strip and its dock's title say which, and what the
+        modes before it compiled."""
+        strip = self.stage_strip
+        strip.title = mode
+        done = f" — done: {'; '.join(strip.done_runs)}" if strip.done_runs else ""
+        self.stages_dock.setWindowTitle(f"Compile stages — {mode}{done}")
 
     def _on_capture_started(self, session: str) -> None:
         self.run_action.setEnabled(False)

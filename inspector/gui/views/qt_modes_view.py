@@ -113,12 +113,14 @@ class QtModesView(QWidget):
         self.pages.setCurrentIndex(1)
         self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})")
 
-    def show_rows(self, rows: list[ModeRow]) -> None:
+    def show_rows(self, rows: list[ModeRow], folder: Path | None = None) -> None:
+        """The comparison: of the captures just made, or of a `modes` folder opened (`folder`)."""
         self.pages.setCurrentIndex(1)
         self.rows = rows
         fastest = fastest_mode(rows)
         best = fastest.mode
         self.status.setText("\n".join(part for part in (
+            f"The modes captured in {folder}" if folder is not None else "",
             f"Fastest steady state here: {best} ({fastest.reason})" if best else fastest.reason.capitalize() + ".",
             eager_relation(rows).capitalize(),
             "Each mode compiled cold, in its own empty compile caches.") if part))

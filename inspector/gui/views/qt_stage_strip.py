@@ -36,6 +36,9 @@ class QtStageStrip(QWidget):
         self.ended: str | None = None  # how a run that did not succeed ended (cancelled, failed: why)
         self.finished = False  # the latest run has ended (however it did)
         self.finished_at: float | None = None
+        self.session: str | None = None  # the run drawn (a finish of an earlier one is not this one's)
+        self.title: str | None = None  # what the run is, when it is one of several (a mode of Compare Modes)
+        self.done_runs: list[str] = []  # those of the several that ended, with what they compiled
         controller.sigStarted.connect(self._on_started)
         controller.sigProgress.connect(self._on_progress)
         controller.sigFinished.connect(self._on_finished)
@@ -57,7 +60,12 @@ class QtStageStrip(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(200, self.rows_height())
 
-    def _on_started(self, _session: str) -> None:
+    def start_series(self) -> None:
+        """Several runs follow (Compare Modes): each says its title and what the ones before compiled."""
+        self.done_runs, self.title = [], None
+
+    def _on_started(self, session: str) -> None:
+        self.session = session
         self.progress, self.started_at, self.stopped, self.ended = StageProgress(), time.time(), False, None
         self.finished = False
         self.set_folded(False)
@@ -73,7 +81,13 @@ class QtStageStrip(QWidget):
             self.updateGeometry()
         self.update()
 
-    def _on_finished(self, _session: str, code: int, error) -> None:
+    def _on_finished(self, session: str, code: int, error) -> None:
+        if session != self.session:  # the next mode's run started before this finish reached the strip
+            return
+        if self.title:
+            ended = end_state(code, error)
+            self.done_runs.append(f"{self.title}: {count(len(self.progress.units), 'unit')} compiled"
+                                  + (f" ({ended})" if ended else ""))
         self.stopped, self.finished, self.finished_at = code != 0, True, time.time()
         self.ended = end_state(code, error)
         self._ticker.stop()
@@ -99,6 +113,8 @@ class QtStageStrip(QWidget):
         units = len(self.progress.units)
         took = (f" in {seconds(self.finished_at - self.started_at)}"
                 if self.started_at is not None and self.finished_at is not None else "")
+        if self.done_runs:
+            return f"▸ {'; '.join(self.done_runs)} — click to show the last run's stages"
         return f"▸ {count(units, 'compile unit')} compiled{took} — click to show each unit's stages"
 
     def mousePressEvent(self, event) -> None:
@@ -114,6 +130,8 @@ class QtStageStrip(QWidget):
             return self.ended
         if self.progress.units:
             return ""
+        if self.title and not self.finished:  # a mode starting: what the modes before it compiled
+            return f"{self.title}: starting" + (f" (after {'; '.join(self.done_runs)})" if self.done_runs else "")
         if self.finished:
             return "finished: nothing was compiled"
         return ("Run a script (Run ▸ Run, F5) to watch it compile, stage by stage." if self.started_at is None
