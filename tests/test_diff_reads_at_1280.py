@@ -44,6 +44,7 @@ def test_both_panes_draw_nodes_at_one_readable_scale_with_room(qtbot, diff):
     assert abs(scales[0] - scales[1]) < 1e-6 and scales[0] >= READABLE_SCALE - 1e-6, scales
     widths = [view.width() for view in diff.views]
     assert min(widths) >= 0.34 * diff.width(), (widths, diff.width())  # the list takes the rest
+    assert not diff.differences.horizontalScrollBar().isVisible()  # a long name is cut at a word, not scrolled to
 
 
 def test_a_removed_node_is_shown_in_a_and_where_it_would_be_in_b(qtbot, diff):

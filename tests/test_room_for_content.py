@@ -127,3 +127,33 @@ def test_session_tree_elides_a_frame_name_at_a_word_with_the_whole_name_in_its_t
     metrics = tree.fontMetrics()
     assert elide_at_boundary("transformer.h.0.attn.c_attn", metrics, metrics.horizontalAdvance("…attn.c_attn")) \
         == "…attn.c_attn"
+
+
+def title_rect(plot):
+    """Where a pyqtgraph plot's title text is drawn, in the plot widget's pixels."""
+    label = plot.getPlotItem().titleLabel
+    return plot.mapFromScene(label.item.sceneBoundingRect()).boundingRect()
+
+
+def test_kernels_and_modes_chart_titles_are_whole_at_1280x720(qtbot, window, tmp_path):
+    import shutil
+
+    at_size(qtbot, window)
+    open_and_wait(qtbot, window, BUNDLED)
+    window.resizeDocks([window.session_dock], [320], Qt.Orientation.Horizontal)  # its default at 1280 px
+    view = window.kernels_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: all(plot.isVisible() and plot.getAxis("left").labels for plot in view.plots),
+                    timeout=30_000)  # every chart with its rows (their labels narrow the bars' column)
+    qtbot.waitUntil(lambda: view.grab() is not None and all(plot.getAxis("left").width() > 40 for plot in view.plots),
+                    timeout=10_000)  # drawn once: the row labels' axis has taken its width
+    for plot in view.plots:
+        rect = title_rect(plot)
+        assert plot.rect().contains(rect), (plot.getPlotItem().titleLabel.text, rect, plot.rect())
+    folder = tmp_path / "modes"
+    shutil.copytree(BUNDLED, folder / "default")
+    window.open_path(folder)
+    modes = window.modes_view
+    qtbot.waitUntil(lambda: modes.table.rowCount() == 1 and modes.steady.isVisible(), timeout=60_000)
+    for plot in (modes.steady, modes.compile):
+        assert plot.rect().contains(title_rect(plot)), plot.getPlotItem().titleLabel.text

@@ -34,6 +34,7 @@ from inspector.core.outputs.diff_report import diff_sections
 from inspector.core.outputs.sections import as_html
 from inspector.gui.views.graph.qt_graph_layers import fill_scene
 from inspector.gui.views.graph.qt_zoom_view import QtZoomView
+from inspector.gui.views.qt_elide import QtBoundaryElideDelegate
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 # What each colour means, in the key above the panes and in a box's hover text.
@@ -180,7 +181,9 @@ class QtDiffView(QWidget):
                     lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
         self.labels = [QtElidedLabel("A"), QtElidedLabel("B")]
         self.differences = QListWidget()
-        self.differences.setWordWrap(True)
+        # one line each, a long node name cut at a word or underscore (whole in the tooltip), no side scrolling
+        self.differences.setItemDelegate(QtBoundaryElideDelegate(self.differences))
+        self.differences.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
         self.run = QTextBrowser()
         self.run.setOpenLinks(False)  # log text is escaped, but never follow a link out of this pane

@@ -17,13 +17,16 @@ from inspector.core.analysis.mode_comparison import ModeRow, cold_warm_text, com
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
+from inspector.gui.views.qt_plot_titles import span_title
 
 GUIDANCE = ("<h3>Which mode pays off?</h3><p>Open a model script (File ▸ Open Script…), then <b>Run ▸ Compare "
             "Modes</b> (Ctrl+M). The script is captured three times, in <i>default</i>, <i>reduce-overhead</i> and "
             "<i>max-autotune</i>, one after another.</p><p>Here you then see, per mode, compile time, steady-state "
             "time per call, speedup over eager, graph breaks, recompiles and kernels, and which mode ran fastest.</p>"
             "<p>A script that defines <code>inspector_model()</code> is measured; any other script is only traced, "
-            "so only compile time and counts are compared.</p>")
+            "so only compile time and counts are compared.</p>"
+            "<p>A folder <code>compile-inspector modes -o DIR</code> wrote opens here as well (File ▸ Open Log, "
+            "Bundle or Folder…).</p>")
 
 
 class QtModeComparison(QObject):
@@ -105,6 +108,7 @@ class QtModesView(QWidget):
         plot = pg.PlotWidget(title=title, background=self.palette().base().color())
         plot.setMouseEnabled(x=False, y=False)
         plot.getPlotItem().hideButtons()
+        span_title(plot.getPlotItem())
         for side in ("left", "bottom"):
             plot.getAxis(side).setTextPen(self.palette().text().color())
         return plot

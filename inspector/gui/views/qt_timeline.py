@@ -301,7 +301,7 @@ class QtTimeline(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
         split.addWidget(self.totals)
-        split.setSizes([1000, 340])
+        split.setSizes([640, 320])  # a third for the stage table: its names (`Scheduler.codegen`) read whole at 1280
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(legend)
