@@ -157,3 +157,16 @@ def test_kernels_and_modes_chart_titles_are_whole_at_1280x720(qtbot, window, tmp
     qtbot.waitUntil(lambda: modes.table.rowCount() == 1 and modes.steady.isVisible(), timeout=60_000)
     for plot in (modes.steady, modes.compile):
         assert plot.rect().contains(title_rect(plot)), plot.getPlotItem().titleLabel.text
+
+
+def test_summary_table_shows_every_figure_without_scrolling_inside_it(qtbot, window):
+    at_size(qtbot, window)
+    loaded = open_and_wait(qtbot, window, BUNDLED)
+    table = window.summary_view.table
+    rows = len(loaded.glance.verdict)
+    qtbot.waitUntil(lambda: table.rowCount() == rows and table.isVisible(), timeout=10_000)
+    needed = table.horizontalHeader().height() + sum(table.rowHeight(row) for row in range(rows))
+    qtbot.waitUntil(lambda: table.viewport().height() >= needed - table.horizontalHeader().height(), timeout=5_000)
+    assert table.verticalScrollBar().maximum() == 0  # no row hidden inside the table
+    last = table.visualRect(table.model().index(rows - 1, 0))
+    assert last.bottom() <= table.viewport().height()
