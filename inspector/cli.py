@@ -333,30 +333,22 @@ def _modes(args) -> int:
 
 def _say_mode_rows(rows, as_json: bool, captures: list | None = None) -> None:
     """The mode comparison, as `modes` prints it after its captures and `summary DIR` of their folder."""
-    from dataclasses import asdict
+    from inspector.core.analysis.mode_comparison import fastest
 
-    from inspector.core.analysis.mode_comparison import cold_warm_text, eager_relation, fastest_mode
-
-    fastest = fastest_mode(rows)
+    best = fastest(rows)
     if as_json:
-        document = {"best": fastest.mode, "best_reason": fastest.reason, "against_eager": eager_relation(rows),
-                    "modes": [{**asdict(row), "session": str(row.session)} for row in rows]}
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
         _dump_json(document if captures is None else {**document, "captures": captures})
         return
     from inspector.core.numbers import quantity, seconds
 
     print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
     for row in rows:
-        note = "; ".join(part for part in (row.error, "fastest" if row.mode == fastest.mode else "",
-                                           cold_warm_text(row)) if part)
+        note = row.note(best.mode)
         _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
              f"{quantity(row.speedup, '×'):>9} "
              f"{row.breaks:>7} {row.kernels:>8}  {note}")
-    _say(f"fastest: {fastest.mode} ({fastest.reason})" if fastest.mode else fastest.reason)
-    relation = eager_relation(rows)
-    if relation:
-        _say(relation)
-
+    _say(best.text)
 
 def _detect(path: str):
     """The detected input at `path`, or None after saying why nothing there can be opened."""

@@ -11,6 +11,7 @@ from inspector import __version__
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import called_function, shown_function
 from inspector.core.model.records import state_of
 from inspector.core.model.run_results import RunResults
@@ -182,6 +183,7 @@ def _unit(unit, fusion) -> dict:
         "location": str(unit.location) if unit.location else None,
         "called": {"function": called.function, "location": str(called)} if (called := called_function(unit)) else None,
         "shown": shown_function(unit),
+        "triggered_by": eager_trigger(unit),  # the eager operator call that made torch compile it, if any
         "status": unit.status.value,
         "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
         "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.kernel_index import KernelCompile
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.model.records import Record
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
@@ -43,6 +43,7 @@ class Unit(Record):
     shown: str = ""  # the unit's function as a person names it ("forward (resumed at line 19)")
     location: str | None = None
     called: Called | None = None
+    triggered_by: str | None = None  # `torch.cond`: torch compiled this for an eager call of that operator
     status: str = ""
     kernels: int = 0
     compile_time_s: float | None = None
@@ -352,6 +353,7 @@ class BreakType(Record):
     hints: tuple[str, ...] = ()
     url: str = ""
     matched_by: str = ""
+    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -389,6 +391,7 @@ class RecompileGroup(Record):
     count: int = 0
     history: tuple[str, ...] = ()
     guard: str = ""
+    failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
     diagnosis: str = ""
     fix: str = ""
     stance: str = ""
@@ -551,6 +554,8 @@ class Summary(Record):
             uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
             if speedup.state == INCONCLUSIVE:
                 parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
+            elif speedup.state == NO_DIFFERENCE:
+                parts.append(f"No measurable difference between compiled and eager{interval}: {speedup.reason}.")
             elif speedup.state == FASTER:
                 calls = (self.figure("break_even") or Figure()).value
                 parts.append(f"Compiled is {speedup.range_text()} faster than eager{interval}{uncertain}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
@@ -89,8 +90,9 @@ def _units(summary: Summary) -> list[str]:
         if unit.backward_graph:
             backward = (f"  (backward graph, compiled in {unit.backward_compile_time_s:.2f}s)"
                         if unit.backward_compile_time_s is not None else "  (backward graph)")
+        origin = f"  [{origin_text(unit.triggered_by)}]" if unit.triggered_by else ""
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
-                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}{origin}")
     return lines
 
 
@@ -173,6 +175,9 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
             for event in unit.of_kind("symbol", "unbacked")))
         for event in unit.of_kind("specialization"):
             lines.append(f"    SPECIALISED {event.shown_source}: {event.detail} at {event.location or '?'}"
+                         + (f": `{event.code}`" if event.code else ""))
+        for event in unit.of_kind("ignored_mark"):
+            lines.append(f"    MARK IGNORED {event.shown_source}: {event.detail} at {event.location or '?'}"
                          + (f": `{event.code}`" if event.code else ""))
         guards = unit.of_kind("guard")
         lines += [f"    guard {event.detail}  at {event.location or '?'}" for event in guards[:SHAPE_GUARDS_SHOWN]]
@@ -339,6 +344,7 @@ def _break_types(summary: Summary) -> list[str]:
         if kind.explanation:
             lines.append(f"    {kind.explanation}")
         lines += [f"    hint: {hint}" for hint in kind.hints[:3]]
+        lines += [f"    then: {chained}" for chained in kind.chained]
         lines.append(f"    docs: {kind.url}  (matched by {kind.matched_by})")
     return lines
 
@@ -351,6 +357,7 @@ def _recompile_groups(summary: Summary) -> list[str]:
         history = " → ".join(group.history)
         lines.append(f"  {rank}frame {group.frame} {group.shown}: {group.shown_subject} {group.aspect}"
                      f"  ×{group.count}" + (f"  ({history})" if history else ""))
+        lines += [f"    guards failed: {failed}" for failed in group.failed]
         lines += [f"    why: {group.diagnosis}", f"    fix: {group.fix}"]
     if groups:
         lines.append(f"  also: {groups[0].stance}")

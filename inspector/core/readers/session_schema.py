@@ -91,6 +91,18 @@ RESULTS = Obj({
 })
 
 
+TORCH_RECORD = Obj({  # torch's own record of the run, written by the capture at its end
+    "format_version": int, "torch": str,
+    "counters": MapOf(MapOf(NUMBER)),
+    "compilation_metrics": ListOf(Obj({"compile_id": Nullable(str), "co_name": Nullable(str)})),
+    "recompiles": ListOf(Obj({"compile_id": Nullable(str), "co_name": Nullable(str), "co_filename": Nullable(str),
+                              "co_firstlineno": Nullable(int), "reasons": ListOf(str),
+                              "cache_entries": ListOf(Obj({"compile_id": Nullable(str), "failures": ListOf(str)}))})),
+    "output_code": ListOf(Obj({"compile_id": Nullable(str), "key": Nullable(str), "kernels": int,
+                               "extern_calls": int})),
+    "hook_errors": ListOf(str),
+})
+
 class _Invalid(Exception):
     def __init__(self, why: str):
         self.why = why

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget,
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
-from inspector.core.analysis.mode_comparison import ModeRow, cold_warm_text, compare_modes, eager_relation, fastest_mode
+from inspector.core.analysis.mode_comparison import ModeRow, compare_modes, fastest
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -121,19 +121,13 @@ class QtModesView(QWidget):
         """The comparison: of the captures just made, or of a `modes` folder opened (`folder`)."""
         self.pages.setCurrentIndex(1)
         self.rows = rows
-        fastest = fastest_mode(rows)
-        best = fastest.mode
-        self.status.setText("\n".join(part for part in (
-            f"The modes captured in {folder}" if folder is not None else "",
-            f"Fastest steady state here: {best} ({fastest.reason})" if best else fastest.reason.capitalize() + ".",
-            eager_relation(rows).capitalize(),
-            "Each mode compiled cold, in its own empty compile caches.") if part))
+        best = fastest(rows)
+        self.status.setText((f"The modes captured in {folder}\n" if folder is not None else "") + best.text
+                            + "\nEach mode compiled cold, in its own empty compile caches.")
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
-            note = "; ".join(part for part in (row.error, "fastest" if row.mode == best else "", cold_warm_text(row))
-                             if part)
             cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
-                     str(row.breaks), str(row.recompiles), str(row.kernels), note]
+                     str(row.breaks), str(row.recompiles), str(row.kernels), row.note(best.mode)]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
