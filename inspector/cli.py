@@ -305,7 +305,7 @@ def _modes(args) -> int:
     from inspector.capture.launcher import clear_session
     from inspector.capture.mode_runs import WARM_SUFFIX, run_modes
     from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import compare_modes, fastest
+    from inspector.core.analysis.mode_comparison import compare_modes
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
@@ -336,23 +336,28 @@ def _modes(args) -> int:
         if Path(outcome.session).is_dir():
             _record_capture(args, outcome.session)
     rows = compare_modes(runs.sessions, runs.warm_sessions)
-    best = fastest(rows)
-    if args.json:
-        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows],
-                    "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
-        _dump_json(document)
-    else:
-        from inspector.core.numbers import quantity, seconds
-
-        print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
-        for row in rows:
-            note = row.note(best.mode)
-            _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
-                 f"{quantity(row.speedup, '×'):>9} "
-                 f"{row.breaks:>7} {row.kernels:>8}  {note}")
-        _say(best.text)
+    _say_mode_rows(rows, args.json, [{**asdict(o), "session": str(o.session)} for o in runs.outcomes])
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
+
+def _say_mode_rows(rows, as_json: bool, captures: list | None = None) -> None:
+    """The mode comparison, as `modes` prints it after its captures and `summary DIR` of their folder."""
+    from inspector.core.analysis.mode_comparison import fastest
+
+    best = fastest(rows)
+    if as_json:
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
+        _dump_json(document if captures is None else {**document, "captures": captures})
+        return
+    from inspector.core.numbers import quantity, seconds
+
+    print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
+    for row in rows:
+        note = row.note(best.mode)
+        _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
+             f"{quantity(row.speedup, '×'):>9} "
+             f"{row.breaks:>7} {row.kernels:>8}  {note}")
+    _say(best.text)
 
 def _detect(path: str):
     """The detected input at `path`, or None after saying why nothing there can be opened."""
@@ -607,8 +612,14 @@ def _summary_document(args, source) -> int:
     from inspector.core.outputs.gpu_summary import (render_profile_ranks_text, render_profile_text, render_triton_text,
                                                      summarize_profile, summarize_profile_ranks, summarize_triton)
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
-    from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
+    from inspector.core.readers.sources import MODES, PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
 
+    if source.kind is MODES:
+        from inspector.core.analysis.mode_comparison import compare_modes
+
+        folders = source.open()
+        _say_mode_rows(compare_modes(folders.cold, folders.warm), args.json)
+        return 0
     summarize, render = {XLA_DUMP: (summarize_dump, render_dump_text), TRITON_TRACE: (summarize_triton, render_triton_text),
                          PROFILER_TRACE: (summarize_profile, render_profile_text),
                          PROFILER_TRACES: (summarize_profile_ranks, render_profile_ranks_text)}[source.kind]

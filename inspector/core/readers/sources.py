@@ -14,6 +14,7 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers.capture_session import open_capture
 from inspector.core.readers.compile_debug import debug_runs, open_compile_debug
+from inspector.core.readers.mode_folders import mode_folders
 from inspector.core.readers.safe_files import check_regular
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
@@ -124,6 +125,11 @@ def _match_rank_traces(path: Path) -> Match | None:
     return Match(path, tuple(traces)) if len(traces) >= 2 else None
 
 
+def _match_modes(path: Path) -> Match | None:
+    found = mode_folders(path)
+    return Match(path, tuple(found.cold.values()) + tuple(found.warm.values()), detail=found) if found else None
+
+
 def _match_xla_dump(path: Path) -> Match | None:
     return Match(path) if looks_like_xla_dump(path) else None
 
@@ -159,9 +165,14 @@ RECORDER_LOG = InputKind("recorder_log", "a production recorder's file (inspecto
                          lambda path: Match(path, (path,)) if looks_like_recorder_file(path) else None,
                          lambda source, progress: open_recorder_log(source.path))
 
-# The registry, in the order a path is tried: the first kind that matches opens it.
-KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE,
-                          PROFILER_TRACES, RECORDER_LOG]
+MODES = InputKind("modes", "a mode comparison's folder (compile-inspector modes -o DIR: one session per mode)",
+                  _match_modes, lambda source, progress: source.detail, opens_session=False,
+                  elsewhere="`compile-inspector summary` compares its modes, and the app opens it in the Modes tab")
+
+# The registry, in the order a path is tried: the first kind that matches opens it (a mode comparison
+# before a folder of logs: its modes' logs are no ranks).
+KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, MODES, RANK_LOGS, XLA_DUMP, TRITON_TRACE,
+                          PROFILER_TRACE, PROFILER_TRACES, RECORDER_LOG]
 
 
 def expected() -> str:
