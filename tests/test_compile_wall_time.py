@@ -163,3 +163,39 @@ def test_invariants_hold_on_real_logs_and_both_ways_of_counting_agree(name, monk
     assert swept.wall_s == pytest.approx(walked.wall_s, rel=1e-9)
     assert swept.own_s == pytest.approx(walked.own_s, abs=1e-9)
     assert swept.inclusive_s == pytest.approx(walked.inclusive_s, abs=1e-9)
+
+
+def _chromium(*stages):
+    """Chromium begin/end events as torch writes them (pid 0, tid 0), from (t in s, name, ph, compile id)."""
+    return [{"name": name, "ph": ph, "ts": t * 1e6, "pid": 0, "tid": 0,
+             "args": {"compile_id": compile_id} if compile_id else {}} for t, name, ph, compile_id in stages]
+
+
+@pytest.mark.parametrize("stages", [
+    pytest.param([(0, "bytecode_tracing", "B", "0/0"), (1, "gc", "B", None), (3, "gc", "E", None),
+                  (4, "bytecode_tracing", "E", "0/0")], id="alone, outside the pipeline"),
+    pytest.param([(0, "dynamo", "B", "0/0"), (1, "compile_file", "B", None), (3, "compile_file", "E", None),
+                  (4, "dynamo", "E", "0/0")], id="alone, in a step"),
+    pytest.param([(0, "dynamo", "B", "0/0"), (1, "compile_file", "B", None), (2, "compile_file", "B", None),
+                  (3, "compile_file", "E", None), (5, "compile_file", "E", None), (6, "dynamo", "E", "0/0")],
+                 id="two at once"),
+    pytest.param([(0, "dynamo", "B", "0/0"), (1, "gc", "B", None), (2, "inductor_compile", "B", "0/0"),
+                  (3, "inductor_compile", "E", "0/0"), (4, "gc", "E", None), (6, "dynamo", "E", "0/0")],
+                 id="the compiling thread moved inside it"),
+])
+def test_live_strip_and_summary_give_a_stage_without_compile_id_to_the_same_thread_and_step(stages):
+    """A stage naming no compile id inside a compile: both the strip and "where it went" call it the
+    compiling thread's or a worker's by one rule, and give its time to the same step."""
+    from inspector.core.analysis.compile_wall import wall_breakdown
+    from inspector.core.model.compile_spans import build_spans
+    from inspector.core.model.pipeline import PIPELINE
+
+    progress = StageProgress()
+    for t, name, ph, compile_id in stages:
+        progress.apply({"event": "stage", "t": float(t), "name": name, "ph": ph, "compile_id": compile_id})
+    breakdown = wall_breakdown([build_spans(_chromium(*stages)).roots])
+    steps = progress.units["0/0"]
+    assert {step: steps[step].elapsed(now=0) or 0.0 for step in PIPELINE} == pytest.approx(
+        {step: breakdown.per_step_s.get(step, 0.0) for step in PIPELINE}, abs=1e-9)
+    assert progress.concurrent.get("0/0", {}) == {name: c.count for name, c in breakdown.concurrent.items()}
+    assert sum(breakdown.per_step_s.values()) == pytest.approx(breakdown.wall_s)

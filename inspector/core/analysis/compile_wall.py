@@ -5,9 +5,8 @@ workers building C++/Triton code while the main thread waits) shown as concurren
 Why not own time = a span minus its children: torch writes every stage of one process with pid 0 and
 tid 0, so the spans of compile-worker threads interleave with the main thread's, get nested into it
 by time, and are closed by name; summing them counted parallel work several times (own times that add
-up to more than the compile took). A worker is told apart by its compile id: torch's compile context
-lives on the compiling thread, so a stage that names no compile id while a compile is open ran on
-another thread."""
+up to more than the compile took). Which stages ran on a worker is `model/compile_threads.py`'s rule,
+the one the live stage strip applies too."""
 
 from __future__ import annotations
 
@@ -17,9 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from inspector.core.model.compile_spans import Span
-from inspector.core.model.pipeline import pipeline_step
-
-NO_COMPILE_ID = (None, "", "None")  # torch writes "None" for a stage outside any compile context
+from inspector.core.model.compile_threads import LooseStages, names_compile, step_of
 
 
 @dataclass(frozen=True)
@@ -47,27 +44,28 @@ class WallBreakdown:
 
 
 def worker_spans(spans: list[Span], until: float) -> set[int]:
-    """The places in `spans` of the stages that ran on another thread: stages naming no compile id,
-    begun while a compile was open, that overlap another such stage or inside which the compiling
-    thread began or ended a stage of its own (it was waiting on them, or doing something else). A
-    stage with no compile id that the compiling thread ran itself, alone, stays its own."""
-    if all(span.compile_id not in NO_COMPILE_ID for span in spans):
+    """The places in `spans` of the stages that ran on another thread (`LooseStages` decides, for
+    the stages naming no compile id begun while a compile was open). A stage with no compile id that
+    the compiling thread ran itself, alone, stays its own."""
+    if all(names_compile(span.compile_id) for span in spans):
         return set()
-    compiling = _merged([(span.start_us, _end(span, until)) for span in spans if span.compile_id not in NO_COMPILE_ID])
-    loose = sorted((span.start_us, _end(span, until), place) for place, span in enumerate(spans)
-                   if span.compile_id in NO_COMPILE_ID and _inside(span.start_us, compiling))
+    compiling = _merged([(span.start_us, _end(span, until)) for span in spans if names_compile(span.compile_id)])
+    # in time order; at one instant a loose stage's end comes first, then the compiling thread's edges,
+    # then a loose stage's begin (touching is not overlapping), and a stage of no length ends after it begins
+    sweep = [(edge, 1, -1) for span in spans if names_compile(span.compile_id)
+             for edge in (span.start_us, _end(span, until))]
+    for place, span in enumerate(spans):
+        if not names_compile(span.compile_id) and _inside(span.start_us, compiling):
+            end = _end(span, until)
+            sweep += [(span.start_us, 2, place), (end, 0 if end > span.start_us else 3, place)]
+    loose = LooseStages()
     workers: set[int] = set()
-    if not loose:
-        return workers
-    edges = sorted(edge for span in spans if span.compile_id not in NO_COMPILE_ID
-                   for edge in (span.start_us, _end(span, until)))
-    latest_end, latest_place = float("-inf"), None
-    for start, end, place in loose:
-        if start < latest_end:  # overlaps a stage begun before it: two threads at once
-            workers.update((place, latest_place))
-        if end > latest_end:
-            latest_end, latest_place = end, place
-        if bisect_right(edges, start) < len(edges) and edges[bisect_right(edges, start)] < end:
+    for _, kind, place in sorted(sweep):
+        if kind == 1:
+            loose.compiling_thread_moved()
+        elif kind == 2:
+            loose.begin(place)
+        elif loose.end(place):
             workers.add(place)
     return workers
 
@@ -105,7 +103,7 @@ def wall_breakdown(ranks: list[list[Span]]) -> WallBreakdown:
     total.inclusive_s = dict(sorted(inclusive.items(), key=lambda item: -item[1]))
     steps: dict[str, float] = defaultdict(float)
     for name, seconds in total.own_s.items():
-        steps[pipeline_step(name) or "other"] += seconds
+        steps[step_of(name)] += seconds
     total.per_step_s = dict(steps)
     total.concurrent = {name: _concurrency(intervals) for name, intervals in
                         sorted(workers.items(), key=lambda item: -sum(e - s for s, e in item[1]))}
