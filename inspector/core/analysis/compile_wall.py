@@ -18,6 +18,12 @@ from dataclasses import dataclass, field
 from inspector.core.model.compile_spans import Span
 from inspector.core.model.compile_threads import LooseStages, names_compile, step_of
 
+# The stages whose durations torch adds into compilation_metrics' compile time (T_compile): a frame's
+# compile, all attempts (`entire_frame_compile_time_s`), and its lazy backward graph's
+# (`backward_cumulative_compile_time_us`). The compiling thread also spends time in stages outside
+# them: the `dynamo` stage around a frame's compile, autotuning at the first call.
+TORCH_TIMED = ("entire_frame_compile", "entire_backward_compile")
+
 
 @dataclass(frozen=True)
 class Concurrency:
@@ -40,6 +46,8 @@ class WallBreakdown:
     own_s: dict[str, float] = field(default_factory=dict)  # stage → time it was the innermost open stage
     inclusive_s: dict[str, float] = field(default_factory=dict)  # stage → time it was open at all
     per_step_s: dict[str, float] = field(default_factory=dict)  # pipeline step → own time of its stages
+    # stage → its own time while no stage of TORCH_TIMED was open: the part of wall_s that T_compile lacks
+    outside_s: dict[str, float] = field(default_factory=dict)
     concurrent: dict[str, Concurrency] = field(default_factory=dict)  # stage → work beside the compile
 
 
@@ -81,25 +89,28 @@ def wall_breakdown(ranks: list[list[Span]]) -> WallBreakdown:
     total = WallBreakdown()
     own: dict[str, float] = defaultdict(float)
     inclusive: dict[str, float] = defaultdict(float)
+    outside: dict[str, float] = defaultdict(float)
     workers: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for roots in ranks:
         spans = [span for root in roots for span in root.walk()]
         until = max((span.end_us or span.start_us for span in spans), default=0.0)
         on_workers = worker_spans(spans, until)
         if not on_workers and _well_nested(roots, until):  # one thread, closed in order: the common case
-            total.wall_s += _nested_own(roots, until, own, inclusive) / 1e6
+            total.wall_s += _nested_own(roots, until, own, inclusive, outside) / 1e6
             continue
         main = []
         for place, span in enumerate(spans):
             (workers[span.name].append((span.start_us, _end(span, until))) if place in on_workers
              else main.append(span))
-        total.wall_s += _attribute(main, until, own) / 1e6
+        total.wall_s += _attribute(main, until, own, outside) / 1e6
         by_name: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for span in main:
             by_name[span.name].append((span.start_us, _end(span, until)))
         for name, intervals in by_name.items():
             inclusive[name] += sum(end - start for start, end in _merged(intervals)) / 1e6
     total.own_s = dict(sorted(((name, us / 1e6) for name, us in own.items()), key=lambda item: -item[1]))
+    total.outside_s = dict(sorted(((name, us / 1e6) for name, us in outside.items() if us > 0),
+                                  key=lambda item: -item[1]))
     total.inclusive_s = dict(sorted(inclusive.items(), key=lambda item: -item[1]))
     steps: dict[str, float] = defaultdict(float)
     for name, seconds in total.own_s.items():
@@ -133,7 +144,8 @@ def _well_nested(roots: list[Span], until: float) -> bool:
                for root in roots for span in root.walk() if span.children)
 
 
-def _nested_own(roots: list[Span], until: float, own: dict[str, float], inclusive: dict[str, float]) -> float:
+def _nested_own(roots: list[Span], until: float, own: dict[str, float], inclusive: dict[str, float],
+                outside: dict[str, float]) -> float:
     """`_attribute` for well-nested stages, in one walk: own = duration less the children's; a stage
     nested in one of its own name counts once in `inclusive`. Returns the µs covered."""
     covered = 0.0
@@ -153,12 +165,15 @@ def _nested_own(roots: list[Span], until: float, own: dict[str, float], inclusiv
                 duration -= (child_end if child_end is not None else until) - child.start_us
                 stack.append((child, inner))
         own[span.name] += duration
+        if span.name not in TORCH_TIMED and open_names.isdisjoint(TORCH_TIMED):
+            outside[span.name] += duration
     return covered
 
 
-def _attribute(spans: list[Span], until: float, own: dict[str, float]) -> float:
+def _attribute(spans: list[Span], until: float, own: dict[str, float], outside: dict[str, float]) -> float:
     """Give each instant to the open stage that began last (the innermost on one thread; it also
-    settles the stages torch closes out of order) and return the µs covered by any stage."""
+    settles the stages torch closes out of order), to `outside` too while no stage of TORCH_TIMED is
+    open, and return the µs covered by any stage."""
     boundaries = []
     for order, span in enumerate(spans):
         end = _end(span, until)
@@ -170,16 +185,20 @@ def _attribute(spans: list[Span], until: float, own: dict[str, float]) -> float:
     ended: set[int] = set()
     covered = 0.0
     last_t = None
+    timed_open = 0  # stages of TORCH_TIMED open
     for t, is_start, order in boundaries:
         while open_heap and open_heap[0][2] in ended:
             heapq.heappop(open_heap)
         if open_heap and last_t is not None and t > last_t:
             owner = spans[open_heap[0][2]]
             own[owner.name] += t - last_t
+            if not timed_open:
+                outside[owner.name] += t - last_t
             covered += t - last_t
         last_t = t
+        span = spans[order]
+        timed_open += (1 if is_start else -1) if span.name in TORCH_TIMED else 0
         if is_start:
-            span = spans[order]
             heapq.heappush(open_heap, (-span.start_us, -span.depth, order))
         else:
             ended.add(order)
