@@ -246,3 +246,15 @@ def test_a_log_without_compilation_metrics_says_so_and_gives_its_stages_time():
     text = _summary_text(path)
     assert "Compile time: torch recorded no compilation metrics; the stages the log holds add up to 0.16 s" in text
     assert "measured unit" not in text.split("Compile time")[1].split("\n\n")[0]
+
+
+def test_a_span_that_ends_before_it_begins_holds_no_time():
+    """A span made in code (the reader leaves such records out) gives no stage negative time."""
+    from inspector.core.analysis.compile_wall import wall_breakdown
+    from inspector.core.model.compile_spans import Span
+
+    backwards = Span("inductor_compile", 50.0, 10.0, "0/0", 1)
+    root = Span("dynamo", 0.0, 100.0, "0/0", 0, children=[backwards, Span("code_gen", 20.0, 60.0, "0/0", 1)])
+    breakdown = wall_breakdown([[root]])
+    assert breakdown.own_s == pytest.approx({"dynamo": 60e-6, "code_gen": 40e-6})
+    assert all(seconds >= 0 for seconds in breakdown.inclusive_s.values())

@@ -40,7 +40,8 @@ class Concurrency:
 
 @dataclass
 class WallBreakdown:
-    """Where the compile's wall time went. Σ own_s == wall_s; own_s[stage] ≤ inclusive_s[stage]."""
+    """Where the compile's wall time went. Σ own_s == wall_s; own_s[stage] ≤ inclusive_s[stage];
+    wall_s − Σ outside_s == Σ durations of the TORCH_TIMED stages."""
 
     wall_s: float = 0.0  # time inside at least one stage of the compiling thread, ranks summed
     own_s: dict[str, float] = field(default_factory=dict)  # stage → time it was the innermost open stage
@@ -105,7 +106,8 @@ def wall_breakdown(ranks: list[list[Span]]) -> WallBreakdown:
         total.wall_s += _attribute(main, until, own, outside) / 1e6
         by_name: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for span in main:
-            by_name[span.name].append((span.start_us, _end(span, until)))
+            if _end(span, until) > span.start_us:  # one that ends before it begins holds no time
+                by_name[span.name].append((span.start_us, _end(span, until)))
         for name, intervals in by_name.items():
             inclusive[name] += sum(end - start for start, end in _merged(intervals)) / 1e6
     total.own_s = dict(sorted(((name, us / 1e6) for name, us in own.items()), key=lambda item: -item[1]))
@@ -128,12 +130,13 @@ def _end(span: Span, until: float) -> float:
 
 def _well_nested(roots: list[Span], until: float) -> bool:
     """Whether siblings (the roots too) follow one another and every stage lies inside its parent:
-    then the innermost open stage is the deepest, and own time is a stage less its children."""
+    then the innermost open stage is the deepest, and own time is a stage less its children. A stage
+    that ends before it begins (a span made in code; `build_spans` leaves such records out) is not."""
     def in_order(siblings, start: float, end: float) -> bool:
         previous_end = start
         for span in siblings:
             span_end = _end(span, until)
-            if span.start_us < previous_end or span_end > end:
+            if span.start_us < previous_end or span_end > end or span_end < span.start_us:
                 return False
             previous_end = span_end
         return True

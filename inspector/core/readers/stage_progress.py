@@ -43,7 +43,8 @@ class StageProgress:
     benchmark_s: float = 0.0  # time spent in the runner's measuring phases so far (ended ones)
     benchmark_since: float | None = None  # when the measuring phase now running started
     # compile id → stage → how many ran beside the compile on other threads (compile workers): shown,
-    # never counted in a step's own time (`analysis/compile_wall.py` counts them the same way)
+    # never counted in a step's own time (`model/compile_threads.py` tells them apart, for
+    # `analysis/compile_wall.py` too)
     concurrent: dict[str, dict[str, int]] = field(default_factory=dict)
     _loose: dict[str, LooseStages] = field(default_factory=dict)  # stages naming no compile id, still open
 
