@@ -154,6 +154,11 @@ class CompileTime(Record):
     per_stage_s: Mapping[str, float] = field(default_factory=dict)
     self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
     wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
+    # stage → own seconds while none of `timed_stages` (the stages torch counts as compile time) was open
+    outside_s: Mapping[str, float] = field(default_factory=dict)
+    timed_stages: tuple[str, ...] = ()
+    unrecorded_s: float = 0.0  # of wall_s, in timed stages of units with no compilation_metrics
+    unrecorded_units: tuple[str, ...] = ()
     per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
     concurrent: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # stage → work beside the compile
     open_stages: tuple[str, ...] = ()

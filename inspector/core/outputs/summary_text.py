@@ -188,16 +188,23 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
 
 def _compile_time(summary: Summary) -> list[str]:
     timing = summary.compile_time
-    total = f"{timing.total_s:.2f} s" if timing.total_s is not None else "not recorded"
     together = " (all ranks together)" if summary.per_rank else ""
-    lines = [f"Compile time{together}: {total} over {count(timing.units_measured, 'measured unit')}"]
+    traced = timing.traced_s
+    if timing.total_s is not None:
+        lines = [f"Compile time{together}: {timing.total_s:.2f} s over {count(timing.units_measured, 'measured unit')} "
+                 f"(torch's compilation metrics)"]
+    elif traced:
+        lines = [f"Compile time{together}: torch recorded no compilation metrics; the stages the log holds "
+                 f"add up to {traced:.2f} s"]
+    else:
+        lines = [f"Compile time{together}: not recorded (no compilation metrics, no stage that ended)"]
     if timing.backward_s is not None:
         lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
-    traced = timing.traced_s
     if traced:
         lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
                      f"they add up to the {traced:.2f} s the compiling thread spent in stages):")
+        lines += _inside_and_outside(timing, traced)
     for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
         share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
@@ -207,6 +214,27 @@ def _compile_time(summary: Summary) -> list[str]:
                      f"up to {work['peak']:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
+    return lines
+
+
+def _inside_and_outside(timing, traced: float) -> list[str]:
+    """How the stages' wall time meets the compile time above: the part inside the stages torch times
+    as compile time, and each stage's time outside them (the `dynamo` stage around a frame's compile,
+    autotuning at the first call), which torch's compile time leaves out."""
+    outside = sum(timing.outside_s.values())
+    if timing.total_s is None or not timing.timed_stages or (outside < 0.005 and timing.unrecorded_s < 0.005):
+        return []  # nothing to reconcile, an older summary, or nothing to tell apart at the precision shown
+    lines = [f"  of which {traced - outside:.2f} s inside the stages torch counts as compile time "
+             f"({', '.join(timing.timed_stages)})"]
+    if timing.unrecorded_s >= 0.005:
+        lines.append(f"    ({timing.unrecorded_s:.2f} s of it in {count(len(timing.unrecorded_units), 'unit')} torch "
+                     f"recorded no compilation metrics for, not in the compile time above: "
+                     f"{', '.join(timing.unrecorded_units)})")
+    if outside >= 0.0005:
+        shown = list(timing.outside_s.items())[:STAGES_SHOWN]
+        stages = ", ".join(f"{stage} {seconds:.3f} s" for stage, seconds in shown)
+        more = len(timing.outside_s) - STAGES_SHOWN
+        lines.append(f"  and {outside:.2f} s outside them: {stages}" + (f" and {more} more" if more > 0 else ""))
     return lines
 
 
