@@ -6,6 +6,8 @@ torch thread), then checks, from what a user sees (`summary --json`, `check`, `d
   launch × n       per-launch time × launches = the kernel's total; min ≤ median ≤ max launch
   own ≤ incl.      each compile stage's own time ≤ its inclusive time; Σ own ≤ the compile's wall time
   agree ≤ factor   a profile said to "agree" with the measured call does so within the factor it states
+  memory           each phase's peak is at least what the process held when the phase began, and the
+                   summary names how it was measured (reset per phase, or the labelled running peak)
   cold cache       a capture (and each `modes` mode) made in an empty cache has no cache hit
   one verdict      summary, `check --baseline`, `diff` and `modes` state what comparison.compare_runs
                    concludes on the same pair of runs (one model captured twice; `modes` on one model)
@@ -185,8 +187,27 @@ def cold_cache(summary: dict) -> tuple[bool | None, str]:
     return (sum(hits.values()) == 0), words
 
 
+def memory_per_phase(summary: dict) -> tuple[bool | None, str]:
+    """Each phase's peak is measured from that phase's start (never below what the process held when
+    it began), and the summary names how it was measured."""
+    memory = (summary.get("run") or {}).get("memory") or {}
+    phases = {name: figures for name, figures in memory.items() if isinstance(figures, dict)}
+    if not phases:
+        return None, "no memory figures"
+    bad = [f"{name}: peak {figures['cpu_rss_high_water_mb']:.1f} MB < start {figures['cpu_rss_start_mb']:.1f} MB"
+           for name, figures in phases.items() if "cpu_rss_start_mb" in figures
+           and figures["cpu_rss_high_water_mb"] < figures["cpu_rss_start_mb"]]
+    if not memory.get("measured"):
+        bad.append("the summary does not say how memory was measured")
+    per_phase = "reset at each phase" in memory.get("measured", "")
+    words = ", ".join(f"{name} {figures['cpu_rss_high_water_mb']:.0f} MB" for name, figures in phases.items()
+                      if "cpu_rss_high_water_mb" in figures)
+    return (False, "; ".join(bad)) if bad else (True, words + ("" if per_phase else " (labelled running peak)"))
+
+
 CHECKS = {"shares ≤ 100 %": kernel_shares, "launch × n = total": launches_times_per_launch,
-          "own ≤ incl., Σ own ≤ wall": own_within_inclusive, "agree ≤ factor": agree_within_factor}
+          "own ≤ incl., Σ own ≤ wall": own_within_inclusive, "agree ≤ factor": agree_within_factor,
+          "memory per phase": memory_per_phase}
 
 
 def check_summary(model: str, summary: dict, cold: bool = False) -> list[Finding]:

@@ -32,15 +32,15 @@ def test_the_bench_checks_a_stored_session_and_prints_its_table():
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_figures.py"), "--check-session", str(SESSION)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "| mlp_breaks  | ok | ok | ok | ok |" in done.stdout
-    assert "3 unit(s), largest Σ share" in done.stdout and "all 4 checks hold" in done.stdout
+    assert "| mlp_breaks  | ok | ok | ok | ok | ok |" in done.stdout
+    assert "3 unit(s), largest Σ share" in done.stdout and "all 5 checks hold" in done.stdout
 
 
 def test_the_stored_session_holds_every_invariant(summary):
     found = findings_of(summary)
     assert {name: finding.ok for name, finding in found.items()} == {
         "shares ≤ 100 %": True, "launch × n = total": True, "own ≤ incl., Σ own ≤ wall": True,
-        "agree ≤ factor": True, "cold cache": True}
+        "agree ≤ factor": True, "memory per phase": True, "cold cache": True}
     own, wall = sum(summary["compile_time"]["self_s"].values()), summary["compile_time"]["wall_s"]
     assert f"Σ own {own:.2f} s ≤ wall {wall:.2f} s" in found["own ≤ incl., Σ own ≤ wall"].detail
 
@@ -82,3 +82,10 @@ def test_a_cache_hit_in_a_cold_capture_fails(summary):
     broken = copy.deepcopy(summary)
     broken["cache"]["fx_graph"]["hit"] = 2
     assert findings_of(broken)["cold cache"].ok is False
+
+
+def test_a_phase_peak_below_its_start_fails(summary):
+    broken = copy.deepcopy(summary)
+    broken["run"]["memory"]["compiled"] = {"cpu_rss_high_water_mb": 300.0, "cpu_rss_start_mb": 400.0}
+    finding = findings_of(broken)["memory per phase"]
+    assert finding.ok is False and "compiled: peak 300.0 MB < start 400.0 MB" in finding.detail
