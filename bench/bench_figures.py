@@ -8,6 +8,7 @@ torch thread), then checks, from what a user sees (`summary --json`, `check`, `d
   agree ≤ factor   a profile said to "agree" with the measured call does so within the factor it states
   memory           each phase's peak is at least what the process held when the phase began, and the
                    summary names how it was measured (reset per phase, or the labelled running peak)
+  verdict = rounds the summary's verdict (JSON and text) is comparison.compare_rounds on its own rounds
   cold cache       a capture (and each `modes` mode) made in an empty cache has no cache hit
   one verdict      summary, `check --baseline`, `diff` and `modes` state what comparison.compare_runs
                    concludes on the same pair of runs (one model captured twice; `modes` on one model)
@@ -37,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.core.analysis.comparison import Speedup, compare_runs, meets  # noqa: E402
+from inspector.core.analysis.comparison import (Machine, Speedup, compare_rounds, compare_runs, meets,  # noqa: E402
+                                                timed_rounds)
 from inspector.core.model.read_problems import ReadProblems  # noqa: E402
 from inspector.core.readers.capture_session import read_run  # noqa: E402
 
@@ -257,6 +259,21 @@ def oracle(a: Path, b: Path, a_summary: dict, b_summary: dict) -> Speedup:
                         Speedup.from_state(b_summary["speedup"]), b_results)
 
 
+def verdict_from_rounds(model: str, session: Path, summary: dict) -> Finding:
+    """The verdict the summary states (JSON and text) is the one rule on the capture's own rounds."""
+    rounds = timed_rounds(read_run(session, ReadProblems())[1])
+    stated = summary["speedup"]
+    if not rounds:
+        return Finding(model, "verdict = rounds", None, f"no timing rounds; summary: {stated['state']}")
+    machine = Machine.from_state(stated["machine"]) if stated.get("machine") else None
+    truth = compare_rounds(rounds, machine)
+    text = inspector("summary", str(session), "--no-cache").stdout
+    head = truth.sentence().split(" — ")[0].rstrip(".")
+    same = stated["state"] == truth.state.value and _close(stated["value"], truth.value, 0) and head in text
+    return Finding(model, "verdict = rounds", same, f"summary {stated['state']} {stated['value']:.3g}×, text "
+                   f"{'has' if head in text else 'LACKS'} '{head}'; compare_rounds {truth.word()}")
+
+
 def pair_agreement(model: str, a: Path, b: Path, a_summary: dict, b_summary: dict) -> list[Finding]:
     """summary, diff and check on one pair state the oracle's conclusion."""
     truth = oracle(a, b, a_summary, b_summary)
@@ -357,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             summaries[model] = summary_json(sessions[model])
             findings += check_summary(model, summaries[model], cold=True)
+            findings.append(verdict_from_rounds(model, sessions[model], summaries[model]))
             print(f"{model}: captured and checked in {time.monotonic() - began:.0f} s", file=sys.stderr)
         if not args.no_pair and PAIR_MODEL in sessions:
             second = capture(MODELS[PAIR_MODEL], args.out / f"{PAIR_MODEL}-again", args.runs)
