@@ -15,9 +15,9 @@ torch thread), then checks, from what a user sees (`summary --json`, `check`, `d
 
 It prints one table (model × invariant: ok, FAIL with the numbers, or - where it does not apply) and
 exits 1 on any FAIL. `check_summary` is the checker on one session's summary JSON: no capture, no
-torch (tests/test_bench_smoke.py runs it on a stored session).
+torch (tests/test_figures_bench_checker.py runs it on a stored session).
 
-    python bench/bench_figures.py                 # every model, ~10-15 min on a loaded 2-core box
+    python bench/bench_figures.py                 # five models, ~12 min on a loaded 2-core box
     python bench/bench_figures.py --models mlp_breaks --no-pair --no-modes
     python bench/bench_figures.py --check-session resources/sessions/mlp_breaks
 """
