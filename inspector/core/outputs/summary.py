@@ -8,6 +8,7 @@ import math
 import re
 
 from inspector import __version__
+from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.user_names import called_function, shown_function
@@ -34,6 +35,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
         "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
         "break_sites": _break_sites(analysis),
+        "stack_trie": [node.to_json() for node in stack_trie(session.units)],
         "export_issues": [finding.to_json() for finding in analysis.export_issues],
         "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.to_json() for event in events]}
                    for unit, events in analysis.shapes],
@@ -185,6 +187,7 @@ def _unit(unit, fusion) -> dict:
         "backward_compile_time_s": unit.backward_compile_s, "backward_graph": "aot_backward" in unit.graphs,
         "stages": list(unit.graphs),
         "kernel_names": [kernel.name for kernel in unit.kernels],
+        "compile": compile_detail(unit).to_json(),
     }
 
 

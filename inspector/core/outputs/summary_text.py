@@ -28,6 +28,7 @@ def render_text(subject: Summary | dict) -> str:
     lines = [f"{summary.source}  ({summary.kind}, torch {summary.torch_version or 'version unknown'}, {state})"]
     lines += [f"ATTENTION: {text}" for text in _notices(summary)]
     lines += _units(summary)
+    lines += _per_compile(summary)
     lines += ["", *_breaks(summary), *_not_breaks(summary), *_export_issues(summary)]
     lines += ["", *_recompiles(summary), *_shapes(summary.shapes)]
     lines += ["", *_compile_time(summary)]
@@ -91,6 +92,50 @@ def _units(summary: Summary) -> list[str]:
                         if unit.backward_compile_time_s is not None else "  (backward graph)")
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
                      f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+    return lines
+
+
+def _per_compile(summary: Summary) -> list[str]:
+    """What tlparse shows on each compile's page, in a few lines per unit: the call that triggered it
+    (as the trie of all trigger stacks), restarts and the failure, cache lookups and their reasons, the
+    metrics fields this version does not know, and which code Dynamo wrote the log carries."""
+    if len({unit.rank for unit in summary.units}) > RANKS_SHOWN:
+        return []
+    lines = []
+    if summary.stack_trie:
+        lines += ["", "Triggered from (the user's frames of each compile's stack, folded):"]
+        lines += [f"  {line}" for line in _trie_lines(summary.stack_trie)]
+    per_unit = []
+    for unit in summary.units:
+        detail = unit.compile
+        if detail is None:
+            continue
+        facts = [f"{link.kind}: {link.type}" + (f" [{link.break_type}]" if link.break_type else "")
+                 + (f": {link.summary}" if link.summary not in ("", link.type) else "")
+                 for link in detail.failures]
+        facts += [f"{lookup.cache.replace('_', ' ')} cache {lookup.outcome}"
+                  + (f": {lookup.reason}" if lookup.reason else "")
+                  + (f" (saved {lookup.time_saved_ms:g} ms)" if lookup.time_saved_ms is not None else "")
+                  for lookup in detail.cache_lookups]
+        if detail.unknown_metrics:
+            facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
+        if detail.code:
+            facts.append("code Dynamo wrote, in the log: " + ", ".join(text.title for text in detail.code))
+        if facts:
+            rank = f"rank {unit.rank} " if unit.rank is not None else ""
+            per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(detail.metrics)} metrics fields)",
+                         *(f"    {fact}" for fact in facts)]
+    if per_unit:
+        lines += ["", "Per compile (summary --json has every metrics field and the code text):", *per_unit]
+    return lines
+
+
+def _trie_lines(nodes, depth: int = 0) -> list[str]:
+    lines = []
+    for node in nodes:
+        ids = f"  -> {', '.join(node.compile_ids)}" if node.compile_ids else ""
+        lines.append(f"{'  ' * depth}{node.frame}{ids}")
+        lines += _trie_lines(node.children, depth + 1)
     return lines
 
 
