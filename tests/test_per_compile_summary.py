@@ -32,7 +32,7 @@ def _logged_metrics(log: Path) -> list[dict]:
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cond_run(tmp_path_factory, inductor_cache):
     """An explicit break, a torch.cond and a data-dependent branch at two batch sizes."""
     if not torch_available():

@@ -41,7 +41,7 @@ pgo_get_remote_code_state_time_us param_numel param_bytes param_count recompile_
 inline_inbuilt_nn_modules_candidate pytorch_version inductor_provenance functorch_config
 """.split())
 _KNOWN = frozenset(KNOWN_METRICS)
-_UNITS = (("_time_s", "s"), ("_s", "s"), ("_ms", "ms"), ("_us", "µs"), ("_bytes", "bytes"), ("_count", "count"))
+_UNITS = (("_s", "s"), ("_ms", "ms"), ("_us", "µs"), ("_bytes", "bytes"))
 VALUE_CHARS = 2000  # a table cell shows this much of a long value (a config dump, a stack); the rest is counted
 # torch's own link to a break type's page, which names its id: ".../compile-graph-break-site/gb/gb0099.html"
 _GB_ID = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)

@@ -8,7 +8,9 @@ import re
 from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
-from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
+from inspector.core.outputs.summary_model import (
+    Part, PerRank, Regions, Slowness, Summary, UnitCompile, UnitShapes, as_summary,
+)
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
 SHAPE_GUARDS_SHOWN = 6
@@ -107,27 +109,31 @@ def _per_compile(summary: Summary) -> list[str]:
         lines += [f"  {line}" for line in _trie_lines(summary.stack_trie)]
     per_unit = []
     for unit in summary.units:
-        detail = unit.compile
-        if detail is None:
-            continue
-        facts = [f"{link.kind}: {link.type}" + (f" [{link.break_type}]" if link.break_type else "")
-                 + (f": {link.summary}" if link.summary not in ("", link.type) else "")
-                 for link in detail.failures]
-        facts += [f"{lookup.cache.replace('_', ' ')} cache {lookup.outcome}"
-                  + (f": {lookup.reason}" if lookup.reason else "")
-                  + (f" (saved {lookup.time_saved_ms:g} ms)" if lookup.time_saved_ms is not None else "")
-                  for lookup in detail.cache_lookups]
-        if detail.unknown_metrics:
-            facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
-        if detail.code:
-            facts.append("code Dynamo wrote, in the log: " + ", ".join(text.title for text in detail.code))
+        facts = compile_facts(unit.compile) if unit.compile is not None else []
         if facts:
             rank = f"rank {unit.rank} " if unit.rank is not None else ""
-            per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(detail.metrics)} metrics fields)",
+            per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(unit.compile.metrics)} metrics fields)",
                          *(f"    {fact}" for fact in facts)]
     if per_unit:
         lines += ["", "Per compile (summary --json has every metrics field and the code text):", *per_unit]
     return lines
+
+
+def compile_facts(detail: UnitCompile) -> list[str]:
+    """A compile's restarts and failure, cache lookups, unknown metrics fields and Dynamo's code the log
+    carries, a line each: the summary's per-compile lines and the app's compile page say the same."""
+    facts = [f"{link.kind}: {link.type}" + (f" [{link.break_type}]" if link.break_type else "")
+             + (f": {link.summary}" if link.summary not in ("", link.type) else "")
+             for link in detail.failures]
+    facts += [f"{lookup.cache.replace('_', ' ')} cache {lookup.outcome}"
+              + (f": {lookup.reason}" if lookup.reason else "")
+              + (f" (saved {lookup.time_saved_ms:g} ms)" if lookup.time_saved_ms is not None else "")
+              for lookup in detail.cache_lookups]
+    if detail.unknown_metrics:
+        facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
+    if detail.code:
+        facts.append("code Dynamo wrote, in the log: " + ", ".join(text.title for text in detail.code))
+    return facts
 
 
 def _trie_lines(nodes, depth: int = 0) -> list[str]:

@@ -20,6 +20,7 @@ from inspector.core.analysis.kernel_index import KernelCompile, KernelTime, code
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
+from inspector.core.outputs.compile_page import PAGE_LABEL, compile_page
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
@@ -161,6 +162,7 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
         entries.append((f"graph break #{ordinal}", lambda text=brk.text: text))
     if unit.recompile:
         entries.append(("recompile reasons", lambda text=unit.recompile.raw: text))
+    entries.append((PAGE_LABEL, lambda: compile_page(unit)))
     return entries
 
 
@@ -302,7 +304,7 @@ class QtCodeView(QWidget):
             compiles = code_compiles(unit, source) if unit is not None else {}
             return code, text, LazyHighlighter.for_text(text, "python", code).lexed_ahead(), compiles
         text = source()
-        language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
+        language = "text" if label.startswith(("ir_", "graph break", "recompile", "compile:")) else "python"
         return None, text, LazyHighlighter.for_text(text, language).lexed_ahead(), {}
 
     def _show_code(self, prepared) -> None:

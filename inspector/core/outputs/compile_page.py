@@ -1,0 +1,35 @@
+"""One compile's page as the app's Code pane lists it beside the graph stages (tlparse's per-compile
+page): the call that triggered it, restarts and failure, cache lookups, the code Dynamo wrote, and every
+compilation-metrics field as a table. Its lines are the summary's (`summary_text.compile_facts`)."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.compile_detail import compile_detail
+from inspector.core.model.session import CompileUnit
+from inspector.core.outputs.summary_model import UnitCompile
+from inspector.core.outputs.summary_text import compile_facts
+
+PAGE_LABEL = "compile: trigger, restarts, cache, metrics"
+NAME_WIDTH = 44
+
+
+def compile_page(unit: CompileUnit) -> str:
+    detail = compile_detail(unit)
+    record = UnitCompile.from_state(detail.to_json())
+    lines = [f"Compile {unit.title}", "", "Triggered from (the user's frames of the stack, outermost first):"]
+    lines += [f"  {frame}" + (f": {frame.code.strip()}" if frame.code and frame.code.strip() else "")
+              for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
+    facts = compile_facts(record)
+    lines += ["", "Restarts, failure, cache lookups:", *(f"  {fact}" for fact in facts or ["  none recorded"])]
+    if not detail.code:
+        lines += ["", "Code Dynamo wrote: the log carries none for this unit (torch logs the bytecode of resume "
+                      "functions only; a capture records every compiled frame's)."]
+    known = [row for row in detail.metrics if row.known]
+    lines += ["", f"Compilation metrics: {len(detail.metrics)} fields, in torch's order"]
+    lines += [f"  {row.name:<{NAME_WIDTH}} {row.value}" + (f" {row.unit}" if row.unit and row.value else "")
+              for row in known] or ["  (the log has no compilation_metrics record for this unit)"]
+    unknown = [row for row in detail.metrics if not row.known]
+    if unknown:
+        lines += ["", f"Fields this version does not know ({len(unknown)}, from another torch version), as written:"]
+        lines += [f"  {row.name:<{NAME_WIDTH}} {row.value}" for row in unknown]
+    return "\n".join(lines) + "\n"
