@@ -47,9 +47,11 @@ def test_a_failed_compile_shows_its_trigger_stack_failure_and_unknown_metrics(co
     out = done.stdout
     assert "Triggered from (the user's frames of each compile's stack, folded):" in out
     lines = out.splitlines()
-    caller = next(i for i, line in enumerate(lines) if "test_misc.py:10765 in test_graph_break_compilation_metrics" in line)
+    caller = next(i for i, line in enumerate(lines)
+                  if "test_misc.py:10765 in test_graph_break_compilation_metrics" in line)
     # the compiled frame is one level below the test that called it, and carries the compile id
-    assert lines[caller + 1].strip() == "/data/users/xmfan/a/pytorch/test/dynamo/test_misc.py:10755 in fn  -> [0/0] (rank 0)"
+    assert lines[caller + 1].strip() == ("/data/users/xmfan/a/pytorch/test/dynamo/test_misc.py:10755 in fn"
+                                         "  -> [0/0] (rank 0)")
     assert lines[caller + 1].index("/") > lines[caller].index("/")
     assert "failure: BackendCompilerFailed: backend='broken_backend' raised: RuntimeError: broken backend" in out
 
@@ -79,7 +81,8 @@ def test_the_json_keeps_every_metrics_field_torch_wrote(corpus):
 def test_cache_misses_of_a_cuda_compile_are_listed_per_unit(corpus):
     done = cli("summary", str(corpus / "inductor_provenance_jit_cuda_log.txt"), "--json")
     lookups = json.loads(done.stdout)["units"][0]["compile"]["cache_lookups"]
-    assert {(lookup["cache"], lookup["outcome"]) for lookup in lookups} >= {("fx_graph", "miss"), ("aotautograd", "miss")}
+    outcomes = {(lookup["cache"], lookup["outcome"]) for lookup in lookups}
+    assert outcomes >= {("fx_graph", "miss"), ("aotautograd", "miss")}
 
 
 def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_run):
@@ -91,7 +94,7 @@ def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_r
     assert "fx graph cache bypass: Can't cache HigherOrderOperator: cond" in per_compile
     # the explicit break restarts the first frame's analysis, named by its break type
     assert "restart: Call to `torch._dynamo.graph_break()` [GB0025]" in per_compile
-    assert ("code Dynamo wrote, in the log: torch_dynamo_resume_in_branchy_at_10: original bytecode, "
+    assert ("code Dynamo wrote: torch_dynamo_resume_in_branchy_at_10: original bytecode, "
             "torch_dynamo_resume_in_branchy_at_10: transformed bytecode, guards") in per_compile
     # each resume function was triggered from the script's call, one level below it
     trie = out[out.index("Triggered from"):out.index("Per compile")].splitlines()

@@ -47,7 +47,11 @@ VALUE_CHARS = 2000  # a table cell shows this much of a long value (a config dum
 _GB_ID = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
 # "<class 'torch._dynamo.exc.X'>" → "X"
 _EXC_CLASS = re.compile(r"<class '(?:[\w]+\.)*(\w+)'>")
-CODE_SUFFIXES = {"_ORIGINAL_BYTECODE": "original bytecode", "_MODIFIED_BYTECODE": "transformed bytecode"}
+# torch's names for a resume function's bytecode; the capture names its own records the same way
+CODE_SUFFIXES = {"_ORIGINAL_SOURCE": "original Python (decompiled)",
+                 "_MODIFIED_SOURCE": "transformed Python (decompiled)",
+                 "_ORIGINAL_BYTECODE": "original bytecode", "_MODIFIED_BYTECODE": "transformed bytecode",
+                 "_NOT_DECOMPILED": "why there is no Python source"}
 GUARD_ARTIFACTS = {"guards": "guards"}  # the name the reader gives dynamo_guards and dynamo_cpp_guards_str
 
 

@@ -132,7 +132,7 @@ def compile_facts(detail: UnitCompile) -> list[str]:
     if detail.unknown_metrics:
         facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
     if detail.code:
-        facts.append("code Dynamo wrote, in the log: " + ", ".join(text.title for text in detail.code))
+        facts.append("code Dynamo wrote: " + ", ".join(text.title for text in detail.code))
     return facts
 
 
