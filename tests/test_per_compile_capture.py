@@ -123,3 +123,27 @@ def test_without_depyf_the_capture_keeps_bytecode_and_says_why_there_is_no_pytho
     (entry,) = index["entries"]
     assert entry["compile_id"] == "0/0" and set(entry["files"]) == {"ORIGINAL_BYTECODE", "MODIFIED_BYTECODE"}
     assert "__compiled_fn_" in (folder / entry["files"]["MODIFIED_BYTECODE"]).read_text()
+
+
+def test_each_break_links_to_the_resume_function_that_follows_it(captured, qtbot, window, no_slot_errors):
+    from PySide6.QtCore import Qt
+
+    from inspector.core.analysis.break_map import Gap
+    from inspector.gui.views.qt_break_map import gap_tip
+
+    _script, session = captured
+    breaks = _summary(session)["graph_breaks"]
+    assert [(brk["line"], brk["resumed_in"]) for brk in breaks] == [(16, "[1/0]"), (17, "[2/0]")]
+    loaded = open_and_wait(qtbot, window, session)
+    window.tabs.setCurrentWidget(window.graph_view)
+    break_map = window.graph_view.break_map
+    qtbot.waitUntil(lambda: any(isinstance(part, Gap) for _rect, part in break_map.hit_boxes), timeout=60_000)
+    rect, gap = next((rect, part) for rect, part in break_map.hit_boxes if isinstance(part, Gap))
+    resume = next(unit for unit in loaded.session.units if str(unit.compile_id) == "[1/0]")
+    assert gap.resume is resume
+    assert "Then resumes in torch_dynamo_resume_in_forward_at_16 [1/0]: double-click to select it" in gap_tip(gap)
+    qtbot.mouseDClick(break_map, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    qtbot.waitUntil(lambda: window.model.unit is resume, timeout=10_000)
+    # the Code tab then offers the resume function's code as Dynamo wrote it, as Python
+    labels = [window.code_view.texts.itemText(index) for index in range(window.code_view.texts.count())]
+    assert "torch_dynamo_resume_in_forward_at_16_MODIFIED_SOURCE" in labels

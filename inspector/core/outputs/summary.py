@@ -8,6 +8,7 @@ import math
 import re
 
 from inspector import __version__
+from inspector.core.analysis.break_map import resume_after, resume_units
 from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
@@ -33,7 +34,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
     return {
         **_about(analysis),
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
-        "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
+        "graph_breaks": _breaks(session),
         "break_sites": _break_sites(analysis),
         "stack_trie": [node.to_json() for node in stack_trie(session.units)],
         "export_issues": [finding.to_json() for finding in analysis.export_issues],
@@ -191,12 +192,23 @@ def _unit(unit, fusion) -> dict:
     }
 
 
-def _break(brk, rank) -> dict:
+def _breaks(session: Session) -> list[dict]:
+    """Every break, with the compile id of the resume function that goes on after it."""
+    resumes = resume_units(session.units)
+    rows = []
+    for unit in session.units:
+        for brk in unit.breaks:
+            resume = resume_after(brk, unit, resumes)
+            rows.append(_break(brk, unit.rank, str(resume.compile_id) if resume is not None else None))
+    return rows
+
+
+def _break(brk, rank, resumed_in: str | None = None) -> dict:
     location = brk.location
     return {"compile_id": str(brk.compile_id), "rank": rank, "file": location.file if location else None,
             "line": location.line if location else None, "function": location.function if location else None,
             "code": location.code if location else None, "reason": brk.reason, "kind": brk.kind,
-            "hints": brk.hints, "restarted": brk.restarted,
+            "hints": brk.hints, "restarted": brk.restarted, "resumed_in": resumed_in,
             **({"via": [str(frame) for frame in brk.via]} if brk.via else {})}
 
 
