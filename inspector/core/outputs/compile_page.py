@@ -4,7 +4,7 @@ compilation-metrics field as a table. Its lines are the summary's (`summary_text
 
 from __future__ import annotations
 
-from inspector.core.analysis.compile_detail import compile_detail
+from inspector.core.analysis.compile_detail import compile_detail, metric_rows
 from inspector.core.model.session import CompileUnit
 from inspector.core.outputs.summary_model import UnitCompile
 from inspector.core.outputs.summary_text import compile_facts
@@ -32,4 +32,9 @@ def compile_page(unit: CompileUnit) -> str:
     if unknown:
         lines += ["", f"Fields this version does not know ({len(unknown)}, from another torch version), as written:"]
         lines += [f"  {row.name:<{NAME_WIDTH}} {row.value}" for row in unknown]
+    backward = metric_rows(unit.backward_metrics)
+    if backward:
+        lines += ["", f"Backward compilation metrics (the backward graph, compiled at the first backward call): "
+                      f"{len(backward)} fields"]
+        lines += [f"  {row.name:<{NAME_WIDTH}} {row.value}" for row in backward]
     return "\n".join(lines) + "\n"

@@ -292,6 +292,7 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
         return {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
 
     unit.cache_events.append(CacheEvent(cache, outcome, small_detail))
+    unit.artifacts.append(builder.text_artifact(record))  # the whole record, as tlparse links it per compile
 
 
 def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:
