@@ -43,6 +43,7 @@ inline_inbuilt_nn_modules_candidate pytorch_version inductor_provenance functorc
 _KNOWN = frozenset(KNOWN_METRICS)
 _UNITS = (("_s", "s"), ("_ms", "ms"), ("_us", "µs"), ("_bytes", "bytes"))
 VALUE_CHARS = 2000  # a table cell shows this much of a long value (a config dump, a stack); the rest is counted
+CODE_JSON_CHARS = 1 << 16  # of one code text in the summary JSON (the app shows it whole)
 # torch's own link to a break type's page, which names its id: ".../compile-graph-break-site/gb/gb0099.html"
 _GB_ID = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
 # "<class 'torch._dynamo.exc.X'>" → "X"
@@ -114,9 +115,15 @@ class CodeText:
     kind: str  # original bytecode | transformed bytecode | guards …
     artifact: TextArtifact = field(repr=False, compare=False)
 
-    def to_json(self, with_text: bool = True) -> dict:
-        return {"title": self.title, "function": self.function, "kind": self.kind,
-                **({"text": self.artifact.text} if with_text else {})}
+    def to_json(self) -> dict:
+        """Its text too, but for the guards (a unit's guards run to megabytes in a big model: the
+        app shows them; the JSON names them) and cut at CODE_JSON_CHARS."""
+        if self.kind in GUARD_ARTIFACTS.values():
+            return {"title": self.title, "function": self.function, "kind": self.kind}
+        text = self.artifact.text
+        if len(text) > CODE_JSON_CHARS:
+            text = f"{text[:CODE_JSON_CHARS]}\n# … cut: {len(text) - CODE_JSON_CHARS:,} more characters\n"
+        return {"title": self.title, "function": self.function, "kind": self.kind, "text": text}
 
 
 @dataclass(frozen=True)

@@ -106,16 +106,24 @@ def _per_compile(summary: Summary) -> list[str]:
     lines = []
     if summary.stack_trie:
         lines += ["", "Triggered from (the user's frames of each compile's stack, folded):"]
-        lines += [f"  {line}" for line in _trie_lines(summary.stack_trie)]
-    per_unit = []
+        trie = _trie_lines(summary.stack_trie)
+        lines += [f"  {line}" for line in trie[:GROUPS_SHOWN]]
+        if len(trie) > GROUPS_SHOWN:
+            lines.append(f"  … {len(trie) - GROUPS_SHOWN:,} more frame(s) (--json has the whole trie: stack_trie)")
+    per_unit, shown, left_out = [], 0, 0
     for unit in summary.units:
         facts = compile_facts(unit.compile) if unit.compile is not None else []
-        if facts:
+        if facts and shown >= GROUPS_SHOWN:
+            left_out += 1
+        elif facts:
+            shown += 1
             rank = f"rank {unit.rank} " if unit.rank is not None else ""
             per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(unit.compile.metrics)} metrics fields)",
                          *(f"    {fact}" for fact in facts)]
     if per_unit:
         lines += ["", "Per compile (summary --json has every metrics field and the code text):", *per_unit]
+    if left_out:
+        lines.append(f"  … {left_out:,} more unit(s) (--json lists them all)")
     return lines
 
 
