@@ -42,7 +42,7 @@ def test_every_compiled_frame_and_resume_function_is_shown_as_python(captured):
     units = _summary(session)["units"]
     assert len(units) == 3  # forward, and its resume functions after the print and after .item()
     for unit in units:
-        code = {text["title"]: text["text"] for text in unit["compile"]["code"]}
+        code = {text["title"]: text.get("text") for text in unit["compile"]["code"]}
         function = unit["function"]
         transformed = code[f"{function}: transformed Python (decompiled)"]
         assert transformed.startswith(f"def {function}(")

@@ -105,7 +105,7 @@ def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_r
 def test_the_json_carries_the_transformed_bytecode_of_each_resume_function(cond_run):
     document = json.loads(cli("summary", str(cond_run.trace_dir), "--json").stdout)
     resumed = next(unit for unit in document["units"] if unit["compile_id"] == "[1/0]")
-    code = {text["title"]: text["text"] for text in resumed["compile"]["code"]}
+    code = {text["title"]: text.get("text") for text in resumed["compile"]["code"]}
     transformed = code["torch_dynamo_resume_in_branchy_at_8: transformed bytecode"]
     assert "__compiled_fn_" in transformed  # the code Dynamo wrote calls the compiled graph
     assert "__compiled_fn_" not in code["torch_dynamo_resume_in_branchy_at_8: original bytecode"]

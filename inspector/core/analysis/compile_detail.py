@@ -206,7 +206,7 @@ def failure_chain(unit: CompileUnit) -> list[Failure]:
 def _failure(kind: str, text: str, type_name: str | None = None, summary: str = "") -> Failure:
     found = _GB_ID.search(text)
     if type_name is None:
-        named = _EXC_CLASS.search(text)
+        named = _EXC_CLASS.match(text.strip())  # older torch: "<class '…Unsupported'>: …"
         type_name = named.group(1) if named else text.strip().splitlines()[0][:120] if text.strip() else "?"
     if not summary and text.strip():
         summary = " ".join(text.strip().splitlines()[0].split())
