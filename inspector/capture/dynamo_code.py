@@ -4,10 +4,13 @@ Python source where the decompiler depyf is importable — into the session's dy
 Standard library and torch only (depyf optional); loaded by file path, as options.py is.
 
 What a TORCH_TRACE log already carries is disassembly of resume functions only; this adds the frames
-themselves and readable Python. The hook returns nothing, so Dynamo runs the code it made unchanged."""
+themselves and readable Python. The hook returns nothing, so Dynamo runs the code it made unchanged,
+and it only disassembles (about a millisecond a frame): decompiling costs tens of milliseconds a frame,
+which would land inside torch's compile-time figures, so it waits for the interpreter's exit."""
 
 from __future__ import annotations
 
+import atexit
 import dis
 import json
 from pathlib import Path
@@ -28,6 +31,7 @@ def record_dynamo_code(torch, folder: Path, warn) -> None:
     decompile, decompiler = _decompiler()
     folder.mkdir(parents=True, exist_ok=True)
     index = {"decompiler": decompiler, "entries": []}
+    pending: list[tuple[int, dict, object, object]] = []  # (number, index entry, original code, transformed code)
 
     def write_index() -> None:
         temporary = folder / (INDEX + ".tmp")
@@ -42,16 +46,11 @@ def record_dynamo_code(torch, folder: Path, warn) -> None:
             number = len(entries)
             compile_id = _compile_id(torch)
             texts = {"ORIGINAL_BYTECODE": _disassembly(old_code), "MODIFIED_BYTECODE": _disassembly(new_code)}
+            entry = {"compile_id": compile_id, "function": old_code.co_name, "file": old_code.co_filename,
+                     "first_line": old_code.co_firstlineno, "files": _write(folder, number, texts)}
+            entries.append(entry)
             if decompile is not None:
-                texts["ORIGINAL_SOURCE"] = _decompiled(decompile, old_code)
-                texts["MODIFIED_SOURCE"] = _decompiled(decompile, new_code)
-            files = {}
-            for kind, text in texts.items():
-                name = f"{number}.{kind.lower()}.txt"
-                (folder / name).write_text(_capped(text), encoding="utf-8")
-                files[kind] = name
-            entries.append({"compile_id": compile_id, "function": old_code.co_name, "file": old_code.co_filename,
-                            "first_line": old_code.co_firstlineno, "files": files})
+                pending.append((number, entry, old_code, new_code))
             if len(entries) == MAX_ENTRIES:
                 warn(f"Dynamo's code recorded for the first {MAX_ENTRIES:,} code objects only")
             write_index()
@@ -59,8 +58,31 @@ def record_dynamo_code(torch, folder: Path, warn) -> None:
             warn(f"Dynamo's code not recorded for one frame: {type(error).__name__}: {error}")
         return None  # keep Dynamo's code as it is
 
+    def decompile_pending() -> None:
+        """At exit, after every measurement: each recorded pair as Python."""
+        try:
+            for number, entry, old_code, new_code in pending:
+                texts = {"ORIGINAL_SOURCE": _decompiled(decompile, old_code),
+                         "MODIFIED_SOURCE": _decompiled(decompile, new_code)}
+                entry["files"].update(_write(folder, number, texts))
+            pending.clear()
+            write_index()
+        except Exception as error:
+            warn(f"Dynamo's code not decompiled: {type(error).__name__}: {error}")
+
     write_index()
     register(hook)
+    if decompile is not None:
+        atexit.register(decompile_pending)
+
+
+def _write(folder: Path, number: int, texts: dict[str, str]) -> dict[str, str]:
+    files = {}
+    for kind, text in texts.items():
+        name = f"{number}.{kind.lower()}.txt"
+        (folder / name).write_text(_capped(text), encoding="utf-8")
+        files[kind] = name
+    return files
 
 
 def _decompiler():
