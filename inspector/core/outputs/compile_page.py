@@ -4,21 +4,29 @@ compilation-metrics field as a table. Its lines are the summary's (`summary_text
 
 from __future__ import annotations
 
-from inspector.core.analysis.compile_detail import compile_detail, metric_rows
+from collections.abc import Sequence
+
+from inspector.core.analysis.compile_detail import compile_detail, metric_rows, stack_trie
 from inspector.core.model.session import CompileUnit
-from inspector.core.outputs.summary_model import UnitCompile
-from inspector.core.outputs.summary_text import compile_facts
+from inspector.core.outputs.summary_model import StackTrieNode, UnitCompile
+from inspector.core.outputs.summary_text import GROUPS_SHOWN, compile_facts, trie_lines
 
 PAGE_LABEL = "compile: trigger, restarts, cache, metrics"
 NAME_WIDTH = 44
 
 
-def compile_page(unit: CompileUnit) -> str:
+def compile_page(unit: CompileUnit, units: Sequence[CompileUnit] = ()) -> str:
+    """The page of `unit`; with the session's `units`, their trigger stacks folded into one trie too."""
     detail = compile_detail(unit)
     record = UnitCompile.from_state(detail.to_json())
     lines = [f"Compile {unit.title}", "", "Triggered from (the user's frames of the stack, outermost first):"]
     lines += [f"  {frame}" + (f": {frame.code.strip()}" if frame.code and frame.code.strip() else "")
               for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
+    trie = [StackTrieNode.from_state(node.to_json()) for node in stack_trie(units)] if len(units) > 1 else []
+    if trie:
+        own = str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})"
+        lines += ["", "Every compile of the run, by the call that triggered it (the user's frames, folded):"]
+        lines += [f"  {line}" for line in trie_lines(trie, own)[:GROUPS_SHOWN * 5]]
     facts = compile_facts(record)
     lines += ["", "Restarts, failure, cache lookups:", *(f"  {fact}" for fact in facts or ["  none recorded"])]
     if not detail.code:

@@ -106,7 +106,7 @@ def _per_compile(summary: Summary) -> list[str]:
     lines = []
     if summary.stack_trie:
         lines += ["", "Triggered from (the user's frames of each compile's stack, folded):"]
-        trie = _trie_lines(summary.stack_trie)
+        trie = trie_lines(summary.stack_trie)
         lines += [f"  {line}" for line in trie[:GROUPS_SHOWN]]
         if len(trie) > GROUPS_SHOWN:
             lines.append(f"  … {len(trie) - GROUPS_SHOWN:,} more frame(s) (--json has the whole trie: stack_trie)")
@@ -144,12 +144,15 @@ def compile_facts(detail: UnitCompile) -> list[str]:
     return facts
 
 
-def _trie_lines(nodes, depth: int = 0) -> list[str]:
+def trie_lines(nodes, marked: str | None = None, depth: int = 0) -> list[str]:
+    """The trie of trigger stacks as indented lines, each frame's compile ids after it; the frame
+    where the `marked` compile id's stack ends says so."""
     lines = []
     for node in nodes:
         ids = f"  -> {', '.join(node.compile_ids)}" if node.compile_ids else ""
-        lines.append(f"{'  ' * depth}{node.frame}{ids}")
-        lines += _trie_lines(node.children, depth + 1)
+        mark = "   <- this compile" if marked is not None and marked in node.compile_ids else ""
+        lines.append(f"{'  ' * depth}{node.frame}{ids}{mark}")
+        lines += trie_lines(node.children, marked, depth + 1)
     return lines
 
 

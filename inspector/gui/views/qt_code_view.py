@@ -145,7 +145,7 @@ class QtEmptyHint(QLabel):
         return False
 
 
-def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
+def unit_texts(unit: CompileUnit, units: list[CompileUnit] | None = None) -> list[tuple[str, object]]:
     """(label, source) of every text the pane can show for `unit`; source is a CodeArtifact or a loader."""
     entries: list[tuple[str, object]] = []
     for index, artifact in enumerate(unit.output_code):
@@ -162,7 +162,7 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
         entries.append((f"graph break #{ordinal}", lambda text=brk.text: text))
     if unit.recompile:
         entries.append(("recompile reasons", lambda text=unit.recompile.raw: text))
-    entries.append((PAGE_LABEL, lambda: compile_page(unit)))
+    entries.append((PAGE_LABEL, lambda: compile_page(unit, units or ())))
     return entries
 
 
@@ -270,7 +270,8 @@ class QtCodeView(QWidget):
         if unit is self.unit:
             return
         self.unit = unit
-        self.entries = unit_texts(unit) if unit is not None else []
+        units = self.model.loaded.session.units if self.model.loaded is not None else None
+        self.entries = unit_texts(unit, units) if unit is not None else []
         self.texts.blockSignals(True)
         self.texts.clear()
         self.texts.addItems([label for label, _ in self.entries]
