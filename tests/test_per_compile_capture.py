@@ -43,11 +43,11 @@ def test_every_compiled_frame_and_resume_function_is_shown_as_python(captured):
     assert len(units) == 3  # forward, and its resume functions after the print and after .item()
     for unit in units:
         code = {text["title"]: text.get("text") for text in unit["compile"]["code"]}
-        function = unit["function"]
-        transformed = code[f"{function}: transformed Python (decompiled)"]
+        function, shown = unit["function"], unit["shown"]  # torch_dynamo_resume_in_forward_at_16, as listed
+        transformed = code[f"{shown}: transformed Python (decompiled)"]
         assert transformed.startswith(f"def {function}(")
         assert "__compiled_fn_" in transformed  # the code Dynamo wrote calls the compiled graph
-        assert "__compiled_fn_" not in code[f"{function}: original Python (decompiled)"]
+        assert "__compiled_fn_" not in code[f"{shown}: original Python (decompiled)"]
     first = units[0]["compile"]["code"]
     original = next(text["text"] for text in first if text["title"] == "forward: original Python (decompiled)")
     assert "print(" in original and ".item()" in original  # the user's own forward, decompiled back
@@ -141,7 +141,8 @@ def test_each_break_links_to_the_resume_function_that_follows_it(captured, qtbot
     rect, gap = next((rect, part) for rect, part in break_map.hit_boxes if isinstance(part, Gap))
     resume = next(unit for unit in loaded.session.units if str(unit.compile_id) == "[1/0]")
     assert gap.resume is resume
-    assert "Then resumes in torch_dynamo_resume_in_forward_at_16 [1/0]: double-click to select it" in gap_tip(gap)
+    assert ("Then resumes in [1/0] forward (resumed at line 16) (torch_dynamo_resume_in_forward_at_16): "
+            "double-click to select it") in gap_tip(gap)
     qtbot.mouseDClick(break_map, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
     qtbot.waitUntil(lambda: window.model.unit is resume, timeout=10_000)
     # the Code tab then offers the resume function's code as Dynamo wrote it, as Python

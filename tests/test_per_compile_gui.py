@@ -49,7 +49,7 @@ def test_the_code_pane_shows_why_the_cache_was_bypassed_and_the_resume_bytecode(
     trie = text[text.index("Every compile of the run"):text.index("Restarts, failure")].splitlines()
     call = next(i for i, line in enumerate(trie) if "per_compile_cond.py:16 in <module>: f(torch.randn(4, 8))" in line)
     assert trie[call + 1].index("/") > trie[call].index("/")  # one level below the call
-    assert trie[call + 1].strip().endswith("per_compile_cond.py:8 in torch_dynamo_resume_in_branchy_at_8  -> [1/0]"
+    assert trie[call + 1].strip().endswith("per_compile_cond.py:8 in branchy (resumed at line 8)  -> [1/0]"
                                            "   <- this compile")
     code = window.code_view
     labels = [code.texts.itemText(index) for index in range(code.texts.count())]

@@ -94,21 +94,21 @@ def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_r
     assert "fx graph cache bypass: Can't cache HigherOrderOperator: cond" in per_compile
     # the explicit break restarts the first frame's analysis, named by its break type
     assert "restart: Call to `torch._dynamo.graph_break()` [GB0025]" in per_compile
-    assert ("code Dynamo wrote: torch_dynamo_resume_in_branchy_at_10: original bytecode, "
-            "torch_dynamo_resume_in_branchy_at_10: transformed bytecode, guards") in per_compile
+    assert ("code Dynamo wrote: branchy (resumed at line 10): original bytecode, "
+            "branchy (resumed at line 10): transformed bytecode, guards") in per_compile
     # each resume function was triggered from the script's call, one level below it
     trie = out[out.index("Triggered from"):out.index("Per compile")].splitlines()
     call = next(i for i, line in enumerate(trie) if "per_compile_cond.py:16 in <module>: f(torch.randn(4, 8))" in line)
-    assert "per_compile_cond.py:8 in torch_dynamo_resume_in_branchy_at_8  -> [1/0]" in trie[call + 1]
+    assert "per_compile_cond.py:8 in branchy (resumed at line 8)  -> [1/0]" in trie[call + 1]
 
 
 def test_the_json_carries_the_transformed_bytecode_of_each_resume_function(cond_run):
     document = json.loads(cli("summary", str(cond_run.trace_dir), "--json").stdout)
     resumed = next(unit for unit in document["units"] if unit["compile_id"] == "[1/0]")
     code = {text["title"]: text.get("text") for text in resumed["compile"]["code"]}
-    transformed = code["torch_dynamo_resume_in_branchy_at_8: transformed bytecode"]
+    transformed = code["branchy (resumed at line 8): transformed bytecode"]
     assert "__compiled_fn_" in transformed  # the code Dynamo wrote calls the compiled graph
-    assert "__compiled_fn_" not in code["torch_dynamo_resume_in_branchy_at_8: original bytecode"]
+    assert "__compiled_fn_" not in code["branchy (resumed at line 8): original bytecode"]
     logs = list(cond_run.trace_dir.glob("*.log"))
     logged = [metrics for log in logs for metrics in _logged_metrics(log)]
     by_id = {f"[{metrics['compile_id']}]": metrics for metrics in logged}

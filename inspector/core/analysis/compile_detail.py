@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inspector.core.model.session import CacheEvent, CompileUnit, SourceLocation, TextArtifact
+from inspector.core.analysis.user_names import shown_name
 from inspector.core.readers.break_reasons import is_library_file
 
 # The fields of torch 2.13's CompilationMetrics (torch/_dynamo/utils.py), in its order: a field a log
@@ -53,6 +54,7 @@ CODE_SUFFIXES = {"_ORIGINAL_SOURCE": "original Python (decompiled)",
                  "_MODIFIED_SOURCE": "transformed Python (decompiled)",
                  "_ORIGINAL_BYTECODE": "original bytecode", "_MODIFIED_BYTECODE": "transformed bytecode",
                  "_NOT_DECOMPILED": "why there is no Python source"}
+CAPTURE_RUNNER = "inspector/capture/runner.py"
 GUARD_ARTIFACTS = {"guards": "guards"}  # the name the reader gives dynamo_guards and dynamo_cpp_guards_str
 
 
@@ -160,8 +162,13 @@ def _frame_json(frame: SourceLocation) -> dict:
 def trigger_stack(unit: CompileUnit) -> list[SourceLocation]:
     """The frames of the user's own files in the stack that led to this compile, outermost first; the
     whole stack where none is the user's (a compile of library code called from the interpreter)."""
-    user = [frame for frame in unit.user_stack if not is_library_file(frame.file)]
+    user = [frame for frame in unit.user_stack if not is_library_file(frame.file) and not _capture_runner(frame.file)]
     return user or list(unit.user_stack)
+
+
+def _capture_runner(path: str) -> bool:
+    """Our capture's runner, which calls the user's entry point: its frames are not the user's."""
+    return path.replace("\\", "/").endswith(CAPTURE_RUNNER)
 
 
 def metric_rows(metrics: dict) -> list[MetricRow]:
@@ -224,7 +231,7 @@ def code_texts(unit: CompileUnit) -> list[CodeText]:
         for suffix, kind in CODE_SUFFIXES.items():
             if name.endswith(suffix):
                 function = name[:-len(suffix)]
-                found.append(CodeText(f"{function}: {kind}", function, kind, artifact))
+                found.append(CodeText(f"{shown_name(function)}: {kind}", function, kind, artifact))
     return found
 
 
@@ -242,30 +249,33 @@ class StackNode:
 
     frame: str  # "demo.py:14 in <module>: f(x)"
     units: list[str] = field(default_factory=list)
-    children: dict[str, StackNode] = field(default_factory=dict)
+    children: dict[tuple, StackNode] = field(default_factory=dict)  # by (file, line, function)
 
     def to_json(self) -> dict:
         return {"frame": self.frame, "compile_ids": self.units,
                 "children": [child.to_json() for child in self.children.values()]}
 
 
-def _frame_label(frame: SourceLocation) -> str:
+def frame_label(frame: SourceLocation) -> str:
+    """"file:line in function: code", a resume function named as lists name it."""
     code = f": {frame.code.strip()}" if frame.code and frame.code.strip() else ""
-    return f"{frame}{code}"
+    where = f"{frame.file}:{frame.line}" if frame.line is not None else frame.file
+    return f"{where} in {shown_name(frame.function)}{code}" if frame.function else f"{where}{code}"
 
 
 def stack_trie(units: Iterable[CompileUnit]) -> list[StackNode]:
     """The trigger stacks of `units` folded on their common frames (tlparse's stack trie): each unit's
     compile id sits on the frame where its stack ends."""
-    roots: dict[str, StackNode] = {}
+    roots: dict[tuple, StackNode] = {}
     for unit in units:
         stack = trigger_stack(unit)
         if not stack:
             continue
         level, node = roots, None
-        for frame in stack:
-            label = _frame_label(frame)
-            node = level.setdefault(label, StackNode(label))
+        for frame in stack:  # folded on where the frame is: its code line is as the log read it then
+            node = level.get((frame.file, frame.line, frame.function))
+            if node is None:
+                node = level[(frame.file, frame.line, frame.function)] = StackNode(frame_label(frame))
             level = node.children
         node.units.append(str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})")
     return list(roots.values())

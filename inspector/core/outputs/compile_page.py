@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspector.core.analysis.compile_detail import compile_detail, metric_rows, stack_trie
+from inspector.core.analysis.compile_detail import compile_detail, frame_label, metric_rows, stack_trie
+from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import CompileUnit
 from inspector.core.outputs.summary_model import StackTrieNode, UnitCompile
 from inspector.core.outputs.summary_text import GROUPS_SHOWN, compile_facts, trie_lines
@@ -19,9 +20,8 @@ def compile_page(unit: CompileUnit, units: Sequence[CompileUnit] = ()) -> str:
     """The page of `unit`; with the session's `units`, their trigger stacks folded into one trie too."""
     detail = compile_detail(unit)
     record = UnitCompile.from_state(detail.to_json())
-    lines = [f"Compile {unit.title}", "", "Triggered from (the user's frames of the stack, outermost first):"]
-    lines += [f"  {frame}" + (f": {frame.code.strip()}" if frame.code and frame.code.strip() else "")
-              for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
+    lines = [f"Compile {unit_title(unit)}", "", "Triggered from (the user's frames of the stack, outermost first):"]
+    lines += [f"  {frame_label(frame)}" for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
     trie = [StackTrieNode.from_state(node.to_json()) for node in stack_trie(units)] if len(units) > 1 else []
     if trie:
         own = str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})"

@@ -30,8 +30,8 @@ def gap_tip(gap: Gap) -> str:
     brk = gap.brk
     lines = [f"graph break at {brk.site}", brk.reason, *([f"Hint: {brk.hints[0]}"] if brk.hints else [])]
     if gap.resume is not None:
-        lines.append(f"Then resumes in {gap.resume.function} {gap.resume.compile_id}: double-click to select it "
-                     "(its code, as Dynamo wrote it, is in the Code tab)")
+        lines.append(f"Then resumes in {unit_title(gap.resume)} ({gap.resume.function}): double-click to select "
+                     "it (its code, as Dynamo wrote it, is in the Code tab)")
     return "\n".join(lines)
 
 
