@@ -190,6 +190,9 @@ def add_capture_commands(commands) -> None:
                        help=f"modes to compare (default: {' '.join(COMPARED_MODES)})")
     modes.add_argument("--python", help=PYTHON_HELP)
     add_capture_options(modes, skip=("mode",))
+    modes.add_argument("--warm", action="store_true",
+                       help="after each mode's cold capture (its own empty compile caches), capture it once more "
+                            "from that cache: compile time cold and warm")
     modes.add_argument("--json", action="store_true", help="print the comparison as JSON")
     modes.add_argument("--quiet", action="store_true", help="no live progress lines")
     modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
@@ -294,37 +297,39 @@ def _modes(args) -> int:
     from pathlib import Path
 
     from inspector.capture.launcher import clear_session
-    from inspector.capture.mode_runs import run_modes
+    from inspector.capture.mode_runs import WARM_SUFFIX, run_modes
     from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import best_mode, compare_modes
+    from inspector.core.analysis.mode_comparison import compare_modes, fastest
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
         print(f"compile-inspector: {script} is not a file", file=sys.stderr)
         return 2
 
-    if not all(_prepare_folder(folder / mode, args.overwrite, clear_session) for mode in args.modes):
+    names = [mode + suffix for mode in args.modes for suffix in (("", WARM_SUFFIX) if args.warm else ("",))]
+    if not all(_prepare_folder(folder / name, args.overwrite, clear_session) for name in names):
         return 2
-    printers = {mode: ProgressPrinter((folder / mode).resolve(), sys.stderr, quiet=args.quiet) for mode in args.modes}
+    printers = {name: ProgressPrinter((folder / name).resolve(), sys.stderr, quiet=args.quiet) for name in names}
 
     def tick() -> None:
         for printer in printers.values():
             printer.tick()
 
     def reported(outcome) -> None:
-        printers.pop(outcome.mode).tick()
+        printers.pop(outcome.session.name).tick()
         error = outcome.error
         state = "complete" if outcome.complete else \
             f"FAILED ({error.get('kind')}): {error.get('message')}" if error else f"exit status {outcome.exit_status}"
-        _say(f"{outcome.mode}: {state}", file=sys.stderr)
+        _say(f"{outcome.mode}{' (warm)' if outcome.warm else ''}: {state}", file=sys.stderr)
 
     settings = _capture_settings(args)
     with _termination_as_interrupt():
-        runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported)
-    rows = compare_modes(runs.sessions)
-    best = best_mode(rows)
+        runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
+                         warm=args.warm)
+    rows = compare_modes(runs.sessions, runs.warm_sessions)
+    best = fastest(rows)
     if args.json:
-        document = {"best": best, "modes": [{**asdict(row), "session": str(row.session)} for row in rows],
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows],
                     "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
         _dump_json(document)
     else:
@@ -332,10 +337,11 @@ def _modes(args) -> int:
 
         print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
         for row in rows:
-            note = row.error or ("fastest" if row.mode == best else "")
+            note = row.note(best.mode)
             _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
                  f"{quantity(row.speedup, '×'):>9} "
                  f"{row.breaks:>7} {row.kernels:>8}  {note}")
+        _say(best.text)
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
 

@@ -108,7 +108,7 @@ def test_a_kernel_name_is_elided_only_where_the_table_is_too_narrow_and_whole_in
     assert name == "cpp_fused_gt_relu_sum_0" and shown != name and "…" in shown, shown
     assert shown.startswith("cpp") and shown.endswith("_0"), shown
     assert name in table.item(0, 0).toolTip()
-    assert "no profiler event" in table.item(0, 2).toolTip()
+    assert "no profile of this run" in table.item(0, 2).toolTip()
 
 
 # --- 2. the Code tab's empty panes say why -----------------------------------------------------------

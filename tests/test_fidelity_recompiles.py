@@ -145,7 +145,8 @@ def test_a_python_value_with_guard_comments_is_one_group_with_its_history(traced
     # the int argument: one recompile, after which torch's create_symbol made it symbolic
     assert logged[2][2].startswith("times == 2")
     compile_id, symbol = torch_symbols(run.torch_logs)["L['times']"]
-    assert (times.subject, times.aspect, times.history) == ("times", "value", ["2"])
+    made = re.search(r"create_symbol \S+ = (?P<value>\S+) for L\['times'\]", run.torch_logs)["value"]
+    assert (times.subject, times.aspect, times.history) == ("times", "value", ["2", made])  # the value it changed to
     assert f"The recompile [{compile_id}] made `times` symbolic ({symbol}): automatic dynamic" in times.diagnosis
 
 

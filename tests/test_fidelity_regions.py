@@ -52,12 +52,19 @@ def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_re
     assert nested and outer["dur"] / (calls / len(steps)) > 0.6
     assert graphs / calls < 0.3
 
-    eager_share = next(cost.share for cost in analysis.slowness.costs if cost.key == "eager_between")
-    t_eager, t_exec = analysis.verdict.value("t_eager"), analysis.verdict.value("t_execute")
-    ceiling = analysis.verdict.value("amdahl")
+    between = next(cost for cost in analysis.slowness.costs if cost.key == "eager_between")
+    eager_share = between.share
+    t_exec = analysis.verdict.value("t_execute")
     assert analysis.verdict.value("break_cost") == pytest.approx(t_exec * eager_share)
-    assert ceiling == pytest.approx(t_eager / (t_exec * eager_share))
-    assert ceiling < 1 / (1 - 0.6)  # the union of the regions would have claimed far more
+    # S_max from the two profiles (an eager call / the eager part of a compiled call), not through S;
+    # unstated when the profiles' own speedup and the timing's disagree
+    eager_profile = analysis.session.results.profile["eager"]
+    ceiling = analysis.verdict["amdahl"]
+    if ceiling.value is not None:
+        assert ceiling.value == pytest.approx(eager_profile.wall_s * 1e6 / eager_profile.runs / between.us_per_call)
+        assert ceiling.value < 1 / (1 - 0.6)  # the union of the regions would have claimed far more
+    else:
+        assert "inputs too noisy" in ceiling.source
 
     accounting, _ = analysis.regions
     by_id = {row["compile_id"]: row for row in accounting.regions}
@@ -68,7 +75,8 @@ def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_re
     assert eager_us / accounting.call_us == pytest.approx(eager_share, abs=0.1)  # the two readings of the profile agree
 
     text = render_text(summarize(analysis))
-    assert re.search(r"S_max\s+\d", text) and "eager work between and inside compiled regions" in text
+    assert re.search(r"S_max\s+(\d|— .*inputs too noisy)", text)
+    assert "eager work between and inside compiled regions" in text
     assert re.search(r"^  0/0 +1× ", text, re.M) and re.search(r"^  1/0 +1× ", text, re.M)
     assert "Compiled regions at run time" in render_report(analysis)
 
@@ -108,7 +116,8 @@ def test_a_damaged_profile_trace_leaves_the_summary_whole(tmp_path):
     assert accounting is None and "not readable" in why
     text = render_text(summarize(analysis))
     assert "profile trace not readable" in text
-    assert re.search(r"S_max\s+\d", text)  # the ceiling comes from the profile's table, still there
+    whole = SessionAnalysis(open_session(BUNDLED)).verdict["amdahl"]  # the ceiling comes from the profile's table
+    assert (analysis.verdict["amdahl"].value, analysis.verdict["amdahl"].source) == (whole.value, whole.source)
 
 
 @pytest.fixture(scope="module")

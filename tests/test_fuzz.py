@@ -104,9 +104,9 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     build_timeline(session)
     outputs.append(json.dumps(chrome_trace(session)))
     break_map(session)
-    analysis.kernel_times
+    analysis.kernel_time
     results = session.results
-    outputs.append(repr((kernel_bars(results, 15), op_family_bars(results), memory_bars(results),
+    outputs.append(repr((kernel_bars(analysis.kernel_time, 15), op_family_bars(results), memory_bars(results),
                          compile_time_per_unit(session))))
     for unit in session.units:
         for artifact in unit.graphs.values():

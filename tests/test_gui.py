@@ -178,4 +178,8 @@ def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
         assert row.compile_s > 0 and row.steady_s > 0 and row.kernels > 0 and row.error is None
     table = window.modes_view.table
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["default", "reduce-overhead", "max-autotune"]
-    assert "Fastest steady state here" in window.modes_view.status.text()
+    from inspector.core.analysis.mode_comparison import fastest  # a fastest mode only when the intervals separate it
+
+    status = window.modes_view.status.text()
+    assert status.startswith(fastest(rows).text) and "compiled cold, in its own empty compile caches" in status
+    assert "Fastest steady state here" in status or "No mode is measurably fastest" in status

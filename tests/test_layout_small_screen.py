@@ -63,7 +63,7 @@ def plot_rows(window) -> dict:
 
     plots, session = window.kernels_view, window.model.loaded.session
     results = session.results  # the bundled capture has them
-    return {plots.kernels: [row.label for row in kernel_bars(results, 15)],
+    return {plots.kernels: [row.label for row in kernel_bars(window.model.loaded.kernel_time, 15)],
             plots.families: [row[0] for row in op_family_bars(results)],
             plots.units: [unit_title(unit) for unit in session.units if unit.compile_s is not None],
             plots.memory: [row[0] for row in memory_bars(results)]}
@@ -292,22 +292,25 @@ def test_code_bar_shows_where_kernel_nodes_come_from_uncut(qtbot, window, no_slo
         assert right <= code.width(), f"{label.text()!r} ends at {right} of {code.width()}"
 
 
-def test_an_operator_bar_says_it_has_no_code_and_clicking_it_keeps_the_profile_warning(qtbot, window, no_slot_errors):
-    """Only a generated kernel's bar offers its code; an ATen op's says it is an operator. Clicking one
-    says why nothing opens, under the eager profile's warning, which stays."""
+def test_a_kernel_bar_is_one_call_site_of_one_unit_and_clicking_it_keeps_the_profile_warning(qtbot, window,
+                                                                                              no_slot_errors):
+    """Each bar is a call site of one unit (labelled with its unit and share of that unit), and clicking
+    it selects that unit's kernel, not another unit's of the same name; the eager profile's warning stays."""
     from PySide6.QtCore import Qt
 
     open_and_wait(qtbot, window, BUNDLED)
     plots = sized(qtbot, window, (1280, 720), "Kernels")
     warning = plots.note.text()
     assert "EAGER PROFILE INCONSISTENT" in warning
-    kernels = {k.name for unit in window.model.loaded.session.units for k in unit.kernels}
-    tips = dict(zip(plots.kernel_names, (tip for tip, _value in plots.rows[plots.kernels])))
-    assert all(tip.endswith("click: show its code") == (name in kernels) for name, tip in tips.items() if name)
-    assert all("the share is of all profiled op and kernel time of the compiled run" in tip for tip in tips.values())
-    operator = next(i for i, name in enumerate(plots.kernel_names) if name and name not in kernels)
+    tips = [tip for tip, _value in plots.rows[plots.kernels]]
+    sites = plots.kernel_sites
+    assert sites and all(site is not None and f"of [{site.unit}]" in label
+                         for site, label in zip(sites, plots.kernel_labels))
+    assert all(tip.endswith("click: show its code") and "per launch ×" in tip for tip in tips)
+    index = next(at for at, site in enumerate(sites) if site.unit == "2/1")
     point = plots.kernels.mapFromScene(plots.kernels.getViewBox().mapViewToScene(
-        QPointF(plots.kernel_values[operator] / 2, operator)))
+        QPointF(plots.kernel_values[index] / 2, index)))
     QTest.mouseClick(plots.kernels.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
-    qtbot.waitUntil(lambda: "no code of its own to show" in plots.note.text(), timeout=10_000)
-    assert warning in plots.note.text() and window.tabs.currentWidget() is plots
+    qtbot.waitUntil(lambda: window.model.kernel is sites[index].kernel, timeout=10_000)
+    assert window.model.unit is sites[index].compile_unit and str(window.model.unit.compile_id) == "[2/1]"
+    assert warning in plots.note.text()

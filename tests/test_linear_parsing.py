@@ -21,8 +21,9 @@ from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource, parse_
 from inspector.core.model.hlo_text import parse_hlo_module
 from inspector.core.model.output_code import parse_output_code
 from inspector.core.readers import break_reasons
-from inspector.core.readers.break_reasons import (GuardComment, explain_guard, parse_break_reason, parse_recompile_reasons,
-                                                   split_guard_comment)
+from inspector.core.readers.break_reasons import (GuardComment, broken_in_loop, explain_guard, missing_fake_impl,
+                                                   parse_break_reason, parse_recompile_reasons, split_guard_comment,
+                                                   user_code_frames)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -126,6 +127,11 @@ HOSTILE = {
     "recompile_reason_lines": (parse_recompile_reasons, lambda n: "0/0: x\n" + "  y\n" * n, 500),
     # `^\s*void` (re.M) ran from each line start over every line break after it
     "output_code_line_breaks": (parse_output_code, lambda n: "\n" * n, 500),
+    "fake_impl_names": (missing_fake_impl, lambda n: "no fake impl registered for <CustomOpDef(" * n + "a" * n, 500),
+    "user_code_frames": (user_code_frames, lambda n: "from user code:\n" + '  File "a.py", line 1, in f\n' * n, 500),
+    "chained_breaks": (broken_in_loop, lambda n: "\n\n*** While handling this graph break, another graph break "
+                                                 "occurred: ***\n\n" * n + "graph break in loop", 500),
+    "output_code_subgraphs": (parse_output_code, lambda n: "def g(args):\n    k(x)\n" * n, 500),
 }
 
 

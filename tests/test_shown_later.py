@@ -34,7 +34,7 @@ def test_a_hidden_tab_shows_the_session_opened_while_it_was_hidden(qtbot, window
 def test_a_kernel_chosen_while_the_kernels_tab_was_hidden_is_marked_when_it_is_opened(qtbot, window, no_slot_errors):
     loaded = open_and_wait(qtbot, window, BUNDLED)
     plots = window.kernels_view
-    name = next(k.name for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
+    name = next(row.name for row in loaded.kernel_time.kernels if row.events)
     window.model.select_kernel_named(name)  # from the Code tab, say
     window.tabs.setCurrentWidget(plots)
     assert plots.kernel_names and plots.selected == plots.kernel_names.index(name)

@@ -25,9 +25,11 @@ def test_stages_without_compile_id_belong_to_the_unit_being_compiled():
     progress = StageProgress()
     progress.apply(events((0, "dynamo", "B"))[0])
     progress.apply({"t": 1, "event": "stage", "name": "compile_file", "ph": "B", "compile_id": None})
-    progress.apply({"t": 2, "event": "stage", "name": "async_compile.wait", "ph": "B", "compile_id": "None"})
+    progress.apply({"t": 3, "event": "stage", "name": "compile_file", "ph": "E", "compile_id": None})
     assert list(progress.units) == ["0/0"]
-    assert progress.units["0/0"]["backend compile"].running
+    # alone on the compiling thread: its time is the backend compile step's, not graph capture's
+    assert progress.units["0/0"]["backend compile"].elapsed(now=3) == 2
+    assert progress.units["0/0"]["graph capture"].elapsed(now=3) == 1
 
 
 def test_benchmark_step_follows_the_runner_phases_after_compiling():

@@ -94,11 +94,14 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     assert summary["speedup"]["state"] == "slower" and summary["speedup"]["size_certain"] is False
 
 
-def test_a_busy_machine_makes_a_small_difference_inconclusive_and_says_so():
+def test_a_busy_machine_is_named_beside_what_the_interval_supports():
+    """Issue 46: a busy machine no longer turns an interval wholly on one side of 1 into
+    'INCONCLUSIVE, the difference is small': the interleaved rounds carry the load's noise, the
+    interval says what it supports, and the machine's state is said beside it."""
     quiet = estimate(timed(SLIGHTLY_FASTER, QUIET))
     busy = estimate(timed(SLIGHTLY_FASTER, BUSY))
     assert quiet.state == FASTER and not quiet.machine.busy
-    assert busy.state == INCONCLUSIVE and busy.machine.busy
+    assert busy.state == FASTER and busy.machine.busy and busy.low > 1
     assert "machine busy: timing unreliable" in busy.machine.note and "1.9 of 2 cores" in busy.machine.note
     assert "load average 3.10 before, 4.20 after" in busy.machine.note
     assert "Machine busy: timing unreliable" in busy.sentence()
@@ -174,7 +177,7 @@ def test_check_refuses_nonsense_thresholds():
 def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsistent_profile(tmp_path):
     normal = open_session(BUNDLED)
     assert profile_check(normal.results).consistent is True
-    assert not any(time.suspect for time in SessionAnalysis(normal).kernel_times.values())
+    assert not SessionAnalysis(normal).kernel_time.suspect
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["compiled"]["ops"]:  # what a profile of a loaded machine looked like
         row["self_cpu_us"] *= 60
@@ -183,8 +186,8 @@ def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsist
     check = profile_check(session.results)
     assert check.consistent is False and check.kernel_us_per_call > 2 * check.slowest_call_us
     assert "PROFILE INCONSISTENT" in check.note
-    times = SessionAnalysis(session).kernel_times
-    assert times and all("PROFILE INCONSISTENT" in time.suspect for time in times.values())
+    table = SessionAnalysis(session).kernel_time
+    assert table.kernels and "PROFILE INCONSISTENT" in table.suspect
     summary = summarize(session)
     assert summary["run"]["profile_check"]["consistent"] is False
     assert not any(row["time_consistent"] for row in summary["run"]["top_kernels"])
@@ -207,8 +210,8 @@ def test_dashboard_and_code_outline_flag_doubtful_numbers(qtbot, window, tmp_pat
     assert values["break-even calls"] == "—"
     window.tabs.setCurrentWidget(window.kernels_view)  # a tab takes the session when it is opened
     assert "PROFILE INCONSISTENT" in window.kernels_view.note.text()
-    kernel = next(k for unit in loaded.session.units for k in unit.kernels if k.name in loaded.kernel_times)
-    window.model.select_kernel_named(kernel.name)
+    site = next(row for row in loaded.kernel_time.kernels if row.events)
+    window.model.select_kernel(site.compile_unit, site.kernel)
     code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
     cells = [code.outline.item(r, 2) for r in range(code.outline.rowCount())]
@@ -270,4 +273,4 @@ def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):
     analysis = SessionAnalysis(open_session(bare))
     assert analysis.fusion.n_kernels == 0
     assert analysis.verdict["fused_ops"].source == "no kernels in this session: nothing was fused"
-    assert "from provenance maps" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source
+    assert "from the kernels' source nodes" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source

@@ -127,6 +127,213 @@ def record_graphs(torch, folder: Path, progress: Progress) -> None:
     output_graph.OutputGraph.call_user_compiler = recording
 
 
+TORCH_RECORD = "torch_record.json"  # as inspector/core/readers/session_format.py names it
+KERNEL_DEFINITION = ("= async_compile.cpp_pybinding(", "= async_compile.cpp(", "= async_compile.triton(")
+
+
+class TorchRecord:
+    """Torch's own in-process record of the run, written at its end to torch_record.json: the oracle
+    the app's facts are held to (bench/oracle). Counters as torch keeps them; every compilation's
+    metrics (torch keeps only the last 64: ours are taken as each is appended); every failed guard of
+    every recompile (torch names the first failure of each cache entry: each guarded source is
+    checked on its own here); the kernels each output code defines, subgraphs included.
+
+    Nothing here may change what the program does: each hook passes torch's values through
+    untouched, an error inside a hook is counted in `hook_errors` and never raised, and `write()`
+    puts torch's functions back before it writes. A guard is only ever checked on a copy of its tree
+    (torch counts the failures of its own tree's nodes to choose which to check first)."""
+
+    def __init__(self, torch, session: Path):
+        self.torch, self.path = torch, session / TORCH_RECORD
+        self.metrics: list = []
+        self.recompiles: list[dict] = []
+        self.output_code: dict[tuple[str, str], dict] = {}
+        self.hook_errors: list[str] = []
+        self.undo: list = []
+
+    def _failed(self, where: str, error: BaseException) -> None:
+        if len(self.hook_errors) < 100:
+            self.hook_errors.append(f"{where}: {type(error).__name__}: {error}"[:500])
+
+    def __enter__(self) -> "TorchRecord":
+        self.install()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.write()
+
+    def install(self) -> None:
+        for hook in (self._keep_every_metric, self._read_every_guard_failure, self._count_output_kernels):
+            try:
+                hook()
+            except Exception as error:  # a torch without the hooked function: that part is not recorded
+                self._failed(hook.__name__, error)
+
+    def _keep_every_metric(self) -> None:
+        import collections
+
+        from torch._dynamo import utils
+
+        sink = self.metrics
+
+        class Recording(collections.deque):
+            def append(self, item):
+                super().append(item)
+                sink.append(item)
+
+        original = utils._compilation_metrics
+        utils._compilation_metrics = Recording(original, maxlen=original.maxlen)
+        self.undo.append(lambda: setattr(utils, "_compilation_metrics", collections.deque(
+            utils._compilation_metrics, maxlen=original.maxlen)))
+
+    def _read_every_guard_failure(self) -> None:
+        from torch._dynamo import convert_frame
+
+        original = convert_frame.get_and_maybe_log_recompilation_reasons
+        record = self
+
+        def reading(cache_entries, frame, backend, skip_logging=False, *rest, **named):
+            reasons = original(cache_entries, frame, backend, skip_logging, *rest, **named)
+            if not skip_logging:
+                try:
+                    record._note_recompile(cache_entries, frame, backend, reasons)
+                except Exception as error:
+                    record._failed("recompile", error)
+            return reasons
+
+        convert_frame.get_and_maybe_log_recompilation_reasons = reading
+        self.undo.append(lambda: setattr(convert_frame, "get_and_maybe_log_recompilation_reasons", original))
+
+    def _note_recompile(self, cache_entries, frame, backend, reasons) -> None:
+        code = frame.f_code
+        logged = [str(reason).split("\nUser stack trace:")[0].strip() for reason in reasons]
+        entries = []
+        for entry in cache_entries:
+            entries.append({"compile_id": str(entry.compile_id),
+                            "failures": self._every_failure(entry, frame.f_locals, backend, logged)})
+        compile_id = self.torch._guards.CompileContext.current_compile_id()
+        self.recompiles.append({
+            "compile_id": None if compile_id is None else str(compile_id), "co_name": code.co_name,
+            "co_filename": code.co_filename, "co_firstlineno": code.co_firstlineno,
+            "reasons": [str(reason) for reason in reasons], "cache_entries": entries})
+
+    def _every_failure(self, entry, f_locals, backend, logged: list[str]) -> list[str]:
+        """Every guarded source of the cache entry whose guards fail now, each as torch words its
+        first failure: the entry's guard tree cut down to the path to that one source (as torch cuts
+        its diff guard tree, `clone_manager`) and checked alone."""
+        import copy
+
+        from torch._dynamo.guards import get_guard_fail_reason_helper
+
+        wrapper = entry.guard_manager
+        invalidated = getattr(wrapper, "invalidation_reason", None)
+        if invalidated:  # torch deleted the entry (a global it relied on changed): its own words
+            return [f"{entry.compile_id}: {invalidated}"]
+        root = getattr(wrapper, "root", None)
+        if root is None or wrapper.global_scope is None:
+            return []
+        failures = []
+        for chain in _guarded_paths(root, MAX_GUARDED_PATHS):
+            kept = {root.get_source(), *chain}
+            alone_root = root.clone_manager(lambda node, kept=kept: node.get_source() in kept)
+            if alone_root is None or alone_root.check(f_locals):
+                continue
+            alone = copy.copy(wrapper)
+            alone.root = alone_root
+            reason = get_guard_fail_reason_helper(alone, f_locals, entry.compile_id, backend)
+            first = reason.split("\nUser stack trace:")[0].strip()
+            if first and first not in failures:
+                failures.append(first)
+        if not failures:  # a guard of no one source (relations between sizes): what torch logged
+            failures.extend(reason for reason in logged if reason.startswith(f"{entry.compile_id}:"))
+        return failures
+
+    def _count_output_kernels(self) -> None:
+        from torch._inductor.codecache import PyCodeCache
+
+        original = PyCodeCache.__dict__["load_by_key_path"]
+        record = self
+
+        def loading(cls, key, path, *args, **named):
+            module = original.__func__(cls, key, path, *args, **named)
+            try:
+                record._note_output_code(key, path)
+            except Exception as error:
+                record._failed("output code", error)
+            return module
+
+        PyCodeCache.load_by_key_path = classmethod(loading)
+        self.undo.append(lambda: setattr(PyCodeCache, "load_by_key_path", original))
+
+    def _note_output_code(self, key: str, path: str) -> None:
+        """One output code per compile: a cache hit loads the same file as the compile it hit."""
+        compile_id = self.torch._guards.CompileContext.current_compile_id()
+        if (str(compile_id), path) in self.output_code:
+            return
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        if "def call(" not in text:  # a kernel's own module, not a graph's output code
+            return
+        self.output_code[str(compile_id), path] = {
+            "compile_id": None if compile_id is None else str(compile_id), "key": key,
+            "kernels": sum(text.count(marker) for marker in KERNEL_DEFINITION),
+            "extern_calls": text.count("extern_kernels.")}
+
+    def write(self) -> None:
+        """Write what was recorded, then take the hooks out. Never raises."""
+        import dataclasses
+
+        document = {"format_version": 1, "torch": self.torch.__version__}
+        try:
+            from torch._dynamo.utils import counters
+
+            document["counters"] = {group: {str(name): count for name, count in values.items()}
+                                    for group, values in counters.items()}
+        except Exception as error:
+            self._failed("counters", error)
+        metrics = []
+        for item in self.metrics:
+            try:
+                fields = dataclasses.asdict(item) if dataclasses.is_dataclass(item) else dict(item)
+                metrics.append({key: sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+                                for key, value in fields.items()})
+            except Exception as error:
+                self._failed("metrics", error)
+        document.update(compilation_metrics=metrics, recompiles=self.recompiles,
+                        output_code=list(self.output_code.values()))
+        for undo in reversed(self.undo):
+            try:
+                undo()
+            except Exception as error:
+                self._failed("remove", error)
+        document["hook_errors"] = self.hook_errors
+        try:
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(document, indent=1, default=str), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except (OSError, TypeError, ValueError):
+            pass
+
+
+MAX_GUARDED_PATHS = 4000  # guarded sources checked one by one per cache entry at a recompile
+
+
+def _guarded_paths(root, limit: int):
+    """The source of each guard manager holding guards, with the sources on its way from the root."""
+    pending = [(root, ())]
+    while pending and limit > 0:
+        manager, chain = pending.pop()
+        children = list(manager.get_child_managers())
+        if hasattr(manager, "get_key_value_managers"):  # a dict's guards hang off key and value managers
+            for key_manager, value_manager in manager.get_key_value_managers().values():
+                children += [child for child in (key_manager, value_manager) if child is not None]
+        for child in children:
+            path = (*chain, child.get_source())
+            if child.get_leaf_guards():
+                limit -= 1
+                yield path
+            pending.append((child, path))
+
+
 def _node_record(node) -> dict:
     meta = node.meta
     value = meta.get("example_value", meta.get("val"))
@@ -245,12 +452,28 @@ class Measurer:
             self.progress.emit("round", index=index, eager_s=row["eager_s"], compiled_s=row["compiled_s"])
         return rounds
 
-    def memory(self) -> dict:
-        usage = {"cpu_rss_high_water_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    def memory_phase_start(self) -> dict:
+        """Start one phase's memory figure: the peaks reset so the phase inherits no earlier one's
+        (RSS high-water via /proc/self/clear_refs, CUDA peak stats); what is held now, to compare."""
+        start = {"cpu_rss_start_mb": rss_mb("VmRSS")}
+        if self.cuda:
+            self.sync()
+            self.torch.cuda.reset_peak_memory_stats()
+            start["cuda_allocated_start_mb"] = self.torch.cuda.memory_allocated() / 2**20
+        if reset_rss_peak():
+            self.results.update(memory_method=MEMORY_ISOLATED + (MEMORY_CUDA if self.cuda else ""))
+        else:  # the kernel refused: the running peak, which a later phase can only equal or exceed
+            self.results.update(memory_method=MEMORY_RUNNING + (MEMORY_CUDA if self.cuda else ""))
+        return start
+
+    def memory_phase_end(self, start: dict) -> dict:
+        """The phase's peak: RSS high-water since its start, and CUDA's peak allocated since its start."""
+        self.sync()
+        usage = {"cpu_rss_high_water_mb": rss_mb("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                 **start}
         if self.cuda:
             usage["cuda_max_allocated_mb"] = self.torch.cuda.max_memory_allocated() / 2**20
-            self.torch.cuda.reset_peak_memory_stats()
-        return usage
+        return {key: value for key, value in usage.items() if value is not None}
 
     def run(self, module: dict) -> None:
         torch, args = self.torch, self.args
@@ -263,8 +486,9 @@ class Measurer:
                             tolerance={"rtol": RTOL, "atol": ATOL}, grad_mode="no_grad")
         with torch.no_grad():
             self.progress.phase("baseline", "start")
+            memory = self.memory_phase_start()
             eager_out = self.warm(model, example, max(1, args.warmup))
-            self.results.update(memory_eager=self.memory())
+            self.results.update(memory_eager=self.memory_phase_end(memory))
             self.progress.phase("baseline", "end")
 
             if args.profile and not self.cuda:
@@ -272,10 +496,12 @@ class Measurer:
             compiled = torch.compile(model, **compile_kwargs(args))
             self.progress.phase("compile", "start")
             before = calculate_time_spent()
+            memory = self.memory_phase_start()
             start = time.perf_counter()
             first_out = compiled(*example)
             self.sync()
             first_call = time.perf_counter() - start
+            self.results.update(memory_compile=self.memory_phase_end(memory))
             phases = {key: value - before.get(key, 0.0) for key, value in calculate_time_spent().items()}
             t_compile = phases.get("entire_frame_compile")
             self.results.update(t_first_call_s=first_call, t_compile_s=t_compile, compile_phases_s=phases)
@@ -289,8 +515,9 @@ class Measurer:
             self.progress.phase("inputs", "end")
 
             self.progress.phase("benchmark", "start")
-            self.warm(compiled, example, args.warmup)
-            self.results.update(memory_compiled=self.memory())
+            memory = self.memory_phase_start()
+            self.warm(compiled, example, max(1, args.warmup))
+            self.results.update(memory_compiled=self.memory_phase_end(memory))
             watch = MachineWatch(torch)
             rounds = self.interleaved(model, compiled, example)
             eager = spread([row["eager_s"] for row in rounds])
@@ -338,6 +565,35 @@ class Measurer:
         rows.sort(key=lambda row: -row[key])
         return {"trace": f"profile/{label}.json", "runs": calls, "warmup_excluded": PROFILE_WARMUP, "wall_s": wall,
                 "time_key": key, "ops": rows[:TOP_KERNELS]}
+
+
+MEMORY_ISOLATED = ("peak per phase: the process's RSS high-water mark reset at each phase's start "
+                   "(/proc/self/clear_refs)")
+MEMORY_RUNNING = ("the process's running RSS high-water mark (could not be reset here): a later phase includes "
+                  "every earlier phase's peak")
+MEMORY_CUDA = "; CUDA: peak allocated, its statistics reset at each phase's start"
+
+
+def reset_rss_peak() -> bool:
+    """Reset this process's RSS high-water mark (VmHWM) to what it holds now: Linux, writing 5 to
+    /proc/self/clear_refs. False where that is refused or absent."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    return rss_mb("VmHWM") is not None
+
+
+def rss_mb(field: str) -> float | None:
+    """A memory line of /proc/self/status (VmRSS, VmHWM) in MB; None without /proc."""
+    status = _read("/proc/self/status") or ""
+    for line in status.splitlines():
+        if line.startswith(field + ":"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                return int(parts[1]) / 1024
+    return None
 
 
 def cuda_round(torch, fn, inputs, budget: float) -> tuple[float, int]:
@@ -499,6 +755,65 @@ def copy_break_registry(torch, session: Path) -> None:
         pass  # torch < 2.7 has no registry: the app falls back to its own copy
 
 
+class ScriptAsMain:
+    """The user's script run as `python script.py` would run it: its module is `sys.modules['__main__']`
+    for the whole run (Dynamo imports a compiled function's module by its `__name__` to store a
+    global or guard on an import; pickle finds the script's classes there), `__file__` is set, its
+    folder is first on `sys.path` in place of the runner's, and `sys.argv` is what the user gave. All
+    of it is put back when the run ends.
+
+    An entry-point script (one defining `inspector_model()`) is named `__mp_main__`, aliased as
+    `__main__`, as multiprocessing's spawn runs a main module: its `if __name__ == "__main__":` block,
+    which usually compiles and calls the model itself, does not run, so the measured compile is ours."""
+
+    MAIN = "__main__"
+    ENTRY_POINT_NAME = "__mp_main__"
+
+    def __init__(self, script: Path, script_args: list[str], entry_point: bool):
+        self.script, self.argv = script, [str(script), *script_args]
+        self.name = self.ENTRY_POINT_NAME if entry_point else self.MAIN
+        self.module = None
+        self.saved = None
+
+    def __enter__(self) -> "ScriptAsMain":
+        import importlib.machinery
+        import types
+
+        self.module = types.ModuleType(self.name)
+        path = str(self.script)
+        self.module.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                                    __loader__=importlib.machinery.SourceFileLoader(self.name, path))
+        names = {self.MAIN, self.name}
+        self.saved = ({name: sys.modules.get(name) for name in names}, list(sys.path), list(sys.argv))
+        for name in names:
+            sys.modules[name] = self.module
+        folder = str(self.script.parent.resolve())
+        runner_folder = str(Path(__file__).resolve().parent)
+        if sys.path and os.path.realpath(sys.path[0] or ".") == runner_folder:
+            sys.path[0] = folder  # python script.py puts the script's folder there, not ours
+        else:
+            sys.path.insert(0, folder)
+        sys.argv = list(self.argv)
+        return self
+
+    def run(self) -> dict:
+        """Execute the script in its module; its namespace (the module's dict, alive for the run)."""
+        if not self.script.is_file():  # a folder or zip with __main__.py, as python runs them
+            return runpy.run_path(str(self.script), run_name=self.name)
+        code = compile(self.script.read_bytes(), str(self.script), "exec", dont_inherit=True)
+        exec(code, self.module.__dict__)
+        return self.module.__dict__
+
+    def __exit__(self, *exc_info) -> None:
+        modules, path, argv = self.saved
+        for name, module in modules.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        sys.path[:], sys.argv = path, argv
+
+
 LAUNCHER_ENV = "TORCH_COMPILE_INSPECTOR_LAUNCHER"  # as inspector/core/readers/session_format.py names it
 PR_SET_PDEATHSIG = 1
 
@@ -579,18 +894,18 @@ def main(argv: list[str]) -> int:
     logging.getLogger("torch.__trace").addHandler(StageRelay(progress))
     record_graphs(torch, session / "graphs", progress)
     record_code_as_compiled(torch, session, args.script, progress)
-    sys.argv = [str(args.script), *args.script_args]
-    sys.path.insert(0, str(args.script.parent.resolve()))
+    script = ScriptAsMain(args.script, args.script_args, entry_point=results.data["entry_point"])
     try:
-        if results.data["entry_point"]:
-            progress.phase("load", "start")
-            module = runpy.run_path(str(args.script), run_name="__inspector__")
-            progress.phase("load", "end")
-            Measurer(torch, args, session, progress, results).run(module)
-        else:
-            progress.phase("run_script", "start")
-            runpy.run_path(str(args.script), run_name="__main__")
-            progress.phase("run_script", "end")
+        with script, TorchRecord(torch, session):
+            if results.data["entry_point"]:
+                progress.phase("load", "start")
+                module = script.run()
+                progress.phase("load", "end")
+                Measurer(torch, args, session, progress, results).run(module)
+            else:
+                progress.phase("run_script", "start")
+                script.run()
+                progress.phase("run_script", "end")
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         if code:

@@ -284,6 +284,8 @@ class QtMainWindow(QMainWindow):
         self.run_action = self._action(run_menu, "&Run", "F5", self.run_capture)
         self.cancel_action = self._action(run_menu, "&Cancel", "Shift+F5", self.capture.cancel)
         self._action(run_menu, "Compare &Modes (default, reduce-overhead, max-autotune)", "Ctrl+M", self.compare_modes)
+        self._action(run_menu, "Compare Modes, Cold and &Warm (each mode twice: compile time from an empty cache "
+                     "and from its own)", None, lambda: self.compare_modes(warm=True))
         self.cancel_action.setEnabled(False)
         run_menu.addSeparator()
         self._action(run_menu, "&Settings…", "Ctrl+,", self.edit_settings)
@@ -507,10 +509,10 @@ class QtMainWindow(QMainWindow):
             session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
             self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
 
-    def compare_modes(self) -> None:
+    def compare_modes(self, warm: bool = False) -> None:
         if self._ready_to_run():
             folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
-            self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python)
+            self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python, warm)
 
     def _on_capture_started(self, session: str) -> None:
         self.run_action.setEnabled(False)

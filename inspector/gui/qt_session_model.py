@@ -14,10 +14,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.dask_engine import DaskTarget, EngineUnavailable, overview_on_dask
-from inspector.core.analysis.kernel_index import KernelTime
 from inspector.core.analysis.problems import Problem
 from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report, report_so_far
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
+from inspector.core.analysis.source_time import SourceTime
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
@@ -90,8 +90,9 @@ class LoadedSession:
         return session_problems(self.analysis)
 
     @property
-    def kernel_times(self) -> dict[str, KernelTime]:
-        return self.analysis.kernel_times
+    def kernel_time(self) -> SourceTime | None:
+        """The one table of kernel time (per unit and call site), None without a profile trace."""
+        return self.analysis.kernel_time
 
     @cached_property
     def ranks(self) -> RankReport:

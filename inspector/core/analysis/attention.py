@@ -1,5 +1,6 @@
 """What a reader must see before any figure: code that silently runs eagerly (a suppressed compile
-error, the recompile limit) and a break count that torch's own counters contradict. The text summary
+error, the recompile limit, a frame skipped), a compile error raised to the caller, and a break count
+that torch's own counters contradict. The text summary
 prints these first and the dashboard shows them under its headline, because every figure below them
 reads differently once they are known."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 
+from inspector.core.analysis.fallbacks import failure
 from inspector.core.model.session import Session
 from inspector.core.process_state import start_time
 from inspector.core.readers.break_reasons import counted_by_torch
@@ -56,9 +58,8 @@ def notices(session: Session, counters_note: str | None) -> list[Notice]:
     ranked = len(session.ranks) > 1  # [0/0] of rank 0 and [0/0] of rank 2 are two fallbacks
     found = [Notice("fallback", str(unit.compile_id),
                     (f"rank {unit.rank} " if ranked and unit.rank is not None else "") + f"{unit.compile_id} {unit.function or '?'}"
-                    + (f" ({unit.location})" if unit.location else "")
-                    + f" runs EAGERLY (torch fell back without raising): {unit.fail_summary}")
-             for unit in session.units if unit.fail_type]
+                    + (f" ({unit.location})" if unit.location else "") + f" {failed.text}")
+             for unit in session.units if (failed := failure(unit)) is not None]
     if counters_note:
         found.append(Notice("counters", None, counters_note))
     capture = capture_state(session)

@@ -5,11 +5,12 @@ without links (older torch, hand-edited messages) still get the registry's words
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inspector.core.analysis.figures import BreakSite, break_sites
 from inspector.core.model.session import GraphBreak, Session
+from inspector.core.readers.break_reasons import chained_parts
 from inspector.core.readers.graph_break_registry import BreakRegistry, BreakType, find_registry
 
 _LINK = re.compile(r"(https?://\S*?/gb/gb(\d{4})\.html)", re.I)
@@ -26,10 +27,14 @@ class BreakTypeMatch:
     hints: tuple[str, ...]
     url: str
     matched_by: str  # "link in the message" | "break type name" | "break kind"
+    # the breaks torch raised while handling this one, in its words: `GB7000 graph break in loop` (it then
+    # skipped the whole frame)
+    chained: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"gb_id": self.gb_id, "gb_type": self.gb_type, "explanation": self.explanation,
-                "hints": list(self.hints), "url": self.url, "matched_by": self.matched_by}
+                "hints": list(self.hints), "url": self.url, "matched_by": self.matched_by,
+                **({"chained": list(self.chained)} if self.chained else {})}
 
     @property
     def text(self) -> str:
@@ -38,6 +43,7 @@ class BreakTypeMatch:
         if self.explanation:
             lines.append(self.explanation)
         lines += [f"Hint: {hint}" for hint in self.hints]
+        lines += [f"Then: {chained}" for chained in self.chained]
         lines.append(f"Documentation: {self.url}")
         return "\n".join(lines)
 
@@ -50,8 +56,29 @@ def session_registry(session: Session) -> BreakRegistry | None:
 
 
 def break_type(brk: GraphBreak, registry: BreakRegistry | None) -> BreakTypeMatch | None:
-    """The registry entry of one break, or None when neither the link nor the name identifies it."""
-    link = _LINK.search(brk.text or "")
+    """The registry entry of one break, or None when neither the link nor the name identifies it; a break
+    torch raised while handling it (GB7000 after a break in a loop) is named in `chained`."""
+    first, *chained = chained_parts(brk.text or "")
+    match = _first_type(brk, first, registry)
+    if match is None or not chained:
+        return match
+    return replace(match, chained=tuple(dict.fromkeys(_chained_words(part, registry) for part in chained)))
+
+
+def _chained_words(text: str, registry: BreakRegistry | None) -> str:
+    """`GB7000 graph break in loop: torch skipped the frame and runs it eagerly` for one chained break."""
+    link = _LINK.search(text)
+    name = text.strip().split("\n", 1)[0].strip()
+    gb_id = f"GB{link[2]} " if link else ""
+    if registry is not None and not link and registry.by_type(name) is not None:
+        gb_id = f"{registry.by_type(name).gb_id} "
+    skipped = ": torch skipped the whole frame, which runs eagerly" if "frame skipped" in text or \
+        "Skipping the frame" in text else ""
+    return f"{gb_id}{name}{skipped}"
+
+
+def _first_type(brk: GraphBreak, text: str, registry: BreakRegistry | None) -> BreakTypeMatch | None:
+    link = _LINK.search(text)
     if link:
         gb_id = f"GB{link[2]}"
         entry = registry.types.get(gb_id) if registry else None

@@ -3,9 +3,11 @@ compile time per stage. Every figure is None when the data behind it is missing,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from inspector.core.model.compile_spans import stage_self_totals, stage_totals
+from inspector.core.analysis.compile_wall import wall_breakdown
+from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
@@ -52,21 +54,44 @@ def break_sites(session: Session) -> list[BreakSite]:
 
 @dataclass
 class FusionStats:
+    """Ops and kernels of the graphs Inductor generated code from. Kernels are counted two ways, each
+    for its own figure: `n_kernels` per kernel the output code holds (a generated kernel at its
+    definition, a library call at each call site: the kernel list every view shows), `n_launch_sites`
+    per launch in the graph's call function (a generated kernel once per call to it, a library call
+    once per call) — the denominator of K, since a launch is what a graph call pays for."""
+
     n_ops: int | None
     n_kernels: int
     n_fused_kernels: int
     n_eliminated: int | None  # ops that became no kernel at all (views folded away), from provenance
     source: str  # which graph the ops were counted in
+    n_launch_sites: int = 0
+    n_fused: int | None = None  # ops inside generated kernels made from at least two ops; None: sources unknown
 
     @property
     def fusion_ratio(self) -> float | None:
-        """K = N_ops / N_kernels."""
-        return self.n_ops / self.n_kernels if self.n_ops is not None and self.n_kernels else None
+        """K = N_ops / N_launch_sites: graph ops per kernel launch of one call of the graph."""
+        return self.n_ops / self.n_launch_sites if self.n_ops is not None and self.n_launch_sites else None
 
-    @property
-    def n_fused(self) -> int | None:
-        """N_fused = N_op − N_eliminated: ops that ended up inside some kernel."""
-        return self.n_ops - self.n_eliminated if self.n_ops is not None and self.n_eliminated is not None else None
+
+def launch_sites(kernel) -> int:
+    """How many times one call of the graph launches `kernel`: its call sites in the call function
+    (a library call is listed once per call site already); a kernel whose calls were not found counts once."""
+    return len(kernel.call_lines) or 1
+
+
+def fused_ops(kernels, op_names: set[str]) -> int | None:
+    """N_fused: the graph ops that ended up inside a generated kernel made from more than one op — a
+    lone matmul or a library call is not fusion. None when a generated kernel's source ops are unknown."""
+    generated = [kernel for kernel in kernels if kernel.fused]
+    if any(kernel.source_origin is None for kernel in generated):
+        return None
+    inside = set()
+    for kernel in generated:
+        ops = {node for node in kernel.source_nodes if node in op_names}
+        if len(ops) > 1:
+            inside |= ops
+    return len(inside)
 
 
 def unit_fusion(unit: CompileUnit) -> FusionStats:
@@ -78,8 +103,9 @@ def unit_fusion(unit: CompileUnit) -> FusionStats:
     if graphs and kernels and all(kernel.source_origin == "provenance" for kernel in kernels):
         covered = {node for kernel in kernels for node in kernel.source_nodes}
         n_eliminated = sum(1 for artifact in graphs for name in artifact.op_names if name not in covered)
+    n_fused = fused_ops(kernels, {name for artifact in graphs for name in artifact.op_names}) if graphs else None
     return FusionStats(n_ops, len(kernels), sum(1 for kernel in kernels if kernel.fused), n_eliminated,
-                       _kernel_stage(unit) or "none")
+                       _kernel_stage(unit) or "none", sum(launch_sites(kernel) for kernel in kernels), n_fused)
 
 
 def _kernel_stage(unit: CompileUnit) -> str | None:
@@ -95,12 +121,15 @@ def session_fusion(session: Session, per_unit_fusion: dict[CompileUnit, FusionSt
     per_unit = [known.get(unit) or unit_fusion(unit) for unit in session.units if unit.output_code]
     n_ops = [stats.n_ops for stats in per_unit]
     eliminated = [stats.n_eliminated for stats in per_unit]
+    fused = [stats.n_fused for stats in per_unit]
     return FusionStats(
         sum(n_ops) if per_unit and None not in n_ops else None,
         sum(stats.n_kernels for stats in per_unit),
         sum(stats.n_fused_kernels for stats in per_unit),
         sum(eliminated) if per_unit and None not in eliminated else None,
-        "per unit: " + ", ".join(sorted({stats.source for stats in per_unit})) if per_unit else "none")
+        "per unit: " + ", ".join(sorted({stats.source for stats in per_unit})) if per_unit else "none",
+        sum(stats.n_launch_sites for stats in per_unit),
+        sum(fused) if per_unit and None not in fused else None)
 
 
 def cache_rates(session: Session) -> dict[str, dict]:
@@ -123,24 +152,37 @@ def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
     return (sum(measured) if measured else None), len(measured)
 
 
+def model_compile_s(units: list[CompileUnit]) -> tuple[float | None, int, float | None, list[tuple[CompileUnit, str]]]:
+    """T_compile of the model — the compiles of what the user passed to torch.compile — and how many
+    units recorded one; then the seconds and units of the compiles torch started itself for eager
+    operator calls, which the model's compile time and its break-even leave out."""
+    started = [(unit, operator) for unit in units if (operator := eager_trigger(unit)) is not None]
+    theirs = {id(unit) for unit, _ in started}
+    model_s, measured = measured_compile_s([unit for unit in units if id(unit) not in theirs])
+    torch_s, _ = measured_compile_s([unit for unit, _ in started])
+    return model_s, measured, torch_s, started
+
+
 def compile_time(session: Session) -> dict:
-    """Total compile seconds (from compilation_metrics) and seconds per stage (from the spans)."""
+    """Total compile seconds (from compilation_metrics) and where the wall time went (from the spans):
+    own time per stage adding up to the wall time, work beside it (compile workers) apart."""
     total_s, units_measured = measured_compile_s(session.units)
-    spans = [span for unit in session.units for span in unit.spans]
-    for rank in session.ranks:
-        spans += rank.spans
-    open_stages = sorted({span.name for root in spans for span in root.walk() if span.is_open})
-    per_stage = stage_totals(spans)
-    traced = sum(root.duration_us() for root in spans) / 1e6  # wall time inside outermost stages
+    per_rank = [[span for unit in rank.units for span in unit.spans] + list(rank.spans) for rank in session.ranks]
+    open_stages = sorted({span.name for roots in per_rank for root in roots for span in root.walk() if span.is_open})
+    wall = wall_breakdown(per_rank)
     backward = [(unit, unit.backward_compile_s) for unit in session.units if unit.backward_compile_s is not None]
     return {
         "total_s": total_s,
         "units_measured": units_measured,
         "backward_s": sum(seconds for _, seconds in backward) if backward else None,
         "backward_units": [str(unit.compile_id) for unit, _ in backward],
-        "per_stage_s": per_stage,
-        "per_stage_share": {name: seconds / traced for name, seconds in per_stage.items()} if traced else {},
-        "self_s": stage_self_totals(spans),
+        "per_stage_s": wall.inclusive_s,
+        "per_stage_share": {name: seconds / wall.wall_s for name, seconds in wall.inclusive_s.items()}
+        if wall.wall_s else {},
+        "self_s": wall.own_s,
+        "wall_s": wall.wall_s,
+        "per_step_s": wall.per_step_s,
+        "concurrent": {name: work.to_json() for name, work in wall.concurrent.items()},
         "open_stages": open_stages,
     }
 

@@ -5,7 +5,8 @@ did not.
 
 What is counted on each side:
 - torch: ops are the op nodes of the graph Inductor generated code from (post-grad, see
-  figures.unit_fusion), kernels are the kernels of the output code; an op is fused when its kernel
+  figures.unit_fusion), kernels are the launches of the output code's call function (figures.launch_sites:
+  a generated kernel per call to it, a library call per call), as XLA's are; an op is fused when its kernel
   was made from at least two ops (exact with provenance tracking, else from Inductor's comments).
 - XLA: ops are the ops of the HLO before optimisation, kernels those after (see hlo_kernels); an op is
   fused when its fusion holds at least two ops. Per-family counts come from the optimised HLO.
@@ -50,7 +51,8 @@ def torch_side(session: Session) -> dict:
             families[torch_family(node.target)]["ops"] += 1
             if node.name not in in_kernels:
                 families[torch_family(node.target)]["no_kernel"] += 1
-    return {"source": str(session.source), "ops_before": stats.n_ops, "kernels": stats.n_kernels,
+    return {"source": str(session.source), "ops_before": stats.n_ops,
+            "kernels": stats.n_launch_sites, "kernel_definitions": stats.n_kernels,
             "fusion_ratio": stats.fusion_ratio, "counted_in": stats.source,
             "largest": sorted(kernels, key=lambda k: -k["ops"])[:LARGEST], "families": _families(families)}
 

@@ -1,13 +1,12 @@
-"""Joins kernels to what ran and where they came from: the profiler's time for each generated kernel
-(by name: `graph_N_cpp_fused_…` on CPU, `triton_…` on CUDA, `aten::op` for library calls) and the
-FX nodes each kernel was made from, with the user's source line of each node."""
+"""Joins kernels to where they came from: the FX nodes each kernel was made from, with the user's
+source line of each node, the names a kernel runs under in a profile (`aten::op` for library calls),
+and what compiling it cost. Their profiled time, per launch and call site, is source_time.py's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
-from inspector.core.analysis.profile_ops import ProfileCheck, kernel_name, profile_ops
 from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
 from inspector.core.numbers import seconds
 
@@ -21,45 +20,12 @@ NODE_STAGES = {"provenance": ("post_grad", "after_post_grad_graph", "aot_inferen
 
 
 @dataclass(frozen=True)
-class KernelTime:
-    us_per_call: float
-    share: float  # of all profiled kernel and op time in the compiled run
-    matched_by: str  # the profiler event name it was matched to
-    shared_by_units: bool  # the same name occurs in several compile units: their time is summed
-    suspect: str = ""  # why this time is not to be trusted (the profile disagrees with the measured call)
-
-
-@dataclass(frozen=True)
 class NodeOrigin:
     name: str
     target: str
     file: str | None
     line: int | None
     code: str | None
-
-
-def kernel_times(session: Session, check: ProfileCheck) -> dict[str, KernelTime]:
-    """Kernel name → time per call in the compiled profile (empty without a profile); `check` (the
-    session's profile check) marks every time as suspect when the profile disagrees with the call."""
-    ops = profile_ops(session.results)
-    if ops is None:
-        return {}
-    total, runs = ops.total, ops.runs
-    suspect = check.note if check.consistent is False else ""
-    by_name: dict[str, float] = {}
-    event_of: dict[str, str] = {}
-    for row in ops.rows:
-        name = kernel_name(row.name)
-        by_name[name] = by_name.get(name, 0.0) + row.time(ops.key)
-        event_of[name] = row.name
-    names = [kernel.name for unit in session.units for kernel in unit.kernels]
-    times = {}
-    for name in set(names):
-        profiled = name if name in by_name else aten_name(name)
-        if profiled in by_name:
-            times[name] = KernelTime(by_name[profiled] / runs, by_name[profiled] / total, event_of[profiled],
-                                     names.count(name) > 1, suspect)
-    return times
 
 
 def aten_name(kernel_name: str) -> str:

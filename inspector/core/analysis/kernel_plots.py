@@ -1,12 +1,13 @@
 """The figures behind the kernel plots, from a capture's profile and the session: per-kernel time
-(top N, the rest folded into one bar), eager against compiled per op family, compile time per unit,
-memory eager against compiled."""
+(top N call sites of the one table of kernel time, source_time.py, the rest folded into one bar),
+eager against compiled per op family, compile time per unit, memory eager against compiled."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import kernel_name, profile_ops
+from inspector.core.analysis.source_time import KernelFigure, SourceTime
 from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
@@ -16,23 +17,29 @@ from inspector.core.model.session import Session
 @dataclass(frozen=True)
 class BarRow:
     label: str
-    value: float  # µs per call
-    name: str  # the kernel name to select, or "" for the folded rest
-    share: float
+    value: float  # µs per profiled call of its unit
+    name: str  # the kernel name, or "" for the folded rest
+    share: float | None  # of its unit's profiled time
+    site: KernelFigure | None = None  # the call site it is (its unit and kernel to select); None: the folded rest
 
 
-def kernel_bars(results: RunResults | None, top: int) -> list[BarRow]:
-    ops = profile_ops(results)
-    if ops is None:
+def kernel_bars(table: SourceTime | None, top: int) -> list[BarRow]:
+    """The `top` call sites with the most time, each of its own unit (a kernel name run by several
+    units or from several call sites is a bar each), labelled with its unit and share of that unit."""
+    if table is None:
         return []
-    key, total = ops.key, ops.total
-    rows = [row for row in ops.rows if row.time(key) > 0]
-    bars = [BarRow(f"{row.name} ({row.time(key) / total:.0%})", ops.per_call_us(row), kernel_name(row.name),
-                   row.time(key) / total) for row in rows[:top]]
+    rows = [row for row in table.kernels if row.total_us > 0]
+
+    def per_call(row: KernelFigure) -> float:
+        return row.total_us / max(1, table.unit_figures[row.unit].calls)
+
+    bars = []
+    for row in rows[:top]:
+        share = f"{row.share:.0%} of [{row.unit}]" if row.share is not None else f"[{row.unit}]"
+        bars.append(BarRow(f"{row.name} line {row.call_line} ({share})", per_call(row), row.name, row.share, row))
     rest = rows[top:]
     if rest:
-        folded = sum(row.time(key) for row in rest)
-        bars.append(BarRow(f"{len(rest)} more ({folded / total:.0%})", folded / ops.runs, "", folded / total))
+        bars.append(BarRow(f"{len(rest)} more call sites", sum(per_call(row) for row in rest), "", None))
     return bars
 
 
@@ -78,4 +85,15 @@ def memory_bars(results: RunResults | None) -> list[tuple[str, float | None, flo
     if results is None:
         return []
     eager, compiled = results.memory_eager or {}, results.memory_compiled or {}
-    return [(key.replace("_mb", ""), eager.get(key), compiled.get(key)) for key in compiled if key in eager]
+    return [(key.replace("_mb", ""), eager.get(key), compiled.get(key)) for key in compiled
+            if key in eager and not key.endswith("_start_mb")]  # the peaks, not what each phase began with
+
+
+RUNNING_PEAK = ("the process's running peak, taken one after the other: the compiled run includes the eager "
+                "run's peak, so it can never come out lower")
+
+
+def memory_measured(results: RunResults | None) -> str:
+    """What the memory figures are, in words: a peak per phase, or (older captures, or where the reset
+    was refused) the process's running peak."""
+    return (results.memory_method if results is not None and results.memory_method else RUNNING_PEAK)

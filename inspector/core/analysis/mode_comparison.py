@@ -1,28 +1,80 @@
 """Which mode pays off here? One row per capture of the same script in a different compile mode:
-compile time, steady-state time, speedup, breaks and kernels, read from each saved session."""
+compile time cold (each mode in its own empty caches) and warm (again, from that cache), steady-state
+time, speedup, breaks and kernels, read from each saved session; each mode's relation to eager, and a
+fastest mode only when the one comparison (comparison.py) separates it from every other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.core.analysis.comparison import FASTER, SLOWER, Speedup, compare_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.model.run_results import RunResults
 from inspector.core.readers.session_loader import open_session
+
 
 @dataclass(frozen=True)
 class ModeRow:
     mode: str
     session: Path
-    compile_s: float | None
+    compile_s: float | None  # T_compile of the cold capture
     steady_s: float | None
-    speedup: float | None
+    speedup: float | None  # S = T_eager / T_compiled (below 1: slower than eager)
     breaks: int
     recompiles: int
     kernels: int
     error: str | None
+    vs_eager: Speedup | None = None  # the mode's verdict against eager, its interval and reason
+    results: RunResults | None = field(default=None, repr=False, compare=False)  # its rounds, for comparisons
+    cache_hits: int = 0  # FX graph / AOTAutograd cache hits in the cold capture: 0 when it was cold
+    warm_compile_s: float | None = None  # T_compile of the warm capture (None: not run)
+    warm_cache_hits: int | None = None
+
+    @property
+    def cold(self) -> bool:
+        return self.cache_hits == 0
+
+    def eager_words(self) -> str:
+        """'SLOWER than eager (0.0017× [0.0015–0.002])', 'no measurable difference from eager (…)'."""
+        verdict = self.vs_eager
+        if verdict is None or verdict.value is None:
+            return "not measured"
+        relation = {"faster": "faster than eager", "SLOWER": "SLOWER than eager",
+                    "no difference": "no measurable difference from eager",
+                    "inconclusive": "inconclusive against eager"}[verdict.word()]
+        return f"{relation} ({verdict.interval_text()})"
+
+    def note(self, fastest_mode: str | None) -> str:
+        """The row's note in every front end: its error, else fastest or not, against eager, cold and warm."""
+        if self.error:
+            return self.error
+        return "; ".join(part for part in ("fastest" if self.mode == fastest_mode else "", self.eager_words(),
+                                           cold_warm_text(self)) if part)
+
+    def to_json(self) -> dict:
+        return {"mode": self.mode, "session": str(self.session), "compile_s": self.compile_s, "steady_s": self.steady_s,
+                "speedup": self.speedup, "breaks": self.breaks, "recompiles": self.recompiles, "kernels": self.kernels,
+                "error": self.error, "vs_eager": self.vs_eager.to_json() if self.vs_eager is not None else None,
+                "cold": self.cold, "cache_hits": self.cache_hits, "warm_compile_s": self.warm_compile_s,
+                "warm_cache_hits": self.warm_cache_hits}
 
 
-def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
+@dataclass(frozen=True)
+class Fastest:
+    """The mode the comparison separates from every other (None when none is), each other mode
+    compared with the best candidate, and the sentence every front end shows."""
+
+    mode: str | None
+    against: dict[str, Speedup]  # other mode → the candidate (B) against it (A)
+    text: str
+
+    def to_json(self) -> dict:
+        return {"mode": self.mode, "text": self.text,
+                "against": {mode: comparison.to_json() for mode, comparison in self.against.items()}}
+
+
+def compare_modes(sessions: dict[str, Path], warm_sessions: dict[str, Path] | None = None) -> list[ModeRow]:
     rows = []
     for mode, folder in sessions.items():
         try:
@@ -31,13 +83,61 @@ def compare_modes(sessions: dict[str, Path]) -> list[ModeRow]:
             rows.append(ModeRow(mode, folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
             continue
         error = run.run_error
+        warm = _warm(warm_sessions.get(mode)) if warm_sessions and mode in warm_sessions else (None, None)
         rows.append(ModeRow(mode, folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
                             run.verdict.value("speedup"), len(run.session.breaks), len(run.session.recompiles),
-                            run.fusion.n_kernels, error.message if error is not None else None))
+                            run.fusion.n_kernels, error.message if error is not None else None,
+                            run.speedup, run.session.results, _cache_hits(run), *warm))
     return rows
 
 
+def _warm(folder: Path) -> tuple[float | None, int | None]:
+    try:
+        run = SessionAnalysis(open_session(folder))
+    except (OSError, ValueError):
+        return None, None
+    return run.verdict.value("t_compile"), _cache_hits(run)
+
+
+def _cache_hits(run: SessionAnalysis) -> int:
+    return sum(entry["hit"] for entry in run.cache.values())
+
+
+def fastest(rows: list[ModeRow]) -> Fastest:
+    """The candidate is the mode with the highest speedup over eager; it is named fastest only when
+    it is FASTER than every other measured mode by the one comparison (S_candidate / S_other)."""
+    measured = [row for row in rows if row.error is None and row.vs_eager is not None and row.vs_eager.value]
+    if not measured:
+        return Fastest(None, {}, "No mode finished a measured run.")
+    candidate = max(measured, key=lambda row: row.vs_eager.value)
+    against = {row.mode: compare_runs(row.vs_eager, row.results, candidate.vs_eager, candidate.results)
+               for row in measured if row is not candidate}
+    unseparated = [mode for mode, comparison in against.items() if comparison.state != FASTER]
+    everyone_slower = all(row.vs_eager.state == SLOWER for row in measured)
+    tail = " Every mode is SLOWER than eager here: compiling does not pay off." if everyone_slower else ""
+    if not against:
+        return Fastest(candidate.mode, {}, f"Only {candidate.mode} was measured: {candidate.eager_words()}.{tail}")
+    if unseparated:
+        words = "; ".join(f"against {mode}: {against[mode].word()}, {against[mode].interval_text()}"
+                          f"{against[mode].because()}" for mode in unseparated)
+        return Fastest(None, against, f"No mode is measurably fastest: {candidate.mode} has the highest speedup, "
+                                      f"but {words}{tail}")
+    words = ", ".join(f"{comparison.interval_text()} against {mode}" for mode, comparison in against.items())
+    return Fastest(candidate.mode, against, f"Fastest steady state here: {candidate.mode} ({words}).{tail}")
+
+
 def best_mode(rows: list[ModeRow]) -> str | None:
-    """The mode with the fastest steady state among those that ran."""
-    measured = [row for row in rows if row.steady_s is not None and row.error is None]
-    return min(measured, key=lambda row: row.steady_s).mode if measured else None
+    """The mode measurably faster than every other, or None when the intervals do not separate them."""
+    return fastest(rows).mode
+
+
+def cold_warm_text(row: ModeRow) -> str:
+    """The row's compile cost in words: cold (and whether the cache was truly empty), warm."""
+    if row.compile_s is None:
+        return ""
+    text = f"cold {row.compile_s:.2f} s" + ("" if row.cold else f" (NOT cold: {row.cache_hits} cache hit(s))")
+    if row.warm_compile_s is not None:
+        text += f", warm {row.warm_compile_s:.2f} s"
+        if row.warm_compile_s > 0:
+            text += f" ({row.compile_s / row.warm_compile_s:.3g}× less)"
+    return text

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.export_report import ExportFinding
+from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup, RecompileLimit
 from inspector.core.analysis.slowness import Slowness
@@ -157,9 +158,12 @@ def find_problems(analysis: ProblemFacts) -> list[Problem]:
     for frame in limit.frames_at_limit:
         problems.append(Problem(ProblemKind.FALLBACK, Severity.ERROR, f"Recompile limit reached: {frame} now runs eagerly", limit.text))
     for unit in session.units:
-        if unit.fail_type:
+        failed = failure(unit)
+        if failed is not None:
             problems.append(Problem(
-                ProblemKind.FAILED, Severity.ERROR, f"Compile failed {unit.compile_id}: {unit.fail_type}", unit.fail_reason or "",
+                ProblemKind.FAILED, Severity.ERROR,
+                f"Compile failed {unit.compile_id}: {unit.fail_type}: {failed.text}",
+                unit.fail_reason or "",
                 unit.compile_id, unit.rank, unit.location.file if unit.location else None,
                 unit.location.line if unit.location else None))
         for warning in unit.warnings:

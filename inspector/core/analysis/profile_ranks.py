@@ -22,6 +22,7 @@ from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import GPU_CATEGORIES, OUTSIDE, gpu_profile, microseconds, region_label
 from inspector.core.analysis.outliers import high_outliers, rule
+from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, TraceEvent
 
 # Collective calls as torch.profiler names them: c10d ops, the backends' record_function scopes, the
@@ -76,6 +77,8 @@ class ProfileRanks:
     differences: list[RankDifference] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # a trace that could not be read → why
     not_compared: str = ""  # why the traces are not compared as ranks ('' when they are)
+    problems: ReadProblems = field(default_factory=ReadProblems)  # damage inside the traces read, examples by file
+    unreadable_events: int = 0  # events of the traces read that were no readable span
 
     def times(self, run: RankRun) -> Times:
         return _times(run, self.on_gpu)
@@ -88,17 +91,29 @@ def _times(run: RankRun, on_gpu: bool) -> Times:
 
 def compare_profiles(traces: RankTraces) -> ProfileRanks:
     runs: list[RankRun] = []
+    problems, unreadable_events = ReadProblems(), 0
     for trace in traces.read():  # one trace held at a time
+        problems.merge(trace.problems)
+        unreadable_events += trace.unreadable
         if trace.events:
             runs.append(rank_run(trace))
         else:
-            traces.unreadable[trace.path.name] = "holds no events"
-    runs.sort(key=lambda run: (run.rank is None, run.rank or 0, run.source))
+            damage = "; ".join(trace.problems.describe())
+            traces.unreadable[trace.path.name] = "holds no events" + (f" ({damage})" if damage else "")
+    return compare_runs(str(traces.folder), runs, dict(traces.unreadable), problems, unreadable_events)
+
+
+def compare_runs(source: str, runs: list[RankRun], unreadable: dict[str, str] | None = None,
+                 problems: ReadProblems | None = None, unreadable_events: int = 0) -> ProfileRanks:
+    """The ranks' runs compared: in time linear in ranks × regions and kernels (grouped, never rank
+    against rank)."""
+    runs = sorted(runs, key=lambda run: (run.rank is None, run.rank or 0, run.source))
     on_gpu = bool(runs) and all(run.gpu is not None for run in runs)
     why = _not_ranks(runs)
     differences = [] if why else (_slow_ranks(runs, on_gpu) + _regions_that_differ(runs)
                                   + (_kernels_that_differ(runs) if on_gpu else []))
-    return ProfileRanks(str(traces.folder), runs, on_gpu, differences, dict(traces.unreadable), why)
+    return ProfileRanks(source, runs, on_gpu, differences, unreadable or {}, why, problems or ReadProblems(),
+                        unreadable_events)
 
 
 def _not_ranks(runs: list[RankRun]) -> str:
@@ -144,9 +159,25 @@ def _covered(events: list[TraceEvent]) -> float:
 
 
 def _names(runs: Iterable[RankRun]) -> str:
-    """"rank 2" or "ranks 0, 1" (ranks are compared only where every trace names its own)."""
+    """"rank 2" or "ranks 0-3, 7, 8" (ranks are compared only where every trace names its own): runs of
+    three or more consecutive ranks written as ranges, so a thousand ranks read as a few."""
     runs = list(runs)
-    return runs[0].name if len(runs) == 1 else "ranks " + ", ".join(str(run.rank) for run in runs)
+    if len(runs) == 1:
+        return runs[0].name
+    ranks, spans = sorted(run.rank for run in runs), []
+    for rank in ranks:
+        if spans and rank == spans[-1][1] + 1:
+            spans[-1][1] = rank
+        else:
+            spans.append([rank, rank])
+    return "ranks " + ", ".join(f"{first}-{last}" if last > first + 1 else ", ".join(map(str, range(first, last + 1)))
+                                for first, last in spans)
+
+
+def _split(runs: list[RankRun], having: list[RankRun]) -> list[RankRun]:
+    """The runs not in `having` (a sub-list of `runs`), in one pass."""
+    held = {id(run) for run in having}
+    return [run for run in runs if id(run) not in held]
 
 
 def _slow_ranks(runs: list[RankRun], on_gpu: bool) -> list[RankDifference]:
@@ -154,7 +185,8 @@ def _slow_ranks(runs: list[RankRun], on_gpu: bool) -> list[RankDifference]:
     found = high_outliers({index: each.compute_us for index, each in enumerate(times)}, SLOW_MIN_SHARE, SLOW_FLOOR_US)
     if found is None or not found.keys:
         return []
-    waiting = [times[index] for index in range(len(runs)) if index not in found.keys]
+    slow = set(found.keys)
+    waiting = [times[index] for index in range(len(runs)) if index not in slow]
     wait = statistics.median(each.collective_us for each in waiting)
     share = statistics.median(each.collective_us / each.busy_us if each.busy_us else 0.0 for each in waiting)
     where = "on the device" if on_gpu else "on the CPU"
@@ -167,14 +199,19 @@ def _slow_ranks(runs: list[RankRun], on_gpu: bool) -> list[RankDifference]:
 
 
 def _regions_that_differ(runs: list[RankRun]) -> list[RankDifference]:
+    """Each region every rank did not run, or ran a different number of times: one pass over every
+    rank's regions groups them by region, so ranks × regions is the cost, never ranks² per region."""
     differences = []
-    every = sorted({name for run in runs for name in run.regions})
-    for name in every:
-        having = [run for run in runs if name in run.regions]
+    by_region: dict[str, list[RankRun]] = {}
+    for run in runs:
+        for name in run.regions:
+            by_region.setdefault(name, []).append(run)
+    for name in sorted(by_region):
+        having = by_region[name]
         label = region_label(name)
         if len(having) < len(runs):
             differences.append(RankDifference("region_on_some_ranks", tuple(run.rank for run in having), (
-                f"{label} ran on {_names(having)} only, not on {_names(r for r in runs if r not in having)}: "
+                f"{label} ran on {_names(having)} only, not on {_names(_split(runs, having))}: "
                 f"a compile the other ranks did not make (a recompile on inputs only these ranks saw)")))
             continue
         calls: dict[int, list[RankRun]] = {}
@@ -188,10 +225,10 @@ def _regions_that_differ(runs: list[RankRun]) -> list[RankDifference]:
 
 
 def _kernels_that_differ(runs: list[RankRun]) -> list[RankDifference]:
-    differences = []
-    for name in sorted({kernel for run in runs for kernel in run.kernels}):
-        having = [run for run in runs if name in run.kernels]
-        if len(having) < len(runs):
-            differences.append(RankDifference("kernel_on_some_ranks", tuple(run.rank for run in having),
-                                              f"kernel {name} ran on {_names(having)} only"))
-    return differences
+    by_kernel: dict[str, list[RankRun]] = {}
+    for run in runs:
+        for name in run.kernels:
+            by_kernel.setdefault(name, []).append(run)
+    return [RankDifference("kernel_on_some_ranks", tuple(run.rank for run in having),
+                           f"kernel {name} ran on {_names(having)} only")
+            for name, having in sorted(by_kernel.items()) if len(having) < len(runs)]

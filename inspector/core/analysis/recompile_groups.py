@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
-from inspector.core.analysis.user_names import UserName, shown_function, user_name
+from inspector.core.analysis.unit_origin import eager_trigger
+from inspector.core.analysis.user_names import _RESUME, UserName, shown_function, user_name
 from inspector.core.model.session import CompileUnit, Session, artifact_record
 from inspector.core.readers.break_reasons import split_guard_comment, tensor_mismatch
 
@@ -25,6 +26,8 @@ _VALUE = re.compile(r"^(?P<name>(?:len\()?[A-Za-z_][\w.\[\]'\"]*\)?) == (?P<expe
 _CHECKED = re.compile(r"(?<=___check_obj_id\()[^,()]+|(?<=___check_type_id\()[^,()]+")  # `fn.__code__`: no L[...]
 _SOURCE_OF = re.compile(r"^(?P<base>[A-Za-z_]\w*)")  # `args[0]` → `L['args'][0]`
 _LOCAL = re.compile(r"L\['([^']+)'\]")
+_MARKING = "_has_dynamo_dim_marking"  # a tensor marked dynamic where the graph was compiled without a mark
+_PLAIN_LOCAL = re.compile(r"^[A-Za-z_]\w*$")
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
 # What torch writes when a frame hit the recompile limit (any case), looked for as plain substrings: a
 # case-blind pattern over every frame's reasons and warnings was most of the time of finding problems.
@@ -49,10 +52,15 @@ class RecompileGroup:
     history: list[str] = field(default_factory=list)  # the values it took, first compile first
     diagnosis: str = ""
     fix: str = ""
-    guard: str = ""  # torch's words for the first failure
+    guard: str = ""  # torch's words for the failure against the newest graph: the value that changed
     name: UserName | None = None  # the guarded value in the user's words
     symbol: str | None = None  # from the log's create_symbol record for this dim, when it has one
     specialised: ShapeEvent | None = None  # where the graph it failed against made this dim a constant
+    # every guard that failed, per recompile: `[1/2] against [1/1]: self.scale == 1.0; against [1/0]: …`, one line per
+    # recompile (torch checks each earlier graph and names the first guard of each that failed)
+    failed: list[str] = field(default_factory=list)
+    respecialised: ShapeEvent | None = None  # a value made symbolic, then made a constant again by the code
+    resumed_from: str | None = None  # the function whose local this is, when a resume function guards it
 
     @property
     def count(self) -> int:
@@ -81,7 +89,8 @@ class RecompileGroup:
                 "user_name": self.name.user if self.name else None, "shown_subject": self.shown_subject,
                 "aspect": self.aspect,
                 "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
-                "history": self.history, "guard": self.guard, "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
+                "history": self.history, "guard": self.guard, "failed": self.failed,
+                "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
 
 
 @dataclass
@@ -109,6 +118,11 @@ class RecompileLimit:
                 "frames_at_limit": self.frames_at_limit, "values": self.values, "text": self.text}
 
 
+# Said wherever a recompile failed the guards of more than one earlier graph: torch's record holds no more.
+FIRST_GUARD_ONLY = ("torch names only the first failed guard of each earlier graph: a recompile is put down to the "
+                    "one against the newest graph, and other values may have changed too")
+
+
 def recompile_groups(session: Session) -> list[RecompileGroup]:
     """Recompiles grouped by frame and the guard that failed against the newest graph, most frequent first."""
     groups: dict[tuple, RecompileGroup] = {}
@@ -117,7 +131,8 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         if not unit.recompile:
             continue
         guards = unit.recompile.failed_guards
-        guard = guards[0].guard if guards else unit.recompile.raw.strip() or "reason not recorded"
+        newest = _newest_failure(guards)
+        guard = newest.guard if newest else unit.recompile.raw.strip() or "reason not recorded"
         subject, aspect, expected, actual = guarded_value(guard)
         key = (unit.rank, unit.compile_id.autograd, unit.compile_id.frame, subject, aspect)
         group = groups.get(key)
@@ -132,21 +147,32 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         elif aspect == "value" and expected is not None:
             group.history.append(expected)  # a value guard says only what the newest graph was built for
         group.units.append(unit)
+        group.failed.append(f"{unit.compile_id} " + ("; ".join(
+            f"against [{failed.against}]: {split_guard_comment(failed.guard)[0]}" for failed in _newest_first(guards))
+            if guards else guard))
         if actual is not None:
             group.history.append(actual)
     by_id: dict[tuple, CompileUnit] = {}
     for unit in units:  # the first of a (rank, id) seen twice, as when several logs have no rank number
         by_id.setdefault((unit.rank, str(unit.compile_id.without_attempt())), unit)
     for group in groups.values():
+        made = _symbol_record(group) if group.aspect == "value" or group.aspect.startswith("size dim") else None
         if group.aspect == "value":
             now = _value_in_guards(group.units[-1], group.subject)
+            if now is None and made is not None and made[1].get("val") is not None:
+                now = str(made[1]["val"])  # a value made symbolic has no guard on it: its record holds it
             if now is not None:
                 group.history.append(now)
-        if group.aspect == "value" or group.aspect.startswith("size dim"):
-            group.symbol = _symbol_made(group, group.name.in_code)
+        if made is not None:
+            group.symbol = _symbol_text(group, made)
+            if group.aspect == "value":
+                group.respecialised = specialisation(made[0], _source_of(group))
+        group.resumed_from = _resumed_local(session, group)
         if group.aspect.startswith("size dim"):
             group.specialised = _specialised_before(by_id, group)
         group.diagnosis, group.fix = _explain(group)
+        if any(unit.recompile and len(unit.recompile.failed_guards) > 1 for unit in group.units):
+            group.diagnosis += f" Guards of several earlier graphs failed ({FIRST_GUARD_ONLY})."
         if any(_says_limit_hit(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
                                 "with only a log warning.")
@@ -157,6 +183,8 @@ def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
     """(subject, aspect, expected, actual) of one failed guard in torch's words; the comments torch
     appends (`  # depth = len(inspect.stack())  # model.py:11 in forward`) are no part of the subject."""
     guard = split_guard_comment(guard)[0]
+    if _MARKING in guard:  # torch's words name no tensor: `_has_dynamo_dim_marking is present on runtime tensor …`
+        return "a tensor argument", "dynamic marking", None, None
     found = tensor_mismatch(guard, *_TENSOR)
     if found:
         name, mark, tail = found
@@ -263,7 +291,8 @@ def _specialised_before(by_id: dict[tuple, CompileUnit], group: RecompileGroup) 
     `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
     has a group per rank: searching every unit for each took ~2.8 s)."""
     first = group.units[0]
-    against = first.recompile.failed_guards[0].against if first.recompile and first.recompile.failed_guards else ""
+    newest = _newest_failure(first.recompile.failed_guards) if first.recompile else None
+    against = newest.against if newest else ""
     previous = by_id.get((first.rank, f"[{against}]"))
     if previous is None:
         return None
@@ -276,20 +305,59 @@ def _source_of(group: RecompileGroup) -> str:
         _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
 
 
-def _symbol_made(group: RecompileGroup, name: str) -> str | None:
-    """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int) when a unit of the
-    group has the create_symbol record of the guarded value (its source: `L['x'].size()[0]`, `L['n']`)."""
+def _symbol_record(group: RecompileGroup) -> tuple[CompileUnit, dict] | None:
+    """(unit, record) of the group's create_symbol record for the guarded value (its source:
+    `L['x'].size()[0]`, `L['n']`), when a unit of the group made it symbolic."""
     source = _source_of(group)
-    what = f"`{name}`"
     if group.aspect.startswith("size dim"):
-        dim = group.aspect.rsplit(" ", 1)[1]
-        source, what = f"{source}.size()[{dim}]", f"`{name}` dim {dim}"
+        source = f"{source}.size()[{group.aspect.rsplit(' ', 1)[1]}]"
     for unit in group.units:
         for artifact in unit.artifacts:
             record = artifact_record(artifact) if artifact.name == "create_symbol" else None
             if record is not None and record.get("source") == source and record.get("symbol"):
-                return f"The recompile {unit.compile_id} made {what} symbolic ({record['symbol']})"
+                return unit, record
     return None
+
+
+def _symbol_text(group: RecompileGroup, made: tuple[CompileUnit, dict]) -> str:
+    """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int)."""
+    unit, record = made
+    what = f"`{group.name.in_code if group.name else group.subject}`"
+    if group.aspect.startswith("size dim"):
+        what += f" dim {group.aspect.rsplit(' ', 1)[1]}"
+    return f"The recompile {unit.compile_id} made {what} symbolic ({record['symbol']})"
+
+
+def _newest_first(guards: list) -> list:
+    """Failed guards, the one against the newest graph first: torch lists them by cache entry, an order
+    that is not always newest first."""
+    return sorted(guards, key=lambda failed: -_compile_number(failed.against))
+
+
+def _newest_failure(guards: list):
+    """The failure against the newest earlier graph: the value that changed since that graph was built."""
+    return _newest_first(guards)[0] if guards else None
+
+
+def _compile_number(against: str) -> int:
+    last = against.rsplit("/", 1)[-1]
+    return int(last) if last.isdigit() else -1
+
+
+def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
+    """The function a resume function's guarded local was made in (`score` for `logits`), when it is a
+    local the user cannot reach from outside: not an argument of that function (none of its own
+    frame's guards name it)."""
+    resumed = _RESUME.match(group.function or "")
+    if resumed is None or not _PLAIN_LOCAL.match(group.subject):
+        return None
+    original = resumed["function"]
+    guarded = f"L['{group.subject}']"
+    for unit in session.units:
+        if unit.rank == group.rank and unit.function == original and any(
+                artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts):
+            return None
+    return original
 
 
 def _explain(group: RecompileGroup) -> tuple[str, str]:
@@ -306,6 +374,12 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
         diagnosis = f"{said} changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
         fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
                f"graph per {group.aspect}.")
+    elif group.aspect == "dynamic marking":
+        diagnosis = (f"A tensor arrived marked dynamic (`torch._dynamo.mark_dynamic`, `maybe_mark_dynamic` or "
+                     f"`mark_unbacked`) where the graph was compiled for tensors without a mark; Dynamo recompiled "
+                     f"{times}. torch's guard does not say which tensor.")
+        fix = ("Mark the tensor before the first call as well, so every call brings the same marks (a mark stays on "
+               "the tensor object: one reused from a marked call is still marked).")
     elif group.aspect == "requires_grad":
         diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
         fix = "Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
@@ -315,13 +389,7 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
         fix = (f"Keep `{name}` the same between calls, or compute it outside the compiled code and pass it in as a "
                f"tensor; else accept one compile per value (up to the recompile limit).")
     elif group.aspect == "value":
-        diagnosis = (f"The graph was specialised on the Python value of {said} (was {group.history[0] if group.history else '?'}); "
-                     f"a new value recompiled {times}.")
-        if group.symbol:
-            diagnosis += f" {group.symbol}: automatic dynamic, so later values reuse that graph."
-        fix = (f"Pass `{name}` as a tensor if it changes per call, or keep it constant; for Python ints Dynamo "
-               f"specialises on, `torch._dynamo.config.automatic_dynamic_shapes` (on by default) treats them as "
-               f"dynamic after the first change.")
+        diagnosis, fix = _explain_value(group, named, times)
     elif group.aspect == "object identity" and group.subject.endswith(".__code__"):
         function = group.subject.removesuffix(".__code__")
         diagnosis = (f"{group.function or 'This frame'}() ran with a different `{function}` ({times}): each graph was "
@@ -338,6 +406,60 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
         diagnosis = f"A guard failed {times}: {group.guard}"
         fix = "Find what changes between calls in the guard above and keep it fixed."
     return diagnosis, fix
+
+
+def _explain_value(group: RecompileGroup, named: UserName, times: str) -> tuple[str, str]:
+    """A Python value the graph was specialised on, by what it is: a bool flag (one graph per value, and no
+    more), a value automatic dynamic made symbolic (later values reuse it) or that the code made a constant
+    again (a ModuleList index: no tensor can stand for it), an int or a float Dynamo kept specialised."""
+    said, name = named.text, named.in_code
+    values = group.history
+    diagnosis = (f"The graph was specialised on the Python value of {said} "
+                 f"({' → '.join(values) or 'see the guard'}); Dynamo recompiled {times}.")
+    spec = group.respecialised
+    if values and all(value in ("True", "False") for value in values):
+        diagnosis += (" It is a bool: Dynamo always specialises on a bool, so each value gets its own graph, two "
+                      "at most.")
+        fix = (f"Nothing to fix if `{name}` takes each value a few times: once both graphs exist, switching finds "
+               f"one of them and compiles nothing. For a single graph, pass the flag as a tensor and choose with "
+               f"`torch.where` (or `torch.cond`).")
+    elif spec is not None:
+        where = f"{PureWindowsPath(spec.location.file).name}:{spec.location.line}" if spec.location else "?"
+        code = f"`{spec.location.code}`" if spec.location and spec.location.code else "the code"
+        diagnosis += (f" {group.symbol} by automatic dynamic, but {code} at {where} made it a constant again "
+                      f"({spec.detail}): each new value compiles a new graph, and automatic dynamic cannot make it "
+                      f"reusable.")
+        if spec.location and spec.location.code and f"[{name}]" in spec.location.code:
+            diagnosis += f" Indexing a ModuleList (or a list) needs a Python int: `{name}` can never be dynamic there."
+            fix = (f"Passing `{name}` as a tensor cannot work for an index into a ModuleList or a list: expect one "
+                   f"graph per index (raise `torch._dynamo.config.recompile_limit` if there are more indices than it "
+                   f"allows), or stack the indexed modules' weights (`torch.func.stack_module_state`) and index the "
+                   f"stacked tensors, or call the indexed module outside the compiled code.")
+        else:
+            fix = (f"Marking `{name}` dynamic cannot help while {code} needs it as a constant: rewrite that line so "
+                   f"it does not, or accept one graph per value.")
+    elif group.symbol:
+        diagnosis += f" {group.symbol}: automatic dynamic, so later values reuse that graph."
+        fix = (f"Nothing more to do: later values of `{name}` reuse the graph with the symbolic value. To avoid "
+               f"even this recompile, pass `{name}` as a 0-dim tensor.")
+    elif values and _is_float(values[0]):
+        fix = (f"Pass `{name}` as a 0-dim tensor if it changes per call, or keep it constant: Dynamo kept this "
+               f"float specialised (`torch._dynamo.config.specialize_float`, or code that needs it as a constant).")
+    elif values and values[0].lstrip("-").isdigit():
+        fix = (f"Pass `{name}` as a tensor if it changes per call, or keep it constant; for Python ints Dynamo "
+               f"specialises on, `torch._dynamo.config.automatic_dynamic_shapes` (on by default) treats them as "
+               f"dynamic after the first change.")
+    else:
+        fix = f"Keep `{name}` the same between calls, or accept one graph per value (up to the recompile limit)."
+    return diagnosis, fix
+
+
+def _is_float(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return not value.lstrip("-").isdigit()
 
 
 def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[str, str]:
@@ -373,7 +495,24 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                       "another size compiles again.")
     else:
         diagnosis += " The dim did not become dynamic, so each new size compiled a new graph."
-    if named.data_dependent:
+    resumed = _RESUME.match(group.function or "") if group.resumed_from else None
+    operator = eager_trigger(group.units[0]) if group.units else None
+    if operator:
+        diagnosis += (f" torch started this compile itself, for an eager {operator} call: your code never passed "
+                      f"this function to torch.compile.")
+    if resumed and not named.data_dependent:
+        diagnosis += (f" `{name}` is a local of {group.resumed_from}() that Dynamo hands to the code it resumes "
+                      f"after the graph break at line {resumed['line']}.")
+    if operator and not named.data_dependent and spec is None:
+        fix = (f"`torch.compile(..., dynamic=True)` does not apply to a compile torch starts for an eager {operator} "
+               f"call. Mark dim {dim} of that operand dynamic before the call (`torch._dynamo.mark_dynamic(tensor, "
+               f"{dim})`), or call {operator} inside a function you compile, where Dynamo traces it with the rest "
+               f"of your code and automatic dynamic applies.")
+    elif resumed and not named.data_dependent:
+        fix = (f"No call of yours can mark `{name}`: it is made inside {group.resumed_from}(). Mark the inputs of "
+               f"{group.resumed_from}() it is computed from dynamic (automatic dynamic does so after their first "
+               f"change), or remove the graph break at line {resumed['line']} so `{name}` stays inside one graph.")
+    elif named.data_dependent:
         fix = ("No input of yours has this size, so mark_dynamic cannot reach it. Keep the op in the graph with "
                "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` (the size becomes an unbacked "
                f"symbol; tell Dynamo what you know about it with `torch._check({name}.shape[{dim}] > 0)`-style checks "

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.analysis.profile_ops import COMPILED_REGION
+from inspector.core.model.read_problems import CATEGORIES
 from inspector.core.model.session import Session
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent, read_profiler_trace
 
@@ -18,6 +19,7 @@ GRAPH_EVENT = "## Call CompiledFxGraph"
 GUARD_EVENT = "TorchDynamo Cache Lookup"
 RUNTIME_WRAPPERS = ("Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
 STEP_EVENT = "ProfilerStep#"
+EVENTS_LOST = ("truncated", "damaged_gzip", "bad_json", "kept_cap")  # damage to a trace that leaves events unread
 
 
 @dataclass
@@ -72,6 +74,9 @@ def region_accounting(session: Session, label: str = "compiled") -> tuple[Region
         trace = read_profiler_trace(folder / profile.trace, root=folder)
     except (OSError, ValueError) as error:
         return None, f"profile trace not readable: {error}"
+    lost = [f"{trace.problems.counts[kind]} {CATEGORIES[kind]}" for kind in EVENTS_LOST if trace.problems.counts[kind]]
+    if lost:  # the calls' count comes from results.json: shares of a part of their events would be wrong
+        return None, f"profile trace not readable to its end ({'; '.join(lost)}): a call's shares need all its events"
     accounting = account(trace, profile.runs, profile.wall_s)
     if accounting is None:
         return None, "the profile trace holds no profiled calls (ProfilerStep) with compiled regions"

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections import defaultdict
 from dataclasses import dataclass
 
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
-from inspector.core.analysis.speedup import INCONCLUSIVE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
+                                                kernel_change, meets)
+from inspector.core.analysis.profile_ops import profile_check
+from inspector.core.analysis.speedup import OLDER_CAPTURE, Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.session import CompileUnit, Session
 
@@ -98,13 +102,14 @@ def diff_units(a: Session, b: Session, stage: str | None = None) -> list[dict]:
 
 
 def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
-    """Kernels by name; a removed and an added kernel made from the same FX nodes count as renamed."""
+    """Kernels by name; a removed and an added kernel made from the same FX nodes count as renamed.
+    Each time delta carries its comparison (`kernel_change`): whether the noise of the runs' calls,
+    their machines or their profiles can explain it."""
     def by_name(session):
         return {kernel.name: kernel for unit in session.units for kernel in unit.kernels}
 
     a, b = run_a.session, run_b.session
     kernels_a, kernels_b = by_name(a), by_name(b)
-    times_a, times_b = run_a.kernel_times, run_b.kernel_times
     removed = sorted(kernels_a.keys() - kernels_b.keys())
     added = sorted(kernels_b.keys() - kernels_a.keys())
     renamed = []
@@ -116,15 +121,70 @@ def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
             removed.remove(old)
             added.remove(twin)
     common = sorted(kernels_a.keys() & kernels_b.keys())
-    deltas = [{"kernel": name, "us_a": times_a[name].us_per_call, "us_b": times_b[name].us_per_call,
-               "delta_us": times_b[name].us_per_call - times_a[name].us_per_call}
-              for name in common if name in times_a and name in times_b]
+    calls, doubt = call_noise(run_a, run_b)
+    deltas = kernel_time_deltas(run_a, run_b)
+    for row in deltas:  # each call site's change judged against the noise of the runs' calls
+        change = kernel_change(row["us_a"], row["us_b"], calls, doubt)
+        row.update(change=change.to_json(), noise=change_words(change))
     code = {}
     for name in common:
         text_a, text_b = _kernel_text(a, kernels_a[name]), _kernel_text(b, kernels_b[name])
         if text_a != text_b:
             code[name] = "\n".join(difflib.unified_diff(text_a.split("\n"), text_b.split("\n"), "A", "B", lineterm=""))
     return {"added": added, "removed": removed, "renamed": renamed, "time_deltas": deltas, "code_diffs": code}
+
+
+def kernel_time_deltas(run_a: SessionAnalysis, run_b: SessionAnalysis) -> list[dict]:
+    """Kernel time of A against B per call site, from each run's one table of kernel time: a site is
+    the same in both when its unit, output code, kernel name and place among that name's sites agree
+    (an `extern_kernels.addmm` of one Linear is never set against another's, nor [0/0]'s against
+    [0/1]'s). µs per profiled call of the site's unit; sites of a unit one run did not profile are left out."""
+    table_a, table_b = run_a.kernel_time, run_b.kernel_time
+    if table_a is None or table_b is None:
+        return []
+
+    def keyed(table) -> dict[tuple, tuple[float, object]]:
+        found, seen = {}, defaultdict(int)
+        for row in sorted(table.kernels, key=lambda row: (row.rank or 0, row.unit, row.code, row.call_line)):
+            place = (row.rank, row.unit, row.code, row.name)
+            found[(*place, seen[place])] = (row.total_us / max(1, table.unit_figures[row.unit].calls), row)
+            seen[place] += 1
+        return found
+
+    a, b = keyed(table_a), keyed(table_b)
+    rows = []
+    for key in sorted(a.keys() & b.keys(), key=str):
+        (us_a, row_a), (us_b, row_b) = a[key], b[key]
+        if row_a.events and row_b.events:
+            rows.append({"kernel": row_a.name, "unit": row_a.unit, "call_line_a": row_a.call_line,
+                         "call_line_b": row_b.call_line, "launches_a": row_a.events, "launches_b": row_b.events,
+                         "us_a": us_a, "us_b": us_b, "delta_us": us_b - us_a})
+    return sorted(rows, key=lambda row: -abs(row["delta_us"]))
+
+
+def call_noise(run_a: SessionAnalysis, run_b: SessionAnalysis) -> tuple[Speedup | None, str]:
+    """The compiled call of A against B's (its interval is the noise a kernel row is judged by), and
+    why the two profiles cannot be compared at all ('' when they can)."""
+    machine = Machine.of_pair(run_a.speedup.machine, run_b.speedup.machine)
+    calls = compare_calls(run_a.session.results, run_b.session.results, machine)
+    doubts = [f"{side}'s profile disagrees with its measured call ({check.note})"
+              for side, check in (("A", profile_check(run_a.session.results)),
+                                  ("B", profile_check(run_b.session.results))) if check.consistent is False]
+    return calls, "; ".join(doubts)
+
+
+def change_words(change: Speedup) -> str:
+    """A kernel row's verdict in a few words: 'beyond noise: faster in B, 2.1× [1.8–2.5]', 'noise may
+    explain it (…): reason'."""
+    if change.value is None:
+        return change.reason
+    size = (f"{change.value:.2g}× [{change.low:.2g}–{change.high:.2g}]" if change.has_interval
+            else f"{change.value:.2g}×")
+    if change.state in (FASTER, SLOWER):
+        return f"beyond noise: {'faster' if change.state == FASTER else 'slower'} in B, {size}"
+    if change.state == NO_DIFFERENCE:
+        return f"no measurable difference ({size})"
+    return f"noise may explain it ({size}): {change.reason}"
 
 
 def _kernel_text(session: Session, kernel) -> str:
@@ -154,8 +214,22 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
         "kernels": diff_kernels(a, b),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
                          "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup"),
-                         "verdict_a": a.speedup.to_json(), "verdict_b": b.speedup.to_json()},
+                         "verdict_a": a.speedup.to_json(), "verdict_b": b.speedup.to_json(),
+                         "b_vs_a": run_comparison(a, b).to_json()},
     }
+
+
+def run_comparison(a: SessionAnalysis, b: SessionAnalysis) -> Speedup:
+    """B's speedup against A's: the one comparison `diff`, `check --baseline` and `modes` state."""
+    return compare_runs(a.speedup, a.session.results, b.speedup, b.session.results)
+
+
+def comparison_words(comparison: Speedup) -> str:
+    """'B against A: faster, S_B / S_A = 1.4× [1.2–1.7, 95 %, 20 rounds] — reason': the line every
+    output of a pair of runs prints."""
+    if comparison.value is None:
+        return f"B against A: not measured — {comparison.reason}."
+    return f"B against A: {comparison.word()}, S_B / S_A = {comparison.interval_text()}{comparison.because()}"
 
 
 @dataclass(frozen=True)
@@ -220,7 +294,7 @@ def check_run(session: Session | SessionAnalysis, baseline: Session | SessionAna
                             "no new graph-break site" if not new_sites else
                             "new graph break(s): " + "; ".join(f"{s['location']}: {s['reason']}" for s in new_sites)))
         if speedup.value is not None and base.speedup.value is not None:
-            checks.append(_against_baseline(speedup, base.speedup, tolerance))
+            checks.append(_against_baseline(base, run, tolerance))
     return checks
 
 
@@ -232,28 +306,28 @@ def _min_speedup(speedup: Speedup, floor: float) -> Check:
     if speedup.value is None:
         return Check("min-speedup", False, f"speedup not measured ({speedup.reason})")
     shown = f"speedup {speedup.interval_text()} (minimum {floor}×)"
-    if not speedup.has_interval:
-        return Check("min-speedup", speedup.value >= floor, f"{shown}; {OLDER_CAPTURE}")
-    if speedup.state == INCONCLUSIVE:
+    passed = meets(speedup, floor)
+    if not speedup.has_interval and passed is not None:
+        return Check("min-speedup", passed, f"{shown}; {OLDER_CAPTURE}")
+    if passed is None and not speedup.conclusive:
         return Check("min-speedup", None, f"{shown}: the speedup is inconclusive ({speedup.reason}){_busy(speedup)}")
-    if speedup.low >= floor:
-        return Check("min-speedup", True, shown)
-    if speedup.high < floor:
-        return Check("min-speedup", False, shown)
-    return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{_busy(speedup)}")
+    if passed is None:
+        return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{_busy(speedup)}")
+    return Check("min-speedup", passed, shown)
 
 
-def _against_baseline(speedup: Speedup, base: Speedup, tolerance: float) -> Check:
-    """Fails only when the run is slower than the baseline beyond both intervals; a point estimate
-    under the floor with overlapping intervals is inconclusive."""
-    floor = base.value * (1 - tolerance)
-    shown = (f"speedup {speedup.interval_text()} vs baseline {base.interval_text()} "
-             f"(allowed down to {floor:.3f}×)")
-    if not speedup.has_interval or not base.has_interval:
-        return Check("speedup-vs-baseline", speedup.value >= floor, f"{shown}; {OLDER_CAPTURE}")
-    if speedup.value >= floor:
-        return Check("speedup-vs-baseline", True, shown)
-    if speedup.high < base.low * (1 - tolerance):
-        return Check("speedup-vs-baseline", False, shown)
-    return Check("speedup-vs-baseline", None, f"{shown}: below the floor, but within the intervals' noise"
-                 f"{_busy(speedup) or _busy(base)}")
+def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: float) -> Check:
+    """Passes only when the comparison of this run against the baseline excludes a regression of
+    more than `tolerance` (the whole interval of S_run / S_base at or above 1 − tolerance); fails
+    when the whole interval lies below it; otherwise INCONCLUSIVE — the gate cannot tell."""
+    comparison = run_comparison(base, run)
+    floor = 1 - tolerance
+    shown = (f"speedup {run.speedup.interval_text()} vs baseline {base.speedup.interval_text()}, "
+             f"allowed down to {floor:.3g}× of it")
+    words = comparison_words(comparison)
+    passed = meets(comparison, floor)
+    if passed is None:
+        why = "the comparison cannot tell" if not comparison.conclusive else "the interval straddles the floor"
+        return Check("speedup-vs-baseline", None,
+                     f"{shown}: cannot exclude a regression of more than {tolerance:.0%} ({why}). {words}")
+    return Check("speedup-vs-baseline", passed, f"{shown}. {words}")

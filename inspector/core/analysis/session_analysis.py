@@ -14,7 +14,6 @@ from inspector.core.analysis.export_report import ExportFinding, export_findings
 from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
 )
-from inspector.core.analysis.kernel_index import KernelTime, kernel_times
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
@@ -23,6 +22,7 @@ from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLi
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
+from inspector.core.analysis.source_time import SourceTime, session_source_time
 from inspector.core.analysis.source_marks import source_marks
 from inspector.core.analysis.speedup import Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
@@ -166,8 +166,23 @@ class SessionAnalysis:
         return find_problems(self)
 
     @cached_property
-    def kernel_times(self) -> dict[str, KernelTime]:
-        return kernel_times(self.session, self.profile_check)
+    def kernel_time(self) -> SourceTime | None:
+        """The one table of kernel time: each profiled launch tied to its unit and call site, from the
+        profiler trace of the same run (None without one: `kernel_time_missing` says why). Its times
+        are marked suspect when the profile disagrees with the measured call."""
+        table, _why = self._kernel_time_and_why
+        if table is not None and self.profile_check.consistent is False:
+            table.suspect = self.profile_check.note
+        return table
+
+    @property
+    def kernel_time_missing(self) -> str:
+        """Why there is no kernel time table ("" when there is one)."""
+        return self._kernel_time_and_why[1]
+
+    @cached_property
+    def _kernel_time_and_why(self) -> tuple[SourceTime | None, str]:
+        return session_source_time(self.session)
 
     @cached_property
     def ranks(self) -> RankReport:
@@ -214,7 +229,7 @@ def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
 # graph, and the timeline of a many-rank job takes a few hundred ms. Not here: the problems, the
 # verdict's fusion figures (which parse every graph) and the units' kernel counts, which the app
 # takes from the index cache on a reopen (outputs/cached_summary.py).
-FIRST_VIEW_FACTS = ("compile_time", "compile_time_per_unit", "warnings", "kernel_times", "ranks", "timeline",
+FIRST_VIEW_FACTS = ("compile_time", "compile_time_per_unit", "warnings", "kernel_time", "ranks", "timeline",
                     "regions", "notices", "shapes", "source_marks")
 
 

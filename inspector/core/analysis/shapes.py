@@ -11,17 +11,30 @@ from dataclasses import dataclass
 
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import CompileUnit, Session, SourceLocation, artifact_record
-from inspector.core.readers.break_reasons import is_library_file
+from inspector.core.readers.break_reasons import is_library_file, split_guard_comment
 
 SHAPE_RECORDS = {"create_symbol": "symbol", "create_unbacked_symbol": "unbacked", "guard_added": "guard",
                  "guard_added_fast": "guard", "symbolic_shape_specialization": "specialization"}
 _SIZE_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]\.size\(\)\[(?P<dim>\d+)\]$")
+# In the unit's guards (torch's dynamo_cpp_guards_str), one line each: the range a symbol's input ends with
+# (`LAMBDA_GUARD: 2 <= L['x'].size()[0] <= 64`), the dims the user marked dynamic (`DIMENSION_DYNAMIC_MARKING_
+# GUARD: ((getattr(L['x'], '_dynamo_dynamic_indices', set()).issubset({0}))`) and the sizes it was compiled for
+# (`TENSOR_MATCH: check_tensor(L['x'], …, size=[None, 8], …)`: None is a dynamic dim).
+_RANGE_GUARD, _MARK_GUARD, _TENSOR_GUARD = "LAMBDA_GUARD: ", "DIMENSION_DYNAMIC_MARKING_GUARD: ((getattr(", \
+    "TENSOR_MATCH: check_tensor("
+_RANGE = re.compile(r"(?:(?P<low>-?\d+) <= )?(?P<source>[LG]\[\S+)(?: <= (?P<high>-?\d+))?(?=\s|$)")
+_MARKED = re.compile(r"(?P<source>[LG]\[[^,\s]+), '_dynamo_dynamic_indices', set\(\)\)"
+                     r"\.issubset\(\{(?P<dims>[\d, ]*)\}\)")
+_TENSOR = re.compile(r"(?P<source>[LG]\[[^,\s]+), ")
+_SIZES = "size=["
+ZERO_ONE = ("sizes 0 and 1 get graphs of their own (0/1 specialisation: Dynamo assumes a dynamic size is at least 2; "
+            "torch suggests `torch._dynamo.decorators.mark_unbacked(tensor, dim)` to keep 0 and 1 in the same graph)")
 _LOCAL_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]$")
 
 
 @dataclass(frozen=True)
 class ShapeEvent:
-    kind: str  # symbol | unbacked | guard | specialization
+    kind: str  # symbol | unbacked | guard | specialization | ignored_mark (marked dynamic, compiled static)
     symbol: str | None
     source: str | None  # Dynamo's name for the input: L['x'].size()[0]
     detail: str  # the value and range, the guard, or what it was specialised to and why
@@ -86,7 +99,66 @@ def unit_shapes(unit: CompileUnit, problems: ReadProblems | None = None) -> list
         if key not in seen:  # torch logs some twice (the same symbol for the same input): one event
             seen.add(key)
             events.append(event)
+    if any(event.kind == "symbol" for event in events):  # a unit without symbols is read without its guards
+        events = _as_guarded(unit, events)
     return events
+
+
+def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]:
+    """The symbols' ranges as the unit's guards end them (torch refines a range as it adds guards: `[2, 64]`
+    after `torch._check(x.shape[0] <= 64)`, where the create_symbol record said `[2, int_oo]`), the 0/1
+    specialisation in words where torch's guard says it made the lower bound, and each dim the user marked
+    dynamic that was compiled static all the same (a size of 0 or 1: Dynamo drops the mark without a word)."""
+    ranges: dict[str, tuple[str | None, str | None, bool]] = {}
+    marked: dict[str, tuple[list[int], str]] = {}
+    sizes: dict[str, list[str]] = {}
+    for artifact in unit.artifacts:
+        if artifact.name != "guards":
+            continue
+        for line in artifact.text.split("\n"):
+            at = line.find(_RANGE_GUARD)
+            if at >= 0 and (found := _RANGE.match(line, at + len(_RANGE_GUARD))) and (found["low"] or found["high"]):
+                ranges.setdefault(found["source"], (found["low"], found["high"], "0/1 specialization" in line))
+            at = line.find(_MARK_GUARD)
+            if at >= 0 and (found := _MARKED.match(line, at + len(_MARK_GUARD))):
+                dims = [int(dim) for dim in found["dims"].replace(" ", "").split(",") if dim]
+                marked.setdefault(found["source"], (dims, line))
+            at = line.find(_TENSOR_GUARD)
+            if at >= 0 and (found := _TENSOR.match(line, at + len(_TENSOR_GUARD))):
+                start = line.find(_SIZES, found.end())
+                end = line.find("]", start) if start >= 0 else -1
+                if end >= 0:
+                    compiled = line[start + len(_SIZES):end].split(",")
+                    sizes.setdefault(found["source"], [part.strip() for part in compiled])
+    shown = [_refined(event, ranges.get(event.source or "")) if event.kind == "symbol" else event for event in events]
+    for source, (dims, line) in marked.items():
+        compiled = sizes.get(source, [])
+        for dim in dims:
+            if dim < len(compiled) and compiled[dim] in ("0", "1"):
+                comment = split_guard_comment(line)[1]
+                where = SourceLocation(comment.file, comment.line, comment.function, comment.code) if comment else None
+                shown.append(ShapeEvent(
+                    "ignored_mark", None, f"{source}.size()[{dim}]",
+                    f"marked dynamic, compiled static: it had size {compiled[dim]} and Dynamo drops a mark on a size "
+                    f"0 or 1 without a word; {ZERO_ONE}", compiled[dim], where))
+    return shown
+
+
+def _refined(event: ShapeEvent, guarded: tuple[str | None, str | None, bool] | None) -> ShapeEvent:
+    """`event` (a symbol) with its range as its guards left it, when they narrowed it."""
+    if guarded is None:
+        return event
+    low, high, zero_one = guarded
+    head, _, created = event.detail.rpartition("range ")
+    bounds = created.strip("[]").split(", ")
+    if not head or len(bounds) != 2:
+        return event
+    refined = f"[{low or bounds[0]}, {high or bounds[1]}]"
+    detail = head + (f"range {refined} as its guards refined it (created as {created})" if refined != created
+                     else f"range {created}")
+    if zero_one:
+        detail += f"; {ZERO_ONE}"
+    return ShapeEvent(event.kind, event.symbol, event.source, detail, event.value, event.location)
 
 
 def session_shapes(session: Session) -> list[tuple[CompileUnit, list[ShapeEvent]]]:

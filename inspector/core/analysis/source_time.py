@@ -3,12 +3,22 @@ generated kernel, per kernel and compile unit (measured), and through Inductor's
 node, module and line of the user's model (apportioned where one kernel was made from several).
 
 How a profiled launch is tied to the code: each compiled graph's call is a `## Call CompiledFxGraph
-<cache key> ##` span (older torch: the `Torch-Compiled Region: f/c` around it); the kernels it ran
-are the outermost events inside it named as the code names them (`graph_0_cpp_fused_…` is
-`cpp_fused_…`, `aten::addmm` is `extern_kernels.addmm`, a Triton kernel's CPU op its own name). In
-one call they run in the order of the graph's `call()`, so the k-th event is the k-th launch site,
-whose provenance handle (`cpp_fused_…:4`) names the post-grad nodes it computes; `postToPre` names
-the graph Dynamo captured, whose nodes carry the user's line and the module they belong to.
+<cache key> ##` span (older torch: the `Torch-Compiled Region: f/c` around it), run by the unit of the
+innermost `Torch-Compiled Region: f/c` open around it (else, as a backward under `CompiledFunction…
+Backward` is, the unit whose FX graph cache key it names, else the unit whose forward ran last):
+units that share kernel names are never confused, and a call with no key (a graph holding a
+`torch.cond`) still has its unit. The kernels it
+ran are the events inside it and in no graph call nested in it, named as the code names them
+(`graph_0_cpp_fused_…` is `cpp_fused_…`, `aten::addmm` is `extern_kernels.addmm`, a Triton kernel's
+CPU op its own name), outermost only. The k-th launch of a name in one call is the k-th launch site of
+that name in the code (`call()` and the subgraphs of higher-order ops), whose provenance handle
+(`cpp_fused_…:4`) names the post-grad nodes it computes; `postToPre` names the graph Dynamo captured,
+whose nodes carry the user's line and the module they belong to.
+
+The one table of kernel time (`SourceTime.sites`): one row per (unit, output code, kernel, call site),
+never merged by name, with its launches, total and share of its unit's profiled time (the unit's
+graph calls: their CPU spans, or on a GPU trace the GPU time they queued), so one unit's shares add
+up to at most 100 %. A unit with code that no profiled call ran is "not profiled".
 
 What is measured: a launch's own time — on a GPU trace the GPU time of the kernels it queued (by
 correlation), on a CPU-only trace its CPU span (Inductor's C++ kernels run inline, and are named
@@ -22,8 +32,10 @@ import bisect
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
+from pathlib import Path
 
-from inspector.core.analysis.gpu_profile import QueuedGpuTime
+from inspector.core.analysis.gpu_profile import QueuedGpuTime, microseconds
 from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin, aten_name
 from inspector.core.analysis.profile_ops import COMPILED_REGION, kernel_name
 from inspector.core.analysis.region_time import GRAPH_EVENT
@@ -31,9 +43,13 @@ from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model.fx_graph_text import FxGraph
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
-from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent
+from inspector.core.readers.profiler_trace import (
+    MAX_CANDIDATES, ProfilerTrace, TraceEvent, paired_profile, read_profiler_trace,
+)
 
+BACKWARD_EVENT = "CompiledFunctionBackward"  # autograd's range around a compiled graph's backward
 NO_MODULE = "(no module)"  # a node of a plain function, or one the graph names no module for
+NOT_PROFILED = "not profiled"  # a unit whose code no profiled call ran, and its kernels
 
 
 @dataclass(frozen=True)
@@ -75,13 +91,85 @@ class Figure:
 
 @dataclass
 class KernelFigure:
+    """One call site's launches in the profile: a row of the one table of kernel time."""
+
     unit: str  # compile id, "0/0"
     name: str
     kind: str
-    sites: int  # launch sites in the graph's call()
+    call_line: int  # of the launch in its output code
+    code: int = 0  # which of the unit's output codes (forward, backward, …)
     events: int = 0  # launches profiled
-    total_us: float = 0.0  # measured
+    total_us: float = 0.0  # measured: the launches' own time summed
+    unit_us: float = 0.0  # what its share divides: the unit's profiled graph calls
     nodes: list[str] = field(default_factory=list)  # the nodes its time goes to
+    kernel: Kernel | None = field(default=None, repr=False, compare=False)  # the parse it is a site of
+    rank: int | None = None
+    compile_unit: CompileUnit | None = field(default=None, repr=False, compare=False)
+    launch_us: tuple[float, ...] = field(default=(), repr=False)  # each launch's time: the samples of the total
+
+    @property
+    def launches(self) -> int:
+        return self.events
+
+    @property
+    def spread_us(self) -> tuple[float, float, float] | None:
+        """(fastest, median, slowest) launch: how far one launch's time varied across the profiled calls."""
+        if not self.launch_us:
+            return None
+        ordered = sorted(self.launch_us)
+        return ordered[0], ordered[len(ordered) // 2], ordered[-1]
+
+    @property
+    def per_launch_us(self) -> float | None:
+        return self.total_us / self.events if self.events else None
+
+    @property
+    def share(self) -> float | None:
+        """Of its unit's profiled time (None when the unit's calls took no measurable time)."""
+        return self.total_us / self.unit_us if self.unit_us > 0 else None
+
+
+@dataclass
+class UnitFigure:
+    """What a unit's kernel shares divide: its compiled graph calls that the profile holds."""
+
+    unit: str
+    calls: int = 0  # graph calls of its code profiled
+    profiled_us: float = 0.0  # their CPU spans (GPU trace: the GPU time they queued)
+    kernel_us: float = 0.0  # its named launches, a part of profiled_us
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    """One kernel of one unit's code in the profile, its call sites kept apart (`sites`) and summed
+    only over that kernel's own sites: what the Code tab, the graph's node details and the diff show."""
+
+    unit: str
+    sites: tuple[KernelFigure, ...]
+    unit_us: float
+    calls: int  # the unit's profiled graph calls
+    suspect: str = ""  # why not to trust the time (the profile disagrees with the measured call)
+
+    @property
+    def launches(self) -> int:
+        return sum(site.events for site in self.sites)
+
+    @property
+    def total_us(self) -> float:
+        return sum(site.total_us for site in self.sites)
+
+    @property
+    def per_launch_us(self) -> float | None:
+        return self.total_us / self.launches if self.launches else None
+
+    @property
+    def us_per_call(self) -> float:
+        """Per profiled call of its unit's graph."""
+        return self.total_us / self.calls if self.calls else 0.0
+
+    @property
+    def share(self) -> float | None:
+        return self.total_us / self.unit_us if self.unit_us > 0 else None
 
 
 @dataclass
@@ -106,7 +194,7 @@ class SourceTime:
     device: str  # GPU | CPU: what a launch's time is
     graph_calls: int  # compiled graph calls in the profile tied to the log's code
     unmatched_calls: int  # compiled graph calls in the profile the log has no code for
-    kernels: list[KernelFigure]  # most time first
+    kernels: list[KernelFigure]  # the one table: a row per call site of the profiled units, most time first
     units: dict[str, float]  # compile id → measured time of its launches
     nodes: list[NodeFigure]
     modules: dict[str, Figure]
@@ -115,10 +203,41 @@ class SourceTime:
     graph_us: float  # the profiled graph calls' own spans (CPU): what the named launches are a part of
     not_profiled: list[str] = field(default_factory=list)  # kernels of matched code never seen in the profile
     notes: list[str] = field(default_factory=list)
+    unit_figures: dict[str, UnitFigure] = field(default_factory=dict)  # the profiled units, by compile id
+    units_not_profiled: list[str] = field(default_factory=list)  # units with code that no profiled call ran
+    profile: str = ""  # the trace's path
+    suspect: str = ""  # set by the session's profile check when the profile disagrees with the measured call
+    # calls of code the log holds (their FX graph cache key is in it) in which the profile shows none of that
+    # code's launches: on a CPU trace, C++ kernels without `cpp.enable_kernel_profile`
+    unseen_launch_calls: int = 0
 
     @property
     def total_us(self) -> float:
         return sum(self.units.values())
+
+    @property
+    def sites(self) -> list[KernelFigure]:
+        return self.kernels
+
+    def profiled(self, unit: CompileUnit) -> bool:
+        return _unit_key(unit) in self.unit_figures
+
+    def kernel_time(self, unit: CompileUnit, kernel: Kernel) -> KernelTime | None:
+        """`kernel` (a parse of one of `unit`'s codes) as profiled, its sites apart; None when `unit`
+        was not profiled (its kernels' times are then "not profiled", never another unit's)."""
+        figure = self.unit_figures.get(_unit_key(unit))
+        if figure is None:
+            return None
+        sites = self._by_kernel.get(id(kernel), ())
+        return KernelTime(figure.unit, tuple(sites), figure.profiled_us, figure.calls, self.suspect)
+
+    @cached_property
+    def _by_kernel(self) -> dict[int, list[KernelFigure]]:
+        found: dict[int, list[KernelFigure]] = defaultdict(list)
+        for row in self.kernels:
+            if row.kernel is not None:
+                found[id(row.kernel)].append(row)
+        return found
 
 
 def source_time(session: Session, trace: ProfilerTrace) -> SourceTime:
@@ -126,107 +245,245 @@ def source_time(session: Session, trace: ProfilerTrace) -> SourceTime:
     return _Join(session, trace).result()
 
 
+def session_source_time(session: Session) -> tuple[SourceTime | None, str]:
+    """The one table of `session`'s kernel time, from the profiler trace of the same run (a capture's
+    profile of the compiled run, or the trace beside a log: `paired_profile`), or None with why."""
+    if session.results is None and _links_beside(Path(session.extracted_to or session.source)):
+        return None, "a JSON file beside the log is a link: name the profile to read (summary --profile)"
+    path, why = paired_profile(session)
+    if path is None:
+        return None, why
+    try:
+        trace = read_profiler_trace(path, root=path.parent)  # a link out of its folder is not followed
+    except (OSError, ValueError) as error:
+        return None, f"profiler trace not readable: {error}"
+    return source_time(session, trace), ""
+
+
+def described(time: KernelTime | None, table: SourceTime | None) -> str:
+    """A kernel's time in words, as the Code tab's tooltip and the graph's node details say it: per
+    launch × launches = total, its share of its unit's profiled time, each call site apart."""
+    if table is None:
+        return "no profile of this run (a capture's profile, or a profiler trace beside the log)"
+    if time is None:
+        return f"{NOT_PROFILED}: the profile holds no call of this unit's code"
+    if not time.launches:
+        return f"{NOT_PROFILED}: no launch of it in the {time.calls} profiled call(s) of [{time.unit}]'s code"
+    share = f", {time.share:.1%} of [{time.unit}]'s profiled time ({microseconds(time.unit_us)})" \
+        if time.share is not None else ""
+    text = (f"{microseconds(time.per_launch_us)} per launch × {time.launches} launches = "
+            f"{microseconds(time.total_us)}{share}")
+    spreads = [site.spread_us for site in time.sites if site.spread_us]
+    if len(time.sites) == 1 and spreads:
+        text += "; one launch: " + _spread(spreads[0])
+    if len(time.sites) > 1:
+        text += "; per call site: " + ", ".join(
+            f"line {site.call_line}: {microseconds(site.total_us)} ×{site.events}"
+            + (f" ({_spread(site.spread_us)})" if site.spread_us else "") for site in time.sites)
+    return text
+
+
+def _spread(spread: tuple[float, float, float]) -> str:
+    fastest, median, slowest = spread
+    return f"{microseconds(fastest)} to {microseconds(slowest)}, median {microseconds(median)}"
+
+
+def _links_beside(folder: Path) -> bool:
+    """Whether a JSON file where `paired_profile` looks for a log's trace is a link: this runs on every
+    open, and the look at a candidate's first bytes would follow a link out of the folder."""
+    places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
+    for place in places:
+        found = (path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern))
+        if any(path.is_symlink() for path in islice(found, MAX_CANDIDATES)):
+            return True
+    return False
+
+
+def _unit_key(unit: CompileUnit) -> str:
+    return str(unit.compile_id).strip("[]")
+
+
 class _Join:
     def __init__(self, session: Session, trace: ProfilerTrace):
         self.session, self.trace = session, trace
         self.queued = QueuedGpuTime(trace)
-        self.threads = trace.by_thread()
-        self.starts = {thread: [event.start_us for event in events] for thread, events in self.threads.items()}
         self.codes = [(unit, artifact) for unit in session.units for artifact in unit.output_code]
 
     @cached_property
-    def _sites(self) -> dict[int, list[Site]]:
-        """Per code artifact (by id), its launch sites in call order."""
-        return {id(artifact): _code_sites(unit, artifact) for unit, artifact in self.codes}
+    def _sites(self) -> dict[int, dict[str, list[Site]]]:
+        """Per code artifact (by id), its launch sites by the name they are profiled as, in code order."""
+        found: dict[int, dict[str, list[Site]]] = {}
+        for unit, artifact in self.codes:
+            by_name: dict[str, list[Site]] = defaultdict(list)
+            for site in _code_sites(unit, artifact):
+                by_name[site.profiled_as].append(site)
+            found[id(artifact)] = dict(by_name)
+        return found
 
     def result(self) -> SourceTime:
         calls = self._graph_calls()
-        kernels: dict[tuple[str, str], KernelFigure] = {}
         by_site: dict[int, list[float]] = defaultdict(list)
         sites_of: dict[int, Site] = {}
         matched_codes: set[int] = set()
-        graph_calls = unmatched = 0
+        unit_figures: dict[str, UnitFigure] = {}
+        graph_calls = unmatched = unseen = 0
         graph_us = 0.0
-        for call, candidates in calls:
-            inside = self._events_inside(call)
-            best = max(((artifact, _align(inside, self._sites[id(artifact)])) for _, artifact in candidates),
-                       key=lambda found: len(found[1]), default=(None, []))
-            artifact, pairs = best
+        keyed = self._keyed_calls()
+        for call, inside, candidates in calls:
+            best = max(((unit, artifact, _align(inside, self._sites[id(artifact)])) for unit, artifact in candidates),
+                       key=lambda found: len(found[2]), default=(None, None, []))
+            unit, artifact, pairs = best
             if not pairs:
-                unmatched += 1
+                if id(call) in keyed:
+                    unseen += 1
+                else:
+                    unmatched += 1
                 continue
             graph_calls += 1
             graph_us += call.duration_us
             matched_codes.add(id(artifact))
+            figure = unit_figures.setdefault(_unit_key(unit), UnitFigure(_unit_key(unit)))
+            figure.calls += 1
+            figure.profiled_us += self._time(call)
             for event, site in pairs:
                 sites_of[id(site)] = site
                 by_site[id(site)].append(self._time(event))
+        kernels: list[KernelFigure] = []
+        row_of: dict[int, KernelFigure] = {}  # id of a site → its row
         for unit, artifact in self.codes:
-            for site in self._sites[id(artifact)]:
-                key = (str(unit.compile_id).strip("[]"), site.kernel.name)
-                row = kernels.get(key)
-                if row is None and id(artifact) in matched_codes:
-                    row = kernels[key] = KernelFigure(key[0], site.kernel.name, site.kernel.kind, 0)
-                if row is not None:
-                    row.sites += 1
-                    row.events += len(by_site.get(id(site), ()))
-                    row.total_us += sum(by_site.get(id(site), ()))
+            if id(artifact) not in matched_codes:
+                continue
+            index = next(at for at, code in enumerate(unit.output_code) if code is artifact)
+            figure = unit_figures[_unit_key(unit)]
+            for site in sorted((site for named in self._sites[id(artifact)].values() for site in named),
+                               key=lambda site: site.call_line):
+                times = by_site.get(id(site), ())
+                row_of[id(site)] = KernelFigure(figure.unit, site.kernel.name, site.kernel.kind, site.call_line, index,
+                                                len(times), sum(times), 0.0, kernel=site.kernel, rank=unit.rank,
+                                                compile_unit=unit, launch_us=tuple(times))
+                kernels.append(row_of[id(site)])
+                figure.kernel_us += sum(times)
+        for row in kernels:
+            row.unit_us = unit_figures[row.unit].profiled_us
         attribution = _Attribution()
         for site_id, times in by_site.items():
-            site = sites_of[site_id]
-            nodes = attribution.add(site, sum(times))
-            row = kernels[(str(site.unit.compile_id).strip("[]"), site.kernel.name)]
+            nodes = attribution.add(sites_of[site_id], sum(times))
+            row = row_of[site_id]
             row.nodes.extend(name for name in nodes if name not in row.nodes)
-        units: dict[str, float] = defaultdict(float)
-        for row in kernels.values():
-            units[row.unit] += row.total_us
-        not_profiled = sorted({row.name for row in kernels.values() if not row.events})
+        units: dict[str, float] = {key: figure.kernel_us for key, figure in unit_figures.items()}
+        not_profiled = sorted({row.name for row in kernels if not row.events})
+        idle = sorted(dict.fromkeys(_unit_key(unit) for unit in self.session.units
+                                    if unit.output_code and _unit_key(unit) not in unit_figures))
         return SourceTime("GPU" if self.queued.gpu_events else "CPU", graph_calls, unmatched,
-                          sorted(kernels.values(), key=lambda row: -row.total_us), dict(units),
+                          sorted(kernels, key=lambda row: -row.total_us), units,
                           sorted(attribution.nodes.values(), key=lambda row: -row.figure.total_us),
                           dict(sorted(attribution.modules.items(), key=lambda item: -item[1].total_us)),
                           sorted(attribution.lines.values(), key=lambda row: -row.figure.total_us),
-                          attribution.unattributed_us, graph_us, not_profiled, self._notes(calls, not_profiled, kernels))
+                          attribution.unattributed_us, graph_us, not_profiled,
+                          self._notes(calls, not_profiled, kernels)
+                          + ([f"{unseen} graph call(s) of the log's code show none of its launches: a CPU trace "
+                              f"names Inductor's C++ kernels only with "
+                              f"torch._inductor.config.cpp.enable_kernel_profile = True"]
+                             if unseen and not self.queued.gpu_events else []),
+                          unit_figures, idle, str(self.trace.path), unseen_launch_calls=unseen)
 
-    def _graph_calls(self) -> list[tuple[TraceEvent, list[tuple[CompileUnit, CodeArtifact]]]]:
-        """Each compiled graph call with the code it may have run: the code of the unit whose FX graph
-        cache key it names (else every code); without graph-call events, each compiled region with
-        its unit's code."""
-        by_key = {event.detail.get("key"): unit for unit in self.session.units for event in unit.cache_events
-                  if event.cache == "fx_graph"}
-        calls = [event for event in self.trace.events if event.name.startswith(GRAPH_EVENT)]
-        if calls:
-            found = []
-            for call in calls:
-                unit = by_key.get(call.name[len(GRAPH_EVENT):].strip(" #"))
-                found.append((call, [pair for pair in self.codes if unit is None or pair[0] is unit]))
-            return found
-        by_id = {str(unit.compile_id).strip("[]"): unit for unit in self.session.units}
-        regions = [event for event in self.trace.events if event.name.startswith(COMPILED_REGION)]
-        return [(region, [pair for pair in self.codes if pair[0] is by_id.get(region.name[len(COMPILED_REGION):].strip(": "))])
-                for region in regions]
+    def _graph_calls(self) -> list[tuple[TraceEvent, list[TraceEvent], list[tuple[CompileUnit, CodeArtifact]]]]:
+        """Each compiled graph call, the events it ran itself (in no graph call nested in it), and the
+        code it may have run: its unit's, the unit being that of the innermost compiled region open
+        around it, else the unit(s) whose FX graph cache key it names, else any. Without graph-call
+        events (older torch), each compiled region stands for its graph call. One sweep per thread
+        with a stack of the spans still open: linear in the events however the spans overlap."""
+        by_key: dict[str, list[CompileUnit]] = defaultdict(list)
+        for unit in self.session.units:
+            for event in unit.cache_events:
+                key = event.detail.get("key")
+                if event.cache == "fx_graph" and isinstance(key, str) and all(unit is not u for u in by_key[key]):
+                    by_key[key].append(unit)
+        by_id: dict[str, list[CompileUnit]] = defaultdict(list)
+        for unit in self.session.units:
+            by_id[_unit_key(unit)].append(unit)
+        if self.trace.rank is not None and any(unit.rank == self.trace.rank for unit in self.session.units):
+            # a rank's trace ran that rank's code: other ranks share its compile ids and keys
+            by_key = {key: [unit for unit in units if unit.rank == self.trace.rank] for key, units in by_key.items()}
+            by_id = defaultdict(list, {key: [unit for unit in units if unit.rank == self.trace.rank]
+                                       for key, units in by_id.items()})
+        codes_of: dict[int, list[tuple[CompileUnit, CodeArtifact]]] = defaultdict(list)
+        for unit, artifact in self.codes:
+            codes_of[id(unit)].append((unit, artifact))
+        has_calls = any(event.name.startswith(GRAPH_EVENT) for event in self.trace.events)
+        marker = GRAPH_EVENT if has_calls else COMPILED_REGION
+        found = []
+        forwards: list[tuple[float, list[CompileUnit]]] = []  # (start, units) of each call a region ties
+        untied: list[tuple[int, bool]] = []  # calls neither a region nor a key ties: (index in found, in a backward)
+        for events in self.trace.by_thread().values():
+            regions: list[TraceEvent] = []  # open compiled regions, innermost last
+            backwards: list[TraceEvent] = []  # open CompiledFunctionBackward spans
+            open_calls: list[tuple[TraceEvent, list[TraceEvent]]] = []  # open graph calls with their events
+            for event in events:
+                for spans in (regions, backwards):
+                    while spans and event.start_us >= spans[-1].end_us:
+                        spans.pop()
+                while open_calls and event.start_us > open_calls[-1][0].end_us:
+                    open_calls.pop()
+                if event.name.startswith(marker):
+                    region = regions[-1] if regions else (event if not has_calls else None)
+                    units = self._units_of(event, region, by_key, by_id)
+                    if units is None:
+                        if region is None:
+                            untied.append((len(found), bool(backwards)))
+                        units = self.session.units
+                    elif region is not None:
+                        forwards.append((event.start_us, units))
+                    inside: list[TraceEvent] = []
+                    found.append((event, inside, [pair for unit in units for pair in codes_of[id(unit)]]))
+                    open_calls.append((event, inside))
+                elif open_calls:
+                    open_calls[-1][1].append(event)
+                if event.name.startswith(COMPILED_REGION):
+                    regions.append(event)
+                elif event.name.startswith(BACKWARD_EVENT):
+                    backwards.append(event)
+        # A backward whose call names no known FX graph key (the FX graph cache off or bypassed) runs
+        # the backward of the graph whose forward ran last before it, on any thread (autograd's own)
+        forwards.sort(key=lambda item: item[0])
+        starts = [start for start, _ in forwards]
+        for index, in_backward in untied:
+            call, inside, _ = found[index]
+            before = bisect.bisect_left(starts, call.start_us) - 1
+            if before < 0:
+                continue
+            codes = [pair for unit in forwards[before][1] for pair in codes_of[id(unit)]]
+            if in_backward:
+                codes = [pair for pair in codes if pair[1].code.role == "backward"] or codes
+            found[index] = (call, inside, codes)
+        return found
 
-    def _events_inside(self, call: TraceEvent) -> list[TraceEvent]:
-        """The events of `call`'s thread that started inside it, outermost first."""
-        events, starts = self.threads[call.thread], self.starts[call.thread]
-        index = bisect.bisect_left(starts, call.start_us)
-        inside = []
-        while index < len(events) and events[index].start_us <= call.end_us:
-            if events[index] is not call:
-                inside.append(events[index])
-            index += 1
-        return inside
+    def _keyed_calls(self) -> set[int]:
+        """The graph calls (by id) whose FX graph cache key a unit of the log holds."""
+        keys = {event.detail.get("key") for unit in self.session.units for event in unit.cache_events
+                if event.cache == "fx_graph"}
+        return {id(event) for event in self.trace.events
+                if event.name.startswith(GRAPH_EVENT) and event.name[len(GRAPH_EVENT):].strip(" #") in keys}
+
+    def _units_of(self, call: TraceEvent, region: TraceEvent | None, by_key: dict,
+                  by_id: dict) -> list[CompileUnit] | None:
+        keyed = by_key.get(call.name[len(GRAPH_EVENT):].strip(" #"), []) if call.name.startswith(GRAPH_EVENT) else []
+        running = by_id.get(region.name[len(COMPILED_REGION):].strip(": "), []) if region is not None else []
+        if running and keyed:
+            both = [unit for unit in running if any(unit is other for other in keyed)]
+            return both or keyed
+        return running or keyed or None  # None: nothing ties the call to a unit
 
     def _time(self, event: TraceEvent) -> float:
         return self.queued.within(event) if self.queued.gpu_events else event.duration_us
 
-    def _notes(self, calls, not_profiled: list[str], kernels: dict) -> list[str]:
+    def _notes(self, calls, not_profiled: list[str], kernels: list[KernelFigure]) -> list[str]:
         notes = []
         if not calls:
             notes.append("the profile holds no compiled graph calls ('## Call CompiledFxGraph' or "
                          "'Torch-Compiled Region' spans)")
-        cpp = [name for name in not_profiled if any(row.kind == "cpp" and row.name == name for row in kernels.values())]
-        if cpp and not self.queued.gpu_events:
+        cpp = sorted({row.name for row in kernels if row.kind == "cpp" and not row.events})
+        if cpp and not self.queued.gpu_events and not any(row.kind == "cpp" and row.events for row in kernels):
             notes.append(f"{len(cpp)} C++ kernel(s) never appear in the profile: Inductor names them there only with "
                          f"torch._inductor.config.cpp.enable_kernel_profile = True; their time is in the graph calls' "
                          f"own time")
@@ -248,21 +505,22 @@ def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
     return sorted(sites, key=lambda site: site.call_line)
 
 
-def _align(events: list[TraceEvent], sites: list[Site]) -> list[tuple[TraceEvent, Site]]:
-    """The events of one graph call paired with the launch sites they ran, in call order: an event
-    named like no site is left out, as is one inside an event already paired (an extern kernel's
-    own ATen calls), and a site no event ran is skipped."""
-    names = {site.profiled_as for site in sites}
-    pairs, next_site, paired_until = [], 0, float("-inf")
+def _align(events: list[TraceEvent], by_name: dict[str, list[Site]]) -> list[tuple[TraceEvent, Site]]:
+    """The events of one graph call paired with the launch sites they ran: the k-th event of a name
+    is the k-th site of that name in the code (a site no event ran is left over); an event named like
+    no site is left out, as is one inside an event already paired (an extern kernel's own ATen calls).
+    Per name, not across names: a higher-order op's subgraph is defined above `call()` and runs from
+    inside it."""
+    used: dict[str, int] = defaultdict(int)
+    pairs, paired_until = [], float("-inf")
     for event in events:
         name = kernel_name(event.name)
-        if name not in names or event.start_us < paired_until:
+        named = by_name.get(name)
+        if named is None or event.start_us < paired_until or used[name] >= len(named):
             continue
-        for index in range(next_site, len(sites)):
-            if sites[index].profiled_as == name:
-                pairs.append((event, sites[index]))
-                next_site, paired_until = index + 1, event.end_us
-                break
+        pairs.append((event, named[used[name]]))
+        used[name] += 1
+        paired_until = event.end_us
     return pairs
 
 

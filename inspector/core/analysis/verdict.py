@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import BreakSite, FusionStats
+from inspector.core.analysis.fallbacks import failure
+from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import INCONCLUSIVE, UNMEASURED, Speedup, break_even_calls, unmeasured_reason
+from inspector.core.analysis.speedup import Speedup, break_even_calls, unmeasured_reason
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
@@ -38,21 +39,24 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     results = session.results or RunResults()
     measured = results.eager is not None and results.compiled is not None
     missing = f"not measured: {unmeasured_reason(session.results)}"
-    t_compile, units_measured = compile_time["total_s"], compile_time["units_measured"]
+    t_compile, units_measured, torch_s, torch_started = model_compile_s(session.units)
     t_eager = results.eager.median_s if results.eager is not None else None
     t_exec = results.compiled.median_s if results.compiled is not None else None
     break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
     eager = _eager_part(session, sites, slowness)
     gap = t_exec * eager.share if measured and eager.share is not None else None
-    ceiling = t_eager / gap if gap and t_eager else None
+    ceiling, ceiling_source = amdahl_ceiling(results, eager, speedup, t_eager, gap)
     cache = cache_rates.get("fx_graph", {})
 
     def need(value, source):
         return source if value is not None else missing
 
     figures = [
-        Figure("t_compile", "T_compile", t_compile, "s", "Σ compile time of every unit (frame + backward graph)",
-               f"compilation_metrics of {units_measured} unit(s)" if units_measured else "no compilation_metrics in the log"),
+        Figure("t_compile", "T_compile", t_compile, "s",
+               "Σ compile time of the model's units (frame + backward graph)",
+               (f"compilation_metrics of {units_measured} unit(s)" if units_measured
+                else "no compilation_metrics of the model's units in the log")
+               + _torch_started(torch_s, torch_started)),
         Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
         Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
@@ -66,23 +70,35 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                t_compile / AMORTISE_CALLS if t_compile is not None else None, "s/call",
                f"T_compile / m, m = {AMORTISE_CALLS:,}: the compile time each call carries if the model runs m times",
                "compilation_metrics" if t_compile is not None else "no compile time"),
-        Figure("fusion", "K", fusion.fusion_ratio, "ops/kernel", "N_ops / N_kernels",
-               f"{fusion.n_ops} ops, {fusion.n_kernels} kernels ({fusion.source})" if fusion.fusion_ratio is not None
-               else "no output code or graph to count"),
-        Figure("fused_ops", "N_fused", fusion.n_fused, "ops", "N_op − N_eliminated",
-               f"{fusion.n_eliminated} ops eliminated, from provenance maps" if fusion.n_fused is not None
+        Figure("fusion", "K", fusion.fusion_ratio, "ops/launch", "N_ops / N_launches (kernel launches per graph call)",
+               f"{fusion.n_ops} ops, {fusion.n_launch_sites} launch sites of {fusion.n_kernels} kernels "
+               f"({fusion.source})" if fusion.fusion_ratio is not None else "no output code or graph to count"),
+        Figure("fused_ops", "N_fused", fusion.n_fused, "ops", "ops inside generated kernels made from ≥ 2 ops",
+               f"of {fusion.n_ops} ops, from the kernels' source nodes"
+               + (f"; {fusion.n_eliminated} became no kernel at all" if fusion.n_eliminated is not None else "")
+               if fusion.n_fused is not None
                else "no kernels in this session: nothing was fused" if not fusion.n_kernels
                else "needs provenance tracking (INDUCTOR_PROVENANCE=1) for every kernel"),
         Figure("break_cost", "T_overhead", gap, "s/call",
                "N_break × T_fallback ≈ T_execute × (eager share of a compiled call)",
                eager.source if gap is not None or eager.share is None else missing),
-        Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap = T_overhead: the part compiling left eager)",
-               _amdahl_source(gap, t_eager, eager, speedup)),
+        Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap: the part of a compiled call left eager), "
+               "both from the profiles", ceiling_source),
         Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
                "%", "FX graph cache hits / lookups",
                _cache_source(cache, cache_rates) if cache else "no cache events in the log"),
     ]
     return figures
+
+
+def _torch_started(seconds: float | None, started: list) -> str:
+    """The compiles T_compile leaves out, named: torch's own, for eager operator calls."""
+    if not started:
+        return ""
+    operators = ", ".join(sorted({operator for _, operator in started}))
+    spent = f", {seconds:.3g} s" if seconds is not None else ""
+    return (f"; not counted: {len(started)} compile(s){spent} that torch started itself for eager {operators} "
+            f"call(s) ({', '.join(str(unit.compile_id) for unit, _ in started)}), not the model's")
 
 
 @dataclass(frozen=True)
@@ -93,10 +109,11 @@ class EagerPart:
 
     share: float | None
     source: str
+    us_per_call: float | None = None  # the same part in µs per profiled compiled call
 
 
 def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) -> EagerPart:
-    fallbacks = [unit for unit in session.units if unit.fail_type]
+    fallbacks = [unit for unit in session.units if (failed := failure(unit)) is not None and failed.runs_eagerly]
     if not sites and not fallbacks:
         return EagerPart(None, "no graph break and no eager fallback: the model runs inside compiled graphs "
                                "(the Python around them is the call's own overhead, not a break's)")
@@ -106,7 +123,8 @@ def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) ->
     causes = ", ".join(part for part in (f"{len(sites)} break site(s)" if sites else "",
                                          f"{len(fallbacks)} unit(s) fell back to eager" if fallbacks else "") if part)
     return EagerPart(between.share, f"{causes}; {between.share:.0%} of a profiled compiled call is eager work "
-                                    "between and inside compiled regions (see where a compiled call's time goes)")
+                                    "between and inside compiled regions (see where a compiled call's time goes)",
+                     between.us_per_call)
 
 
 def _cache_source(cache: dict, cache_rates: dict[str, dict]) -> str:
@@ -119,26 +137,47 @@ def _cache_source(cache: dict, cache_rates: dict[str, dict]) -> str:
     return f"{words}; every cache together ({', '.join(cache_rates)}): {hits} hit, {misses} miss"
 
 
-def _amdahl_source(gap: float | None, t_eager: float | None, eager: EagerPart, speedup: Speedup) -> str:
+PROFILE_AGREEMENT = 2.0  # the profiles' own S may differ from the timed S by this factor beyond its interval
+
+
+def amdahl_ceiling(results: RunResults, eager: EagerPart, speedup: Speedup, t_eager: float | None,
+                   gap: float | None) -> tuple[float | None, str]:
+    """S_max = T_eager / T_gap, the speedup no faster compiled graph can pass while the eager part
+    stays. Taken from the two profiles (an eager call against the eager part of a compiled call,
+    both under the same profiler) so it does not inherit the timing's noise through S; without an
+    eager profile, from the timing only when S is conclusive with a certain size. Not stated when
+    its inputs are too noisy: the profiles disagree with the timing beyond PROFILE_AGREEMENT."""
     if eager.share is None:
-        return eager.source
-    if eager.share <= 0:
-        return "the profile leaves no eager time between compiled graphs: no ceiling from eager gaps"
-    if gap is None or not t_eager:
-        return "needs a measured run with a profile"
-    if gap >= t_eager:
-        words = (f"the eager part of a compiled call ({gap * 1e6:.0f} µs) is as long as the whole eager call "
-                 f"({t_eager * 1e6:.0f} µs): faster compiled graphs cannot make the call faster, only fewer breaks can")
+        return None, eager.source
+    if eager.share <= 0 or not eager.us_per_call:
+        return None, "the profile leaves no eager time between compiled graphs: no ceiling from eager gaps"
+    profiled = results.profile.get("eager")
+    eager_us = profiled.wall_s * 1e6 / (profiled.runs or 1) if profiled is not None and profiled.wall_s else None
+    if eager_us is not None:
+        ceiling = eager_us / eager.us_per_call
+        words = (f"a profiled eager call ({eager_us:.0f} µs) / the eager part of a profiled compiled call "
+                 f"({eager.us_per_call:.0f} µs, {eager.share:.0%} of it): both from the profiles, not through S")
+        compiled_us = eager.us_per_call / eager.share
+        profile_s = eager_us / compiled_us
+        low, high = (speedup.low, speedup.high) if speedup.has_interval else (speedup.value, speedup.value)
+        if low is not None and not low / PROFILE_AGREEMENT <= profile_s <= high * PROFILE_AGREEMENT:
+            return None, (f"not stated: inputs too noisy — the profiles' own speedup ({profile_s:.3g}×) and the "
+                          f"timing's ({speedup.interval_text()}) differ by more than {PROFILE_AGREEMENT:g}×: the "
+                          f"profiler's cost or the machine changed what was measured; {words}")
     else:
-        words = "the eager part of a compiled call bounds the speedup, from the profile"
-    if speedup.state in (INCONCLUSIVE, UNMEASURED):
-        words += "; the timing is INCONCLUSIVE, so this ceiling is as uncertain as S"
-    elif not speedup.has_interval:
-        words += "; S was timed without an interval, so this ceiling has none either"
-    if speedup.has_interval:
-        words += (f"; with S's interval the ceiling lies in {speedup.low / eager.share:.3g}–"
-                  f"{speedup.high / eager.share:.3g}× (S_max = S / eager share)")
-    return words
+        if gap is None or not t_eager:
+            return None, "needs a measured run with a profile"
+        if not speedup.conclusive or not speedup.size_certain or not speedup.has_interval:
+            why = speedup.reason if speedup.has_interval else "S has no interval"
+            return None, (f"not stated: inputs too noisy — without an eager profile S_max = S / eager share, and S "
+                          f"is {speedup.word()} ({why})")
+        ceiling = t_eager / gap
+        words = (f"T_eager / (T_execute × {eager.share:.0%} eager share) = S / eager share; with S's interval it "
+                 f"lies in {speedup.low / eager.share:.3g}–{speedup.high / eager.share:.3g}×")
+    if ceiling <= 1:
+        words += ("; the eager part of a compiled call is as long as the whole eager call: faster compiled graphs "
+                  "cannot make the call faster, only fewer breaks can")
+    return ceiling, words
 
 
 def _speedup_source(speedup) -> str:

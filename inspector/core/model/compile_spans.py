@@ -205,29 +205,3 @@ class _Event:
 
 NO_ARGS: dict = {}  # never written to: a span's end event's arguments replace its dict
 
-
-def stage_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:
-    """Seconds spent per stage name; a stage nested in a span of the same name counts once."""
-    totals: dict[str, float] = defaultdict(float)
-
-    def visit(span: Span, open_names: frozenset):
-        if span.name not in open_names:
-            totals[span.name] += span.duration_us(until_us) / 1e6
-        inner = open_names | {span.name}
-        for child in span.children:
-            visit(child, inner)
-
-    for root in roots:
-        visit(root, frozenset())
-    return dict(sorted(totals.items(), key=lambda item: -item[1]))
-
-
-def stage_self_totals(roots: list[Span], until_us: float | None = None) -> dict[str, float]:
-    """Seconds spent per stage name in the stage itself, time in nested stages excluded: where the
-    compile time actually went."""
-    totals: dict[str, float] = defaultdict(float)
-    for root in roots:
-        for span in root.walk():
-            nested = sum(child.duration_us(until_us) for child in span.children)
-            totals[span.name] += max(0.0, span.duration_us(until_us) - nested) / 1e6
-    return dict(sorted(totals.items(), key=lambda item: -item[1]))

@@ -13,7 +13,9 @@ _STRING_END = re.compile(r"^\s*(?:'''|\"\"\")")
 _SOURCE_NODES = re.compile(r"(?:#|//)\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]"
                            r"(?:,\s*Original ATen:\s*\[(?P<aten>[^\]]*)\])?")  # Python or C++ comments
 _HANDLES = re.compile(r"(?:#|//)\s*\[Provenance debug handles\]\s*(?P<handles>.+)$")
-_CALL_FUNCTION = re.compile(r"^\s*def call\(")
+# `call()`, where the graph's kernels are launched, and the subgraphs of higher-order ops (a torch.cond's
+# branches, a while_loop's body), which Inductor writes as `def true_graph_0(args):` and runs from `call()`
+_CALL_FUNCTION = re.compile(r"^\s*def (?:call\(|\w+\(args\):)")
 _LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<name>[A-Za-z_]\w*)(?:\.run)?\(")
 _EXTERN = re.compile(r"\bextern_kernels\.(?P<op>\w+)\(")
 _FALLBACK = re.compile(r"^\s*(?:\w+(?:,\s*\w+)*\s*=\s*)?(?:torch\.ops\.)?(?P<op>aten\.\w+(?:\.\w+)?)\(")

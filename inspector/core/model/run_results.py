@@ -159,8 +159,12 @@ class RunResults(Record):
     eager: Timing | None = None
     compiled: Timing | None = None
     timing: Benchmark | None = None
-    memory_eager: Mapping[str, float] | None = None  # figure (cpu_rss_high_water_mb, …) → MB
-    memory_compiled: Mapping[str, float] | None = None
+    memory_eager: Mapping[str, float] | None = None  # figure (cpu_rss_high_water_mb, cpu_rss_start_mb, …) → MB
+    memory_compiled: Mapping[str, float] | None = None  # the compiled calls after compiling
+    memory_compile: Mapping[str, float] | None = None  # the first compiled call: compiling it
+    # what the figures are: a peak per phase (reset at each phase's start) or, in older captures and
+    # where the reset is refused, the process's running peak (None: an older capture, running peak)
+    memory_method: str | None = None
     t_first_call_s: float | None = None
     correctness: tuple[Correctness, ...] | None = None  # None: not checked (the run ended first)
     allclose: bool | None = None
@@ -174,3 +178,56 @@ class RunResults(Record):
     def timed(self, label: str) -> Timing | None:
         """The call times of the `eager` or `compiled` run."""
         return self.compiled if label == "compiled" else self.eager
+
+
+# --- torch's own record of the run (torch_record.json) -------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class GuardFailures(Record):
+    """One cache entry checked at a recompile: every guard of it that failed (torch logs the first)."""
+
+    compile_id: str | None = None
+    failures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedRecompile(Record):
+    """A recompile as torch saw it in the process: the reasons it logged and every failed guard."""
+
+    compile_id: str | None = None
+    co_name: str | None = None
+    co_filename: str | None = None
+    co_firstlineno: int | None = None
+    reasons: tuple[str, ...] = ()
+    cache_entries: tuple[GuardFailures, ...] = ()
+
+    NESTED = {"cache_entries": [GuardFailures]}
+
+    def every_failure(self) -> tuple[str, ...]:
+        return tuple(failure for entry in self.cache_entries for failure in entry.failures)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedOutputCode(Record):
+    """One output code Inductor loaded: the kernels it defines, subgraphs' included."""
+
+    compile_id: str | None = None
+    key: str | None = None
+    kernels: int = 0
+    extern_calls: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TorchRecord(Record):
+    """What torch itself recorded in the capture's process (docs/capture-session.md): its counters,
+    every compilation's metrics (the fields torch names, kept as read), every recompile with every
+    failed guard, and the output code it loaded. The oracle bench/oracle holds the app's facts to."""
+
+    torch: str | None = None
+    counters: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    compilation_metrics: tuple[Mapping[str, Any], ...] = ()
+    recompiles: tuple[RecordedRecompile, ...] = ()
+    output_code: tuple[RecordedOutputCode, ...] = ()
+    hook_errors: tuple[str, ...] = ()
+
+    NESTED = {"recompiles": [RecordedRecompile], "output_code": [RecordedOutputCode]}

@@ -17,7 +17,7 @@ from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_
 from inspector.core.model.made_once import MadeOnce
 from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
-from inspector.core.model.run_results import Manifest, RunResults
+from inspector.core.model.run_results import Manifest, RunResults, TorchRecord
 
 
 class UnitStatus(str, Enum):
@@ -396,6 +396,7 @@ class Session:
     global_artifacts: list[TextArtifact] = field(default_factory=list)
     manifest: Manifest | None = None  # a capture's, decoded by its loader
     results: RunResults | None = None
+    torch_record: TorchRecord | None = None  # torch's own record of a capture's run (torch_record.json)
     extracted_to: Path | None = None  # the private folder a bundle was extracted into, removed on close
     # (bytes read, bytes in all) of a preview: the session of a big log's first records, shown while
     # the whole log is read; None for a whole session

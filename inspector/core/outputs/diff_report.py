@@ -3,7 +3,8 @@ shows them as HTML, so the two never list, order or count a change differently."
 
 from __future__ import annotations
 
-from inspector.core.analysis.run_diff import break_counts
+from inspector.core.analysis.comparison import Speedup
+from inspector.core.analysis.run_diff import break_counts, comparison_words
 from inspector.core.numbers import number, seconds
 from inspector.core.outputs.sections import Section
 
@@ -34,10 +35,12 @@ def diff_sections(result: dict) -> list[Section]:
             [f"added: {name}" for name in kernels["added"][:SHOWN_NAMES]]
             + [f"removed: {name}" for name in kernels["removed"][:SHOWN_NAMES]]
             + [f"renamed: {pair['from']} → {pair['to']}" for pair in kernels["renamed"][:SHOWN_NAMES]]
-            + [f"{row['kernel']}: {number(row['us_a'])} → {number(row['us_b'])} µs per call"
+            + [f"[{row['unit']}] {row['kernel']} line {row['call_line_b']}: {number(row['us_a'])} → "
+               f"{number(row['us_b'])} µs per call" + (f" — {row['noise']}" if row.get("noise") else "")
                for row in kernels["time_deltas"][:SHOWN_DELTAS]])),
         Section("Steady state", f"{seconds(steady['a_s'])} → {seconds(steady['b_s'])} per call",
-                tuple(f"{side}: {steady[f'verdict_{side.lower()}']['text']}" for side in ("A", "B"))),
+                tuple(f"{side}: {steady[f'verdict_{side.lower()}']['text']}" for side in ("A", "B"))
+                + ((comparison_words(Speedup.from_state(steady["b_vs_a"])),) if steady.get("b_vs_a") else ())),
     ]
 
 

@@ -21,7 +21,7 @@ from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace, 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
 PROFILE_RANKS_SCHEMA = "profile-ranks-summary/1"
-SOURCE_TIME_SCHEMA = "profile-source-time/1"
+SOURCE_TIME_SCHEMA = "profile-source-time/2"  # 2: kernels[] per call site, units[] with what shares divide
 SOURCE_TIME_KEY = "profile_source_time"  # the section of the log's summary JSON
 TRITON_JOIN_SCHEMA = "tritonparse-join/1"
 TRITON_JOIN_KEY = "triton_ir"  # the section of the log's summary JSON
@@ -105,6 +105,7 @@ def summarize_profile_ranks(traces: RankTraces) -> dict:
         "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
                         for difference in ranks.differences],
         "unreadable": ranks.unreadable,
+        "problems": ranks.problems.to_json(), "unreadable_events": ranks.unreadable_events,
     }
 
 
@@ -146,6 +147,8 @@ def render_profile_ranks_text(summary: dict) -> str:
     if summary["unreadable"]:
         lines += ["", f"{len(summary['unreadable'])} trace(s) could not be read (left out):"]
         lines += [f"  {name}: {why}" for name, why in summary["unreadable"].items()]
+    if damage := trace_damage_text(summary):
+        lines += ["", damage]
     return "\n".join(lines)
 
 
@@ -165,7 +168,7 @@ def summarize_profile(trace: ProfilerTrace) -> dict:
                      "grid": row.grid} for row in profile.kernels],
         "unlinked_gpu_events": profile.unlinked,
         "unlinked_gpu_us": max(0.0, profile.total_gpu_us - sum(row.gpu_us for row in profile.regions)),
-        "unreadable_events": trace.unreadable,
+        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
     }
 
 
@@ -192,9 +195,20 @@ def render_profile_text(summary: dict) -> str:
         lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} {row['name'][:70]}{source}")
     if summary["unlinked_gpu_events"]:
         lines.append(f"\n{unlinked_text(summary)}")
-    if summary["unreadable_events"]:
-        lines.append(f"{summary['unreadable_events']} event(s) could not be read (left out)")
+    if damage := trace_damage_text(summary):
+        lines.append(f"\n{damage}")
     return "\n".join(lines)
+
+
+def trace_damage_text(summary: dict) -> str:
+    """What of a profiler trace (or of a folder's traces) could not be read, each kind of damage with
+    the file it was found in ("" when all of it was read)."""
+    parts = [f"{entry['count']:,} {entry['meaning']}" + (f" ({entry['examples'][0]})" if entry["examples"] else "")
+             for entry in (summary.get("problems") or {}).values()]
+    if summary.get("unreadable_events"):
+        parts.append(f"{summary['unreadable_events']:,} event(s) that are no readable span (no name, a time that is "
+                     "not a finite number, or a negative duration; left out)")
+    return "Could not read all of the trace: " + "; ".join(parts) if parts else ""
 
 
 def profile_totals_text(summary: dict) -> str:
@@ -267,8 +281,8 @@ def profile_section(session, profile: str | Path | None = None) -> tuple[dict | 
     path, why = (Path(profile), "") if profile is not None else paired_profile(session)
     if path is None:
         return None, why
-    try:
-        trace = read_profiler_trace(path)
+    try:  # a trace found beside the log is read only inside the folder it was found in (no link out)
+        trace = read_profiler_trace(path, root=None if profile is not None else path.parent)
     except (OSError, ValueError) as error:
         return None, f"profiler trace not readable: {error}"
     return summarize_source_time(session, trace), ""
@@ -290,18 +304,25 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
     return {
         "schema": SOURCE_TIME_SCHEMA, "profile": str(trace.path), "device": joined.device,
         "graph_calls": joined.graph_calls, "unmatched_graph_calls": joined.unmatched_calls,
+        "unseen_launch_calls": joined.unseen_launch_calls,
         "total_us": joined.total_us, "graph_us": joined.graph_us, "unattributed_us": joined.unattributed_us,
         "apportioning": APPORTIONING,
-        "units": [{"compile_id": unit, "us": us} for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
-        "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "sites": row.sites,
-                     "launches": row.events, "us": row.total_us, "basis": "measured", "nodes": row.nodes}
-                    for row in joined.kernels],
+        "units": [{"compile_id": unit, "us": us, "calls": joined.unit_figures[unit].calls,
+                   "profiled_us": joined.unit_figures[unit].profiled_us}
+                  for unit, us in sorted(joined.units.items(), key=lambda item: -item[1])],
+        "units_not_profiled": joined.units_not_profiled,
+        "kernels": [{"compile_id": row.unit, "name": row.name, "kind": row.kind, "code": row.code,
+                     "call_line": row.call_line, "launches": row.events, "us": row.total_us,
+                     "per_launch_us": row.per_launch_us, "share_of_unit": row.share, "basis": "measured",
+                     "launch_us_min_median_max": list(row.spread_us) if row.spread_us else None,
+                     "nodes": row.nodes} for row in joined.kernels],
         "nodes": [{"compile_id": row.unit, "node": row.origin.name, "target": row.origin.target, "module": row.module,
                    "file": row.origin.file, "line": row.origin.line, **_figure(row.figure)} for row in joined.nodes],
         "modules": [{"module": module, **_figure(figure)} for module, figure in joined.modules.items()],
         "lines": [{"file": row.file, "line": row.line, "code": row.code, **_figure(row.figure), "nodes": row.nodes}
                   for row in joined.lines],
         "not_profiled": joined.not_profiled, "notes": joined.notes,
+        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
     }
 
 
@@ -317,9 +338,15 @@ def render_source_time_text(section: dict) -> str:
              f"  {section['graph_calls']} compiled graph call(s) tied to the log's code ({what}); kernel time "
              f"{microseconds(section['total_us'])}"
              + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU" and section["graph_us"] else "")
-             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold" if section["unmatched_graph_calls"] else "")]
+             + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold"
+                if section["unmatched_graph_calls"] else "")
+             + (f"; {section['unseen_launch_calls']} call(s) of code the log holds (its cache key) with none of its "
+                f"launches in the profile" if section.get("unseen_launch_calls") else "")]
     if section["units"]:
-        lines.append("  per compile unit: " + ", ".join(f"{row['compile_id']} {microseconds(row['us'])}" for row in section["units"]))
+        lines.append("  per compile unit (kernels of its profiled graph calls): " + ", ".join(
+            f"{row['compile_id']} {microseconds(row['us'])}"
+            + (f" of {microseconds(row['profiled_us'])}" if row.get("profiled_us") else "")
+            for row in section["units"]))
     lines += ["", "Kernel time per source line (measured: launches wholly on the line; apportioned: shares of launches "
               "made from nodes on several lines):"]
     for row in section["lines"][:TOP]:
@@ -336,13 +363,21 @@ def render_source_time_text(section: dict) -> str:
         where = f"{Path(row['file']).name}:{row['line']}" if row["file"] else "—"
         lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} "
                      f"{row['compile_id']} {row['node']:<20} {where:<24} {row['module']}")
-    lines += ["", "Per kernel (measured):"]
-    for row in section["kernels"][:TOP]:
-        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  ×{row['launches']:<5} "
-                     f"{row['compile_id']} {row['name'][:60]}  ← {', '.join(row['nodes'][:6]) or '?'}")
+    lines += ["", "Per kernel call site (measured; share of its unit's profiled graph calls):"]
+    for row in [row for row in section["kernels"] if row["launches"]][:TOP]:  # the others: "not in the profile"
+        share = f"{row['share_of_unit']:>5.1%}" if row.get("share_of_unit") is not None else "    —"
+        per_launch = microseconds(row["per_launch_us"]) if row.get("per_launch_us") is not None else "—"
+        lines.append(f"  {share} {microseconds(row['us']):>10} = {per_launch:>9} ×{row['launches']:<5} "
+                     f"{row['compile_id']} {row['name'][:50]} line {row['call_line']}  "
+                     f"← {', '.join(row['nodes'][:6]) or '?'}")
+    if section.get("units_not_profiled"):
+        lines.append(f"  units not profiled (their code ran in no profiled call): "
+                     f"{', '.join(section['units_not_profiled'])}")
     if section["not_profiled"]:
         lines.append(f"  not in the profile: {', '.join(section['not_profiled'])}")
     lines += [f"Note: {note}" for note in section["notes"]]
+    if damage := trace_damage_text(section):
+        lines.append(damage)
     return "\n".join(lines)
 
 

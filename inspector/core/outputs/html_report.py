@@ -204,11 +204,12 @@ def _explained_sections(summary: Summary) -> list[str]:
         parts.append(f"<p>{where} ×{site.count}: <a href='{_e(kind.url)}'>{_e(kind.gb_id)}</a> "
                      f"{_e(kind.gb_type)}<br>{_e(kind.explanation)}</p>")
         parts += [f"<p class='muted'>Hint: {_e(hint)}</p>" for hint in kind.hints[:3]]
+        parts += [f"<p class='muted'>Then: {_e(chained)}</p>" for chained in kind.chained]
     groups = summary.recompile_groups
     parts.append(_heading(summary, Part.RECOMPILE_GROUPS))
-    parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Why", "Fix"],
+    parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Guards failed", "Why", "Fix"],
                         [[g.shown, f"{g.shown_subject} {g.aspect}", g.count, " → ".join(g.history),
-                          g.diagnosis, g.fix] for g in groups]))
+                          " | ".join(g.failed), g.diagnosis, g.fix] for g in groups]))
     parts.append(f"<p class='muted'>{_e(groups[0].stance if groups else '')} {_e(summary.recompile_limit.text)}</p>")
     slow = summary.slowness
     parts.append("<h2>Where a compiled call's time goes</h2>")

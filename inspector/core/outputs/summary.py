@@ -11,7 +11,9 @@ from inspector import __version__
 from inspector.core.analysis.break_map import resume_after, resume_units
 from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
+from inspector.core.analysis.kernel_plots import memory_measured
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
+from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import called_function, shown_function
 from inspector.core.model.records import state_of
 from inspector.core.model.run_results import RunResults
@@ -155,7 +157,10 @@ def _run(analysis: SessionAnalysis) -> dict | None:
         "environment": state_of(results.environment),
         "correctness": [row.get_state() for row in results.correctness] if results.correctness is not None else None,
         "allclose": results.allclose,
-        "memory": {"eager": results.memory_eager, "compiled": results.memory_compiled},
+        "memory": {"eager": results.memory_eager, "compiled": results.memory_compiled,
+                   **({"compile": results.memory_compile} if results.memory_compile is not None else {}),
+                   **({"measured": memory_measured(results)} if results.memory_eager or results.memory_compiled
+                      else {})},
         "t_first_call_s": results.t_first_call_s,
         "top_kernels": analysis.top_kernels,
         "profile_check": analysis.profile_check.to_json(),
@@ -181,6 +186,7 @@ def _unit(unit, fusion) -> dict:
         "location": str(unit.location) if unit.location else None,
         "called": {"function": called.function, "location": str(called)} if (called := called_function(unit)) else None,
         "shown": shown_function(unit),
+        "triggered_by": eager_trigger(unit),  # the eager operator call that made torch compile it, if any
         "status": unit.status.value,
         "attempts": unit.attempts, "breaks": len(unit.breaks), "recompile": unit.recompile is not None,
         "graph_ops": unit.metric("graph_op_count"), "kernels": fusion.n_kernels,

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.kernel_index import KernelCompile
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.model.records import Record
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
@@ -115,6 +115,7 @@ class Unit(Record):
     shown: str = ""  # the unit's function as a person names it ("forward (resumed at line 19)")
     location: str | None = None
     called: Called | None = None
+    triggered_by: str | None = None  # `torch.cond`: torch compiled this for an eager call of that operator
     status: str = ""
     kernels: int = 0
     compile_time_s: float | None = None
@@ -224,12 +225,16 @@ class CompileTime(Record):
     backward_s: float | None = None
     backward_units: tuple[str, ...] = ()
     per_stage_s: Mapping[str, float] = field(default_factory=dict)
-    self_s: Mapping[str, float] = field(default_factory=dict)
+    self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
+    wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
+    per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
+    concurrent: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # stage → work beside the compile
     open_stages: tuple[str, ...] = ()
 
     @property
     def traced_s(self) -> float:
-        """The own times of every stage together (0 for a log cut off before any stage ended)."""
+        """The compile's wall time in stages: the own times of every stage together (0 for a log cut
+        off before any stage ended)."""
         return sum(self.self_s.values())
 
 
@@ -390,6 +395,21 @@ class Run(Record):
         eager, compiled = memory.get("eager") or {}, memory.get("compiled") or {}
         return [(key.replace("_mb", ""), eager[key], compiled[key]) for key in compiled if key in eager]
 
+    @property
+    def memory_growth(self) -> list[tuple[str, float, float]]:
+        """(figure, eager MB, compiled MB) of each phase's peak above what the process held at the
+        phase's start: what the calls themselves took (captures that record the start)."""
+        memory = self.memory or {}
+        eager, compiled = memory.get("eager") or {}, memory.get("compiled") or {}
+        rows = []
+        for peak, start in PHASE_STARTS.items():
+            if all(key in phase for phase in (eager, compiled) for key in (peak, start)):
+                rows.append((peak.replace("_mb", ""), eager[peak] - eager[start], compiled[peak] - compiled[start]))
+        return rows
+
+
+PHASE_STARTS = {"cpu_rss_high_water_mb": "cpu_rss_start_mb", "cuda_max_allocated_mb": "cuda_allocated_start_mb"}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Registry(Record):
@@ -406,6 +426,7 @@ class BreakType(Record):
     hints: tuple[str, ...] = ()
     url: str = ""
     matched_by: str = ""
+    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -443,6 +464,7 @@ class RecompileGroup(Record):
     count: int = 0
     history: tuple[str, ...] = ()
     guard: str = ""
+    failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
     diagnosis: str = ""
     fix: str = ""
     stance: str = ""
@@ -607,6 +629,8 @@ class Summary(Record):
             uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
             if speedup.state == INCONCLUSIVE:
                 parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")
+            elif speedup.state == NO_DIFFERENCE:
+                parts.append(f"No measurable difference between compiled and eager{interval}: {speedup.reason}.")
             elif speedup.state == FASTER:
                 calls = (self.figure("break_even") or Figure()).value
                 parts.append(f"Compiled is {speedup.range_text()} faster than eager{interval}{uncertain}"

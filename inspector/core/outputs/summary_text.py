@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import (
@@ -92,8 +93,9 @@ def _units(summary: Summary) -> list[str]:
         if unit.backward_graph:
             backward = (f"  (backward graph, compiled in {unit.backward_compile_time_s:.2f}s)"
                         if unit.backward_compile_time_s is not None else "  (backward graph)")
+        origin = f"  [{origin_text(unit.triggered_by)}]" if unit.triggered_by else ""
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
-                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}")
+                     f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}{origin}")
     return lines
 
 
@@ -236,6 +238,9 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
         for event in unit.of_kind("specialization"):
             lines.append(f"    SPECIALISED {event.shown_source}: {event.detail} at {event.location or '?'}"
                          + (f": `{event.code}`" if event.code else ""))
+        for event in unit.of_kind("ignored_mark"):
+            lines.append(f"    MARK IGNORED {event.shown_source}: {event.detail} at {event.location or '?'}"
+                         + (f": `{event.code}`" if event.code else ""))
         guards = unit.of_kind("guard")
         lines += [f"    guard {event.detail}  at {event.location or '?'}" for event in guards[:SHAPE_GUARDS_SHOWN]]
         if len(guards) > SHAPE_GUARDS_SHOWN:
@@ -253,10 +258,15 @@ def _compile_time(summary: Summary) -> list[str]:
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
     traced = timing.traced_s
     if traced:
-        lines.append("  where it went (own time of each stage, nested stages excluded):")
+        lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
+                     f"they add up to the {traced:.2f} s the compiling thread spent in stages):")
     for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
         share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
+    for stage, work in timing.concurrent.items():
+        lines.append(f"  beside it on other threads (compile workers; not in the shares above): {stage} "
+                     f"×{work['count']:.0f}, {work['busy_s']:.2f} s of work within {work['wall_s']:.2f} s, "
+                     f"up to {work['peak']:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
     return lines
@@ -355,9 +365,19 @@ def _verdict(summary: Summary) -> list[str]:
         verdict_word = "allclose" if check.allclose else "MISMATCH"
         lines.append(f"  correctness {check.inputs}: {verdict_word}, max abs error {check.max_abs_error:.3g}, "
                      f"max rel error {check.max_rel_error:.3g}")
-    if run.memory_pairs:
-        lines.append("  memory high-water: " + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB"
-                                                        for key, eager, compiled in run.memory_pairs))
+    peaks = [(key, eager, compiled) for key, eager, compiled in run.memory_pairs if not key.endswith("_start")]
+    if peaks:
+        memory = run.memory or {}
+        lines.append(f"  memory, eager → compiled ({memory.get('measured') or 'the running peak'}): "
+                     + ", ".join(f"{key} {eager:.0f} → {compiled:.0f} MB" for key, eager, compiled in peaks))
+        if run.memory_growth:
+            lines.append("    above each phase's start (what its calls took): " + ", ".join(
+                f"{key} {eager:+.0f} → {compiled:+.0f} MB" for key, eager, compiled in run.memory_growth))
+        compiling = memory.get("compile") or {}
+        if compiling:
+            lines.append("    compiling (the first compiled call): " + ", ".join(
+                f"{key.replace('_mb', '')} {value:.0f} MB" for key, value in compiling.items()
+                if not key.endswith("_start_mb")))
     check = run.profile_check
     if check is not None and check.consistent is not None:
         lines.append(f"  {check.note}")
@@ -386,6 +406,7 @@ def _break_types(summary: Summary) -> list[str]:
         if kind.explanation:
             lines.append(f"    {kind.explanation}")
         lines += [f"    hint: {hint}" for hint in kind.hints[:3]]
+        lines += [f"    then: {chained}" for chained in kind.chained]
         lines.append(f"    docs: {kind.url}  (matched by {kind.matched_by})")
     return lines
 
@@ -398,6 +419,7 @@ def _recompile_groups(summary: Summary) -> list[str]:
         history = " → ".join(group.history)
         lines.append(f"  {rank}frame {group.frame} {group.shown}: {group.shown_subject} {group.aspect}"
                      f"  ×{group.count}" + (f"  ({history})" if history else ""))
+        lines += [f"    guards failed: {failed}" for failed in group.failed]
         lines += [f"    why: {group.diagnosis}", f"    fix: {group.fix}"]
     if groups:
         lines.append(f"  also: {groups[0].stance}")

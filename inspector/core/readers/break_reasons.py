@@ -183,16 +183,37 @@ def _first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0].strip()
 
 
+# What torch writes between a break and the break raised while handling it (GB0099, then GB7000 "graph break in
+# loop"): the chained message is counted again under its own key, beginning with the first message.
+CHAINED_BREAK = "\n\n*** While handling this graph break, another graph break occurred: ***\n\n"
+
+
+def chained_parts(message: str) -> list[str]:
+    """The breaks a message chains, first raised first (one part for an unchained message)."""
+    return message.split(CHAINED_BREAK)
+
+
+def _events(entries: dict) -> dict[str, int]:
+    """Counter entries as events: torch counts a chained break twice, once under its first message when it
+    is raised and again under the chained message; the first count is the same event as the second."""
+    counted = {message: times for message, times in entries.items() if isinstance(times, int)}
+    events = dict(counted)
+    for message, times in counted.items():  # A, then A chained with B, then A, B chained with C: one event
+        earlier = message.rpartition(CHAINED_BREAK)[0]
+        if earlier in events:
+            events[earlier] = max(0, events[earlier] - times)
+    return {message: times for message, times in events.items() if times}
+
+
 def counted_by_torch(counters: dict) -> tuple[int, dict[str, int]]:
     """torch's own count of graph breaks, and of frame skips by type, from ``torch._dynamo`` counters.
     Both land in ``graph_break`` and ``unimplemented``, keyed by the message (its first line the type):
-    a generator skip leaves no record in the log, so only breaks compare with the log's breaks."""
+    a generator skip leaves no record in the log, so only breaks compare with the log's breaks. A
+    chained break (its message then holds the first one's) is one event, as the log shows it."""
     breaks, skips = 0, {}
     for group in ("graph_break", "unimplemented"):
         entries = counters.get(group)
-        for message, times in (entries.items() if isinstance(entries, dict) else ()):
-            if not isinstance(times, int):
-                continue
+        for message, times in (_events(entries).items() if isinstance(entries, dict) else ()):
             if is_frame_skip(message):
                 skips[_first_line(message)] = skips.get(_first_line(message), 0) + times
             else:
@@ -401,3 +422,37 @@ def _value_names(guard: str, line_end: int):
     word = _WORD.match(guard)
     if word and guard.startswith(" == ", word.end()):
         yield word.end()
+
+
+# GB7000: a break inside a for/while loop; torch then skips the whole frame (it runs eagerly).
+_LOOP_BREAK = "graph break in loop"
+# A custom op traced without a fake kernel: `There was no fake impl registered for <CustomOpDef(lib::op)>`
+# (a torch.library.custom_op) or for `lib::op` (an op defined with torch.library.define).
+_NO_FAKE_IMPL = re.compile(r"no fake impl registered for (?:<CustomOpDef\((?P<custom>[\w.:]+)\)>|(?P<op>[\w.:]+))")
+_FROM_USER_CODE = "from user code:"
+
+
+def broken_in_loop(text: str) -> str | None:
+    """The break that made torch skip the frame because it lay in a loop (GB7000 chained after it), in
+    torch's words (its first line), or None when `text` is no such chain."""
+    parts = chained_parts(text)
+    if len(parts) > 1 and _first_line(parts[-1]) == _LOOP_BREAK:
+        return _first_line(parts[0]) or None
+    return None
+
+
+def missing_fake_impl(text: str) -> str | None:
+    """The operator (`mylib::gate`) a failure says has no fake kernel, or None."""
+    found = _NO_FAKE_IMPL.search(text)
+    return (found["custom"] or found["op"]).rstrip(".") if found else None
+
+
+def user_code_frames(text: str) -> list[tuple[str, int, str, str]]:
+    """The frames of an error's `from user code:` part (a ``dynamo_error`` artifact), outermost first:
+    where in the user's code the traced call failed."""
+    _, found, rest = text.partition(_FROM_USER_CODE)
+    if not found:
+        return []
+    rest = rest.lstrip("\n").split("\n\n", 1)[0]  # the frames end at the first blank line
+    return [(frame["file"], int(frame["line"]), frame["fn"], frame["code"].strip())
+            for frame in _TRACE_FRAME.finditer(rest)]

@@ -7,13 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.core.model.read_problems import ReadProblems
-from inspector.core.model.run_results import Manifest, RunResults
+from inspector.core.model.run_results import Manifest, RunResults, TorchRecord
 from inspector.core.model.session import Session, TextArtifact
 from inspector.core.readers.counted_reads import counted_json, deferred_text
 from inspector.core.readers.dynamo_code import attach_dynamo_code
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TRACE_DIR, upgrade
+from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TORCH_RECORD, TRACE_DIR, upgrade
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
+from inspector.core.readers.session_schema import TORCH_RECORD as TORCH_RECORD_SHAPE
 from inspector.core.readers.trace_logs import find_trace_logs
 
 
@@ -27,6 +28,7 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
     logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
     session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
     session.manifest, session.results = manifest, results
+    session.torch_record = read_torch_record(path, problems)
     session.load_problems.merge(problems)
     if session.torch_version is None and results is not None and results.environment is not None:
         session.torch_version = results.environment.torch
@@ -49,3 +51,13 @@ def read_run(path: Path, problems: ReadProblems) -> tuple[Manifest, RunResults |
     results = validated(results, RESULTS_SHAPE, RESULTS, problems) if results is not None else None
     manifest, results = upgrade(manifest, results)
     return Manifest.from_state(manifest), RunResults.from_state(results) if results is not None else None
+
+
+def read_torch_record(path: Path, problems: ReadProblems) -> TorchRecord | None:
+    """Torch's own record of the run (None when the capture wrote none: an older capture, or a run
+    killed before its end), each field held to its shape like the results."""
+    file = path / TORCH_RECORD
+    if not file.is_file():
+        return None
+    document = validated(counted_json(file, path, problems), TORCH_RECORD_SHAPE, TORCH_RECORD, problems)
+    return TorchRecord.from_state(document) if document is not None else None

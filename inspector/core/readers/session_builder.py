@@ -205,7 +205,10 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
                                        metrics.get("co_name"))
     if metrics.get("fail_type"):
         unit.fail_type = str(metrics["fail_type"])
-        unit.fail_reason = str(metrics.get("fail_reason") or "")
+        reason = metrics.get("fail_reason")
+        if reason is None:  # the index keeps short strings only: a chained break's reason is a few KiB
+            reason = builder.log.full_meta(record).get("fail_reason")
+        unit.fail_reason = _interpreted(builder, record, str(reason or ""))
         if metrics.get("config_suppress_errors"):
             unit.warnings.append(f"error suppressed, frame fell back to eager: {unit.fail_type}")
         if "limit" in (unit.fail_reason or "").lower() and "recompile" in (unit.fail_reason or "").lower():

@@ -77,7 +77,8 @@ RESULTS = Obj({
     "entry_point": bool, "threads": Nullable(int), "runs": int, "warmup": int,
     "tolerance": Obj({"rtol": NUMBER, "atol": NUMBER}),
     "eager": _TIMES, "compiled": _TIMES, "timing": _BENCHMARK,
-    "memory_eager": MapOf(NUMBER), "memory_compiled": MapOf(NUMBER),
+    "memory_eager": MapOf(NUMBER), "memory_compiled": MapOf(NUMBER), "memory_compile": MapOf(NUMBER),
+    "memory_method": Nullable(str),
     "t_first_call_s": Nullable(NUMBER), "t_compile_s": Nullable(NUMBER), "t_eager_s": Nullable(NUMBER),
     "t_execute_s": Nullable(NUMBER), "speedup": Nullable(NUMBER), "break_even_calls": Nullable(NUMBER),
     "compile_phases_s": MapOf(NUMBER),
@@ -89,6 +90,18 @@ RESULTS = Obj({
     "error": _ERROR,
 })
 
+
+TORCH_RECORD = Obj({  # torch's own record of the run, written by the capture at its end
+    "format_version": int, "torch": str,
+    "counters": MapOf(MapOf(NUMBER)),
+    "compilation_metrics": ListOf(Obj({"compile_id": Nullable(str), "co_name": Nullable(str)})),
+    "recompiles": ListOf(Obj({"compile_id": Nullable(str), "co_name": Nullable(str), "co_filename": Nullable(str),
+                              "co_firstlineno": Nullable(int), "reasons": ListOf(str),
+                              "cache_entries": ListOf(Obj({"compile_id": Nullable(str), "failures": ListOf(str)}))})),
+    "output_code": ListOf(Obj({"compile_id": Nullable(str), "key": Nullable(str), "kernels": int,
+                               "extern_calls": int})),
+    "hook_errors": ListOf(str),
+})
 
 class _Invalid(Exception):
     def __init__(self, why: str):

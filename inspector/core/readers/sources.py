@@ -145,11 +145,12 @@ TRITON_TRACE = InputKind("tritonparse_trace", "a tritonparse trace (dedicated_lo
                          elsewhere=GPU_FILES_ELSEWHERE)
 PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])",
                            lambda path: Match(path, (path,)) if looks_like_profiler_trace(path) else None,
-                           lambda source, progress: read_profiler_trace(source.path), opens_session=False,
-                           elsewhere=GPU_FILES_ELSEWHERE)
+                           lambda source, progress: read_profiler_trace(source.path, progress=progress),
+                           opens_session=False, elsewhere=GPU_FILES_ELSEWHERE)
 
 PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)",
-                            _match_rank_traces, lambda source, progress: RankTraces(source.path, list(source.files)),
+                            _match_rank_traces,
+                            lambda source, progress: RankTraces(source.path, list(source.files), progress=progress),
                             opens_session=False,
                             elsewhere=GPU_FILES_ELSEWHERE)
 

@@ -41,25 +41,32 @@ class StageProgress:
     error: str | None = None
     benchmark_s: float = 0.0  # time spent in the runner's measuring phases so far (ended ones)
     benchmark_since: float | None = None  # when the measuring phase now running started
+    # compile id → stage → how many ran beside the compile on other threads (compile workers): shown,
+    # never counted in a step's own time (`analysis/compile_wall.py` counts them the same way)
+    concurrent: dict[str, dict[str, int]] = field(default_factory=dict)
+    _loose: dict[str, list[list]] = field(default_factory=dict)  # stages naming no compile id, still open
 
     def apply(self, event: dict) -> None:
         kind, now = event.get("event"), float(event.get("t", 0.0))
         if kind == "stage":
-            step = pipeline_step(str(event.get("name")))
+            name = str(event.get("name"))
+            step = pipeline_step(name)
             own_id = event.get("compile_id")
             own_id = None if own_id in (None, "", "None") else str(own_id)  # torch writes "None" outside a compile
             compile_id = own_id or self.current_unit
-            if step is None or compile_id is None:
+            if compile_id is None or (step is None and compile_id not in self.units):
                 return
+            if own_id is None and self._on_worker(compile_id, name, event.get("ph"), now):
+                return
+            self._compiling_thread_moved(compile_id)
             if own_id and event.get("ph") == "B":
                 self.current_unit = own_id
             steps = self.units.setdefault(compile_id, {name: StepState() for name in PIPELINE})
             stack = self.open_stages.setdefault(compile_id, [])
-            name = str(event.get("name"))
             if event.get("ph") == "B":
-                if steps[step].started is None:
+                if step is not None and steps[step].started is None:
                     steps[step].started = now
-                stack.append((name, step))
+                stack.append((name, step))  # a stage of no step holds the time too: no step's own
             elif event.get("ph") == "E":
                 for index in range(len(stack) - 1, -1, -1):
                     if stack[index][0] == name:
@@ -82,6 +89,41 @@ class StageProgress:
             self.error = event.get("message")
         elif kind == "done":
             self.finished = True
+
+    def _on_worker(self, compile_id: str, name: str, phase, now: float) -> bool:
+        """Whether this stage naming no compile id is one begun while the unit's compile is open, or
+        its end. Such a stage may be the compiling thread's own or a worker's: it is held apart until
+        it ends, and given its step's own time then unless the compiling thread began or ended a stage
+        meanwhile or another such stage overlapped it (a worker: counted in `concurrent`)."""
+        if phase == "B" and self.open_stages.get(compile_id):
+            loose = self._loose.setdefault(compile_id, [])
+            for other in loose:
+                other[3] = False
+            running = next((step for step, state in self.units[compile_id].items() if state.running), None)
+            loose.append([name, now, running, not loose])
+            return True
+        loose = self._loose.get(compile_id) or []
+        if phase != "E" or not any(entry[0] == name for entry in loose):
+            return False
+        entry = next(entry for entry in reversed(loose) if entry[0] == name)
+        loose.remove(entry)
+        _, began, running, alone = entry
+        step = pipeline_step(name)
+        if alone and step is not None:  # the compiling thread's own: its time moves to its step
+            steps = self.units[compile_id]
+            if running is not None:
+                steps[running].active_s -= now - began
+            steps[step].active_s += now - began
+            if steps[step].started is None:
+                steps[step].started = began
+        else:
+            stages = self.concurrent.setdefault(compile_id, {})
+            stages[name] = stages.get(name, 0) + 1
+        return True
+
+    def _compiling_thread_moved(self, compile_id: str) -> None:
+        for entry in self._loose.get(compile_id) or []:
+            entry[3] = False
 
     def benchmark_elapsed(self, now: float) -> float | None:
         """Time measuring so far (None before the first measuring phase)."""

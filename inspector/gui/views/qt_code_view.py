@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.code_highlight import LazyHighlighter
-from inspector.core.analysis.kernel_index import KernelCompile, KernelTime, code_compiles, kernel_nodes
+from inspector.core.analysis.kernel_index import KernelCompile, code_compiles, kernel_nodes
+from inspector.core.analysis.source_time import NOT_PROFILED, KernelTime, SourceTime, described
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
@@ -31,6 +32,7 @@ ORIGIN_WORDS = {"provenance": "exact (provenance)", "comment": "from comments (o
 ORIGIN_CELLS = {"provenance": "exact", "comment": "comments", None: "—"}
 KERNEL_ROLE = Qt.ItemDataRole.UserRole
 COMPILE_COLUMN = 5  # the outline's, shown where the unit's kernel compiles were recorded
+NOT_RUN = "not run"  # the time cell of a kernel whose unit ran in no profiled call: not profiled
 
 # Why a pane of the Code tab is empty, and what to do: a blank white pane reads as broken or still loading.
 NO_UNIT = "No compile unit selected: choose one in the Session tree to see its generated code and kernels."
@@ -53,22 +55,22 @@ NOT_COMPILED = ("the log says nothing of compiling this kernel (torch records it
                 "triton_kernel_info and the benchmarking of their configs)")
 
 
-def kernel_cells(kernel: Kernel, time: KernelTime | None, compiled: KernelCompile | None = None) -> list[tuple[str, str]]:
-    """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time if it has one and
-    `compiled` what compiling it cost where torch recorded it: the name's tooltip is the whole name (the
-    column elides it where the pane is narrow), the time cells' say how far to trust the time, the
-    compile cell's what compiling and autotuning it took."""
-    if time is None:
-        time_tip = "no profiler event with this kernel's name (not measured, or CPU kernel profiling off)"
-    elif time.suspect:
-        time_tip = plain_tip(time.suspect)
-    elif time.shared_by_units:
-        time_tip = plain_tip(f"profiled as {time.matched_by}; the same name runs in several compile units "
-                             "(times added)")
+def kernel_cells(kernel: Kernel, time: KernelTime | None, compiled: KernelCompile | None = None,
+                 table: SourceTime | None = None) -> list[tuple[str, str]]:
+    """(text, tooltip) of each outline cell of `kernel`, `time` being its profiled time in its own
+    unit (None: the unit was not profiled, or there is no profile: `table` is None) and `compiled`
+    what compiling it cost where torch recorded it: the name's tooltip is the whole name (the column
+    elides it where the pane is narrow), the time cells' say per launch × launches = total, each call
+    site apart, and how far to trust the time, the compile cell's what compiling and autotuning it took."""
+    time_tip = plain_tip(described(time, table) + (f"\n{time.suspect}" if time and time.suspect else ""))
+    flag = " ⚠" if time and time.suspect else ""
+    if time is not None and time.launches:
+        times = [number(time.per_launch_us) + flag,
+                 (f"{time.share:.1%}" if time.share is not None else "—") + flag]
+    elif table is not None:
+        times = [NOT_RUN, "—"]  # short: the names need the width (the tooltip says "not profiled" and why)
     else:
-        time_tip = ""
-    flag = " ⚠" if time and time.suspect else " Σ" if time and time.shared_by_units else ""
-    times = [number(time.us_per_call) + flag, f"{time.share:.1%}" + flag] if time else ["—", "—"]
+        times = ["—", "—"]
     if compiled is not None and compiled.compile_s is not None:
         compile_text = seconds(compiled.compile_s)
     elif compiled is not None and compiled.autotune_s is not None:
@@ -219,14 +221,13 @@ class QtCodeView(QWidget):
         """The kernel table: the name takes the width the other columns, sized to their content, leave
         (elided in the middle, where kernel names differ least, and whole in its tooltip)."""
         outline = QTableWidget(0, 6)
-        outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/call", "Share", "Nodes", "Compile"])
+        outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/launch", "Share", "Nodes", "Compile"])
         outline.setColumnHidden(COMPILE_COLUMN, True)
-        for column, tip in ((2, "Time per call of the compiled run, from the capture's profile (— where no profiler "
-                                "event has the kernel's name: not profiled, or a log without a capture)"),
-                            (3, "Share of all profiled op and kernel time of the compiled run, every compile unit "
-                                "together (the rows of one unit need not add up to 100%). Σ: the profile names this "
-                                "kernel as other units do (aten::addmm for every Linear), so the figure is theirs "
-                                "added up, the same in each unit's row"),
+        for column, tip in ((2, "Time per launch in the profile of this run, this unit's launches of this kernel only "
+                                "(its tooltip: launches, total, each call site apart). — without a profile; "
+                                "'not profiled' where the profile holds no call of this unit's code"),
+                            (3, "Share of this unit's profiled time (its compiled graph calls in the profile): "
+                                "the rows of one unit add up to at most 100%, the rest is time between kernels"),
                             (4, "How the kernel's FX nodes are known: exact (provenance tracking) or from "
                                 "Inductor's comments (over-includes)"),
                             (COMPILE_COLUMN, "Compiling the kernel, every config of it, as torch recorded it for Triton kernels "
@@ -315,14 +316,14 @@ class QtCodeView(QWidget):
             self.origin.setText("")
             self._say_why_empty()
             return
-        times = self.model.loaded.kernel_times if self.model.loaded else {}
+        table = self.model.loaded.kernel_time if self.model.loaded else None
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
         self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
-            for column, (text, tip) in enumerate(kernel_cells(kernel, times.get(kernel.name),
-                                                              compiles.get(kernel.name))):
+            time = table.kernel_time(self.unit, kernel) if table is not None and self.unit is not None else None
+            for column, (text, tip) in enumerate(kernel_cells(kernel, time, compiles.get(kernel.name), table)):
                 item = QTableWidgetItem(text)
                 item.setData(KERNEL_ROLE, kernel)
                 item.setToolTip(tip)

@@ -30,8 +30,8 @@ from inspector.core.analysis.gpu_profile import microseconds, region_label
 from inspector.core.analysis.triton_join import NOT_IN_RUN, TritonJoin, join_triton
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
                                                 profile_totals_text, summarize_profile, summarize_profile_ranks,
-                                                summarize_source_time, unlinked_text)
-from inspector.core.readers.capped_lines import ReadCancelled
+                                                summarize_source_time, trace_damage_text, unlinked_text)
+from inspector.core.readers.inflated import ReadCancelled
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
@@ -231,10 +231,17 @@ class QtGpuView(QWidget):
             return
         kept = (self.profile_trace, self.profile) if self.profile_opened else (None, None)
 
+        quitting = self._quitting
+
         def read():
             path, why = paired_profile(loaded.session)
             if path is not None:
-                trace = read_profiler_trace(path)
+                def stop_if_quitting(_done: int, _total: int) -> None:
+                    if quitting.is_set():
+                        raise ReadCancelled(str(path))
+
+                # found beside the log: read only inside its folder (no link out)
+                trace = read_profiler_trace(path, root=path.parent, progress=stop_if_quitting)
                 return trace, summarize_profile(trace), _joined(loaded, trace), False
             if kept[0] is not None:
                 return kept[0], kept[1], _joined(loaded, kept[0]), True
@@ -330,7 +337,9 @@ class QtGpuView(QWidget):
         totals = profile_totals_text(summary)
         if not gpu and joined is not None and joined["graph_calls"] and joined["device"] == "CPU":
             totals += "; kernel time per source line below is CPU time"
-        self.header.setText(f"Profiler trace{rank} {trace.path.name}{origin}: {totals}")
+        damage = trace_damage_text(summary)
+        self.header.setText(f"Profiler trace{rank} {trace.path.name}{origin}: {totals}"
+                            + (f"\n{damage}" if damage else ""))
         self.devices.setVisible(gpu)
         self.devices.setText("   ".join(f"Device {d['device']} {d['name']}: busy {microseconds(d['busy_us'])} of "
                                         f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle" for d in summary["devices"]))
@@ -359,7 +368,8 @@ class QtGpuView(QWidget):
         unreadable = (f"; {len(summary['unreadable'])} trace(s) could not be read: "
                       + "; ".join(f"{name}: {why}" for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
         self.header.setText(f"Profiler traces of {len(summary['ranks'])} rank(s) in {Path(summary['source']).name}, "
-                            f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}{unreadable}")
+                            f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}"
+                            f"{unreadable}" + (f"\n{damage}" if (damage := trace_damage_text(summary)) else ""))
         fill_rows(self.rank_rows, profile_rank_rows(summary))
         self.rank_differences.setText("\n".join([profile_ranks_verdict(summary)]
                                                 + [f"• {difference['text']}" for difference in summary["differences"]]))

@@ -12,7 +12,9 @@ from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.kernel_plots import kernel_bars, memory_bars, op_family_bars, slowest_units
+from inspector.core.analysis.kernel_plots import (kernel_bars, memory_bars, memory_measured, op_family_bars,
+                                                  slowest_units)
+from inspector.core.analysis.source_time import described
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
@@ -144,6 +146,7 @@ class QtKernelPlots(QWidget):
         super().__init__()
         self.model = model
         self.kernel_names: list[str] = []
+        self.kernel_sites: list = []  # the call site of each bar (source_time.KernelFigure; None: the folded rest)
         self.generated: set[str] = set()  # the bars' names that are kernels of the session (with code)
         self.load_notes: list[str] = []
         self.kernel_labels: list[str] = []
@@ -194,7 +197,8 @@ class QtKernelPlots(QWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         results = loaded.session.results
-        rows = kernel_bars(results, TOP_N)
+        rows = kernel_bars(loaded.analysis.kernel_time, TOP_N)
+        self.kernel_sites = [row.site for row in rows]
         self.kernel_names = [row.name for row in rows]
         self.kernel_labels = [row.label for row in rows]
         self.kernel_values = [row.value for row in rows]
@@ -212,11 +216,15 @@ class QtKernelPlots(QWidget):
         self.units.setTitle(UNITS_TITLE if len(units) == len(every_unit)
                             else f"{UNITS_TITLE}: the {len(units)} slowest of {len(every_unit):,}")
         self._paired(self.memory, memory_bars(results), "MB")
+        self.memory.setToolTip(f"Memory, eager vs compiled (MB): {memory_measured(results)}")
         missing = []
         if not rows:
-            missing.append("no profile (capture an entry-point script with profiling on to see kernel times)")
+            missing.append("no profile (capture an entry-point script with profiling on to see kernel times)"
+                           if loaded.analysis.kernel_time is None else "no kernel launch in the profile")
         if not memory_bars(results):
             missing.append("memory not measured")
+        elif not (results and results.memory_method) or "running" in results.memory_method:
+            missing.append(f"memory: {memory_measured(results)}")
         for check, charts in ((loaded.analysis.profile_check, "kernels and op families, compiled"),
                               (loaded.analysis.eager_profile_check, "op families, eager")):
             if check.consistent is False:
@@ -226,10 +234,11 @@ class QtKernelPlots(QWidget):
         self._on_kernel_selected(None, self.model.kernel)  # chosen elsewhere before this tab was shown
 
     def _kernel_bars(self) -> None:
-        tips = [f"{label}\n{number(value)} µs per call; the share is of all profiled op and kernel time of the "
-                f"compiled run" + ("\nclick: show its code" if name in self.generated else
-                                                          "\nan operator, not a generated kernel" if name else "")
-                for name, label, value in zip(self.kernel_names, self.kernel_labels, self.kernel_values)]
+        table = self.model.loaded.kernel_time if self.model.loaded else None
+        tips = [f"{label}\n{number(value)} µs per call of its unit in the profile"
+                + (f"\n{described(table.kernel_time(site.compile_unit, site.kernel), table)}\nclick: show its code"
+                   if site is not None and table is not None else "")
+                for site, label, value in zip(self.kernel_sites, self.kernel_labels, self.kernel_values)]
         self._bars(self.kernels, self.kernel_labels, self.kernel_values, KERNEL_COLOUR, tips, self.selected)
 
     def _bars(self, plot: pg.PlotWidget, labels: list[str], values: list[float], colour: str, tips: list[str],
@@ -320,8 +329,11 @@ class QtKernelPlots(QWidget):
         index = self._bar_under(event.scenePos())
         if index is None or not self.kernel_names[index]:
             return
-        name = self.kernel_names[index]
-        self.model.select_kernel_named(name)
+        name, site = self.kernel_names[index], self.kernel_sites[index]
+        if site is not None and site.compile_unit is not None and site.kernel is not None:
+            self.model.select_kernel(site.compile_unit, site.kernel)
+        else:
+            self.model.select_kernel_named(name)
         if self.model.kernel is not None and self.model.kernel.name == name:
             self.note.setText("; ".join(self.load_notes))
             self.sigKernelActivated.emit(name)
@@ -333,8 +345,11 @@ class QtKernelPlots(QWidget):
     def _on_kernel_selected(self, _unit, kernel) -> None:
         if self._when_shown.pending:  # the update to come marks it
             return
-        names = self.kernel_names
-        self._highlight(names.index(kernel.name) if kernel is not None and kernel.name in names else None)
+        index = next((at for at, site in enumerate(self.kernel_sites) if site is not None and site.kernel is kernel),
+                     None)
+        if index is None and kernel is not None and kernel.name in self.kernel_names:
+            index = self.kernel_names.index(kernel.name)
+        self._highlight(index)
 
     def _highlight(self, index: int | None) -> None:
         if index != self.selected:

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget,
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
-from inspector.core.analysis.mode_comparison import ModeRow, best_mode, compare_modes
+from inspector.core.analysis.mode_comparison import ModeRow, compare_modes, fastest
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -42,21 +42,22 @@ class QtModeComparison(QObject):
         self.running = False
         capture.sigFinished.connect(self._on_finished)
 
-    def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None) -> None:
+    def start(self, script: Path, folder: Path, settings: CaptureSettings, python: str | None,
+              warm: bool = False) -> None:
         self.script, self.python = script, python
-        self.runs, self.running = ModeRuns(folder, settings), True
+        self.runs, self.running = ModeRuns(folder, settings, warm=warm), True
         self._next()
 
     def _next(self) -> None:
         self.step = self.runs.next_step()
         if self.step is None:
             self.running = False
-            sessions = self.runs.sessions
-            run_in_background(lambda: compare_modes(sessions), self.sigDone.emit,
+            sessions, warm = self.runs.sessions, self.runs.warm_sessions
+            run_in_background(lambda: compare_modes(sessions, warm), self.sigDone.emit,
                               lambda message, _traceback: self.sigError.emit(message), self)
             return
-        self.sigStep.emit(self.step.mode)
-        self.capture.start(self.script, self.step.session, self.step.settings, self.python)
+        self.sigStep.emit(self.step.mode + (" (warm, from its own cache)" if self.step.warm else " (cold)"))
+        self.capture.start_plan(self.step.plan(self.script, [], self.python))
 
     def _on_finished(self, _session: str, code: int, error) -> None:
         if not self.running or self.step is None:
@@ -115,13 +116,12 @@ class QtModesView(QWidget):
     def show_rows(self, rows: list[ModeRow]) -> None:
         self.pages.setCurrentIndex(1)
         self.rows = rows
-        best = best_mode(rows)
-        self.status.setText(f"Fastest steady state here: {best}" if best else "No mode finished a measured run.")
+        best = fastest(rows)
+        self.status.setText(best.text + "\nEach mode compiled cold, in its own empty compile caches.")
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
             cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
-                     str(row.breaks), str(row.recompiles), str(row.kernels),
-                     row.error or ("fastest" if row.mode == best else "")]
+                     str(row.breaks), str(row.recompiles), str(row.kernels), row.note(best.mode)]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)

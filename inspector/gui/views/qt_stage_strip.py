@@ -132,7 +132,8 @@ class QtStageStrip(QWidget):
                 subject = "benchmark (one phase of the whole run, after every unit compiled)" if step == BENCHMARK \
                     else f"[{compile_id}] {step}"
                 QToolTip.showText(event.globalPos(), f"{subject}: {state}"
-                                  + (f", {seconds(elapsed)} own time" if elapsed is not None else ""), self)
+                                  + (f", {seconds(elapsed)} own time" if elapsed is not None else "")
+                                  + step_note(step, self.progress.concurrent.get(compile_id)), self)
             return True
         return super().event(event)
 
@@ -180,6 +181,18 @@ class QtStageStrip(QWidget):
         if elapsed is not None:
             painter.setPen(QColor("white") if state != "waiting" else self.palette().text().color())
             painter.drawText(text_rect or rect, Qt.AlignmentFlag.AlignCenter, seconds(elapsed, 2))
+
+
+def step_note(step: str, workers: dict[str, int] | None) -> str:
+    """Why a step's own time differs from torch's figure of a similar name, and what ran beside it."""
+    note = ""
+    if step == "backend compile":
+        note = ("\n(the C++/Triton builds and loading; torch's backend_compile_time_s is its backend_compile stage:"
+                " AOT, Inductor and these builds)")
+    if workers:
+        note += ("\nbeside the compile, on worker threads (not in any own time): "
+                 + ", ".join(f"{name} ×{n}" for name, n in workers.items()))
+    return note
 
 
 def end_state(code: int, error: dict | None) -> str | None:

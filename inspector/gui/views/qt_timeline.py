@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.model.pipeline import PIPELINE
-from inspector.core.analysis.timeline import Timeline, chrome_trace
+from inspector.core.analysis.compile_wall import wall_breakdown
+from inspector.core.analysis.timeline import Bar, Timeline, chrome_trace
 from inspector.core.numbers import seconds
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -235,6 +236,7 @@ class QtTimeline(QWidget):
         self.timeline: Timeline | None = None
         self.gantt: GanttItem | None = None
         self.lane_units: list = []  # the compile unit drawn in each lane (units with spans, in order)
+        self._unit_steps: dict = {}  # unit → its steps' own times, made when a bar of it is first hovered
         self.hover_text = ""  # the last tooltip shown (what a test or a screen reader can read back)
         self.selection = pg.LinearRegionItem(orientation="horizontal", movable=False,
                                              brush=pg.mkBrush(255, 200, 0, 60), pen=pg.mkPen(None))
@@ -309,6 +311,7 @@ class QtTimeline(QWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.lane_units = [unit for unit in loaded.session.units if unit.spans]
+        self._unit_steps = {}  # unit → its steps' own times, made when a bar of it is first hovered
         self.wall_clock.blockSignals(True)
         self.wall_clock.setChecked(False)
         self.wall_clock.blockSignals(False)
@@ -316,15 +319,32 @@ class QtTimeline(QWidget):
         self.clock_request.supersede()
         self.show_timeline(loaded.analysis.timeline)
         self._on_unit_selected(self.model.unit)
-        self_s = loaded.analysis.compile_time["self_s"]
+        timing = loaded.analysis.compile_time
+        self_s = timing["self_s"]
         total = sum(self_s.values()) or 1.0
         rows = list(self_s.items())[:40]
-        self.totals.setRowCount(len(rows))
+        beside = list(timing.get("concurrent", {}).items())
+        self.totals.setRowCount(len(rows) + len(beside))
         for row, (name, own) in enumerate(rows):
             for column, text in enumerate((name, seconds(own), f"{own / total:.1%}")):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{name}: {seconds(own)} own time ({own / total:.1%} of traced compile time)")
                 self.totals.setItem(row, column, item)
+        for row, (name, work) in enumerate(beside, start=len(rows)):
+            tip = (f"{name} ×{work['count']} ran beside the compile on other threads (compile workers): "
+                   f"{seconds(work['busy_s'])} of work within {seconds(work['wall_s'])}, up to {work['peak']} at "
+                   "once; not in any own time or share")
+            for column, text in enumerate((f"{name} (workers)", f"{seconds(work['wall_s'])} beside", "—")):
+                item = QTableWidgetItem(text)
+                item.setToolTip(tip)
+                self.totals.setItem(row, column, item)
+        per_step = timing.get("per_step_s", {})
+        for chip, step in zip((entry for entry, _ in self.legend), [*PIPELINE[:-1], None]):
+            own = per_step.get(step or "other")
+            base = (f"a stage of the {step} step" if step else
+                    "a stage outside the pipeline's steps (a cache lookup, gc, a pass of its own)")
+            chip.setToolTip(base + (f": {seconds(own)} own time over the run, as the live stage strip counts it"
+                                    if own is not None else ""))
 
     def show_timeline(self, timeline: Timeline) -> None:
         self.timeline = timeline
@@ -401,12 +421,23 @@ class QtTimeline(QWidget):
         rank = self.timeline.lane_ranks[bar.lane] if len(self.timeline.rank_groups()) > 1 else None
         text = (f"{bar.name}  {bar.compile_id}" + (f" rank {rank}" if rank is not None else "") + "\n"
                 f"{seconds(bar.end_s - bar.start_s)}  ({bar.step or 'other'}), "
-                f"from {seconds(bar.start_s)}"
+                f"from {seconds(bar.start_s)}" + self._step_of_unit(bar)
                 + ("\nnever ended: the run stopped inside this stage" if bar.is_open else "")
                 + "\nclick: select this compile unit")
         # the scene is the plot widget's own (a QGraphicsView): scene → widget → screen
         QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(position)), plain_tip(text), self.plot)
         self.hover_text = text
+
+    def _step_of_unit(self, bar: Bar) -> str:
+        """The bar's step over its whole unit, the figure the live strip shows: one stage's bar is
+        only a part of it."""
+        if bar.step is None or bar.lane >= len(self.lane_units):
+            return ""
+        unit = self.lane_units[bar.lane]
+        if unit not in self._unit_steps:
+            self._unit_steps[unit] = wall_breakdown([unit.spans]).per_step_s
+        own = self._unit_steps[unit].get(bar.step)
+        return f"\nthe whole {bar.step} step of {bar.compile_id}: {seconds(own)} own time" if own is not None else ""
 
     def _marker_under(self, scene_pos) -> str:
         """The name of the event marker under a point of the scene, or ""."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
 from inspector.core.analysis.module_stacks import module_stacks
+from inspector.core.analysis.source_time import described
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
 from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.item_ids import ItemKind, is_group, item_key, item_kind, toggled
@@ -290,10 +291,10 @@ class QtGraphView(QWidget):
         if node is None:
             return
         kernels = kernels_of_node(self.unit, node.name, self.stage.currentText())
-        times = self.model.loaded.kernel_times if self.model.loaded else {}
+        table = self.model.loaded.kernel_time if self.model.loaded else None
         source = (f"<a href='file://{html_text(node.source.file)}#{node.source.line}'>{html_text(Path(node.source.file).name)}:{node.source.line}</a>"
                   f"<br><code>{html_text(node.source.code)}</code>" if node.source else "no source recorded")
-        kernel_text = ", ".join(f"{k.name} ({times[k.name].us_per_call:.1f} µs/call)" if k.name in times else k.name
+        kernel_text = "; ".join(f"{k.name} ({described(table.kernel_time(self.unit, k), table)})" if table else k.name
                                 for k in kernels) or "—"
         self.details.setHtml(
             f"<b>{html_text(node.name)}</b> <i>{html_text(node.op)}</i><br>target: <code>{html_text(node.target)}</code><br>"
@@ -428,15 +429,17 @@ class QtGraphView(QWidget):
         fills: dict[str, list[str]] = {}
         legend: list[tuple[str, str, str]] = []
         if mode is Overlay.KERNEL_TIME:
-            times = self.model.loaded.kernel_times if self.model.loaded else {}
-            measured = {k.name: times[k.name].us_per_call for ks in by_node.values() for k in ks if k.name in times}
+            table = self.model.loaded.kernel_time if self.model.loaded else None
+            timed = {id(k): table.kernel_time(self.unit, k) for ks in by_node.values() for k in ks} if table else {}
+            measured = {key: time.us_per_call for key, time in timed.items() if time is not None and time.launches}
             slowest = max(measured.values(), default=0.0) or 1.0
             for node in nodes:
-                fills[node.name] = [_heat(measured[name] / slowest) if name in measured else UNMEASURED
-                                    for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] or [NO_KERNEL]
+                fills[node.name] = [_heat(measured[key] / slowest) if key in measured else UNMEASURED
+                                    for key in dict.fromkeys(id(k) for k in by_node.get(node.name, []))] or [NO_KERNEL]
             legend = [(_heat(step / 5), f"{slowest * step / 5:.1f} µs per call", "") for step in range(5, -1, -1)] \
                 if measured else []
-            legend += [(UNMEASURED, "kernel not in the profile", ""), (NO_KERNEL, "no kernel", "")]
+            legend += [(UNMEASURED, "kernel not in the profile (or this unit not profiled)", ""),
+                       (NO_KERNEL, "no kernel", "")]
             return fills, legend
         if mode is Overlay.FUSED_KERNEL:
             names = sorted({k.name for ks in by_node.values() for k in ks})

@@ -1,0 +1,64 @@
+"""The oracle harness on a few cases: each captured in its own process, its facts (the summary the
+CLI prints) compared field by field with torch's own record of that process (torch_record.json).
+Every field agrees except those bench/oracle/known_differences.py lists with their reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, torch_available
+
+sys.path.insert(0, str(ROOT / "bench" / "oracle"))
+import run_oracle  # noqa: E402
+from known_differences import KNOWN  # noqa: E402
+
+from inspector.core.readers.session_loader import open_session  # noqa: E402
+
+SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled", "batch_size_recompile")
+
+
+@pytest.fixture(scope="module")
+def oracle_rows(tmp_path_factory, inductor_cache) -> dict[str, dict]:
+    if not torch_available():
+        pytest.skip("torch is not installed")
+    work = tmp_path_factory.mktemp("oracle")
+    return {case: run_oracle.compare(case, work, inductor_cache) | {"work": work} for case in SUBSET}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SUBSET)
+def test_every_field_of_the_case_equals_torchs_record(oracle_rows, case):
+    row = oracle_rows[case]
+    assert "error" not in row and row["hook_errors"] == []
+    differing = {name: values for name, values in row["fields"].items()
+                 if values[0] != values[1] and (case, name) not in KNOWN}
+    assert differing == {}
+
+
+@pytest.mark.slow
+def test_torchs_record_names_every_guard_that_failed_not_only_the_first(oracle_rows):
+    """torch logs `which == 0` alone; the value that changed beside it (self.scale 1.0 -> 0.5) is in
+    the capture's record of the same recompile."""
+    ours, torchs = oracle_rows["modulelist_index_and_scale"]["fields"]["failed_guards"]
+    assert "self.scale == 1.0" in torchs and "which == 0" in torchs
+    assert oracle_rows["modulelist_index_and_scale"]["fields"]["recompiles"] == (2, 2)
+
+
+@pytest.mark.slow
+def test_a_damaged_torch_record_opens_with_the_rest_and_counts_what_was_not(oracle_rows, tmp_path):
+    session = tmp_path / "s"
+    shutil.copytree(oracle_rows["batch_size_recompile"]["work"] / "batch_size_recompile", session)
+    record = json.loads((session / "torch_record.json").read_text())
+    assert record["recompiles"] and record["counters"]["frames"]
+    record["recompiles"][0]["cache_entries"] = "not a list"
+    record["counters"]["frames"]["total"] = "many"
+    (session / "torch_record.json").write_text(json.dumps(record))
+    opened = open_session(session)
+    assert opened.load_problems.counts["bad_field"] == 2
+    assert opened.torch_record.recompiles[0].cache_entries == ()
+    assert "total" not in opened.torch_record.counters["frames"]
+    assert len(opened.torch_record.recompiles) == len(record["recompiles"])
