@@ -9,7 +9,9 @@ from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
-from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
+from inspector.core.outputs.summary_model import (
+    Part, PerRank, Regions, Slowness, Summary, UnitCompile, UnitShapes, as_summary,
+)
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
 SHAPE_GUARDS_SHOWN = 6
@@ -29,6 +31,7 @@ def render_text(subject: Summary | dict) -> str:
     lines = [f"{summary.source}  ({summary.kind}, torch {summary.torch_version or 'version unknown'}, {state})"]
     lines += [f"ATTENTION: {text}" for text in _notices(summary)]
     lines += _units(summary)
+    lines += _per_compile(summary)
     lines += ["", *_breaks(summary), *_not_breaks(summary), *_export_issues(summary)]
     lines += ["", *_recompiles(summary), *_shapes(summary.shapes)]
     lines += ["", *_compile_time(summary)]
@@ -93,6 +96,65 @@ def _units(summary: Summary) -> list[str]:
         origin = f"  [{origin_text(unit.triggered_by)}]" if unit.triggered_by else ""
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
                      f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}{origin}")
+    return lines
+
+
+def _per_compile(summary: Summary) -> list[str]:
+    """What tlparse shows on each compile's page, in a few lines per unit: the call that triggered it
+    (as the trie of all trigger stacks), restarts and the failure, cache lookups and their reasons, the
+    metrics fields this version does not know, and which code Dynamo wrote the log carries."""
+    if len({unit.rank for unit in summary.units}) > RANKS_SHOWN:
+        return []
+    lines = []
+    if summary.stack_trie:
+        lines += ["", "Triggered from (the user's frames of each compile's stack, folded):"]
+        trie = trie_lines(summary.stack_trie)
+        lines += [f"  {line}" for line in trie[:GROUPS_SHOWN]]
+        if len(trie) > GROUPS_SHOWN:
+            lines.append(f"  … {len(trie) - GROUPS_SHOWN:,} more frame(s) (--json has the whole trie: stack_trie)")
+    per_unit, shown, left_out = [], 0, 0
+    for unit in summary.units:
+        facts = compile_facts(unit.compile) if unit.compile is not None else []
+        if facts and shown >= GROUPS_SHOWN:
+            left_out += 1
+        elif facts:
+            shown += 1
+            rank = f"rank {unit.rank} " if unit.rank is not None else ""
+            per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(unit.compile.metrics)} metrics fields)",
+                         *(f"    {fact}" for fact in facts)]
+    if per_unit:
+        lines += ["", "Per compile (summary --json has every metrics field and the code text):", *per_unit]
+    if left_out:
+        lines.append(f"  … {left_out:,} more unit(s) (--json lists them all)")
+    return lines
+
+
+def compile_facts(detail: UnitCompile) -> list[str]:
+    """A compile's restarts and failure, cache lookups, unknown metrics fields and Dynamo's code the log
+    carries, a line each: the summary's per-compile lines and the app's compile page say the same."""
+    facts = [f"{link.kind}: {link.type}" + (f" [{link.break_type}]" if link.break_type else "")
+             + (f": {link.summary}" if link.summary not in ("", link.type) else "")
+             for link in detail.failures]
+    facts += [f"{lookup.cache.replace('_', ' ')} cache {lookup.outcome}"
+              + (f": {lookup.reason}" if lookup.reason else "")
+              + (f" (saved {lookup.time_saved_ms:g} ms)" if lookup.time_saved_ms is not None else "")
+              for lookup in detail.cache_lookups]
+    if detail.unknown_metrics:
+        facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
+    if detail.code:
+        facts.append("code Dynamo wrote: " + ", ".join(text.title for text in detail.code))
+    return facts
+
+
+def trie_lines(nodes, marked: str | None = None, depth: int = 0) -> list[str]:
+    """The trie of trigger stacks as indented lines, each frame's compile ids after it; the frame
+    where the `marked` compile id's stack ends says so."""
+    lines = []
+    for node in nodes:
+        ids = f"  -> {', '.join(node.compile_ids)}" if node.compile_ids else ""
+        mark = "   <- this compile" if marked is not None and marked in node.compile_ids else ""
+        lines.append(f"{'  ' * depth}{node.frame}{ids}{mark}")
+        lines += trie_lines(node.children, marked, depth + 1)
     return lines
 
 
