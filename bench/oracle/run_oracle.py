@@ -106,8 +106,9 @@ def ours(session, summary: dict) -> dict:
         "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
                                  for g in r.get("failed_guards", [])}),
         "breaks": sorted(broken),
-        "gb_ids": sorted({site["type"]["gb_id"] for site in summary.get("break_types", {}).get("sites", [])
-                          if (site.get("type") or {}).get("gb_id")}),
+        "gb_ids": sorted({typed["type"]["gb_id"] for key in ("sites", "failures")
+                          for typed in summary.get("break_types", {}).get(key, [])
+                          if (typed.get("type") or {}).get("gb_id")}),
         "kernels": sum(count for kind, count in summary.get("kernels", {}).get("by_kind", {}).items()
                        if kind not in NOT_GENERATED),
         "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
