@@ -19,7 +19,7 @@ from known_differences import KNOWN  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled", "batch_size_recompile",
-          "fullgraph_error", "custom_op_without_fake")
+          "fullgraph_error", "custom_op_without_fake", "cond_eager")
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +70,17 @@ def test_a_compile_that_failed_instead_of_breaking_has_its_break_type(oracle_row
     session = open_session(oracle_rows[case]["work"] / case)
     failures = run_oracle.summarize(session)["break_types"]["failures"]
     assert [(failed["compile_id"], failed["type"]["gb_id"]) for failed in failures] == [("[0/0]", gb_id)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, breaks", [("explicit_graph_break", 1), ("fullgraph_error", 1), ("cond_eager", 0)])
+def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_rows, case, breaks):
+    """A script's capture keeps no benchmark counters; torch's record of the process has them, and a
+    compile that failed at a break (fullgraph=True) is the one break torch counted, not a disagreement."""
+    summary = run_oracle.summarize(open_session(oracle_rows[case]["work"] / case))
+    assert summary["run"]["torch_counted_breaks"] == breaks
+    assert summary["run"]["breaks_agree_with_torch"] is True
+    assert not [notice for notice in summary["notices"] if notice["key"] == "counters"]
 
 
 @pytest.mark.slow
