@@ -19,7 +19,7 @@ from known_differences import KNOWN  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled", "batch_size_recompile",
-          "fullgraph_error", "custom_op_without_fake", "cond_eager")
+          "fullgraph_error", "custom_op_without_fake", "cond_eager", "break_in_loop")
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,17 @@ def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_r
     assert summary["run"]["torch_counted_breaks"] == breaks
     assert summary["run"]["breaks_agree_with_torch"] is True
     assert not [notice for notice in summary["notices"] if notice["key"] == "counters"]
+
+
+@pytest.mark.slow
+def test_a_frame_skipped_for_a_break_in_a_loop_is_listed_with_the_frames_skipped(oracle_rows):
+    """torch counts GB7000 (chained to the break inside the loop) and runs forward eagerly: the summary
+    lists forward among the frames skipped, as well as keeping the break itself."""
+    summary = run_oracle.summarize(open_session(oracle_rows["break_in_loop"]["work"] / "break_in_loop"))
+    assert [(skip["compile_id"], skip["function"], skip["type"]) for skip in summary["frame_skips"]] == [
+        ("[0/0]", "forward", "graph break in loop (GB7000)")]
+    assert len(summary["graph_breaks"]) == summary["run"]["torch_counted_breaks"] == 1
+    assert oracle_rows["break_in_loop"]["fields"]["frame_skips"] == (1, 1)
 
 
 @pytest.mark.slow

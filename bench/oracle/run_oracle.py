@@ -130,8 +130,11 @@ def ours(session, summary: dict) -> dict:
     ids = sorted({str(unit.compile_id.without_attempt()).strip("[]") for unit in session.units
                   if unit.compile_id.autograd is None})
     compiled_function = {str(unit.compile_id.without_attempt()): unit.function for unit in session.units}
+    skipped = {str(unit.compile_id.without_attempt()) for unit in session.units if unit.fail_type}
     broken = set()
     for brk in session.breaks:  # where torch resumes: the break's line in the frame being compiled
+        if str(brk.compile_id.without_attempt()) in skipped:
+            continue  # the frame's compile failed (a break in a loop skips it whole): torch resumed nowhere
         function = compiled_function.get(str(brk.compile_id.without_attempt())) or ""
         names = {function, _RESUME.sub(r"\1", function)}
         frames = [brk.location, *(brk.via or ())]
@@ -150,9 +153,9 @@ def ours(session, summary: dict) -> dict:
         "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
                                  for g in r.get("failed_guards", [])}),
         "breaks": sorted(broken),
-        "gb_ids": sorted({typed["type"]["gb_id"] for key in ("sites", "failures")
+        "gb_ids": sorted({gb_id for key in ("sites", "failures")
                           for typed in summary.get("break_types", {}).get(key, [])
-                          if (typed.get("type") or {}).get("gb_id")}),
+                          for gb_id in [(typed.get("type") or {}).get("gb_id"), *_chained_ids(typed)] if gb_id}),
         "kernels": sum(count for kind, count in summary.get("kernels", {}).get("by_kind", {}).items()
                        if kind not in NOT_GENERATED),
         "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
@@ -163,6 +166,12 @@ def ours(session, summary: dict) -> dict:
         "eager_triggered": sorted(_id(u["compile_id"]) for u in summary.get("units", []) if u.get("triggered_by")),
         "changed": {str(frame): sorted(values) for frame, values in _changed_groups(summary).items()},
     }
+
+
+def _chained_ids(typed: dict) -> list[str]:
+    """The types of the breaks torch raised while handling a site's break (`GB7000 graph break in loop`)."""
+    return [match[0] for words in (typed.get("type") or {}).get("chained", [])
+            if (match := re.match(r"GB\d{4}\b", words))]
 
 
 def _changed_groups(summary: dict) -> dict:
@@ -289,8 +298,10 @@ with the project and compares field by field. Measured {date}, torch 2.13.0 CPU:
 Fields: `compiles` (compile ids torch recorded metrics for, forward), `fail_types` (torch's `fail_type` per
 compile), `restarts` (restart reasons per compile), `graph_ops` (ops of each compile's Dynamo
 graph), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
-comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line), `gb_ids` (the
-graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites),
+comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line, a frame
+whose compile failed apart: a break in a loop skips it whole, and torch resumes nowhere), `gb_ids` (the
+graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites,
+the breaks torch chained to them, GB7000, and the compiles that failed at a break: fullgraph=True, no fake kernel),
 `kernels` (generated kernels defined in every output code, subgraphs included; extern calls apart),
 `fx_cache` (FX graph cache hits and misses), `torch_breaks` (the graph breaks the summary says torch's counters saw,
 against the events of torch's `graph_break` and `unimplemented` counters, a break chained with GB7000 as one),
@@ -310,10 +321,8 @@ recompile, against every failure torch's record holds for that graph).
 ## Not compared yet
 
 Symbols with their refined ranges and the 0/1 specialisation: torch's record holds no shape environment to
-compare them with. No case makes torch skip a frame whole, so `frame_skips` is 0 on both sides everywhere;
-tests/test_facts_fallbacks.py holds that case against torch's counters. torch's record of a recompile names the
-value a guard expected (`self.scale == 1.0`), not the one that arrived, so `changed` compares the values, not
-what they changed to.
+compare them with. torch's record of a recompile names the value a guard expected (`self.scale == 1.0`), not the
+one that arrived, so `changed` compares the values, not what they changed to.
 
 ## Time
 

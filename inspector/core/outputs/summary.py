@@ -19,12 +19,13 @@ from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.break_reasons import is_frame_skip
+from inspector.core.readers.break_reasons import broken_in_loop, is_frame_skip
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 4  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time;
 # 4: `units[].called`, `run.eager_profile_check`, backward stages named `… (backward)`
 TOP_KERNELS = 10
+LOOP_SKIP = "graph break in loop (GB7000)"  # a break inside a loop: torch skipped the frame, which runs eagerly
 _RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
 
 
@@ -219,8 +220,10 @@ def _not_breaks(session: Session) -> dict:
                 for unit in session.units for reason in unit.analysis_restarts]
     skips = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
               "shown": shown_function(unit),
-              "location": str(unit.location) if unit.location else None, "type": unit.fail_summary}
-             for unit in session.units if unit.fail_reason and is_frame_skip(unit.fail_reason)]
+              "location": str(unit.location) if unit.location else None,
+              "type": LOOP_SKIP if broken_in_loop(unit.fail_reason) else unit.fail_summary}
+             for unit in session.units if unit.fail_reason and (is_frame_skip(unit.fail_reason)
+                                                               or broken_in_loop(unit.fail_reason))]
     return {**({"analysis_restarts": restarts} if restarts else {}), **({"frame_skips": skips} if skips else {})}
 
 
