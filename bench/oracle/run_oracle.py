@@ -15,6 +15,7 @@ import re
 import resource
 import shutil
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -28,11 +29,22 @@ from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 
 FIELDS = ("compiles", "fail_types", "restarts", "graph_ops", "recompiles", "failed_guards", "breaks", "gb_ids",
-          "kernels", "fx_cache")
+          "kernels", "fx_cache", "torch_breaks", "outcomes", "frame_skips", "eager_triggered", "changed")
 NOT_GENERATED = ("extern", "fallback")  # calls into ATen the output code makes, no kernel it defines
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _COMMENT = re.compile(r"\s+#.*$")
+_SUBJECT = (re.compile(r"^tensor '(.+?)' "), re.compile(r"^not (.+)$"), re.compile(r"^(.+?) == "),
+            re.compile(r"___check_(?:obj|type)_id\((.+?),"))
+_FRAME_SKIP = "/gb/gb7000.html"  # torch's link for a break it could not resume from: it skipped the whole frame
+# a frame of torch's operator code that compiles the user's functions for an eager call (torch.cond, flex_attention)
+_IN_TORCH = re.compile(r"[/\\]torch[/\\](?:_higher_order_ops|nn[/\\]attention)[/\\]")
+
+
+def _subject(guard: str) -> str:
+    """The guarded value a failed guard names (`which`, `x`, `self.scale`), read plainly from torch's words."""
+    text = _guard(guard)
+    return next((match[1] for pattern in _SUBJECT if (match := pattern.search(text))), text)
 
 
 def capture_case(script: Path, session: Path, cache: Path) -> int:
@@ -57,8 +69,17 @@ def _id(shown: str) -> str:
     return re.sub(r"_\d+$", "", shown.strip("[]"))
 
 
-def theirs(record) -> dict:
-    """Each field as torch's in-process record states it."""
+def _outcome(notice: str) -> str:
+    """What our notice says torch did with a failed compile."""
+    if "unless it was compiled with fullgraph=True" in notice:
+        return "eager unless fullgraph"
+    return "raised" if "RAISED" in notice else "eager"
+
+
+def theirs(record, raised: str = "") -> dict:
+    """Each field as torch's in-process record states it; whether a failed compile raised, as the
+    program saw it (`raised`: what a case prints as `raised <type>` for an error it caught, and
+    `<type>: message` of an error that ended it)."""
     metrics = [m for m in record.compilation_metrics if m.get("is_forward", True) is not False
                and not m.get("is_runtime")]
     ids = sorted({m.get("compile_id") for m in metrics if m.get("compile_id")})
@@ -78,7 +99,30 @@ def theirs(record) -> dict:
         "kernels": sum(code.kernels for code in record.output_code),
         "fx_cache": {"hit": int(counters.get("inductor", {}).get("fxgraph_cache_hit", 0)),
                      "miss": int(counters.get("inductor", {}).get("fxgraph_cache_miss", 0))},
+        "torch_breaks": sum(int(times) for group in ("graph_break", "unimplemented")
+                            for key, times in counters.get(group, {}).items() if _FRAME_SKIP not in key),
+        "outcomes": {m["compile_id"]: "raised" if re.search(rf"(^|raised ){m['fail_type']}\b", raised, re.M)
+                     else "eager"
+                     for m in metrics if m.get("fail_type")},
+        "frame_skips": sum(int(times) for group in ("graph_break", "unimplemented")
+                           for key, times in counters.get(group, {}).items() if _FRAME_SKIP in key),
+        "eager_triggered": sorted(m["compile_id"] for m in metrics if m.get("compile_id")
+                                  and _IN_TORCH.search(m.get("co_filename") or "")),
+        "changed": _changed_per_frame(record),
     }
+
+
+def _changed_per_frame(record) -> dict:
+    """Per frame, every guarded value that failed against the newest graph checked at each recompile."""
+    changed: dict[str, set] = {}
+    for recompile in record.recompiles:
+        entries = [entry for entry in recompile.cache_entries if entry.failures]
+        if not entries:
+            continue
+        newest = max(entries, key=lambda entry: int((entry.compile_id or "0/-1").split("/")[-1]))
+        frame = (recompile.compile_id or "?").split("/")[0]
+        changed.setdefault(frame, set()).update(_subject(failure) for failure in newest.failures)
+    return {frame: sorted(values) for frame, values in changed.items()}
 
 
 def ours(session, summary: dict) -> dict:
@@ -86,8 +130,11 @@ def ours(session, summary: dict) -> dict:
     ids = sorted({str(unit.compile_id.without_attempt()).strip("[]") for unit in session.units
                   if unit.compile_id.autograd is None})
     compiled_function = {str(unit.compile_id.without_attempt()): unit.function for unit in session.units}
+    skipped = {str(unit.compile_id.without_attempt()) for unit in session.units if unit.fail_type}
     broken = set()
     for brk in session.breaks:  # where torch resumes: the break's line in the frame being compiled
+        if str(brk.compile_id.without_attempt()) in skipped:
+            continue  # the frame's compile failed (a break in a loop skips it whole): torch resumed nowhere
         function = compiled_function.get(str(brk.compile_id.without_attempt())) or ""
         names = {function, _RESUME.sub(r"\1", function)}
         frames = [brk.location, *(brk.via or ())]
@@ -106,12 +153,32 @@ def ours(session, summary: dict) -> dict:
         "failed_guards": sorted({_guard(g["guard"]) for r in summary.get("recompiles", [])
                                  for g in r.get("failed_guards", [])}),
         "breaks": sorted(broken),
-        "gb_ids": sorted({site["type"]["gb_id"] for site in summary.get("break_types", {}).get("sites", [])
-                          if (site.get("type") or {}).get("gb_id")}),
+        "gb_ids": sorted({gb_id for key in ("sites", "failures")
+                          for typed in summary.get("break_types", {}).get(key, [])
+                          for gb_id in [(typed.get("type") or {}).get("gb_id"), *_chained_ids(typed)] if gb_id}),
         "kernels": sum(count for kind, count in summary.get("kernels", {}).get("by_kind", {}).items()
                        if kind not in NOT_GENERATED),
         "fx_cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0)},
+        "torch_breaks": (summary.get("run") or {}).get("torch_counted_breaks"),
+        "outcomes": {_id(notice["compile_id"]): _outcome(notice["text"]) for notice in summary.get("notices", [])
+                     if notice["key"] == "fallback"},
+        "frame_skips": len(summary.get("frame_skips", [])),
+        "eager_triggered": sorted(_id(u["compile_id"]) for u in summary.get("units", []) if u.get("triggered_by")),
+        "changed": {str(frame): sorted(values) for frame, values in _changed_groups(summary).items()},
     }
+
+
+def _chained_ids(typed: dict) -> list[str]:
+    """The types of the breaks torch raised while handling a site's break (`GB7000 graph break in loop`)."""
+    return [match[0] for words in (typed.get("type") or {}).get("chained", [])
+            if (match := re.match(r"GB\d{4}\b", words))]
+
+
+def _changed_groups(summary: dict) -> dict:
+    changed: dict[int, set] = {}
+    for group in summary.get("recompile_groups", []):
+        changed.setdefault(group["frame"], set()).update(group.get("changed", []))
+    return changed
 
 
 def _children_cpu_s() -> float:
@@ -135,7 +202,12 @@ def compare(case: str, work: Path, cache: Path, recapture: bool = True) -> dict:
     session = open_session(session_dir)
     if session.torch_record is None:
         return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": seconds, "cpu_s": cpu}
-    mine, torch_says = ours(session, summarize(session)), theirs(session.torch_record)
+    stdout = session_dir / "stdout.txt"
+    raised = stdout.read_text(errors="replace") if stdout.is_file() else ""
+    error = session.manifest.error if session.manifest is not None else None
+    raised += f"\n{error.message}" if error is not None and error.message else ""
+    mine = ours(session, summarize(session))
+    torch_says = theirs(session.torch_record, raised)
     return {"case": case, "exit": code, "seconds": seconds, "cpu_s": cpu,
             "fields": {name: (mine[name], torch_says[name]) for name in FIELDS},
             "hook_errors": list(session.torch_record.hook_errors)}
@@ -169,7 +241,9 @@ def differences(rows: list[dict]) -> list[str]:
             mine, torch_says = row["fields"][name]
             if mine != torch_says:
                 reason = KNOWN.get((row["case"], name), "not explained yet")
-                found.append(f"- **{row['case']}** `{name}`: ours `{mine}`, torch's `{torch_says}`. Why: {reason}")
+                found.append(textwrap.fill(f"- **{row['case']}** `{name}`: ours `{mine}`, torch's `{torch_says}`. "
+                                           f"Why: {reason}", width=118, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False))
     return found
 
 
@@ -224,10 +298,19 @@ with the project and compares field by field. Measured {date}, torch 2.13.0 CPU:
 Fields: `compiles` (compile ids torch recorded metrics for, forward), `fail_types` (torch's `fail_type` per
 compile), `restarts` (restart reasons per compile), `graph_ops` (ops of each compile's Dynamo
 graph), `recompiles` (count), `failed_guards` (every failed guard, torch's words without the source
-comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line), `gb_ids` (the
-graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites),
+comment), `breaks` (torch's resume functions `<fn>_at_<line>` against our breaks' function and line, a frame
+whose compile failed apart: a break in a loop skips it whole, and torch resumes nowhere), `gb_ids` (the
+graph-break types torch's `graph_break` and `unimplemented` counters link to, against the types of our break sites,
+the breaks torch chained to them, GB7000, and the compiles that failed at a break: fullgraph=True, no fake kernel),
 `kernels` (generated kernels defined in every output code, subgraphs included; extern calls apart),
-`fx_cache` (FX graph cache hits and misses).
+`fx_cache` (FX graph cache hits and misses), `torch_breaks` (the graph breaks the summary says torch's counters saw,
+against the events of torch's `graph_break` and `unimplemented` counters, a break chained with GB7000 as one),
+`outcomes` (per failed compile, what our notice says torch did, raised to the caller or ran eagerly, against what
+the program saw: the error it caught and printed, or the error that ended it), `frame_skips` (frames skipped whole,
+GB7000, against the counters' GB7000 events), `eager_triggered` (compiles torch started itself for an eager
+`torch.cond`, `while_loop`, `flex_attention` call, against the compiles whose code torch's metrics place in its
+operator code), `changed` (per frame, the guarded values that failed against the newest earlier graph at a
+recompile, against every failure torch's record holds for that graph).
 
 {table}
 
@@ -237,13 +320,9 @@ graph-break types torch's `graph_break` and `unimplemented` counters link to, ag
 
 ## Not compared yet
 
-Torch's record holds more than these fields; the harness does not yet compare: what the summary says
-torch's counters saw (`graph_break` against `unimplemented`, chained GB ids as one event), whether a
-failed compile raised to the caller or fell back silently, a frame skipped whole (GB7000), compiles
-triggered by eager code (eager `cond`, `flex_attention`) against compiles the user asked for, symbols
-with their refined ranges and the 0/1 specialisation, the value that changed in a recompile. Each of
-these is an item of issue 47 for the analysis; the record to compare them against is in
-`torch_record.json` (`counters`, `compilation_metrics[].fail_type`/`restart_reasons`, `recompiles`).
+Symbols with their refined ranges and the 0/1 specialisation: torch's record holds no shape environment to
+compare them with. torch's record of a recompile names the value a guard expected (`self.scale == 1.0`), not the
+one that arrived, so `changed` compares the values, not what they changed to.
 
 ## Time
 

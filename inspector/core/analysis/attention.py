@@ -9,10 +9,11 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 
+from inspector.core.analysis.break_types import failure_type
 from inspector.core.analysis.fallbacks import failure
 from inspector.core.model.session import Session
 from inspector.core.process_state import start_time
-from inspector.core.readers.break_reasons import counted_by_torch
+from inspector.core.readers.break_reasons import counted_by_torch, is_frame_skip
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,17 @@ class CountersCheck:
 
 
 def counters_check(session: Session) -> CountersCheck:
+    """torch's counters (of the measured run, else of the whole process from torch's record of a
+    captured script) against the log's breaks, where a compile that failed at a break of its own type
+    (fullgraph=True, no fake kernel) counts as the one break torch counts for it."""
     counters = session.results.counters if session.results is not None else {}
-    torch_breaks, skips = counted_by_torch(counters) if counters else (None, {})
-    return CountersCheck(torch_breaks, skips, len(session.breaks))
+    recorded = not counters and session.torch_record is not None  # torch's record: no counter is a count of 0
+    if recorded:
+        counters = session.torch_record.counters
+    torch_breaks, skips = counted_by_torch(counters) if counters or recorded else (None, {})
+    failed_at_break = sum(1 for unit in session.units if unit.fail_type and not unit.breaks
+                          and not is_frame_skip(unit.fail_reason or "") and failure_type(unit, None) is not None)
+    return CountersCheck(torch_breaks, skips, len(session.breaks) + failed_at_break)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inspector.core.analysis.figures import BreakSite, break_sites
-from inspector.core.model.session import GraphBreak, Session
+from inspector.core.model.session import CompileUnit, GraphBreak, Session
 from inspector.core.readers.break_reasons import chained_parts
 from inspector.core.readers.graph_break_registry import BreakRegistry, BreakType, find_registry
 
@@ -111,3 +111,17 @@ def site_types(session: Session, registry: BreakRegistry | None = None,
         match = next((m for m in (break_type(brk, registry) for brk in site.breaks) if m), None)
         typed.append((site, match))
     return typed
+
+
+def failure_type(unit: CompileUnit, registry: BreakRegistry | None) -> BreakTypeMatch | None:
+    """The registry type of a compile that failed instead of breaking the graph (a break under
+    fullgraph=True raised to the caller, GB0025; a custom op without a fake kernel, GB4315): torch counts
+    it with the graph breaks and links its type in the error message. None without a link there."""
+    link = _LINK.search(unit.fail_reason or "")
+    if link is None:
+        return None
+    gb_id = f"GB{link[2]}"
+    entry = registry.types.get(gb_id) if registry else None
+    if entry is None:
+        return BreakTypeMatch(gb_id, unit.fail_summary or unit.fail_type or "", "", (), link[1], "link in the message")
+    return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, link[1], "link in the message")

@@ -12,8 +12,9 @@ from pathlib import PureWindowsPath
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import _RESUME, UserName, shown_function, user_name
-from inspector.core.model.session import CompileUnit, Session, artifact_record
-from inspector.core.readers.break_reasons import split_guard_comment, tensor_mismatch
+from inspector.core.model.session import CompileUnit, FailedGuard, Session, artifact_record
+from inspector.core.readers.break_reasons import (explain_guard, parse_recompile_reasons, split_guard_comment,
+                                                  tensor_mismatch)
 
 DEFAULT_RECOMPILE_LIMIT = 8
 # A tensor guard, `tensor 'NAME' size mismatch at index 0. expected 8, actual 16`: found by `tensor_mismatch`, linear
@@ -57,8 +58,12 @@ class RecompileGroup:
     symbol: str | None = None  # from the log's create_symbol record for this dim, when it has one
     specialised: ShapeEvent | None = None  # where the graph it failed against made this dim a constant
     # every guard that failed, per recompile: `[1/2] against [1/1]: self.scale == 1.0; against [1/0]: …`, one line per
-    # recompile (torch checks each earlier graph and names the first guard of each that failed)
+    # recompile (torch's log names the first guard of each earlier graph that failed; its record, every one)
     failed: list[str] = field(default_factory=list)
+    # every guarded value that failed against the newest earlier graph, across the group's recompiles: what
+    # changed (`which`, `self.scale`); only the first of them when the session has no record of torch's
+    changed: list[str] = field(default_factory=list)
+    every_guard: bool = False  # the guards come from torch's record of the run: every one that failed is named
     respecialised: ShapeEvent | None = None  # a value made symbolic, then made a constant again by the code
     resumed_from: str | None = None  # the function whose local this is, when a resume function guards it
 
@@ -89,7 +94,8 @@ class RecompileGroup:
                 "user_name": self.name.user if self.name else None, "shown_subject": self.shown_subject,
                 "aspect": self.aspect,
                 "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
-                "history": self.history, "guard": self.guard, "failed": self.failed,
+                "history": self.history, "guard": self.guard, "failed": self.failed, "changed": self.changed,
+                "every_guard": self.every_guard,
                 "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
 
 
@@ -123,6 +129,24 @@ FIRST_GUARD_ONLY = ("torch names only the first failed guard of each earlier gra
                     "one against the newest graph, and other values may have changed too")
 
 
+def every_failed_guard(session: Session, unit: CompileUnit) -> tuple[list[FailedGuard], bool]:
+    """The guards that failed at `unit`'s recompile, and whether that is every one of them: torch's
+    record of the run (a capture's torch_record.json) checks every guard of every earlier graph, where its
+    log names only the first that failed against each."""
+    logged = unit.recompile.failed_guards if unit.recompile else []
+    record = session.torch_record
+    if record is None or len(session.ranks) > 1:  # one record per process: a rank's ids would be ambiguous
+        return logged, False
+    wanted = str(unit.compile_id.without_attempt()).strip("[]")
+    recorded = next((recompile for recompile in record.recompiles if recompile.compile_id == wanted), None)
+    if recorded is None or not recorded.cache_entries:
+        return logged, False
+    guards = [FailedGuard(against or entry.compile_id or "", guard, explain_guard(guard))
+              for entry in recorded.cache_entries for failure in entry.failures
+              for against, guard in parse_recompile_reasons(failure)]
+    return (guards, True) if guards else (logged, False)
+
+
 def recompile_groups(session: Session) -> list[RecompileGroup]:
     """Recompiles grouped by frame and the guard that failed against the newest graph, most frequent first."""
     groups: dict[tuple, RecompileGroup] = {}
@@ -130,7 +154,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
     for unit in units:
         if not unit.recompile:
             continue
-        guards = unit.recompile.failed_guards
+        guards, every = every_failed_guard(session, unit)
         newest = _newest_failure(guards)
         guard = newest.guard if newest else unit.recompile.raw.strip() or "reason not recorded"
         subject, aspect, expected, actual = guarded_value(guard)
@@ -147,6 +171,10 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         elif aspect == "value" and expected is not None:
             group.history.append(expected)  # a value guard says only what the newest graph was built for
         group.units.append(unit)
+        group.every_guard = every
+        for changed in _against_newest(guards):
+            if changed not in group.changed:
+                group.changed.append(changed)
         group.failed.append(f"{unit.compile_id} " + ("; ".join(
             f"against [{failed.against}]: {split_guard_comment(failed.guard)[0]}" for failed in _newest_first(guards))
             if guards else guard))
@@ -171,7 +199,11 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         if group.aspect.startswith("size dim"):
             group.specialised = _specialised_before(by_id, group)
         group.diagnosis, group.fix = _explain(group)
-        if any(unit.recompile and len(unit.recompile.failed_guards) > 1 for unit in group.units):
+        if len(group.changed) > 1:
+            group.diagnosis += (f" Every value that changed since the graph it failed against: "
+                                f"{', '.join(group.changed)} (torch's record of the run names every failed guard).")
+        elif not group.every_guard and any(unit.recompile and len(unit.recompile.failed_guards) > 1
+                                           for unit in group.units):
             group.diagnosis += f" Guards of several earlier graphs failed ({FIRST_GUARD_ONLY})."
         if any(_says_limit_hit(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
@@ -332,6 +364,16 @@ def _newest_first(guards: list) -> list:
     """Failed guards, the one against the newest graph first: torch lists them by cache entry, an order
     that is not always newest first."""
     return sorted(guards, key=lambda failed: -_compile_number(failed.against))
+
+
+def _against_newest(guards: list[FailedGuard]) -> list[str]:
+    """Each guarded value that failed against the newest earlier graph (`which`, `self.scale`), in
+    torch's order: what changed since that graph was built."""
+    newest = _newest_failure(guards)
+    if newest is None:
+        return []
+    subjects = (guarded_value(failed.guard)[0] for failed in guards if failed.against == newest.against)
+    return list(dict.fromkeys(subjects))
 
 
 def _newest_failure(guards: list):

@@ -4,6 +4,7 @@ scripts, which every human output renders through the summary model."""
 
 from __future__ import annotations
 
+from inspector.core.analysis.break_types import failure_type
 from inspector.core.analysis.session_analysis import SessionAnalysis
 
 
@@ -18,6 +19,11 @@ def explanations(analysis: SessionAnalysis) -> dict:
                        "line": site.breaks[0].location.line if site.breaks[0].location else None,
                        "type": match.to_json() if match else None, **({"via": site.via} if site.via else {})}
                       for site, match in analysis.site_types],
+            # compiles that failed where a graph would have broken, with their type: torch counts them as breaks
+            "failures": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "fail_type": unit.fail_type,
+                          "type": match.to_json()}
+                         for unit in analysis.session.units
+                         if unit.fail_type and (match := failure_type(unit, registry)) is not None],
         },
         "recompile_groups": [group.to_json() for group in analysis.recompile_groups],
         "recompile_limit": analysis.recompile_limit.to_json(),

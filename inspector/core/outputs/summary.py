@@ -12,6 +12,7 @@ from inspector.core.analysis.break_map import resume_after, resume_units
 from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
+from inspector.core.analysis.recompile_groups import every_failed_guard
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import called_function, shown_function
@@ -20,12 +21,13 @@ from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.explanations import explanations
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.break_reasons import is_frame_skip
+from inspector.core.readers.break_reasons import broken_in_loop, is_frame_skip
 
 SCHEMA = "torch-compile-inspector/summary"
 SCHEMA_VERSION = 4  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time;
 # 4: `units[].called`, `run.eager_profile_check`, backward stages named `… (backward)`
 TOP_KERNELS = 10
+LOOP_SKIP = "graph break in loop (GB7000)"  # a break inside a loop: torch skipped the frame, which runs eagerly
 _RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
 
 
@@ -97,11 +99,17 @@ def _break_sites(analysis: SessionAnalysis) -> list[dict]:
 
 
 def _recompiles(analysis: SessionAnalysis) -> list[dict]:
-    return [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
-             "shown": shown_function(unit),
-             "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain}
-                               for g in unit.recompile.failed_guards]}
-            for unit in analysis.session.units if unit.recompile]
+    """Each recompile with the guards that failed: every one when torch's record of the run has them
+    (`every_guard`), else the first against each earlier graph, as torch's log names them."""
+    found = []
+    for unit in analysis.session.units:
+        if not unit.recompile:
+            continue
+        guards, every = every_failed_guard(analysis.session, unit)
+        found.append({"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
+                      "shown": shown_function(unit), "every_guard": every,
+                      "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain} for g in guards]})
+    return found
 
 
 def _kernels(analysis: SessionAnalysis) -> dict:
@@ -227,8 +235,10 @@ def _not_breaks(session: Session) -> dict:
                 for unit in session.units for reason in unit.analysis_restarts]
     skips = [{"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
               "shown": shown_function(unit),
-              "location": str(unit.location) if unit.location else None, "type": unit.fail_summary}
-             for unit in session.units if unit.fail_reason and is_frame_skip(unit.fail_reason)]
+              "location": str(unit.location) if unit.location else None,
+              "type": LOOP_SKIP if broken_in_loop(unit.fail_reason) else unit.fail_summary}
+             for unit in session.units if unit.fail_reason and (is_frame_skip(unit.fail_reason)
+                                                               or broken_in_loop(unit.fail_reason))]
     return {**({"analysis_restarts": restarts} if restarts else {}), **({"frame_skips": skips} if skips else {})}
 
 

@@ -189,6 +189,7 @@ class Recompile(Record):
     compile_id: str = ""
     rank: int | None = None
     shown: str = ""
+    every_guard: bool = False  # from torch's record: every guard that failed, not the first of each graph
     failed_guards: tuple[FailedGuard, ...] = ()
 
     NESTED = {"failed_guards": [FailedGuard]}
@@ -448,11 +449,24 @@ class TypedSite(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TypedFailure(Record):
+    """A compile that failed where a graph would have broken (fullgraph=True, no fake kernel), with its type."""
+
+    compile_id: str = ""
+    rank: int | None = None
+    fail_type: str | None = None
+    type: BreakType | None = None
+
+    NESTED = {"type": BreakType}
+
+
+@dataclass(frozen=True, kw_only=True)
 class BreakTypes(Record):
     registry: Registry | None = None
     sites: tuple[TypedSite, ...] = ()
+    failures: tuple[TypedFailure, ...] = ()
 
-    NESTED = {"registry": Registry, "sites": [TypedSite]}
+    NESTED = {"registry": Registry, "sites": [TypedSite], "failures": [TypedFailure]}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -470,6 +484,8 @@ class RecompileGroup(Record):
     history: tuple[str, ...] = ()
     guard: str = ""
     failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
+    changed: tuple[str, ...] = ()  # the guarded values that failed against the newest earlier graph
+    every_guard: bool = False
     diagnosis: str = ""
     fix: str = ""
     stance: str = ""
