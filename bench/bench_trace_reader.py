@@ -106,12 +106,13 @@ def time_tlparse(log: Path) -> tuple[float, float] | None:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def time_summary_cli(log: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (its children included) of `compile-inspector summary LOG`, no index cache."""
-    env = {**os.environ, "TCI_NO_CACHE": "1"}
+def time_summary_cli(log: Path, root: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU seconds (its children included) of `compile-inspector summary LOG`, no index cache,
+    as the checkout at `root` runs it."""
+    env = {**os.environ, "TCI_NO_CACHE": "1", "PYTHONPATH": str(root)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "inspector", "summary", str(log)], cwd=ROOT, env=env,
+    subprocess.run([sys.executable, "-m", "inspector", "summary", str(log)], cwd=root, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -141,11 +142,14 @@ def time_floor(log: Path) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def side_by_side(log: Path, rounds: int) -> dict:
-    """`rounds` interleaved runs of the CLI summary and of tlparse -p; medians, spreads and ratios."""
+def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
+    """`rounds` interleaved runs of the CLI summary and of tlparse -p (and of the summary of the checkout
+    at `baseline`); medians, spreads and ratios."""
     load = os.getloadavg()
-    ours, theirs, floor = [], [], []
+    ours, theirs, floor, base = [], [], [], []
     for _ in range(rounds):
+        if baseline is not None:
+            base.append(time_summary_cli(log, baseline))
         ours.append(time_summary_cli(log))
         found = time_tlparse(log)
         if found is None:
@@ -165,8 +169,15 @@ def side_by_side(log: Path, rounds: int) -> dict:
           f"{median(floor_wall) / median(tl_wall):.3f}× tlparse wall\n"
           f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
           f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
+    if base:
+        base_wall, base_cpu = [b[0] for b in base], [b[1] for b in base]
+        base_rounds = [b / t for b, t in zip(base_wall, tl_wall)]
+        print(f"  baseline {baseline}: {spread(base_wall)} wall, CPU {spread(base_cpu)} = "
+              f"{median(base_wall) / median(tl_wall):.3f}× tlparse wall (per round "
+              f"{min(base_rounds):.3f}–{max(base_rounds):.3f}), {median(base_cpu) / median(tl_cpu):.3f}× its CPU",
+              flush=True)
     return dict(log=str(log), load=load, summary=wall, summary_cpu=cpu, tlparse=tl_wall, tlparse_cpu=tl_cpu,
-                floor=floor_wall, floor_cpu=floor_cpu)
+                floor=floor_wall, floor_cpu=floor_cpu, baseline=[b[0] for b in base], baseline_cpu=[b[1] for b in base])
 
 
 def synthetic_log(mb: float) -> Path:
@@ -221,9 +232,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--side-by-side", type=int, metavar="N", help="N interleaved rounds of the CLI summary "
                         "and tlparse -p on each --log (no other rows)")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="with --side-by-side: also time the "
+                        "summary of this checkout (e.g. a `git worktree add` of main) in each round")
     args = parser.parse_args()
     if args.side_by_side:
-        rows = [side_by_side(log, args.side_by_side) for log in args.log]
+        rows = [side_by_side(log, args.side_by_side, args.baseline) for log in args.log]
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
         return
