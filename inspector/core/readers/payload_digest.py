@@ -23,8 +23,8 @@ def payload_digest(raw: bytes) -> str:
 
 def main(fd: int) -> None:
     # At the reader's own priority: every digest it answers is one the reader does not work out, so on a
-    # machine loaded by others it earns the read a second share of the CPU; at the lowest priority it
-    # was starved there and the reader did all the work itself.
+    # machine loaded by others it earns the read a second share of the CPU (at the lowest priority it
+    # would get next to none there, and the reader would do all the work itself).
     for line in sys.stdin.buffer:
         if not line.endswith(b"\n"):
             break
