@@ -21,7 +21,9 @@ the reader; the load average before and after each row is printed with it.
 
 --side-by-side N times what a user runs, `compile-inspector summary LOG` (a fresh process, no index
 cache), and `tlparse -p` on the same log, N rounds taking turns, so both meet the same neighbours;
-CPU time includes each one's child processes (the reader's md5 helper).
+CPU time includes each one's child processes (the reader's md5 helper). Each round also times the
+physical floor of the same log in a fresh interpreter: read every byte, md5 them, parse every envelope's
+JSON (what any reader of the log must do at least, on one core).
 """
 
 from __future__ import annotations
@@ -104,39 +106,78 @@ def time_tlparse(log: Path) -> tuple[float, float] | None:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def time_summary_cli(log: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (its children included) of `compile-inspector summary LOG`, no index cache."""
-    env = {**os.environ, "TCI_NO_CACHE": "1"}
+def time_summary_cli(log: Path, root: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU seconds (its children included) of `compile-inspector summary LOG`, no index cache,
+    as the checkout at `root` runs it."""
+    env = {**os.environ, "TCI_NO_CACHE": "1", "PYTHONPATH": str(root)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "inspector", "summary", str(log)], cwd=ROOT, env=env,
+    subprocess.run([sys.executable, "-m", "inspector", "summary", str(log)], cwd=root, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def side_by_side(log: Path, rounds: int) -> dict:
-    """`rounds` interleaved runs of the CLI summary and of tlparse -p; medians, spreads and ratios."""
+# Runs in a child interpreter: the floor of reading `log` (read, md5, JSON of every envelope line).
+FLOOR = r"""
+import hashlib, json, sys
+data = open(sys.argv[1], "rb").read()
+hashlib.md5(data).hexdigest()
+for line in data.split(b"\n"):
+    if line and line[0] != 9:  # an envelope line, not a payload line (a tab)
+        start = line.find(b"] {")
+        if start >= 0:
+            json.loads(line[start + 2:])
+"""
+
+
+def time_floor(log: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of the physical floor (FLOOR) on `log`, interpreter start included."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FLOOR, str(log)], check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
+    """`rounds` interleaved runs of the CLI summary and of tlparse -p (and of the summary of the checkout
+    at `baseline`); medians, spreads and ratios."""
     load = os.getloadavg()
-    ours, theirs = [], []
+    ours, theirs, floor, base = [], [], [], []
     for _ in range(rounds):
+        if baseline is not None:
+            base.append(time_summary_cli(log, baseline))
         ours.append(time_summary_cli(log))
         found = time_tlparse(log)
         if found is None:
             raise SystemExit("tlparse not found")
         theirs.append(found)
+        floor.append(time_floor(log))
     median = statistics.median
     wall, tl_wall = [o[0] for o in ours], [t[0] for t in theirs]
     cpu, tl_cpu = [o[1] for o in ours], [t[1] for t in theirs]
     per_round = [o / t for o, t in zip(wall, tl_wall)]
+    floor_wall, floor_cpu = [f[0] for f in floor], [f[1] for f in floor]
     print(f"{log.name}: {log.stat().st_size / 1e6:.1f} MB, {rounds} interleaved rounds, load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} → {os.getloadavg()[0]:.2f}\n"
           f"  summary    {spread(wall)} wall, CPU {spread(cpu)}\n"
           f"  tlparse -p {spread(tl_wall)} wall, CPU {spread(tl_cpu)}\n"
+          f"  floor      {spread(floor_wall)} wall, CPU {spread(floor_cpu)} (read + md5 + JSON, one core) = "
+          f"{median(floor_wall) / median(tl_wall):.3f}× tlparse wall\n"
           f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
           f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
-    return dict(log=str(log), load=load, summary=wall, summary_cpu=cpu, tlparse=tl_wall, tlparse_cpu=tl_cpu)
+    if base:
+        base_wall, base_cpu = [b[0] for b in base], [b[1] for b in base]
+        base_rounds = [b / t for b, t in zip(base_wall, tl_wall)]
+        print(f"  baseline {baseline}: {spread(base_wall)} wall, CPU {spread(base_cpu)} = "
+              f"{median(base_wall) / median(tl_wall):.3f}× tlparse wall (per round "
+              f"{min(base_rounds):.3f}–{max(base_rounds):.3f}), {median(base_cpu) / median(tl_cpu):.3f}× its CPU",
+              flush=True)
+    return dict(log=str(log), load=load, summary=wall, summary_cpu=cpu, tlparse=tl_wall, tlparse_cpu=tl_cpu,
+                floor=floor_wall, floor_cpu=floor_cpu, baseline=[b[0] for b in base], baseline_cpu=[b[1] for b in base])
 
 
 def synthetic_log(mb: float) -> Path:
@@ -191,9 +232,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--side-by-side", type=int, metavar="N", help="N interleaved rounds of the CLI summary "
                         "and tlparse -p on each --log (no other rows)")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="with --side-by-side: also time the "
+                        "summary of this checkout (e.g. a `git worktree add` of main) in each round")
     args = parser.parse_args()
     if args.side_by_side:
-        rows = [side_by_side(log, args.side_by_side) for log in args.log]
+        rows = [side_by_side(log, args.side_by_side, args.baseline) for log in args.log]
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
         return

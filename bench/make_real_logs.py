@@ -39,6 +39,18 @@ with torch.no_grad():
     model.generate(prompt, max_new_tokens=6, do_sample=False, pad_token_id=0)
     model.generate(torch.randint(0, 512, (2, 9)), max_new_tokens=4, do_sample=False, pad_token_id=0)
 """,
+    # many small units, each with its compile-event spans: one generate() (prefill, the first decode step,
+    # then the decode steps with a dynamic cache length), so a grown log holds ~90 units of ~250 records
+    "gpt2_generate": r"""
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+config = GPT2Config(vocab_size=512, n_positions=128, n_embd=64, n_layer=2, n_head=4)
+model = GPT2LMHeadModel(config).eval()
+model.forward = torch.compile(model.forward)
+with torch.no_grad():
+    model.generate(torch.randint(0, 512, (1, 6)), max_new_tokens=8, do_sample=False, pad_token_id=0)
+""",
     "llama": r"""
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM

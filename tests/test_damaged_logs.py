@@ -146,7 +146,7 @@ def test_every_corpus_log_cut_at_any_point_keeps_what_came_before_and_counts_the
 
 def test_chunked_reading_gives_the_same_index_at_any_chunk_size(corpus, monkeypatch):
     """Records cut by a chunk boundary must be read whole once the next chunk arrives."""
-    from inspector.core.readers import torch_trace
+    from inspector.core.readers import trace_scanner
 
     log = corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_1.log"  # CRLF line ends too
     def index(read) -> list:
@@ -156,7 +156,7 @@ def test_chunked_reading_gives_the_same_index_at_any_chunk_size(corpus, monkeypa
 
     whole = index(read_trace_log(log))
     for chunk in (1000, 4096, 65536):
-        monkeypatch.setattr(torch_trace, "CHUNK_BYTES", chunk)
+        monkeypatch.setattr(trace_scanner, "CHUNK_BYTES", chunk)
         chunked = read_trace_log(log)
         assert index(chunked) == whole
         assert not chunked.problems

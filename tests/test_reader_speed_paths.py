@@ -391,7 +391,7 @@ def _index_facts(log) -> tuple:
 def test_the_md5_helper_gives_the_serial_index(inputs, tmp_path, monkeypatch, helper):
     """The second-core md5 helper changes nothing: every record's verdict and every problem (their
     order included) are the serial reader's, whether the child answers all, little, or nothing."""
-    from inspector.core.readers import torch_trace
+    from inspector.core.readers import digest_helper, torch_trace, trace_scanner
 
     logs = [path for path in inputs if path.is_file()]
     for path in list(logs):
@@ -399,35 +399,35 @@ def test_the_md5_helper_gives_the_serial_index(inputs, tmp_path, monkeypatch, he
         logs += _damaged_variants(path, tmp_path / path.stem)
     serial = {path: _index_facts(torch_trace.read_trace_log(path)) for path in logs}
     started = []
-    real_start = torch_trace._DigestHelper.start.__func__
+    real_start = digest_helper.DigestHelper.start.__func__
 
     def start(cls, handle):
         made = real_start(cls, handle)
         started.append(made)
         return made
 
-    monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
-    monkeypatch.setattr(torch_trace._DigestHelper, "start", classmethod(start))
+    monkeypatch.setattr(digest_helper, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(digest_helper, "helper_allowed", lambda: True)
+    monkeypatch.setattr(digest_helper.DigestHelper, "start", classmethod(start))
     if helper == "falls_behind":
-        monkeypatch.setattr(torch_trace, "HELPER_LAG_RANGES", 2)
-        monkeypatch.setattr(torch_trace, "CHUNK_BYTES", 4096)  # many chunks: the lag check runs often
+        monkeypatch.setattr(digest_helper, "HELPER_LAG_RANGES", 2)
+        monkeypatch.setattr(trace_scanner, "CHUNK_BYTES", 4096)  # many chunks: the lag check runs often
     if helper == "dies":
-        monkeypatch.setattr(torch_trace, "HELPER_COMMAND", [sys.executable, "-c", "import sys; sys.exit(3)"])
+        monkeypatch.setattr(digest_helper, "HELPER_COMMAND", [sys.executable, "-c", "import sys; sys.exit(3)"])
     for path in logs:
         assert _index_facts(torch_trace.read_trace_log(path)) == serial[path], path
     assert started and all(made is not None for made in started)
 
 
 def test_the_summary_is_the_same_with_the_md5_helper(inputs, monkeypatch):
-    from inspector.core.readers import torch_trace
+    from inspector.core.readers import digest_helper
 
     monkeypatch.setenv("TCI_NO_CACHE", "1")
     for path in inputs:
-        monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: False)
+        monkeypatch.setattr(digest_helper, "helper_allowed", lambda: False)
         serial = _summary_text(path)
-        monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
-        monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
+        monkeypatch.setattr(digest_helper, "helper_allowed", lambda: True)
+        monkeypatch.setattr(digest_helper, "HELPER_MIN_BYTES", 0)
         assert _summary_text(path) == serial, path
 
 
@@ -436,15 +436,15 @@ def test_a_read_interrupted_midway_leaves_no_md5_helper_behind(inputs, monkeypat
     process is left running or unreaped."""
     import os
 
-    from inspector.core.readers import torch_trace
+    from inspector.core.readers import digest_helper, torch_trace, trace_scanner
 
     log = next(path for path in inputs if path.is_file())
     started = []
-    real_start = torch_trace._DigestHelper.start.__func__
-    monkeypatch.setattr(torch_trace, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(torch_trace, "_helper_allowed", lambda: True)
-    monkeypatch.setattr(torch_trace, "CHUNK_BYTES", 4096)  # several chunks: the interruption comes midway
-    monkeypatch.setattr(torch_trace._DigestHelper, "start",
+    real_start = digest_helper.DigestHelper.start.__func__
+    monkeypatch.setattr(digest_helper, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(digest_helper, "helper_allowed", lambda: True)
+    monkeypatch.setattr(trace_scanner, "CHUNK_BYTES", 4096)  # several chunks: the interruption comes midway
+    monkeypatch.setattr(digest_helper.DigestHelper, "start",
                         classmethod(lambda cls, handle: started.append(real_start(cls, handle)) or started[-1]))
 
     def interrupt(_offset):

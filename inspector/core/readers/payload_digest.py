@@ -1,8 +1,8 @@
 """The md5 of a TORCH_TRACE payload as torch computed it, and the md5 helper's program: run as a script
 (`python -I -S payload_digest.py FD`, standard library only), it answers each `START END` line on its
 input with the digest of those bytes of the log open at descriptor FD ("-" for a range the file no
-longer holds), one line each, at the lowest priority, so the reader can share the work with a second
-core (torch_trace._DigestHelper)."""
+longer holds), one line each, so the reader can share the work with a second core
+(digest_helper.DigestHelper)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def payload_digest(raw: bytes) -> str:
 
 
 def main(fd: int) -> None:
-    os.nice(19)  # on a loaded machine it takes nothing from the reader, which then does the work itself
+    # At the reader's own priority: every digest it answers is one the reader does not work out, so on a
+    # machine loaded by others it earns the read a second share of the CPU (at the lowest priority it
+    # would get next to none there, and the reader would do all the work itself).
     for line in sys.stdin.buffer:
         if not line.endswith(b"\n"):
             break
