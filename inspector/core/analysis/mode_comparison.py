@@ -163,8 +163,8 @@ def cold_warm_text(row: ModeRow) -> str:
     text = f"cold {row.compile_s:.2f} s" + ("" if row.cold else f" (NOT cold: {row.cache_hits} cache hit(s))")
     if row.warm_compile_s is not None:
         text += f", warm {row.warm_compile_s:.2f} s"
-        if row.warm_compile_s > 0:
-            text += f" ({row.compile_s / row.warm_compile_s:.3g}× less)"
         if row.warm_cache_hits == 0:  # it compiled again from scratch: what it shows is not a warm compile
             text += " (warm run hit no cache)"
+        elif row.warm_compile_s > 0:
+            text += f" ({row.compile_s / row.warm_compile_s:.3g}× less)"
     return text
