@@ -171,7 +171,9 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
                     timeout=60_000)
     assert " ".join(words.split()) in " ".join(window.diff_view.run.toPlainText().split())
     window.modes.sigDone.emit(rows)
-    assert window.modes_view.status.text() == best.text
+    status = window.modes_view.status.text()  # B compiled from the cache A filled: the caption says so
+    assert status.startswith(best.text) and ("Each mode compiled cold" in status) == all(row.cold for row in rows)
+    assert all(f"NOT cold: {row.mode} ({row.cache_hits} cache hit(s))" in status for row in rows if not row.cold)
     notes = [window.modes_view.table.item(row, window.modes_view.table.columnCount() - 1).text()
              for row in range(len(rows))]
     assert all("eager" in note for note in notes)
