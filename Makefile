@@ -63,10 +63,11 @@ deb: dist
 	packaging/make_deb.sh $(DIST) build
 
 # Debian packages tests/test_install.py needs (run as root; installs only the missing ones): a display
-# and its tools, the desktop's MIME, launcher and gio tools, and the libraries Qt's xcb plugin loads.
+# and its tools, the desktop's MIME, launcher and gio tools, and the libraries Qt's xcb plugin loads; and
+# the PostgreSQL server tests/test_run_history.py starts a throwaway cluster of (skipped without it).
 INSTALL_TEST_DEBS := xvfb x11-utils xdg-utils libfile-mimeinfo-perl shared-mime-info desktop-file-utils \
 	libglib2.0-bin libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xkb1 \
-	libxkbcommon-x11-0 libxcb-cursor0
+	libxkbcommon-x11-0 libxcb-cursor0 postgresql
 install-test-deps:
 	@missing="$$(for p in $(INSTALL_TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
 		| grep -q '^install ok installed' || echo $$p; done)"; \

@@ -19,7 +19,7 @@ from inspector.core.gc_policy import collector_paused
 
 
 PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
-COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check")
+COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check", "history")
 READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
 EXIT_INCONCLUSIVE = 4  # `check`: nothing failed, but a speedup check could not tell
 
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                               "with its IR stages and compile metadata")
     _add_no_cache(summary)
     summary.set_defaults(run=_summary)
+    add_history_switches(summary)
     add_capture_commands(commands)
     bundle = commands.add_parser("bundle", help="save a session folder as one .tcinspect file to share")
     bundle.add_argument("path")
@@ -99,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="repository root that SARIF paths are relative to (default: the current folder)")
     _add_no_cache(check)
     check.set_defaults(run=_check)
+    add_history_check(check)
+    add_history_command(commands)
     command: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
@@ -182,6 +185,7 @@ def add_capture_commands(commands) -> None:
     capture.add_argument("--quiet", action="store_true", help="no live progress lines")
     capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
     capture.set_defaults(run=_capture)
+    add_history_switches(capture)
     modes = commands.add_parser(
         "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
         usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
@@ -197,6 +201,7 @@ def add_capture_commands(commands) -> None:
     modes.add_argument("--quiet", action="store_true", help="no live progress lines")
     modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
     modes.set_defaults(run=_modes)
+    add_history_switches(modes)
 
 
 def _capture_settings(args):
@@ -268,6 +273,7 @@ def _capture(args) -> int:
             process.wait()
     printer.tick()
     printer.finish(process.exit_code)
+    _record_capture(args, plan.session)
     return process.exit_code
 
 
@@ -299,7 +305,7 @@ def _modes(args) -> int:
     from inspector.capture.launcher import clear_session
     from inspector.capture.mode_runs import WARM_SUFFIX, run_modes
     from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import compare_modes, fastest
+    from inspector.core.analysis.mode_comparison import compare_modes
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
@@ -326,24 +332,32 @@ def _modes(args) -> int:
     with _termination_as_interrupt():
         runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
                          warm=args.warm)
+    for outcome in runs.outcomes:  # each mode's capture is a run of the script, in the history like any capture
+        if Path(outcome.session).is_dir():
+            _record_capture(args, outcome.session)
     rows = compare_modes(runs.sessions, runs.warm_sessions)
-    best = fastest(rows)
-    if args.json:
-        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows],
-                    "captures": [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]}
-        _dump_json(document)
-    else:
-        from inspector.core.numbers import quantity, seconds
-
-        print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
-        for row in rows:
-            note = row.note(best.mode)
-            _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
-                 f"{quantity(row.speedup, '×'):>9} "
-                 f"{row.breaks:>7} {row.kernels:>8}  {note}")
-        _say(best.text)
+    _say_mode_rows(rows, args.json, [{**asdict(o), "session": str(o.session)} for o in runs.outcomes])
     return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
 
+
+def _say_mode_rows(rows, as_json: bool, captures: list | None = None) -> None:
+    """The mode comparison, as `modes` prints it after its captures and `summary DIR` of their folder."""
+    from inspector.core.analysis.mode_comparison import fastest
+
+    best = fastest(rows)
+    if as_json:
+        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
+        _dump_json(document if captures is None else {**document, "captures": captures})
+        return
+    from inspector.core.numbers import quantity, seconds
+
+    print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
+    for row in rows:
+        note = row.note(best.mode)
+        _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
+             f"{quantity(row.speedup, '×'):>9} "
+             f"{row.breaks:>7} {row.kernels:>8}  {note}")
+    _say(best.text)
 
 def _detect(path: str):
     """The detected input at `path`, or None after saying why nothing there can be opened."""
@@ -534,6 +548,7 @@ def _summary(args) -> int:
             _dump_json(summary)
         else:
             _say("\n\n".join(text for text in (render_text(summary), profile_text, triton_text) if text))
+    _record_history(args, session, summary)
     unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
     unreadable += sum(entry["count"] for entry in summary.get(TRITON_JOIN_KEY, {}).get("problems", {}).values())
     if args.strict and unreadable:
@@ -597,8 +612,14 @@ def _summary_document(args, source) -> int:
     from inspector.core.outputs.gpu_summary import (render_profile_ranks_text, render_profile_text, render_triton_text,
                                                      summarize_profile, summarize_profile_ranks, summarize_triton)
     from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
-    from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
+    from inspector.core.readers.sources import MODES, PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
 
+    if source.kind is MODES:
+        from inspector.core.analysis.mode_comparison import compare_modes
+
+        folders = source.open()
+        _say_mode_rows(compare_modes(folders.cold, folders.warm), args.json)
+        return 0
     summarize, render = {XLA_DUMP: (summarize_dump, render_dump_text), TRITON_TRACE: (summarize_triton, render_triton_text),
                          PROFILER_TRACE: (summarize_profile, render_profile_text),
                          PROFILER_TRACES: (summarize_profile_ranks, render_profile_ranks_text)}[source.kind]
@@ -646,3 +667,111 @@ def _diff_xla(args, a, b) -> int:
     else:
         _say(render_comparison_text(result))
     return 0
+
+
+# --- the run history (inspector/core/history) ------------------------------------------------------
+
+def add_history_switches(command) -> None:
+    """--no-history and --store on a command that records the runs it reads or captures."""
+    command.add_argument("--no-history", action="store_true",
+                         help="do not record this run in the local run history (as TCI_NO_HISTORY=1)")
+    command.add_argument("--store", metavar="ADDRESS",
+                         help="the run history to record in: a SQLite file or postgresql://… (default: "
+                              "TCI_HISTORY_STORE, else $XDG_DATA_HOME/torch-compile-inspector/history.sqlite)")
+
+
+def add_history_check(check) -> None:
+    """`check RUN --history`: the run against the recent runs of its script."""
+    check.add_argument("--history", action="store_true",
+                       help="also compare the run with the recent runs of the same script in the run history: fail "
+                            "on new graph breaks or recompile causes, slower compile or speed beyond the noise, or "
+                            "a cache hit rate that fell")
+    check.add_argument("--store", metavar="ADDRESS", help="the run history to read (as for `history`)")
+    check.set_defaults(run=_check_or_history)
+
+
+def add_history_command(commands) -> None:
+    history = commands.add_parser("history", help="the runs of a script over time, from the run history")
+    history.add_argument("script", nargs="?", help="the script (without it: the scripts the history holds)")
+    history.add_argument("--json", action="store_true", help="print the runs as JSON")
+    history.add_argument("--limit", type=int, default=50, metavar="N", help="the last N runs (default %(default)s)")
+    history.add_argument("--store", metavar="ADDRESS",
+                         help="a SQLite file or postgresql://… (default: TCI_HISTORY_STORE, else the local file)")
+    history.set_defaults(run=_history)
+
+
+def _history(args) -> int:
+    from pathlib import Path
+
+    from inspector.core.history.history_text import history_document, render_runs, render_scripts
+    from inspector.core.history.recording import store_address
+    from inspector.core.history.run_store import StoreError, open_store
+
+    script = str(Path(args.script).resolve()) if args.script else None
+    try:
+        with open_store(store_address(args.store)) as store:
+            runs = store.runs_of(script, args.limit) if script else []
+            scripts = [] if script else store.scripts()
+            address = store.address
+    except StoreError as error:
+        _say(f"compile-inspector: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        _dump_json({**history_document(address, script, runs),
+                    **({} if script else {"scripts": [{"script": s, "runs": n, "latest": t} for s, n, t in scripts]})})
+    else:
+        _say(render_runs(script, runs) if script else render_scripts(address, scripts))
+    return 0
+
+
+def _record_history(args, session, summary) -> None:
+    """Keep the run just read in the history (unless --no-history); only a failure is said."""
+    if getattr(args, "no_history", False):
+        return
+    from inspector.core.history.recording import record_run
+
+    recorded = record_run(session, summary, args.store)
+    if recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+
+
+def _record_capture(args, folder) -> None:
+    """A capture is recorded in the history as it ends, without being asked (unless --no-history)."""
+    if getattr(args, "no_history", False):
+        return
+    from inspector.core.history.recording import history_enabled, record_run
+    from inspector.core.outputs.cached_summary import session_summary
+    from inspector.core.readers.session_loader import open_session
+
+    if not history_enabled():
+        return
+    try:
+        session = open_session(folder)
+        recorded = record_run(session, session_summary(session), args.store)
+    except (OSError, ValueError) as error:  # a capture that left no readable session: nothing to keep
+        _say(f"compile-inspector: not recorded in the history: {error}", file=sys.stderr)
+        return
+    if not args.quiet or recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+
+
+def _check_or_history(args) -> int:
+    """`check`, and with --history the checks against the run history too; the exit code is the
+    worse of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
+    code = _check(args)
+    if not args.history or code == 2:
+        return code
+    from inspector.core.history.recording import check_session
+    from inspector.core.outputs.cached_summary import session_summary
+
+    session = _open(args.path)
+    if session is None:
+        return 2
+    checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance)
+    for check in checks:
+        _say(f"{check.word} {check.name}: {check.reason}")
+    if recorded.failed:
+        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
+    if code == 1 or any(check.passed is False for check in checks):
+        return 1
+    return EXIT_INCONCLUSIVE if code == EXIT_INCONCLUSIVE or any(check.passed is None for check in checks) else code

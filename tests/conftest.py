@@ -13,6 +13,9 @@ import threading
 
 # The index cache of opened logs goes to a folder of this test run, not the user's ~/.cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tci-test-cache-")
+# The run history every opened run is recorded in goes there too, not into the user's ~/.local/share.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="tci-test-data-")
+os.environ.pop("TCI_HISTORY_STORE", None)
 import sys
 from dataclasses import dataclass
 from pathlib import Path

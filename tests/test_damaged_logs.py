@@ -169,3 +169,24 @@ def test_index_only_load_counts_damage_when_the_payload_is_read(cuda_log):
     assert not session.problems  # nothing read yet
     session.units[0].graphs["dynamo"].text
     assert session.problems.counts["md5_mismatch"] == 1
+
+
+@pytest.mark.parametrize("duration", [-40.0, float("nan"), float("inf"), "40"])
+def test_a_stage_that_ends_before_it_begins_is_counted_and_never_gives_negative_time(duration):
+    """A complete (X) stage event whose duration is negative or no finite number is left out and
+    counted; the compile's own times stay ≥ 0 and within the compile."""
+    from inspector.core.analysis.compile_wall import wall_breakdown
+    from inspector.core.model.compile_spans import build_spans
+    from inspector.core.model.read_problems import ReadProblems
+
+    events = [{"name": "dynamo", "ph": "B", "ts": 0.0, "pid": 0, "tid": 0, "args": {"compile_id": "0/0"}},
+              {"name": "inductor_compile", "ph": "X", "ts": 50.0, "dur": duration, "pid": 0, "tid": 0},
+              {"name": "code_gen", "ph": "X", "ts": 20.0, "dur": 40.0, "pid": 0, "tid": 0},
+              {"name": "dynamo", "ph": "E", "ts": 100.0, "pid": 0, "tid": 0, "args": {"compile_id": "0/0"}}]
+    problems = ReadProblems()
+    forest = build_spans(events, problems)
+    assert problems.counts["bad_trace_field"] == 1 and problems.total == 1
+    assert [span.name for root in forest.roots for span in root.walk()] == ["dynamo", "code_gen"]
+    breakdown = wall_breakdown([forest.roots])
+    assert breakdown.own_s == pytest.approx({"dynamo": 60e-6, "code_gen": 40e-6})
+    assert all(seconds >= 0 for seconds in breakdown.own_s.values())

@@ -220,6 +220,7 @@ def test_stage_strip_shows_the_benchmark_once_for_the_run_not_per_unit(qtbot, st
     controller.sigProgress.emit(progress)
     controller.sigFinished.emit("session", 0, None)
     qtbot.waitUntil(lambda: widget.finished)
+    widget.set_folded(False)  # a run that succeeded folds the strip to one line (#52): open its rows
     image = widget.grab().toImage()
     width = (widget.width() - LABEL_WIDTH - 8) / len(PIPELINE)
     between_rows = ROW_HEIGHT * 2 + 4  # where the first row's cells end and the second's begin

@@ -131,7 +131,8 @@ def _export_log(folder: Path, issues: int, nodes: int = 0) -> Path:
             "user_stack": [{"line": 20 + i, "name": "forward", "filename": 2, "loc": f"if total_{i} > 2:"}],
             "symbol_to_sources": {}, "frame_locals": {"locals": {f"total_{i}": [f"u{i}"]}}}}))
     if nodes:
-        body = ["ExportedProgram:", "    class GraphModule(torch.nn.Module):", '        def forward(self, x: "f32[4]"):']
+        body = ["ExportedProgram:", "    class GraphModule(torch.nn.Module):",
+                '        def forward(self, x: "f32[4]"):']
         previous = "x"
         for i in range(nodes):
             body += [f"            # File: /home/user/model.py:{100 + i} in forward, code: y{i} = op{i}({previous})",

@@ -834,6 +834,29 @@ def die_with_launcher() -> None:
         os._exit(128 + signal.SIGKILL)
 
 
+# --- Dynamo's code and the user's files as they were (dynamo_code.py, source_snapshot.py beside this) ---
+
+def record_code_as_compiled(torch, session: Path, script: Path, progress: Progress) -> None:
+    """The code Dynamo writes for each compiled frame and resume function (dynamo_code/), and a copy
+    of each user file the compile stacks name (sources/). Each module is loaded by path under a
+    private name, as options.py is; a failure is a warning, never the end of the run."""
+    import importlib.util
+
+    def warn(message: str) -> None:
+        progress.emit("warning", message=message)
+
+    for file, function, folder, extra in (("dynamo_code.py", "record_dynamo_code", "dynamo_code", ()),
+                                          ("source_snapshot.py", "record_sources", "sources", (str(script),))):
+        try:
+            spec = importlib.util.spec_from_file_location(f"_inspector_capture_{file[:-3]}",
+                                                          Path(__file__).with_name(file))
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            getattr(module, function)(torch, session / folder, warn, *extra)
+        except Exception as error:
+            warn(f"{file} not started: {type(error).__name__}: {error}")
+
+
 def main(argv: list[str]) -> int:
     die_with_launcher()
     try:  # lead a process group, so the app can stop this run and every compile worker it starts
@@ -870,6 +893,7 @@ def main(argv: list[str]) -> int:
         return EXIT_SCRIPT_ERROR
     logging.getLogger("torch.__trace").addHandler(StageRelay(progress))
     record_graphs(torch, session / "graphs", progress)
+    record_code_as_compiled(torch, session, args.script, progress)
     script = ScriptAsMain(args.script, args.script_args, entry_point=results.data["entry_point"])
     try:
         with script, TorchRecord(torch, session):

@@ -10,7 +10,7 @@ RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
 DEFAULT_SESSION = RESOURCES / "sessions" / "mlp_breaks"
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compile-inspector", description="torch.compile Inspector (desktop app)")
     parser.add_argument("path", nargs="?", help="model script, session folder, TORCH_TRACE log or folder")
     parser.add_argument("--run", action="store_true", help="with a script as PATH: start compiling it right away")
@@ -21,8 +21,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tab", help="with --screenshot: the tab to show (Summary, Graph, Source, Code, …)")
     parser.add_argument("--theme", choices=("system", "light", "dark"), default="system",
                         help="colours: follow the desktop (default), or force light or dark")
+    parser.add_argument("--python", help="interpreter captures run in, for this session (default: the one in "
+                        "Run ▸ Settings; else this one, or in the frozen app the first Python found)")
     parser.add_argument("--selftest", action="store_true", help="render every view offscreen on the bundled session")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments().parse_args(argv)
     if args.selftest:
         from inspector.gui.selftest import run_selftest
 
@@ -32,7 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from inspector.gui.qt_main_window import QtMainWindow
     from inspector.gui.qt_palette import apply_theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -40,11 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("torch-compile-inspector")
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
     apply_theme(app, args.theme)
-    window = QtMainWindow()
+    window = make_window(args)
     _close_on_termination(window)
     if args.screenshot:
         window.resize(*args.size)
-    window.show()
+        window.show()
+    elif window.fill_screen:  # a screen smaller than the default size: all of it
+        window.showMaximized()
+    else:
+        window.show()
     path = Path(args.path) if args.path else (DEFAULT_SESSION if DEFAULT_SESSION.exists() else None)
     if path is not None:
         window.open_path(path)
@@ -65,6 +74,16 @@ def main(argv: list[str] | None = None) -> int:
             grab_when_ready()
         QTimer.singleShot(60_000, app.quit)  # never hang a screenshot run
     return app.exec()
+
+
+def make_window(args: argparse.Namespace, settings=None):
+    """The main window as the command line asks for it (`--python`: captures of this session run there)."""
+    from inspector.gui.qt_main_window import QtMainWindow
+
+    window = QtMainWindow(settings)
+    if args.python:
+        window.settings.python_this_session = args.python
+    return window
 
 
 def _close_on_termination(window) -> None:

@@ -25,8 +25,9 @@ from inspector.core.outputs.html_report import render_report
 from inspector.core.numbers import count, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
+from inspector.core.analysis.mode_comparison import compare_modes
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.readers.sources import XLA_DUMP, Source, detect
+from inspector.core.readers.sources import MODES, XLA_DUMP, Source, detect
 from inspector.gui.code_highlight import compile_lexers_meanwhile
 from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -50,12 +51,14 @@ from inspector.gui.views.qt_modes_view import QtModeComparison, QtModesView
 from inspector.gui.views.qt_timeline import QtTimeline
 from inspector.gui.views.qt_stage_strip import ROW_HEIGHT, VISIBLE_ROWS, QtStageStrip
 from inspector.gui.views.qt_gpu_view import QtGpuView
+from inspector.gui.views.qt_history_view import QtHistoryView
 from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
-SCREEN_SHARE = 0.9  # else this share of the screen's free area (inside panels and docks)
+SCREEN_SHARE = 0.9  # a screen whose free area the default size fills less than this opens maximised
+BOTTOM_ROWS = 10  # the most problem rows the bottom panel grows to show before it scrolls
 View = TypeVar("View", bound=QWidget)
 LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
@@ -66,7 +69,8 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "Timeline": "Where compile time went: stages per compile unit",
             "Kernels": "Kernel times, eager against compiled, compile time and memory",
             "Diff": "Two runs side by side (File ▸ Compare With…)",
-            "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)"}
+            "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)",
+            "History": "The runs of this script over time: compile time, breaks, recompiles, cache hits, speed"}
 
 
 class QtMainWindow(QMainWindow):
@@ -109,14 +113,21 @@ class QtMainWindow(QMainWindow):
         self.diff_view = self.add_tab("Diff", QtDiffView(self.model))
         self.xla_view = self.add_tab("XLA", QtXlaView(self.model))
         self.gpu_view = self.add_tab("GPU", QtGpuView(self.model))
+        # the strip hears a run's end before Compare Modes starts the next mode's run on it
+        self.stage_strip = QtStageStrip(self.capture)
+        self.stage_strip.sigFolded.connect(lambda _folded: self._fit_stage_strip())
         self.modes = QtModeComparison(self.capture, self)
         self.modes_view = self.add_tab("Modes", QtModesView(self.modes))
         self.modes.sigDone.connect(lambda _rows: self.tabs.setCurrentWidget(self.modes_view))
+        self.modes.sigStep.connect(self._on_mode_step)
+        self.history_view = self.add_tab("History", QtHistoryView(self.model, lambda: self.settings.history_store,
+                                                                  lambda: self.settings.record_history))
+        self.history_view.sigOpenRun.connect(lambda path: self.open_path(Path(path)))
+        self.history_view.sigCompareRuns.connect(self.compare_runs)
         self.kernels_view.sigKernelActivated.connect(lambda _name: self.tabs.setCurrentWidget(self.code_view))
         self.gpu_view.sigShowInCode.connect(lambda: self.tabs.setCurrentWidget(self.code_view))
         self.navigator = QtNavigator(self.model, self.capture)
         self.session_dock = self.add_dock("Session", self.navigator, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.stage_strip = QtStageStrip(self.capture)
         self.stages_dock = self.add_dock("Compile stages", self.stage_strip, Qt.DockWidgetArea.TopDockWidgetArea,
                                          self._scrolling(self.stage_strip))
         self.problems_view = QtProblems(self.model)
@@ -175,7 +186,7 @@ class QtMainWindow(QMainWindow):
         area.setWidgetResizable(True)
         area.setFrameShape(QFrame.Shape.NoFrame)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)
+        area.setMaximumHeight(ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12)  # _fit_stage_strip keeps it so
         bar = area.verticalScrollBar()
         bar.rangeChanged.connect(lambda _low, high: bar.setValue(high))
         bar.valueChanged.connect(lambda _value: strip.update())  # repaint the sticky header where it now is
@@ -234,16 +245,25 @@ class QtMainWindow(QMainWindow):
         return screen.availableGeometry() if screen is not None else None
 
     def _fit_screen(self) -> None:
-        """The default size: 1400×900 where it fits, else 90% of the screen's free area, centred on it."""
+        """The default size: 1400×900 where the screen has more room, else the screen's whole free area
+        (and `fill_screen` asks the app to show it maximised: a 1280×720 laptop needs every pixel)."""
         area = self._screen_area()
+        self.fill_screen = False
         if area is None or area.isEmpty():
             self.resize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
             return
-        least = self.minimumSizeHint()  # what the docks and pages need, unless the screen is smaller still
-        width = min(max(min(DEFAULT_WIDTH, int(area.width() * SCREEN_SHARE)), least.width()), area.width())
-        height = min(max(min(DEFAULT_HEIGHT, int(area.height() * SCREEN_SHARE)), least.height()), area.height())
+        self.fill_screen = area.width() < DEFAULT_WIDTH / SCREEN_SHARE or area.height() < DEFAULT_HEIGHT / SCREEN_SHARE
+        width, height = (area.width(), area.height()) if self.fill_screen else (DEFAULT_WIDTH, DEFAULT_HEIGHT)
         self.resize(width, height)
         self.move(area.left() + (area.width() - width) // 2, area.top() + (area.height() - height) // 2)
+
+    def _frame_inside_screen(self) -> None:
+        area, frame = self._screen_area(), self.frameGeometry()
+        if area is None or area.contains(frame):
+            return
+        extra_w, extra_h = max(0, frame.width() - area.width()), max(0, frame.height() - area.height())
+        self.resize(self.width() - extra_w, self.height() - extra_h)
+        self.move(area.topLeft())
 
     def _fits_screen(self) -> bool:
         area = self._screen_area()
@@ -260,6 +280,8 @@ class QtMainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if self.fill_screen and not self.isMaximized():  # the window's frame inside the free area too
+            self._frame_inside_screen()
         if not self.restored and not getattr(self, "_sized", False):
             self._sized = True  # docks size against the real window once it is on screen
             QTimer.singleShot(0, self._default_sizes)
@@ -385,6 +407,17 @@ class QtMainWindow(QMainWindow):
                            lambda message, _tb: self.show_message("Cannot compare", message),
                            lambda b: close_session(b.session))
 
+    def compare_runs(self, a: str, b: str) -> None:
+        """Two runs (the History tab's) in the Diff tab as A and B, both read on a worker."""
+        sources = [self._detect(Path(path), "Cannot compare") for path in (a, b)]
+        if None in sources:
+            return
+        self.status.setText(f"Opening {a} and {b} to compare…")
+        self._compares.run(lambda: (load_session(sources[0]), load_session(sources[1])),
+                           lambda pair: self._show_diff(pair[0].analysis, pair[1].analysis),
+                           lambda message, _tb: self.show_message("Cannot compare", message),
+                           lambda pair: [close_session(loaded.session) for loaded in pair])
+
     def _detect(self, path: Path, title: str = "Cannot open") -> Source | None:
         """The kind of input at `path`, or None after saying why nothing there can be opened."""
         try:
@@ -398,7 +431,11 @@ class QtMainWindow(QMainWindow):
 
     def _open_document(self, source: Source, opened=None) -> None:
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
-        open run, if any), a tritonparse or profiler trace (GPU). `opened` runs once it has been read."""
+        open run, if any), a tritonparse or profiler trace (GPU), a mode comparison's folder (Modes).
+        `opened` runs once it has been read."""
+        if source.kind is MODES:
+            self._open_modes(source, opened)
+            return
         view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view
         started = time.perf_counter()
         tab = self.tabs.tabText(self.tabs.indexOf(view))
@@ -411,6 +448,22 @@ class QtMainWindow(QMainWindow):
 
         view.open(source.path if source.kind is XLA_DUMP else source, done)
         self.tabs.setCurrentWidget(view)
+
+    def _open_modes(self, source: Source, opened=None) -> None:
+        """A `modes` output folder: its sessions compared (read off the UI thread) in the Modes tab."""
+        folders = source.open()
+        self.status.setText(f"Comparing the {len(folders.cold)} modes in {source.path}…")
+        self.tabs.setCurrentWidget(self.modes_view)
+
+        def shown(rows) -> None:
+            self.modes_view.show_rows(rows, source.path)
+            self.setWindowTitle(f"{source.path.name} (modes) — torch.compile Inspector")
+            self.status.setText(f"Opened the mode comparison in {source.path}")
+            if opened is not None:
+                opened()
+
+        self._compares.run(lambda: compare_modes(folders.cold, folders.warm), shown,
+                           lambda message, _tb: self.show_message("Cannot compare the modes", message))
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
         self.diff_view.set_sessions(a, b)
@@ -494,6 +547,19 @@ class QtMainWindow(QMainWindow):
         if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview
             self.tabs.setCurrentWidget(self.summary_view)
         self.shown_first = self.shown_first or bool(preview)
+        if not self.restored:  # a layout the user saved keeps its sizes
+            self._fit_bottom_panel(len(loaded.problems))
+
+    def _fit_bottom_panel(self, problems: int) -> None:
+        """The bottom panel as tall as the session's problems need (each on a row), between a sixth
+        and a third of the window: six problems no longer scroll in five rows, and a clean run gives
+        the room back to the tabs."""
+        rows = max(1, min(problems, BOTTOM_ROWS))
+        row = self.problems_view.sizeHintForRow(0) if self.problems_view.topLevelItemCount() else 0
+        row = max(row, self.problems_view.fontMetrics().height() + 4)
+        wanted = self.problems_view.header().height() + rows * row + 2 * self.problems_view.frameWidth() + 30
+        height = max(self.height() // 6, min(wanted, self.height() // 3))
+        self.resizeDocks([self.problems_dock], [height], Qt.Orientation.Vertical)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:
@@ -507,12 +573,23 @@ class QtMainWindow(QMainWindow):
     def run_capture(self) -> None:
         if self._ready_to_run():
             session = SESSIONS_DIR / f"{self.script.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.stage_strip.start_series()
+            self.stages_dock.setWindowTitle("Compile stages")
             self.capture.start(self.script, session, self.settings.capture_settings(), self.settings.python)
 
     def compare_modes(self, warm: bool = False) -> None:
         if self._ready_to_run():
             folder = SESSIONS_DIR / f"{self.script.stem}-modes-{time.strftime('%Y%m%d-%H%M%S')}"
+            self.stage_strip.start_series()
             self.modes.start(self.script, folder, self.settings.capture_settings(), self.settings.python, warm)
+
+    def _on_mode_step(self, mode: str) -> None:
+        """Compare Modes moves to its next mode: the strip and its dock's title say which, and what the
+        modes before it compiled."""
+        strip = self.stage_strip
+        strip.title = mode
+        done = f" — done: {'; '.join(strip.done_runs)}" if strip.done_runs else ""
+        self.stages_dock.setWindowTitle(f"Compile stages — {mode}{done}")
 
     def _on_capture_started(self, session: str) -> None:
         self.run_action.setEnabled(False)
@@ -526,11 +603,14 @@ class QtMainWindow(QMainWindow):
         self.log_dock.raise_()
 
     def _fit_stage_strip(self) -> None:
-        """The strip's dock as tall as its rows, up to VISIBLE_ROWS; beyond that it scrolls."""
+        """The strip's dock as tall as its rows, up to VISIBLE_ROWS (beyond that it scrolls); one line
+        while folded."""
         area = self.stages_dock.widget()
-        height = min(self.stage_strip.rows_height(), area.maximumHeight())
+        most = ROW_HEIGHT * (VISIBLE_ROWS + 1) + 12
+        height = min(self.stage_strip.rows_height(), most)
         if area.minimumHeight() != height:
             area.setMinimumHeight(height)
+            area.setMaximumHeight(height if self.stage_strip.folded else most)
             self.resizeDocks([self.stages_dock], [height], Qt.Orientation.Vertical)
 
     def _on_capture_progress(self, progress) -> None:

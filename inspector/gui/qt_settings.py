@@ -18,15 +18,19 @@ MAX_RECENT = 10
 class AppSettings:
     def __init__(self, store: QSettings | None = None):
         self.store = store or QSettings("torch-compile-inspector", "inspector")
+        self.python_this_session: str | None = None  # `compile-inspector --python`: not saved, as the CLI's
 
     @property
     def python(self) -> str:
-        """The interpreter captures run in; a frozen app (which has no torch) defaults to the first
-        Python found on this machine, which the settings dialog lets the user change."""
-        return str(self.store.value("capture/python", "") or default_interpreter())
+        """The interpreter captures run in: `--python`'s for this session, else the one saved; a frozen
+        app (which has no torch) defaults to the first Python found on this machine, which the settings
+        dialog lets the user change."""
+        return self.python_this_session or str(self.store.value("capture/python", "") or default_interpreter())
 
     @python.setter
     def python(self, value: str) -> None:
+        """The user's choice in the dialog: saved, and it replaces `--python`'s from then on."""
+        self.python_this_session = None
         self.store.setValue("capture/python", value)
 
     def capture_settings(self) -> CaptureSettings:
@@ -75,6 +79,24 @@ class AppSettings:
         if not self.dask_scheduler:
             return None
         return DaskTarget(self.dask_scheduler, *self.dask_tls, allow_insecure=self.dask_allow_insecure)
+
+    @property
+    def record_history(self) -> bool:
+        """Whether each opened run is recorded in the run history: on unless switched off (TCI_NO_HISTORY=1 too)."""
+        return str(self.store.value("history/record", "true")).lower() == "true"
+
+    @record_history.setter
+    def record_history(self, on: bool) -> None:
+        self.store.setValue("history/record", "true" if on else "false")
+
+    @property
+    def history_store(self) -> str | None:
+        """The run history to use: a SQLite file or postgresql://… (None: TCI_HISTORY_STORE, else the local file)."""
+        return str(self.store.value("history/store", "") or "").strip() or None
+
+    @history_store.setter
+    def history_store(self, address: str) -> None:
+        self.store.setValue("history/store", address.strip())
 
     @property
     def recent(self) -> list[str]:

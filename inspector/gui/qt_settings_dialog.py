@@ -1,12 +1,13 @@
 """Settings: the Python interpreter captures run in (checked: its torch version and whether it sees
-CUDA, probed in the background), the compile options of a run, and the Dask scheduler a big job's
+CUDA, probed in the background when the field is left or typing pauses; only the answer for what the
+field holds is shown), the compile options of a run, and the Dask scheduler a big job's
 rank logs are read on."""
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
     QLineEdit, QPushButton, QSpinBox, QWidget,
@@ -15,8 +16,10 @@ from PySide6.QtWidgets import (
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
 from inspector.capture.options import OPTIONS, Option
 from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError, DaskTarget
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_settings import AppSettings
+
+CHECK_PAUSE_MS = 700  # typing that pauses this long has the interpreter checked (each keystroke started a probe)
 
 
 class QtSettingsDialog(QDialog):
@@ -28,11 +31,19 @@ class QtSettingsDialog(QDialog):
         self.python = QComboBox()
         self.python.setEditable(True)
         self.python.addItems([settings.python] + [p for p in candidate_interpreters() if p != settings.python])
-        self.python.currentTextChanged.connect(lambda _: self.check_interpreter())
+        self._probes = LatestRequest(self)  # an answer for an earlier text never replaces a later one
+        self.checked_python: str | None = None  # the interpreter the line under the field speaks of
+        self._pause = QTimer(self)
+        self._pause.setSingleShot(True)
+        self._pause.setInterval(CHECK_PAUSE_MS)
+        self._pause.timeout.connect(self.check_interpreter)
+        self.python.editTextChanged.connect(self._on_python_typed)
+        self.python.activated.connect(lambda _index: self.check_interpreter())  # one picked from the list
+        self.python.lineEdit().editingFinished.connect(self.check_interpreter)  # the field left, or Enter
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         check = QPushButton("Check")
-        check.clicked.connect(self.check_interpreter)
+        check.clicked.connect(lambda: (setattr(self, "checked_python", None), self.check_interpreter()))
         row = QHBoxLayout()
         row.addWidget(self.python)
         row.addWidget(browse)
@@ -80,6 +91,15 @@ class QtSettingsDialog(QDialog):
         form.addRow("", self.dask_check)
         self.dask_scheduler.textChanged.connect(lambda _: self._check_dask())
         self._check_dask()
+        self.record_history = QCheckBox("Record every opened run in the run history (History tab, "
+                                        "compile-inspector history)")
+        self.record_history.setChecked(settings.record_history)
+        form.addRow("Run history", self.record_history)
+        self.history_store = QLineEdit(settings.history_store or "")
+        self.history_store.setPlaceholderText("empty: TCI_HISTORY_STORE, else the local file; or postgresql://…")
+        self.history_store.setToolTip("Where the run history lives: a SQLite file, or a team's PostgreSQL database "
+                                      "(needs pip install 'compile-inspector[history-postgres]')")
+        form.addRow("History store", self.history_store)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -142,18 +162,32 @@ class QtSettingsDialog(QDialog):
         if path:
             self.python.setCurrentText(path)
 
+    def _on_python_typed(self, _text: str) -> None:
+        """What was said of an earlier text goes at once (it is not about this one); the check waits
+        for a pause in the typing."""
+        self._probes.supersede()
+        self.checked_python = None
+        self.interpreter_info.setText("")
+        self._pause.start()
+
     def check_interpreter(self) -> None:
+        """Probe the interpreter the field holds now (once per text: leaving the field after a pause
+        does not probe it again)."""
+        self._pause.stop()
         python = self.python.currentText()
-        self.interpreter_info.setText(f"checking {python}…")
-        run_in_background(lambda: probe_interpreter(python), self._show_probe,
-                          lambda message, _tb: self.interpreter_info.setText(message), self)
+        if python == self.checked_python:
+            return
+        self.checked_python = python
+        self.interpreter_info.setText(f"checking {html.escape(python)}…")
+        self._probes.run(lambda: probe_interpreter(python), self._show_probe,
+                         lambda message, _tb: self.interpreter_info.setText(html.escape(message)))
 
     def _show_probe(self, info: dict) -> None:
         if info.get("torch"):
             cuda = "CUDA available" if info.get("cuda") else "no CUDA (CPU only)"
             self.interpreter_info.setText(f"Python {info['python']}, torch {info['torch']}, {cuda}")
         else:
-            self.interpreter_info.setText(f"<b>No usable torch</b>: {info.get('error', 'unknown error')}")
+            self.interpreter_info.setText(f"<b>No usable torch</b>: {html.escape(str(info.get('error', 'unknown error')))}")
 
     def _dask_target(self) -> DaskTarget:
         files = (self.dask_tls[name].text().strip() for name in ("ca", "cert", "key"))
@@ -178,6 +212,8 @@ class QtSettingsDialog(QDialog):
         self.settings.dask_scheduler = self.dask_scheduler.text()
         self.settings.dask_tls = tuple(self.dask_tls[name].text() for name in ("ca", "cert", "key"))
         self.settings.dask_allow_insecure = self.dask_allow_insecure.isChecked()
+        self.settings.record_history = self.record_history.isChecked()
+        self.settings.history_store = self.history_store.text()
         self.settings.set_capture_settings(CaptureSettings.from_mapping(
             {option.name: self._option_value(option) for option in OPTIONS}))
         super().accept()

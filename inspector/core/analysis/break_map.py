@@ -23,9 +23,34 @@ class Region:
 
 @dataclass(frozen=True)
 class Gap:
-    """Eager code between two compiled regions: the graph break that caused it."""
+    """Eager code between two compiled regions: the graph break that caused it, and the resume
+    function Dynamo compiled to go on after it (None where the log names none)."""
 
     brk: GraphBreak
+    resume: CompileUnit | None = None
+
+
+_RESUME_AT = re.compile(r"^torch_dynamo_resume_in_\w+?_at_(?P<line>\d+)$")
+
+
+def resume_units(units: list[CompileUnit]) -> dict[tuple, CompileUnit]:
+    """(rank, compile number, file, line it resumes at) → the unit of that resume function: Dynamo
+    names one after the line it resumes at (`torch_dynamo_resume_in_forward_at_16`)."""
+    found = {}
+    for unit in units:
+        match = _RESUME_AT.match(unit.function or "")
+        if match and unit.location and unit.compile_id.autograd is None:
+            found.setdefault((unit.rank, unit.compile_id.compile, unit.location.file, int(match["line"])), unit)
+    return found
+
+
+def resume_after(brk: GraphBreak, unit: CompileUnit, resumes: dict[tuple, CompileUnit]) -> CompileUnit | None:
+    """The unit of the resume function that goes on after `brk` (a break of `unit`): the one that
+    resumes at the break's line, in the same file, rank and compile."""
+    where = brk.location
+    if where is None or where.line is None:
+        return None
+    return resumes.get((unit.rank, unit.compile_id.compile, where.file, where.line))
 
 
 def region_run_times(session: Session) -> dict[str, float]:
@@ -48,6 +73,7 @@ def break_map(session: Session, rank: Rank | None = None) -> list[list[Region | 
     rows: dict[tuple, list[CompileUnit]] = {}
     for unit in rank.units if rank is not None else session.units:
         rows.setdefault((unit.rank, unit.compile_id.autograd, unit.compile_id.compile), []).append(unit)
+    resumes = resume_units(rank.units if rank is not None else session.units)
     result = []
     for key in sorted(rows, key=lambda k: (k[0] or 0, k[1] or -1, k[2])):
         row: list[Region | Gap] = []
@@ -56,6 +82,6 @@ def break_map(session: Session, rank: Rank | None = None) -> list[list[Region | 
             measured = own in run_times
             seconds = run_times.get(own, unit.metric("entire_frame_compile_time_s"))
             row.append(Region(unit, seconds, measured))
-            row += [Gap(brk) for brk in unit.breaks[:1]]  # the break that ends this region
+            row += [Gap(brk, resume_after(brk, unit, resumes)) for brk in unit.breaks[:1]]  # the break ending it
         result.append(row)
     return result

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from inspector.core.analysis.compile_wall import wall_breakdown
+from inspector.core.analysis.compile_wall import TORCH_TIMED, wall_breakdown
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
@@ -170,6 +170,11 @@ def compile_time(session: Session) -> dict:
     per_rank = [[span for unit in rank.units for span in unit.spans] + list(rank.spans) for rank in session.ranks]
     open_stages = sorted({span.name for roots in per_rank for root in roots for span in root.walk() if span.is_open})
     wall = wall_breakdown(per_rank)
+    # units whose timed stages are in the log but whose compilation_metrics are not (a rank cut off, a
+    # failed compile): their time is in wall_s, not in total_s
+    unrecorded = [(unit, sum(span.duration_us() for root in unit.spans for span in _outermost(root, TORCH_TIMED)))
+                  for unit in session.units if unit.compile_s is None]
+    unrecorded = [(unit, us) for unit, us in unrecorded if us > 0]
     backward = [(unit, unit.backward_compile_s) for unit in session.units if unit.backward_compile_s is not None]
     return {
         "total_s": total_s,
@@ -181,10 +186,26 @@ def compile_time(session: Session) -> dict:
         if wall.wall_s else {},
         "self_s": wall.own_s,
         "wall_s": wall.wall_s,
+        "outside_s": wall.outside_s,
+        "timed_stages": list(TORCH_TIMED),
+        "unrecorded_s": sum(us for _, us in unrecorded) / 1e6,
+        "unrecorded_units": [str(unit.compile_id) if unit.rank is None else f"rank {unit.rank} {unit.compile_id}"
+                             for unit, _ in unrecorded],
         "per_step_s": wall.per_step_s,
         "concurrent": {name: work.to_json() for name, work in wall.concurrent.items()},
         "open_stages": open_stages,
     }
+
+
+def _outermost(span, names: tuple[str, ...]):
+    """The spans named in `names` at or under `span`, not inside another of them."""
+    stack = [span]
+    while stack:
+        span = stack.pop()
+        if span.name in names:
+            yield span
+        else:
+            stack.extend(span.children)
 
 
 def session_warnings(session: Session) -> list[str]:

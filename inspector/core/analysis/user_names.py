@@ -212,10 +212,15 @@ def shown_function(unit: CompileUnit) -> str:
     called = called_function(unit)
     if called:
         return f"{called.function} (via {unit.function})"
-    resumed = _RESUME.match(unit.function or "")
+    return shown_name(unit.function)
+
+
+def shown_name(function: str | None) -> str:
+    """A function's name as lists say it: Dynamo's resume functions after the user's function."""
+    resumed = _RESUME.match(function or "")
     if resumed:
         return f"{resumed['function']} (resumed at line {resumed['line']})"
-    return unit.function or "?"
+    return function or "?"
 
 
 def unit_title(unit: CompileUnit) -> str:

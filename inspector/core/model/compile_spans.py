@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
@@ -133,7 +134,7 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
     forest = SpanForest()
     stacks: dict[tuple, list[Span]] = defaultdict(list)
     shared: dict = {}  # one copy of each thread's (pid, tid) and of each compile id, for all their events
-    timed = [_Event.of(event, shared) for event in events if isinstance(event.get("ts"), (int, float))]
+    timed = [_Event.of(event, shared) for event in events if _has_time(event, problems)]
     timed.sort(key=lambda event: event.ts)  # stable: events at the same time keep their order
     timed.reverse()  # popped from the end, each event is let go as its span is made (~100 bytes each)
     while timed:
@@ -157,12 +158,26 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
             else:
                 problems.add("unmatched_span_end", f"{name} at {event.ts}")
         elif phase == "X":
-            duration = event.duration if isinstance(event.duration, (int, float)) else 0
+            duration = event.duration if event.duration is not None else 0
             span = Span(name, float(event.ts), float(event.ts) + duration, compile_id, len(stack), args)
             _place(span, stack, forest)
         elif phase in ("i", "I", "n"):
             forest.markers.append(Marker(name, float(event.ts), compile_id, args))
     return forest
+
+
+def _has_time(event: dict, problems: ReadProblems) -> bool:
+    """Whether a trace event has a time to place it by: a finite `ts`, and a finite `dur` of no less than
+    0 where it has one. A stage that ends before it begins (a damaged or hand-edited record) would give
+    a compile negative time: it is left out and counted."""
+    ts, duration = event.get("ts"), event.get("dur")
+    if not isinstance(ts, (int, float)):
+        return False  # an event with no time (metadata): not a stage
+    if type(ts) is bool or not math.isfinite(ts) or (duration is not None and (
+            type(duration) not in (int, float) or not math.isfinite(duration) or duration < 0)):
+        problems.add("bad_trace_field", f"{str(event.get('name', '?'))[:80]}: ts = {ts!r:.40}, dur = {duration!r:.40}")
+        return False
+    return True
 
 
 def _place(span: Span, stack: list[Span], forest: SpanForest) -> None:

@@ -236,6 +236,9 @@ class CompileUnit:
     restart_reasons: list[str] = field(default_factory=list)
     # the restarts that cut no graph (a float Dynamo could not turn into a tensor): attempts, not breaks
     analysis_restarts: list[str] = field(default_factory=list)
+    # each compilation-metrics record of the unit, read whole from its log on use (`metrics` keeps the
+    # index's slim copy: bulky values such as the config dumps are left on disk)
+    metrics_records: list[Callable[[], dict]] = field(default_factory=list, repr=False)
     started: bool = False  # a dynamo_start record opened this compile
     finished: bool = False  # its compilation_metrics record (written when Dynamo is done with it) arrived
     span_source: LazySpans | None = field(default=None, repr=False)
@@ -286,6 +289,17 @@ class CompileUnit:
 
     def metric(self, name: str):
         return _figure(self.metrics.get(name))
+
+    @property
+    def full_metrics(self) -> dict:
+        """Every field torch wrote in this unit's compilation metrics, as written (the slim copy where
+        the log cannot be read back); a later record fills in what an earlier one left None."""
+        merged: dict = {}
+        for load in self.metrics_records:
+            for key, value in load().items():
+                if value is not None or key not in merged:
+                    merged[key] = value
+        return merged or dict(self.metrics)
 
     @property
     def backward_compile_s(self) -> float | None:

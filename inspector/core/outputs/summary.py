@@ -8,6 +8,8 @@ import math
 import re
 
 from inspector import __version__
+from inspector.core.analysis.break_map import resume_after, resume_units
+from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
@@ -34,8 +36,9 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
     return {
         **_about(analysis),
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
-        "graph_breaks": [_break(brk, unit.rank) for unit in session.units for brk in unit.breaks],
+        "graph_breaks": _breaks(session),
         "break_sites": _break_sites(analysis),
+        "stack_trie": [node.to_json() for node in stack_trie(session.units)],
         "export_issues": [finding.to_json() for finding in analysis.export_issues],
         "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.to_json() for event in events]}
                    for unit, events in analysis.shapes],
@@ -191,15 +194,27 @@ def _unit(unit, fusion) -> dict:
         "backward_compile_time_s": unit.backward_compile_s, "backward_graph": "aot_backward" in unit.graphs,
         "stages": list(unit.graphs),
         "kernel_names": [kernel.name for kernel in unit.kernels],
+        "compile": compile_detail(unit).to_json(),
     }
 
 
-def _break(brk, rank) -> dict:
+def _breaks(session: Session) -> list[dict]:
+    """Every break, with the compile id of the resume function that goes on after it."""
+    resumes = resume_units(session.units)
+    rows = []
+    for unit in session.units:
+        for brk in unit.breaks:
+            resume = resume_after(brk, unit, resumes)
+            rows.append(_break(brk, unit.rank, str(resume.compile_id) if resume is not None else None))
+    return rows
+
+
+def _break(brk, rank, resumed_in: str | None = None) -> dict:
     location = brk.location
     return {"compile_id": str(brk.compile_id), "rank": rank, "file": location.file if location else None,
             "line": location.line if location else None, "function": location.function if location else None,
             "code": location.code if location else None, "reason": brk.reason, "kind": brk.kind,
-            "hints": brk.hints, "restarted": brk.restarted,
+            "hints": brk.hints, "restarted": brk.restarted, "resumed_in": resumed_in,
             **({"via": [str(frame) for frame in brk.via]} if brk.via else {})}
 
 

@@ -37,6 +37,78 @@ class Called(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TriggerFrame(Record):
+    """One frame of the user's code in the stack that triggered a compile."""
+
+    file: str = ""
+    line: int | None = None
+    function: str | None = None
+    code: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where} in {self.function}" if self.function else where
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailureLink(Record):
+    """A restart or the failure that ended a compile; `break_type` is torch's id (GB0099) where named."""
+
+    kind: str = ""
+    type: str = ""
+    break_type: str | None = None
+    summary: str = ""  # the text in one line, with its root cause
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CacheLookupRow(Record):
+    cache: str = ""
+    outcome: str = ""
+    reason: str | None = None
+    key: str | None = None
+    time_saved_ms: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CodeTextRow(Record):
+    """Code Dynamo wrote for this compile, as text (disassembly, decompiled Python, guards)."""
+
+    title: str = ""
+    function: str | None = None
+    kind: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitCompile(Record):
+    """What tlparse shows on a compile's page: the trigger stack, restarts and failure, every metrics
+    field (`unknown_metrics` names those of another torch version), cache lookups, Dynamo's code."""
+
+    trigger: tuple[TriggerFrame, ...] = ()
+    failures: tuple[FailureLink, ...] = ()
+    metrics: Mapping[str, Any] = field(default_factory=dict)  # as torch wrote them
+    unknown_metrics: tuple[str, ...] = ()
+    cache_lookups: tuple[CacheLookupRow, ...] = ()
+    code: tuple[CodeTextRow, ...] = ()
+
+    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookupRow],
+              "code": [CodeTextRow]}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StackTrieNode(Record):
+    """A frame of the trigger-stack trie, the compiles whose stack ends there, and the frames it called."""
+
+    frame: str = ""
+    compile_ids: tuple[str, ...] = ()
+    children: tuple[StackTrieNode, ...] = ()
+
+
+StackTrieNode.NESTED = {"children": [StackTrieNode]}
+
+
+@dataclass(frozen=True, kw_only=True)
 class Unit(Record):
     compile_id: str = ""
     rank: int | None = None
@@ -50,8 +122,9 @@ class Unit(Record):
     backward_compile_time_s: float | None = None
     backward_graph: bool = False
     kernel_names: tuple[str, ...] = ()
+    compile: UnitCompile | None = None
 
-    NESTED = {"called": Called}
+    NESTED = {"called": Called, "compile": UnitCompile}
 
     @property
     def shown_location(self) -> str | None:
@@ -154,6 +227,11 @@ class CompileTime(Record):
     per_stage_s: Mapping[str, float] = field(default_factory=dict)
     self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
     wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
+    # stage → own seconds while none of `timed_stages` (the stages torch counts as compile time) was open
+    outside_s: Mapping[str, float] = field(default_factory=dict)
+    timed_stages: tuple[str, ...] = ()
+    unrecorded_s: float = 0.0  # of wall_s, in timed stages of units with no compilation_metrics
+    unrecorded_units: tuple[str, ...] = ()
     per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
     concurrent: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # stage → work beside the compile
     open_stages: tuple[str, ...] = ()
@@ -490,6 +568,7 @@ class Summary(Record):
     units: tuple[Unit, ...] = ()
     graph_breaks: tuple[Mapping[str, Any], ...] = ()  # one per break; outputs count them
     break_sites: tuple[BreakSite, ...] = ()
+    stack_trie: tuple[StackTrieNode, ...] = ()
     analysis_restarts: tuple[Restart, ...] = ()
     frame_skips: tuple[FrameSkip, ...] = ()
     export_issues: tuple[ExportIssue, ...] = ()
@@ -511,7 +590,8 @@ class Summary(Record):
     regions: Regions | None = None
     per_rank: PerRank | None = None
 
-    NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite], "analysis_restarts": [Restart],
+    NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
+              "stack_trie": [StackTrieNode], "analysis_restarts": [Restart],
               "frame_skips": [FrameSkip], "export_issues": [ExportIssue], "shapes": [UnitShapes],
               "recompiles": [Recompile], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,

@@ -9,7 +9,9 @@ from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
-from inspector.core.outputs.summary_model import Part, PerRank, Regions, Slowness, Summary, UnitShapes, as_summary
+from inspector.core.outputs.summary_model import (
+    Part, PerRank, Regions, Slowness, Summary, UnitCompile, UnitShapes, as_summary,
+)
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
 SHAPE_GUARDS_SHOWN = 6
@@ -29,6 +31,7 @@ def render_text(subject: Summary | dict) -> str:
     lines = [f"{summary.source}  ({summary.kind}, torch {summary.torch_version or 'version unknown'}, {state})"]
     lines += [f"ATTENTION: {text}" for text in _notices(summary)]
     lines += _units(summary)
+    lines += _per_compile(summary)
     lines += ["", *_breaks(summary), *_not_breaks(summary), *_export_issues(summary)]
     lines += ["", *_recompiles(summary), *_shapes(summary.shapes)]
     lines += ["", *_compile_time(summary)]
@@ -93,6 +96,65 @@ def _units(summary: Summary) -> list[str]:
         origin = f"  [{origin_text(unit.triggered_by)}]" if unit.triggered_by else ""
         lines.append(f"  {rank}{unit.compile_id:<8} {unit.shown:<40} {unit.status:<12} "
                      f"{seconds:>9}  {unit.kernels} kernels  {unit.shown_location or ''}{backward}{origin}")
+    return lines
+
+
+def _per_compile(summary: Summary) -> list[str]:
+    """What tlparse shows on each compile's page, in a few lines per unit: the call that triggered it
+    (as the trie of all trigger stacks), restarts and the failure, cache lookups and their reasons, the
+    metrics fields this version does not know, and which code Dynamo wrote the log carries."""
+    if len({unit.rank for unit in summary.units}) > RANKS_SHOWN:
+        return []
+    lines = []
+    if summary.stack_trie:
+        lines += ["", "Triggered from (the user's frames of each compile's stack, folded):"]
+        trie = trie_lines(summary.stack_trie)
+        lines += [f"  {line}" for line in trie[:GROUPS_SHOWN]]
+        if len(trie) > GROUPS_SHOWN:
+            lines.append(f"  … {len(trie) - GROUPS_SHOWN:,} more frame(s) (--json has the whole trie: stack_trie)")
+    per_unit, shown, left_out = [], 0, 0
+    for unit in summary.units:
+        facts = compile_facts(unit.compile) if unit.compile is not None else []
+        if facts and shown >= GROUPS_SHOWN:
+            left_out += 1
+        elif facts:
+            shown += 1
+            rank = f"rank {unit.rank} " if unit.rank is not None else ""
+            per_unit += [f"  {rank}{unit.compile_id} {unit.shown} ({len(unit.compile.metrics)} metrics fields)",
+                         *(f"    {fact}" for fact in facts)]
+    if per_unit:
+        lines += ["", "Per compile (summary --json has every metrics field and the code text):", *per_unit]
+    if left_out:
+        lines.append(f"  … {left_out:,} more unit(s) (--json lists them all)")
+    return lines
+
+
+def compile_facts(detail: UnitCompile) -> list[str]:
+    """A compile's restarts and failure, cache lookups, unknown metrics fields and Dynamo's code the log
+    carries, a line each: the summary's per-compile lines and the app's compile page say the same."""
+    facts = [f"{link.kind}: {link.type}" + (f" [{link.break_type}]" if link.break_type else "")
+             + (f": {link.summary}" if link.summary not in ("", link.type) else "")
+             for link in detail.failures]
+    facts += [f"{lookup.cache.replace('_', ' ')} cache {lookup.outcome}"
+              + (f": {lookup.reason}" if lookup.reason else "")
+              + (f" (saved {lookup.time_saved_ms:g} ms)" if lookup.time_saved_ms is not None else "")
+              for lookup in detail.cache_lookups]
+    if detail.unknown_metrics:
+        facts.append(f"metrics fields this version does not know: {', '.join(detail.unknown_metrics)}")
+    if detail.code:
+        facts.append("code Dynamo wrote: " + ", ".join(text.title for text in detail.code))
+    return facts
+
+
+def trie_lines(nodes, marked: str | None = None, depth: int = 0) -> list[str]:
+    """The trie of trigger stacks as indented lines, each frame's compile ids after it; the frame
+    where the `marked` compile id's stack ends says so."""
+    lines = []
+    for node in nodes:
+        ids = f"  -> {', '.join(node.compile_ids)}" if node.compile_ids else ""
+        mark = "   <- this compile" if marked is not None and marked in node.compile_ids else ""
+        lines.append(f"{'  ' * depth}{node.frame}{ids}{mark}")
+        lines += trie_lines(node.children, marked, depth + 1)
     return lines
 
 
@@ -188,16 +250,23 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
 
 def _compile_time(summary: Summary) -> list[str]:
     timing = summary.compile_time
-    total = f"{timing.total_s:.2f} s" if timing.total_s is not None else "not recorded"
     together = " (all ranks together)" if summary.per_rank else ""
-    lines = [f"Compile time{together}: {total} over {count(timing.units_measured, 'measured unit')}"]
+    traced = timing.traced_s
+    if timing.total_s is not None:
+        lines = [f"Compile time{together}: {timing.total_s:.2f} s over {count(timing.units_measured, 'measured unit')} "
+                 f"(torch's compilation metrics)"]
+    elif traced:
+        lines = [f"Compile time{together}: torch recorded no compilation metrics; the stages the log holds "
+                 f"add up to {traced:.2f} s"]
+    else:
+        lines = [f"Compile time{together}: not recorded (no compilation metrics, no stage that ended)"]
     if timing.backward_s is not None:
         lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
-    traced = timing.traced_s
     if traced:
         lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
                      f"they add up to the {traced:.2f} s the compiling thread spent in stages):")
+        lines += _inside_and_outside(timing, traced)
     for stage, seconds in list(timing.self_s.items())[:STAGES_SHOWN]:
         share = f"{seconds / traced:6.1%}" if traced else "     —"  # a log cut off early may hold only zeros
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
@@ -207,6 +276,27 @@ def _compile_time(summary: Summary) -> list[str]:
                      f"up to {work['peak']:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
+    return lines
+
+
+def _inside_and_outside(timing, traced: float) -> list[str]:
+    """How the stages' wall time meets the compile time above: the part inside the stages torch times
+    as compile time, and each stage's time outside them (the `dynamo` stage around a frame's compile,
+    autotuning at the first call), which torch's compile time leaves out."""
+    outside = sum(timing.outside_s.values())
+    if timing.total_s is None or not timing.timed_stages or (outside < 0.005 and timing.unrecorded_s < 0.005):
+        return []  # nothing to reconcile, an older summary, or nothing to tell apart at the precision shown
+    lines = [f"  of which {traced - outside:.2f} s inside the stages torch counts as compile time "
+             f"({', '.join(timing.timed_stages)})"]
+    if timing.unrecorded_s >= 0.005:
+        lines.append(f"    ({timing.unrecorded_s:.2f} s of it in {count(len(timing.unrecorded_units), 'unit')} torch "
+                     f"recorded no compilation metrics for, not in the compile time above: "
+                     f"{', '.join(timing.unrecorded_units)})")
+    if outside >= 0.0005:
+        shown = list(timing.outside_s.items())[:STAGES_SHOWN]
+        stages = ", ".join(f"{stage} {seconds:.3f} s" for stage, seconds in shown)
+        more = len(timing.outside_s) - STAGES_SHOWN
+        lines.append(f"  and {outside:.2f} s outside them: {stages}" + (f" and {more} more" if more > 0 else ""))
     return lines
 
 

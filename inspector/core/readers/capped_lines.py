@@ -7,22 +7,13 @@ by bytes that are no gzip member each count as their own problem, naming the fil
 
 from __future__ import annotations
 
-import os
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.readers.inflated import inflated_parts
 from inspector.core.readers.safe_files import open_regular
-
-CHUNK_BYTES = 1 << 20  # read, and inflated, at most this much at a time
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-class ReadCancelled(Exception):
-    """What a reader's `progress` raises to stop it between chunks (the app is closing)."""
-
 
 @dataclass(frozen=True)
 class LineCaps:
@@ -71,13 +62,10 @@ def capped_lines(path: Path, problems: ReadProblems, caps: LineCaps,
 
 def _chunks(handle, path: Path, problems: ReadProblems, caps: LineCaps,
             progress: Callable[[int, int], None] | None, cut: list[str]) -> Iterator[bytes]:
-    """The file's (decompressed) bytes, CHUNK_BYTES at most at a time, up to the cap; `cut` gets the
-    problem's category when they stop before the end (its last line is then no line)."""
-    produced, size = 0, os.fstat(handle.fileno()).st_size
-    source = _gunzipped(handle, path, problems, cut) if path.name.endswith(".gz") else _plain(handle)
-    for chunk in source:
-        if progress is not None:
-            progress(handle.tell(), size)
+    """The file's (decompressed) bytes a part at a time, up to the cap; `cut` gets the problem's
+    category when they stop before the end (its last line is then no line)."""
+    produced = 0
+    for chunk in inflated_parts(handle, path, problems, progress, cut):
         if produced + len(chunk) > caps.decompressed_bytes:
             yield chunk[:caps.decompressed_bytes - produced]
             problems.add("decompressed_cap", f"{path.name}: over {caps.decompressed_bytes >> 20} MiB "
@@ -86,50 +74,3 @@ def _chunks(handle, path: Path, problems: ReadProblems, caps: LineCaps,
             return
         produced += len(chunk)
         yield chunk
-
-
-def _plain(handle) -> Iterator[bytes]:
-    while chunk := handle.read(CHUNK_BYTES):
-        yield chunk
-
-
-def _gunzipped(handle, path: Path, problems: ReadProblems, cut: list[str]) -> Iterator[bytes]:
-    """Each gzip member in turn (a file may hold several, as `cat a.gz b.gz` makes), inflated a bounded
-    chunk at a time; what follows the last member is garbage unless it is zero padding."""
-    inflater = zlib.decompressobj(wbits=31)
-    pending = b""
-    while True:
-        if not pending:
-            pending = handle.read(CHUNK_BYTES)
-            if not pending:
-                problems.add("truncated", f"{path.name}: its gzip stream ends part-way (cut off)")
-                cut.append("truncated")
-                return
-        try:
-            out = inflater.decompress(pending, CHUNK_BYTES)
-        except zlib.error as error:
-            problems.add("damaged_gzip", f"{path.name}: {error}")
-            cut.append("damaged_gzip")
-            return
-        pending = inflater.unconsumed_tail
-        if out:
-            yield out
-        if not inflater.eof:
-            continue
-        pending = inflater.unused_data or handle.read(CHUNK_BYTES)
-        if len(pending) == 1:
-            pending += handle.read(1)
-        if not pending:
-            return
-        if pending.startswith(GZIP_MAGIC):
-            inflater = zlib.decompressobj(wbits=31)
-            continue
-        if not _only_padding(pending, handle):
-            left = len(pending) + max(0, os.fstat(handle.fileno()).st_size - handle.tell())
-            problems.add("trailing_garbage", f"{path.name}: about {left:,} bytes after the end of its gzip stream")
-        return
-
-
-def _only_padding(last: bytes, handle) -> bool:
-    """Whether `last` ends the file and is all zero bytes (padding some writers leave; at most a chunk)."""
-    return not last.strip(b"\0") and not handle.read(1)

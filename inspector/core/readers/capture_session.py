@@ -10,6 +10,7 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.run_results import Manifest, RunResults, TorchRecord
 from inspector.core.model.session import Session, TextArtifact
 from inspector.core.readers.counted_reads import counted_json, deferred_text
+from inspector.core.readers.dynamo_code import attach_dynamo_code
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TORCH_RECORD, TRACE_DIR, upgrade
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
@@ -35,6 +36,7 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
         name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
         if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
             unit.artifacts.append(TextArtifact("structured_graph", deferred_text(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
+    attach_dynamo_code(session, path)
     return session
 
 

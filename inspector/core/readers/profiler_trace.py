@@ -14,7 +14,6 @@ import math
 import os
 import re
 import reprlib
-import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -24,12 +23,11 @@ from types import MappingProxyType
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers.gpu_files import head
 from inspector.core.readers.json_stream import NotJson, StreamEnd, array_items
-from inspector.core.readers.safe_files import (READ_PART_BYTES, UnsafeFile, check_regular, is_inside, is_readable_file,
-                                               open_regular)
+from inspector.core.readers.inflated import inflated_parts
+from inspector.core.readers.safe_files import UnsafeFile, check_regular, is_inside, is_readable_file, open_regular
 
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
 MAX_EVENTS = 2_000_000  # events read (of every kind): a real trace of a few hundred MB holds a million or so
-GZIP_MAGIC = b"\x1f\x8b"
 CAPTURED_PROFILE = "profile/compiled.json"  # where a capture session keeps its compiled run's trace (capture/runner.py)
 MAX_CANDIDATES = 64  # JSON files looked into for a log's profile: a log in a crowded folder costs no more
 MAX_RANK_TRACES = 4096  # JSON files looked into in a folder of rank traces
@@ -210,57 +208,17 @@ def _text_parts(handle, path: Path, problems: ReadProblems, progress=None) -> It
 
 
 def _byte_parts(handle, path: Path, problems: ReadProblems, progress=None) -> Iterator[bytes]:
-    """The file's bytes, decompressed when it starts as gzip, capped at MAX_TRACE_BYTES either way
-    (a part at a time, so a gzip bomb is refused at the cap having held one part); a damaged or
-    cut-off stream ends with what inflated; bytes after the stream that are not a further gzip
-    member are counted, not read."""
-    size = os.fstat(handle.fileno()).st_size
-    first = handle.read(READ_PART_BYTES)
-    if first[:2] != GZIP_MAGIC:
-        if size > MAX_TRACE_BYTES:
-            raise UnsafeFile(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB (not read)")
-        total, part = 0, first
-        while part:
-            if progress is not None:
-                progress(handle.tell(), size)
-            total += len(part)
-            if total > MAX_TRACE_BYTES:
-                raise UnsafeFile(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB (not read)")
-            yield part
-            part = handle.read(READ_PART_BYTES)
-        return
-    inflater, pending, total = zlib.decompressobj(16 + zlib.MAX_WBITS), first, 0
-    while True:
-        if not pending:
-            pending = handle.read(READ_PART_BYTES)
-            if not pending:
-                if not inflater.eof:
-                    problems.add("truncated", f"{path.name}: the gzip stream ends early (the file was cut off)")
-                return
-        try:
-            out = inflater.decompress(pending, READ_PART_BYTES)
-        except zlib.error as error:
-            problems.add("damaged_gzip", f"{path.name}: {error} after {total:,} bytes inflated")
-            return
-        pending = inflater.unconsumed_tail
-        total += len(out)
+    """The file's bytes (inflated.py: gzip inflated a part at a time, members, damage and trailing bytes
+    counted), refused as UnsafeFile once they pass MAX_TRACE_BYTES: a gzip bomb is refused at the cap
+    having held one part."""
+    if os.fstat(handle.fileno()).st_size > MAX_TRACE_BYTES:
+        raise UnsafeFile(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB (not read)")
+    total = 0
+    for part in inflated_parts(handle, path, problems, progress):
+        total += len(part)
         if total > MAX_TRACE_BYTES:
             raise UnsafeFile(f"{path}: more than {MAX_TRACE_BYTES >> 20} MiB once decompressed (not read)")
-        if out:
-            if progress is not None:  # per part inflated: a small gzip can inflate for long
-                progress(handle.tell(), size)
-            yield out
-        if inflater.eof:
-            rest = inflater.unused_data  # (the unconsumed tail holds the same bytes once the stream ended)
-            if not rest:
-                rest = handle.read(READ_PART_BYTES)
-            if rest[:2] == GZIP_MAGIC:  # a further member: gzip files may be concatenated
-                inflater, pending = zlib.decompressobj(16 + zlib.MAX_WBITS), rest
-                continue
-            if rest.strip(b"\0"):
-                problems.add("trailing_garbage", f"{path.name}: {size - handle.tell() + len(rest):,} byte(s) after "
-                                                 "the end of the gzip stream (not read)")
-            return
+        yield part
 
 
 def looks_like_profiler_trace(path: Path) -> bool:

@@ -108,6 +108,18 @@ class _PayloadText:
         return self.log.payload(self.record)
 
 
+class _FullMeta:
+    """A record's whole meta, read back from its log when a view asks (see `_PayloadText`)."""
+
+    __slots__ = ("log", "record")
+
+    def __init__(self, log: TraceLog, record: TraceRecord):
+        self.log, self.record = log, record
+
+    def __call__(self) -> dict:
+        return self.log.full_meta(self.record)
+
+
 def _name_from_stack(unit: CompileUnit, stack: list[dict]) -> None:
     """A unit outside Dynamo is named after the API the user's code called (aoti_compile_and_package,
     export) and located at that call: the last frame of the user's own code in the record's stack."""
@@ -183,6 +195,7 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
         unit.backward_metrics.update(metrics)
         return
     unit.finished = unit.finished or record.kind == "compilation_metrics"
+    unit.metrics_records.append(_FullMeta(builder.log, record))
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
             unit.metrics[key] = value
@@ -282,6 +295,7 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
         return {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
 
     unit.cache_events.append(CacheEvent(cache, outcome, small_detail))
+    unit.artifacts.append(builder.text_artifact(record))  # the whole record, as tlparse links it per compile
 
 
 def _on_provenance(builder: RankBuilder, record: TraceRecord) -> None:

@@ -18,12 +18,14 @@ STDERR = "stderr.txt"
 TRACE_DIR = "trace"
 PROFILE_DIR = "profile"
 GRAPHS_DIR = "graphs"
+DYNAMO_CODE_DIR = "dynamo_code"  # Dynamo's bytecode per compiled frame, and as Python where depyf was importable
+SOURCES_DIR = "sources"  # the user's files the compile stacks name, as they were: <sha256>.txt and index.json
 TORCH_RECORD = "torch_record.json"  # torch's own record of the run, written by the capture at its end
 BREAK_REGISTRY = "graph_break_registry.json"  # the capture's copy of its torch's graph-break registry
 LAUNCHER_ENV = "TORCH_COMPILE_INSPECTOR_LAUNCHER"  # the launcher's pid, given to the runner to die with it
 # Everything a capture writes into its session folder (and so may clear before a new capture).
 ENTRIES = (MANIFEST, "manifest.tmp", RESULTS, "results.tmp", PROGRESS, STDOUT, STDERR, TRACE_DIR, PROFILE_DIR,
-           GRAPHS_DIR, BREAK_REGISTRY, TORCH_RECORD, "torch_record.tmp")
+           GRAPHS_DIR, BREAK_REGISTRY, TORCH_RECORD, "torch_record.tmp", DYNAMO_CODE_DIR, SOURCES_DIR)
 
 
 class NewerSessionFormat(ValueError):

@@ -14,12 +14,14 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers.capture_session import open_capture
 from inspector.core.readers.compile_debug import debug_runs, open_compile_debug
+from inspector.core.readers.mode_folders import mode_folders
 from inspector.core.readers.safe_files import check_regular
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.session_bundle import BUNDLE_SUFFIX, extract_bundle, remove_extracted
 from inspector.core.readers.session_format import MANIFEST
 from inspector.core.readers.trace_logs import find_trace_logs, looks_like_trace_log
 from inspector.core.readers.profiler_trace import RankTraces, looks_like_profiler_trace, read_profiler_trace, traces_in
+from inspector.core.readers.recorder_log import looks_like_recorder_file, open_recorder_log
 from inspector.core.readers.tritonparse_trace import looks_like_tritonparse, read_tritonparse
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
@@ -123,6 +125,11 @@ def _match_rank_traces(path: Path) -> Match | None:
     return Match(path, tuple(traces)) if len(traces) >= 2 else None
 
 
+def _match_modes(path: Path) -> Match | None:
+    found = mode_folders(path)
+    return Match(path, tuple(found.cold.values()) + tuple(found.warm.values()), detail=found) if found else None
+
+
 def _match_xla_dump(path: Path) -> Match | None:
     return Match(path) if looks_like_xla_dump(path) else None
 
@@ -154,9 +161,18 @@ PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler trace
                             opens_session=False,
                             elsewhere=GPU_FILES_ELSEWHERE)
 
-# The registry, in the order a path is tried: the first kind that matches opens it.
-KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, RANK_LOGS, XLA_DUMP, TRITON_TRACE, PROFILER_TRACE,
-                          PROFILER_TRACES]
+RECORDER_LOG = InputKind("recorder_log", "a production recorder's file (inspector.capture.recorder, *.jsonl)",
+                         lambda path: Match(path, (path,)) if looks_like_recorder_file(path) else None,
+                         lambda source, progress: open_recorder_log(source.path))
+
+MODES = InputKind("modes", "a mode comparison's folder (compile-inspector modes -o DIR: one session per mode)",
+                  _match_modes, lambda source, progress: source.detail, opens_session=False,
+                  elsewhere="`compile-inspector summary` compares its modes, and the app opens it in the Modes tab")
+
+# The registry, in the order a path is tried: the first kind that matches opens it (a mode comparison
+# before a folder of logs: its modes' logs are no ranks).
+KINDS: list[InputKind] = [BUNDLE, CAPTURE, TRACE_LOG, COMPILE_DEBUG, MODES, RANK_LOGS, XLA_DUMP, TRITON_TRACE,
+                          PROFILER_TRACE, PROFILER_TRACES, RECORDER_LOG]
 
 
 def expected() -> str:

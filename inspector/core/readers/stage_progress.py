@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inspector.core.model.compile_threads import LooseStages, names_compile, step_of
 from inspector.core.model.pipeline import BENCHMARK_PHASES, PIPELINE, pipeline_step
 
 
@@ -42,9 +43,10 @@ class StageProgress:
     benchmark_s: float = 0.0  # time spent in the runner's measuring phases so far (ended ones)
     benchmark_since: float | None = None  # when the measuring phase now running started
     # compile id → stage → how many ran beside the compile on other threads (compile workers): shown,
-    # never counted in a step's own time (`analysis/compile_wall.py` counts them the same way)
+    # never counted in a step's own time (`model/compile_threads.py` tells them apart, for
+    # `analysis/compile_wall.py` too)
     concurrent: dict[str, dict[str, int]] = field(default_factory=dict)
-    _loose: dict[str, list[list]] = field(default_factory=dict)  # stages naming no compile id, still open
+    _loose: dict[str, LooseStages] = field(default_factory=dict)  # stages naming no compile id, still open
 
     def apply(self, event: dict) -> None:
         kind, now = event.get("event"), float(event.get("t", 0.0))
@@ -52,7 +54,7 @@ class StageProgress:
             name = str(event.get("name"))
             step = pipeline_step(name)
             own_id = event.get("compile_id")
-            own_id = None if own_id in (None, "", "None") else str(own_id)  # torch writes "None" outside a compile
+            own_id = str(own_id) if names_compile(own_id) else None
             compile_id = own_id or self.current_unit
             if compile_id is None or (step is None and compile_id not in self.units):
                 return
@@ -92,38 +94,36 @@ class StageProgress:
 
     def _on_worker(self, compile_id: str, name: str, phase, now: float) -> bool:
         """Whether this stage naming no compile id is one begun while the unit's compile is open, or
-        its end. Such a stage may be the compiling thread's own or a worker's: it is held apart until
-        it ends, and given its step's own time then unless the compiling thread began or ended a stage
-        meanwhile or another such stage overlapped it (a worker: counted in `concurrent`)."""
+        its end. Such a stage may be the compiling thread's own or a worker's (`LooseStages` tells
+        which when it ends): it is held apart until then. The compiling thread's own gets its time
+        moved from the step that was running to its own step (`step_of`: "other", which the strip does
+        not draw, for a stage outside the pipeline); a worker's is counted in `concurrent`."""
+        loose = self._loose.setdefault(compile_id, LooseStages())
         if phase == "B" and self.open_stages.get(compile_id):
-            loose = self._loose.setdefault(compile_id, [])
-            for other in loose:
-                other[3] = False
             running = next((step for step, state in self.units[compile_id].items() if state.running), None)
-            loose.append([name, now, running, not loose])
+            loose.begin((name, now, running))
             return True
-        loose = self._loose.get(compile_id) or []
-        if phase != "E" or not any(entry[0] == name for entry in loose):
+        key = loose.latest(lambda key: key[0] == name)
+        if phase != "E" or key is None:
             return False
-        entry = next(entry for entry in reversed(loose) if entry[0] == name)
-        loose.remove(entry)
-        _, began, running, alone = entry
-        step = pipeline_step(name)
-        if alone and step is not None:  # the compiling thread's own: its time moves to its step
-            steps = self.units[compile_id]
-            if running is not None:
-                steps[running].active_s -= now - began
+        if loose.end(key):
+            stages = self.concurrent.setdefault(compile_id, {})
+            stages[name] = stages.get(name, 0) + 1
+            return True
+        _, began, running = key
+        steps = self.units[compile_id]
+        if running is not None:
+            steps[running].active_s -= now - began
+        step = step_of(name)
+        if step in steps:
             steps[step].active_s += now - began
             if steps[step].started is None:
                 steps[step].started = began
-        else:
-            stages = self.concurrent.setdefault(compile_id, {})
-            stages[name] = stages.get(name, 0) + 1
         return True
 
     def _compiling_thread_moved(self, compile_id: str) -> None:
-        for entry in self._loose.get(compile_id) or []:
-            entry[3] = False
+        if compile_id in self._loose:
+            self._loose[compile_id].compiling_thread_moved()
 
     def benchmark_elapsed(self, now: float) -> float | None:
         """Time measuring so far (None before the first measuring phase)."""

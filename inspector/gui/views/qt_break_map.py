@@ -25,6 +25,16 @@ def region_label(region: Region) -> str:
     return unit_title(region.unit)
 
 
+def gap_tip(gap: Gap) -> str:
+    """A break's tooltip: where and why, the hint, and the resume function that goes on after it."""
+    brk = gap.brk
+    lines = [f"graph break at {brk.site}", brk.reason, *([f"Hint: {brk.hints[0]}"] if brk.hints else [])]
+    if gap.resume is not None:
+        lines.append(f"Then resumes in {unit_title(gap.resume)} ({gap.resume.function}): double-click to select "
+                     "it (its code, as Dynamo wrote it, is in the Code tab)")
+    return "\n".join(lines)
+
+
 class QtBreakMap(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
@@ -156,9 +166,7 @@ class QtBreakMap(QWidget):
     def mouseMoveEvent(self, event) -> None:
         part = self._part_at(event.position())
         if isinstance(part, Gap):
-            brk = part.brk
-            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"graph break at {brk.site}\n{brk.reason}")
-                              + (f"\nHint: {brk.hints[0]}" if brk.hints else ""), self)
+            QToolTip.showText(event.globalPosition().toPoint(), plain_tip(gap_tip(part)), self)
         elif isinstance(part, Region):
             profiled = any(isinstance(other, Region) and other.measured for row in self.rows for other in row)
             what = ("run time per call" if part.measured else
@@ -177,6 +185,12 @@ class QtBreakMap(QWidget):
                 QToolTip.showText(event.globalPosition().toPoint(), plain_tip(tip), self)
             else:
                 QToolTip.hideText()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        """A break's resume function: its unit selected (its code in the Code tab)."""
+        part = self._part_at(event.position())
+        if isinstance(part, Gap) and part.resume is not None:
+            self.model.select_unit(part.resume)
 
     def mousePressEvent(self, event) -> None:
         part = self._part_at(event.position())

@@ -21,6 +21,7 @@ from inspector.core.analysis.source_time import NOT_PROFILED, KernelTime, Source
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
+from inspector.core.outputs.compile_page import PAGE_LABEL, compile_page
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.qt_code_editor import QtCodeEditor
@@ -146,7 +147,7 @@ class QtEmptyHint(QLabel):
         return False
 
 
-def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
+def unit_texts(unit: CompileUnit, units: list[CompileUnit] | None = None) -> list[tuple[str, object]]:
     """(label, source) of every text the pane can show for `unit`; source is a CodeArtifact or a loader."""
     entries: list[tuple[str, object]] = []
     for index, artifact in enumerate(unit.output_code):
@@ -163,6 +164,7 @@ def unit_texts(unit: CompileUnit) -> list[tuple[str, object]]:
         entries.append((f"graph break #{ordinal}", lambda text=brk.text: text))
     if unit.recompile:
         entries.append(("recompile reasons", lambda text=unit.recompile.raw: text))
+    entries.append((PAGE_LABEL, lambda: compile_page(unit, units or ())))
     return entries
 
 
@@ -269,7 +271,8 @@ class QtCodeView(QWidget):
         if unit is self.unit:
             return
         self.unit = unit
-        self.entries = unit_texts(unit) if unit is not None else []
+        units = self.model.loaded.session.units if self.model.loaded is not None else None
+        self.entries = unit_texts(unit, units) if unit is not None else []
         self.texts.blockSignals(True)
         self.texts.clear()
         self.texts.addItems([label for label, _ in self.entries]
@@ -303,7 +306,7 @@ class QtCodeView(QWidget):
             compiles = code_compiles(unit, source) if unit is not None else {}
             return code, text, LazyHighlighter.for_text(text, "python", code).lexed_ahead(), compiles
         text = source()
-        language = "text" if label.startswith(("ir_", "graph break", "recompile")) else "python"
+        language = "text" if label.startswith(("ir_", "graph break", "recompile", "compile:")) else "python"
         return None, text, LazyHighlighter.for_text(text, language).lexed_ahead(), {}
 
     def _show_code(self, prepared) -> None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import statistics
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame, QHeaderView, QLabel, QScrollArea, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
 
 from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.numbers import quantity, seconds as fmt_seconds
@@ -48,7 +50,20 @@ class QtDashboard(QWidget):
         self.table.setColumnWidth(1, 130)
         self.table.setColumnWidth(2, 330)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        layout = QVBoxLayout(self)
+        # every figure's row on show: the table is as tall as its rows and the page scrolls (at 1280×720 the
+        # table scrolled two rows at a time inside a page with room below it)
+        self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        page = QWidget()
+        self.page = QScrollArea()
+        self.page.setWidget(page)
+        self.page.setWidgetResizable(True)
+        self.page.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.page)
+        layout = QVBoxLayout(page)
         layout.addWidget(self.title)
         layout.addWidget(self.notices)
         layout.addWidget(self.source)
@@ -59,6 +74,7 @@ class QtDashboard(QWidget):
         self.slowness.setWordWrap(True)
         self.slowness.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.slowness)
+        layout.addStretch(1)
         model.on_each_session(self._on_loaded)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:

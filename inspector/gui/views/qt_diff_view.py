@@ -34,6 +34,7 @@ from inspector.core.outputs.diff_report import diff_sections
 from inspector.core.outputs.sections import as_html
 from inspector.gui.views.graph.qt_graph_layers import fill_scene
 from inspector.gui.views.graph.qt_zoom_view import QtZoomView
+from inspector.gui.views.qt_elide import QtBoundaryElideDelegate
 
 COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same": "#c5cad1"}
 # What each colour means, in the key above the panes and in a box's hover text.
@@ -141,6 +142,7 @@ class QtDiffView(QWidget):
         self.a: Session | None = None
         self.b: Session | None = None
         self.diff = None
+        self.anchor: str | None = None  # where the other pane shows a node only one side has
         self.note = ""  # why the last comparison ended, shown above the guidance
         self.graphs: tuple[FxGraph | None, FxGraph | None] = (None, None)
         self.pairs = []
@@ -179,7 +181,9 @@ class QtDiffView(QWidget):
                     lambda value, s=source, t=target, b=bar_of: self._sync_scroll(b(self.views[s]), b(self.views[t])))
         self.labels = [QtElidedLabel("A"), QtElidedLabel("B")]
         self.differences = QListWidget()
-        self.differences.setWordWrap(True)
+        # one line each, a long node name cut at a word or underscore (whole in the tooltip), no side scrolling
+        self.differences.setItemDelegate(QtBoundaryElideDelegate(self.differences))
+        self.differences.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.differences.currentItemChanged.connect(lambda item, _old: self._on_difference(item))
         self.run = QTextBrowser()
         self.run.setOpenLinks(False)  # log text is escaped, but never follow a link out of this pane
@@ -197,7 +201,9 @@ class QtDiffView(QWidget):
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(panes)
         main.addWidget(side)
-        main.setSizes([1000, 380])
+        main.setStretchFactor(0, 1)  # the panes take what the window gains; the list keeps its width
+        main.setStretchFactor(1, 0)
+        main.setSizes([1000, 260])
         content = QWidget()
         outer = QVBoxLayout(content)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -344,6 +350,18 @@ class QtDiffView(QWidget):
         self.summary.setText(counts_text(self.diff, len(graph_a.nodes), len(graph_b.nodes)))
         for view in self.views:
             view.open_readable()
+        self._same_scale()
+
+    def _same_scale(self) -> None:
+        """Both panes at one scale, the smaller of the two first views (each readable): a node is as big
+        on the left as on the right, and a zoom in one pane (mirrored) keeps them so."""
+        scale = min(view.transform().m11() for view in self.views)
+        for view in self.views:
+            if abs(view.transform().m11() - scale) > 1e-6:
+                centre = view.mapToScene(view.viewport().rect().center())
+                view.resetTransform()
+                view.scale(scale, scale)
+                view.centerOn(centre)
 
     def _add_difference(self, text: str, where: tuple[str, str]) -> None:
         item = QListWidgetItem(text)
@@ -366,14 +384,45 @@ class QtDiffView(QWidget):
         """Select `name` on one side and its partner on the other, centring both."""
         if self.diff is None:
             return
-        partner = self.diff.matched.get(name) if side == 0 else next((a for a, b in self.diff.matched.items() if b == name), None)
+        partner = self._partner(name, side)
         names = (name, partner) if side == 0 else (partner, name)
+        # a node only on one side: the other pane shows where it would be, beside the partner of its
+        # nearest neighbour that is in both (outlined there as its neighbour)
+        anchor = self._anchor(name, side) if partner is None else None
+        self.anchor = anchor
         for index, selected in enumerate(names):
             layer = self.layers[index]
             layer.selected = selected
+            layer.neighbours = {anchor} if anchor is not None and index != side else set()
             layer.update()
-            if selected in layer.index:
-                self.views[index].centerOn(layer.rect_of(selected).center())
+            shown = selected if selected in layer.index else anchor if index != side else None
+            if shown in layer.index:
+                self.views[index].centerOn(layer.rect_of(shown).center())
+
+    def _partner(self, name: str, side: int) -> str | None:
+        if side == 0:
+            return self.diff.matched.get(name)
+        return next((a for a, b in self.diff.matched.items() if b == name), None)
+
+    def _anchor(self, name: str, side: int) -> str | None:
+        """The other side's partner of the nearest node around `name` (inputs and users, breadth first)
+        that both graphs hold."""
+        graph = self.graphs[side]
+        if graph is None:
+            return None
+        seen, queue = {name}, [name]
+        while queue:
+            current = queue.pop(0)
+            node = graph.node(current)
+            for other in [*(node.inputs if node is not None else []), *graph.users(current)]:
+                if other in seen:
+                    continue
+                partner = self._partner(other, side)
+                if partner is not None:
+                    return partner
+                seen.add(other)
+                queue.append(other)
+        return None
 
     def _sync_scroll(self, source, target) -> None:
         if self._syncing:

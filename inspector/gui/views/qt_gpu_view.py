@@ -31,7 +31,7 @@ from inspector.core.analysis.triton_join import NOT_IN_RUN, TritonJoin, join_tri
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
                                                 profile_totals_text, summarize_profile, summarize_profile_ranks,
                                                 summarize_source_time, trace_damage_text, unlinked_text)
-from inspector.core.readers.capped_lines import ReadCancelled
+from inspector.core.readers.inflated import ReadCancelled
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace

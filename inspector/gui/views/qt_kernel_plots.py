@@ -18,6 +18,7 @@ from inspector.core.analysis.source_time import described
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
+from inspector.gui.views.qt_plot_titles import span_title
 
 TOP_N = 15
 UNITS_SHOWN = 40  # compile-time bars: the slowest units, past this many
@@ -84,6 +85,7 @@ def _hbar_plot(title: str, unit: str, palette, font: QFont) -> pg.PlotWidget:
         plot.getAxis(side).setTextPen(palette.text().color())
     plot.getPlotItem().titleLabel.setAttr("color", palette.text().color().name())
     plot.getPlotItem().titleLabel.setAttr("size", "10pt")
+    span_title(plot.getPlotItem())
     plot.setLabel("bottom", unit, color=palette.text().color().name())
     plot.getPlotItem().layout.setContentsMargins(4, 4, 24, 4)
     plot.setToolTip(f"{title} ({unit})")

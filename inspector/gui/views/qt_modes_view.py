@@ -17,13 +17,16 @@ from inspector.core.analysis.mode_comparison import ModeRow, caches_text, compar
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
+from inspector.gui.views.qt_plot_titles import span_title
 
 GUIDANCE = ("<h3>Which mode pays off?</h3><p>Open a model script (File ▸ Open Script…), then <b>Run ▸ Compare "
             "Modes</b> (Ctrl+M). The script is captured three times, in <i>default</i>, <i>reduce-overhead</i> and "
             "<i>max-autotune</i>, one after another.</p><p>Here you then see, per mode, compile time, steady-state "
             "time per call, speedup over eager, graph breaks, recompiles and kernels, and which mode ran fastest.</p>"
             "<p>A script that defines <code>inspector_model()</code> is measured; any other script is only traced, "
-            "so only compile time and counts are compared.</p>")
+            "so only compile time and counts are compared.</p>"
+            "<p>A folder <code>compile-inspector modes -o DIR</code> wrote opens here as well (File ▸ Open Log, "
+            "Bundle or Folder…).</p>")
 
 
 class QtModeComparison(QObject):
@@ -105,6 +108,7 @@ class QtModesView(QWidget):
         plot = pg.PlotWidget(title=title, background=self.palette().base().color())
         plot.setMouseEnabled(x=False, y=False)
         plot.getPlotItem().hideButtons()
+        span_title(plot.getPlotItem())
         for side in ("left", "bottom"):
             plot.getAxis(side).setTextPen(self.palette().text().color())
         return plot
@@ -113,11 +117,13 @@ class QtModesView(QWidget):
         self.pages.setCurrentIndex(1)
         self.status.setText(f"Capturing in mode {mode}… ({time.strftime('%H:%M:%S')})")
 
-    def show_rows(self, rows: list[ModeRow]) -> None:
+    def show_rows(self, rows: list[ModeRow], folder: Path | None = None) -> None:
+        """The comparison: of the captures just made, or of a `modes` folder opened (`folder`)."""
         self.pages.setCurrentIndex(1)
         self.rows = rows
         best = fastest(rows)
-        self.status.setText("\n".join(text for text in (best.text, caches_text(rows)) if text))
+        opened = f"The modes captured in {folder}" if folder is not None else ""
+        self.status.setText("\n".join(text for text in (opened, best.text, caches_text(rows)) if text))
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
             cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),

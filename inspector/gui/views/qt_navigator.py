@@ -2,7 +2,8 @@
 for every other view. While a capture runs it lists the compile units seen so far and the step each
 is in; the session replaces them when it opens. A frame's row names its function as the user knows
 it (`forward (resumed at line 19)`), its units' rows their compile ids, so the names fit a narrow
-column; names that still do not fit elide in the middle; every cell's tooltip holds its full text."""
+column; names that still do not fit elide at a word or dot, never mid-word; every cell's tooltip holds its
+full text."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from inspector.core.analysis.user_names import called_function, frame_title, uni
 from inspector.core.model.session import CompileUnit, UnitStatus
 from inspector.core.numbers import count, seconds
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+from inspector.gui.views.qt_elide import QtBoundaryElideDelegate
 from inspector.gui.views.qt_status_icons import COLOURS, status_icon
 from inspector.gui.qt_plain_text import plain_tip
 
@@ -56,7 +58,7 @@ class QtNavigator(QTreeWidget):
         self.setMinimumWidth(200)
         for column in range(1, 4):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setItemDelegateForColumn(0, QtBoundaryElideDelegate(self))
         self.setUniformRowHeights(True)
         self._items: dict[CompileUnit, QTreeWidgetItem] = {}
         self._live: dict[str, QTreeWidgetItem] = {}

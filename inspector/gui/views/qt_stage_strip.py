@@ -1,13 +1,14 @@
 """The live stage strip: graph capture → graph optimisation → code generation → backend compile, one row
 per compile unit (every unit: the window puts the strip in a scroll area that follows the newest), each
 cell lit as its events arrive, with its own time; beside the rows one benchmark cell for the run's
-measuring phase, which is not any unit's. Idle it is one line."""
+measuring phase, which is not any unit's. Idle it is one line; a run that succeeded folds it to one
+line saying what compiled (the room goes back to the tabs), and a click on it opens the rows again."""
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
@@ -24,13 +25,20 @@ STATE_COLOURS = {"waiting": "#408a8f98", "running": "#e0a526", "done": "#2e9d4f"
 
 
 class QtStageStrip(QWidget):
+    sigFolded = Signal(bool)  # folded to one line (True) or opened again (False): the window refits its dock
+
     def __init__(self, controller: QtCaptureController):
         super().__init__()
+        self.folded = False  # one line with the run's outcome instead of a row per unit
         self.progress = StageProgress()
         self.started_at: float | None = None
         self.stopped = False  # the run ended while a stage was still open
         self.ended: str | None = None  # how a run that did not succeed ended (cancelled, failed: why)
         self.finished = False  # the latest run has ended (however it did)
+        self.finished_at: float | None = None
+        self.session: str | None = None  # the run drawn (a finish of an earlier one is not this one's)
+        self.title: str | None = None  # what the run is, when it is one of several (a mode of Compare Modes)
+        self.done_runs: list[str] = []  # those of the several that ended, with what they compiled
         controller.sigStarted.connect(self._on_started)
         controller.sigProgress.connect(self._on_progress)
         controller.sigFinished.connect(self._on_finished)
@@ -42,6 +50,8 @@ class QtStageStrip(QWidget):
         """The height every row needs (header plus one per unit; one line while nothing ran; and one
         saying how a run with units ended, if it did not succeed)."""
         units = len(self.progress.units)
+        if self.folded:
+            return ROW_HEIGHT + 8
         return ROW_HEIGHT * (1 + max(1, units) + (1 if units and self.ended else 0)) + 8
 
     def sizeHint(self) -> QSize:
@@ -50,9 +60,15 @@ class QtStageStrip(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(200, self.rows_height())
 
-    def _on_started(self, _session: str) -> None:
+    def start_series(self) -> None:
+        """Several runs follow (Compare Modes): each says its title and what the ones before compiled."""
+        self.done_runs, self.title = [], None
+
+    def _on_started(self, session: str) -> None:
+        self.session = session
         self.progress, self.started_at, self.stopped, self.ended = StageProgress(), time.time(), False, None
         self.finished = False
+        self.set_folded(False)
         self.setMinimumHeight(self.rows_height())
         self._ticker.start()
         self.updateGeometry()
@@ -65,14 +81,47 @@ class QtStageStrip(QWidget):
             self.updateGeometry()
         self.update()
 
-    def _on_finished(self, _session: str, code: int, error) -> None:
-        self.stopped, self.finished = code != 0, True
+    def _on_finished(self, session: str, code: int, error) -> None:
+        if session != self.session:  # the next mode's run started before this finish reached the strip
+            return
+        if self.title:
+            ended = end_state(code, error)
+            self.done_runs.append(f"{self.title}: {count(len(self.progress.units), 'unit')} compiled"
+                                  + (f" ({ended})" if ended else ""))
+        self.stopped, self.finished, self.finished_at = code != 0, True, time.time()
         self.ended = end_state(code, error)
         self._ticker.stop()
+        if self.ended is None and self.progress.units:  # a failure's reason stays on show with its rows
+            self.set_folded(True)
         if self.minimumHeight() != self.rows_height():
             self.setMinimumHeight(self.rows_height())
             self.updateGeometry()
         self.update()
+
+    def set_folded(self, folded: bool) -> None:
+        if folded == self.folded:
+            return
+        self.folded = folded
+        self.setMinimumHeight(self.rows_height())
+        self.setCursor(Qt.CursorShape.PointingHandCursor if folded else Qt.CursorShape.ArrowCursor)
+        self.updateGeometry()
+        self.update()
+        self.sigFolded.emit(folded)
+
+    def folded_text(self) -> str:
+        """The folded strip's line: what the run compiled, and how to see the stages again."""
+        units = len(self.progress.units)
+        took = (f" in {seconds(self.finished_at - self.started_at)}"
+                if self.started_at is not None and self.finished_at is not None else "")
+        if self.done_runs:
+            return f"▸ {'; '.join(self.done_runs)} — click to show the last run's stages"
+        return f"▸ {count(units, 'compile unit')} compiled{took} — click to show each unit's stages"
+
+    def mousePressEvent(self, event) -> None:
+        if self.folded or (self.finished and event.position().y() < ROW_HEIGHT + 4):  # the header folds it back
+            self.set_folded(not self.folded)
+            return
+        super().mousePressEvent(event)
 
     def status_text(self) -> str:
         """The strip's own line: a hint before any run, how a run that did not succeed ended, and
@@ -81,6 +130,8 @@ class QtStageStrip(QWidget):
             return self.ended
         if self.progress.units:
             return ""
+        if self.title and not self.finished:  # a mode starting: what the modes before it compiled
+            return f"{self.title}: starting" + (f" (after {'; '.join(self.done_runs)})" if self.done_runs else "")
         if self.finished:
             return "finished: nothing was compiled"
         return ("Run a script (Run ▸ Run, F5) to watch it compile, stage by stage." if self.started_at is None
@@ -118,8 +169,12 @@ class QtStageStrip(QWidget):
 
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
-            cell = self.cell_at(event.pos().x(), event.pos().y())
-            if cell is None and self.ended:  # the end state whole, however long its reason
+            cell = None if self.folded else self.cell_at(event.pos().x(), event.pos().y())
+            if self.folded:
+                QToolTip.showText(event.globalPos(), "Click to show each compile unit's stages", self)
+            elif cell is None and self.finished and event.pos().y() < ROW_HEIGHT + 4:
+                QToolTip.showText(event.globalPos(), "Click to fold the stages to one line", self)
+            elif cell is None and self.ended:  # the end state whole, however long its reason
                 QToolTip.showText(event.globalPos(), self.ended, self)
             elif cell is None:
                 QToolTip.hideText()
@@ -140,6 +195,12 @@ class QtStageStrip(QWidget):
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.folded:
+            painter.setPen(self.palette().text().color())
+            painter.drawText(QRectF(6, 4, self.width() - 12, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
+                             self.folded_text())
+            painter.end()
+            return
         label_width = LABEL_WIDTH
         width = self.column_width()
         now = time.time()

@@ -27,6 +27,7 @@ from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
 from inspector.gui.qt_plain_text import plain_tip
+from inspector.gui.views.qt_elide import QtBoundaryElideDelegate
 
 STEP_COLOURS = {"graph capture": "#2b7bb9", "graph optimisation": "#8e5bb6", "code generation": "#e0a526",
                 "backend compile": "#d9822b", None: "#8a8f98"}
@@ -264,7 +265,7 @@ class QtTimeline(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.totals.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.totals.setItemDelegateForColumn(0, QtBoundaryElideDelegate(self.totals))
         self.wall_clock = QCheckBox("Shared wall clock")
         self.wall_clock.setToolTip("Off: each rank's lanes start at its own first compile event.\n"
                                    "On: all ranks on one clock, from the first event of any rank.")
@@ -300,7 +301,7 @@ class QtTimeline(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
         split.addWidget(self.totals)
-        split.setSizes([1000, 340])
+        split.setSizes([640, 320])  # a third for the stage table: its names (`Scheduler.codegen`) read whole at 1280
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(legend)

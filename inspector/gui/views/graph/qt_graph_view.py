@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-    QPushButton, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget,
 )
 
 from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
@@ -102,8 +102,12 @@ class QtGraphView(QWidget):
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search nodes (regex)")
-        self.search.setToolTip("A regular expression matched against each node's name, op, target, shape and source line")
-        self.search.returnPressed.connect(self.run_search)
+        self.search.setToolTip("A regular expression matched against each node's name, op, target and shape (listed "
+                               "first), then its source line (after). Enter shows the next hit, Shift+Enter the one before")
+        self.search.returnPressed.connect(self.next_hit)
+        QShortcut(QKeySequence("Shift+Return"), self.search, activated=lambda: self.next_hit(-1),
+                  context=Qt.ShortcutContext.WidgetShortcut)
+        self._searched: str | None = None  # the text whose hits the list shows (Enter again: the next one)
         self.search.setMinimumWidth(SEARCH_MIN_PX)
         self.overlay = QComboBox()
         self.overlay.addItems([overlay.value for overlay in Overlay])
@@ -139,7 +143,8 @@ class QtGraphView(QWidget):
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(lambda url: self.model.show_location(url.path(), int(url.fragment() or 0)))
         self.results = QListWidget()
-        self.results.itemActivated.connect(lambda item: self.reveal(item.data(NODE_ROLE)))
+        self.results.currentItemChanged.connect(  # one click or an arrow key shows a hit; no double-click needed
+            lambda item, _before: self.reveal(item.data(NODE_ROLE)) if item is not None else None)
         self.status = QLabel("")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
         self.status.setWordWrap(True)
@@ -161,8 +166,11 @@ class QtGraphView(QWidget):
         side = QSplitter(Qt.Orientation.Vertical)
         for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
-        side.setStretchFactor(3, 3)
-        side.setSizes([170, 170, 120, 500])
+        # the details get the height the minimap and legend do not need: at 1280×720 they were four lines
+        self.legend.setMinimumHeight(self.legend.fontMetrics().height() * 2 + 8)
+        for index, stretch in enumerate((0, 0, 1, 3)):
+            side.setStretchFactor(index, stretch)
+        side.setSizes([120, 130, 120, 600])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(side)
@@ -173,6 +181,12 @@ class QtGraphView(QWidget):
         self.break_map = QtBreakMap(model)
         layout_.addWidget(self.break_map)
         layout_.addWidget(self.status)
+        self.breadcrumb = QWidget()  # the selected node's module path; a segment folds or opens its group
+        self.breadcrumb.setLayout(QHBoxLayout())
+        self.breadcrumb.layout().setContentsMargins(0, 0, 0, 0)
+        self.breadcrumb.layout().setSpacing(2)
+        self.breadcrumb.hide()
+        layout_.addWidget(self.breadcrumb)
         layout_.addWidget(split, 1)
         # a unit chosen while the tab is hidden is laid out when it is opened: laying out and drawing a
         # graph nobody looks at cost every selection, and as a session arrived ~100 ms of the UI thread
@@ -259,7 +273,11 @@ class QtGraphView(QWidget):
             self.run_search()
         elif self._pending_reveal:
             name, self._pending_reveal = self._pending_reveal, None
-            self.reveal(name)
+            owner = self.visible.owner.get(name)
+            if owner is not None and is_group(owner) and item_kind(owner) is ItemKind.GROUP:
+                self._on_clicked(owner)  # folded from the breadcrumb: its group is selected, not opened again
+            else:
+                self.reveal(name)
 
     # --- interaction ----------------------------------------------------------------------------
     def _on_activated(self, item_id: str) -> None:
@@ -287,21 +305,65 @@ class QtGraphView(QWidget):
         if item_kind(item_id) is ItemKind.OPEN or self.graph is None:
             return
         self.select(item_id)
+        self._show_breadcrumb(item_id)
         node = self.graph.node(item_id)
         if node is None:
             return
         kernels = kernels_of_node(self.unit, node.name, self.stage.currentText())
         table = self.model.loaded.kernel_time if self.model.loaded else None
         source = (f"<a href='file://{html_text(node.source.file)}#{node.source.line}'>{html_text(Path(node.source.file).name)}:{node.source.line}</a>"
-                  f"<br><code>{html_text(node.source.code)}</code>" if node.source else "no source recorded")
+                  f"<br><code>{html_text(node.source.code)}</code>" if node.source else
+                  "— (" + ("an input of the graph: it comes from the caller, not from a line" if node.op in ("placeholder", "get_attr")
+                          else "the log records no stack for it; Dynamo's and the AOT graphs name each op's line") + ")")
         kernel_text = "; ".join(f"{k.name} ({described(table.kernel_time(self.unit, k), table)})" if table else k.name
                                 for k in kernels) or "—"
+        if not kernels:  # say what would fill it
+            kernel_text = f"— ({no_kernel_reason(self.unit, node, self.stage.currentText())})"
         self.details.setHtml(
             f"<b>{html_text(node.name)}</b> <i>{html_text(node.op)}</i><br>target: <code>{html_text(node.target)}</code><br>"
             f"args: <code>{html_text(node.args[:300])}</code><br>shape {html_text(node.shape)} dtype {html_text(node.dtype)} "
             f"stride {html_text(node.stride)}<br>inputs: {html_text(', '.join(node.inputs) or '—')}"
             f"<br>users: {html_text(', '.join(self.graph.users(node.name)) or '—')}"
             f"<br>source: {source}<br>kernel: {html_text(kernel_text)}")
+
+    def _show_breadcrumb(self, item_id: str) -> None:
+        """`(graph) › layer1 › 0 › conv1`: the modules the node (or folded group) sits in, each segment a
+        button that folds its group (open) or opens it (folded), as a double-click on it would."""
+        layout = self.breadcrumb.layout()
+        while layout.count():
+            widget = layout.takeAt(0).widget()
+            if widget is not None:
+                widget.setParent(None)  # gone now, not only at the next turn of the loop
+                widget.deleteLater()
+        path = tuple(item_key(item_id).split("/")) if is_group(item_id) else self._paths.get(item_id, ())
+        self.breadcrumb_keys = ["/".join(path[:depth]) for depth in range(1, len(path) + 1)]
+        layout.addWidget(QLabel("Module:"))
+        for depth, key in enumerate(self.breadcrumb_keys):
+            if depth:
+                layout.addWidget(QLabel("›"))
+            button = QToolButton()
+            button.setAutoRaise(True)
+            button.setText(path[depth])
+            opened = key in self.expanded
+            button.setToolTip(f"{key}: {'open — click to fold it' if opened else 'folded — click to open it'}")
+            button.clicked.connect(lambda _=False, k=key: self.toggle_group(k))
+            layout.addWidget(button)
+        if not path:
+            layout.addWidget(QLabel("(top level: in no module)"))
+        layout.addStretch(1)
+        self.breadcrumb.show()
+
+    def toggle_group(self, key: str) -> None:
+        """Fold an open group (and the groups inside it) or open a folded one (and the groups holding it);
+        the node selected stays selected where it is still drawn."""
+        selected = self.layer.selected if self.layer is not None else None
+        if key in self.expanded:
+            self.expanded = {k for k in self.expanded if k != key and not k.startswith(key + "/")}
+        else:
+            parts = key.split("/")
+            self.expanded = self.expanded | {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        self._pending_reveal = selected if selected and not is_group(selected) else None
+        self._relayout()
 
     def reveal(self, name: str) -> None:
         """Open the groups holding `name`, then centre on it and select it."""
@@ -349,7 +411,12 @@ class QtGraphView(QWidget):
                 f"shape: {html_text(node.shape_text)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
 
     def run_search(self) -> list[str]:
+        """Every node the pattern matches: those whose name, op, target, shape or dtype match first (what
+        a user typing `tanh` means), then those only whose source line matches; the first is shown."""
+        self.results.blockSignals(True)
         self.results.clear()
+        self.results.blockSignals(False)
+        self._searched = self.search.text()
         if self.graph is None:
             return []
         try:
@@ -357,20 +424,37 @@ class QtGraphView(QWidget):
         except re.error as error:
             self.status.setText(f"Search: not a regular expression ({error})")
             return []
-        hits = []
+        own, by_source = [], []
         for node in self.graph.nodes:
-            fields = (node.name, node.op, node.target, str(node.shape), node.dtype or "",
-                      f"{node.source.file}:{node.source.line}" if node.source else "", node.source.code if node.source else "")
-            if any(pattern.search(field) for field in fields):
-                hits.append(node.name)
-                hit = QListWidgetItem(f"{node.name}  {node.target}")
-                hit.setData(NODE_ROLE, node.name)  # the node, not read back from the text shown
-                self.results.addItem(hit)
+            if any(pattern.search(field) for field in (node.name, node.op, node.target, str(node.shape), node.dtype or "")):
+                own.append(node)
+            elif node.source and (pattern.search(f"{node.source.file}:{node.source.line}") or pattern.search(node.source.code)):
+                by_source.append(node)
+        for node in own:
+            self._add_hit(f"{node.name}  {node.target}", node.name)
+        for node in by_source:
+            self._add_hit(f"{node.name}  {node.target}  (source line {node.source.line})", node.name)
+        hits = [node.name for node in (*own, *by_source)]
         self.results.setVisible(bool(hits))
-        self.status.setText(f"{len(hits)} node(s) match")
+        self.status.setText("0 node(s) match" if not hits else
+                            f"{len(own)} node(s) match by name, op or target"
+                            + (f", {len(by_source)} more by their source line" if by_source else "")
+                            + (" — Enter shows the next" if len(hits) > 1 else ""))
         if hits:
-            self.reveal(hits[0])
+            self.results.setCurrentRow(0)  # shows it
         return hits
+
+    def _add_hit(self, text: str, name: str) -> None:
+        hit = QListWidgetItem(text)
+        hit.setData(NODE_ROLE, name)  # the node, not read back from the text shown
+        self.results.addItem(hit)
+
+    def next_hit(self, step: int = 1) -> None:
+        """Enter in the search box: a new text is searched; the same text again shows its next hit."""
+        if self.search.text() != self._searched or not self.results.count():
+            self.run_search()
+            return
+        self.results.setCurrentRow((self.results.currentRow() + step) % self.results.count())
 
     def highlight_flow(self, up: bool) -> set[str]:
         if self.layer is None or self.layer.selected is None or self.graph is None:
@@ -537,6 +621,25 @@ class QtGraphView(QWidget):
                 image.save(name)
                 written.append(name)
         return written
+
+
+def no_kernel_reason(unit, node, stage: str) -> str:
+    """Why a node's kernel field is empty, and what would fill it."""
+    if node.op in ("placeholder", "output", "get_attr"):
+        return "an input or output of the graph: no kernel computes it"
+    kernels = unit.kernels if unit is not None else []
+    if not kernels:
+        return "the log holds no generated code for this unit"
+    if not any(kernel.source_origin == "provenance" for kernel in kernels):
+        reason = "a CPU log records which kernel a node became only with INDUCTOR_PROVENANCE=1"
+        named = next((naming_stage(unit, k) for k in kernels if k.source_origin == "comment" and not names_stage(k, stage)
+                      and naming_stage(unit, k)), None)
+        return reason + (f"; library calls name the {named} graph's nodes" if named else "")
+    if not any(names_stage(kernel, stage) for kernel in kernels):
+        named = next((naming_stage(unit, kernel) for kernel in kernels if naming_stage(unit, kernel)), None)
+        return (f"the kernels name the nodes of the {named} graph: choose that stage" if named
+                else "the kernels name nodes of a graph this log does not hold")
+    return "no kernel names it: Inductor folded it into another node's kernel or removed it"
 
 
 def _colour(position: int) -> str:

@@ -1,0 +1,277 @@
+"""One run as the history keeps it: who, when, where and what of a run, and the figures of its
+summary (compile time, breaks, recompiles, caches, kernels, S with its interval, memory), made from
+the typed summary the other outputs render, so the history never counts a thing differently."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector import __version__
+from inspector.core.analysis.comparison import timed_rounds
+from inspector.core.analysis.speedup import Speedup
+from inspector.core.model.run_results import RunResults
+from inspector.core.model.session import Session
+from inspector.core.outputs.summary_model import BreakSite, CacheCount, Summary, Unit
+from inspector.core.readers import index_cache
+from inspector.core.readers.session_format import MANIFEST, RESULTS
+
+GIT_HEAD_BYTES = 4096  # a HEAD or ref file is one line; anything longer is not git's
+
+
+@dataclass(frozen=True)
+class CauseRow:
+    """A recompile cause of the run, worded without the values that changed ("forward: x size dim 0"),
+    so the same cause in two runs is the same text."""
+
+    cause: str
+    count: int
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run in the history. `identity` says which files it was read from (two opens of one log are
+    one run); `run_id` is the store's number for it (None until stored)."""
+
+    identity: str
+    run_at: float  # when the run ended (a capture's end, a log's last write), seconds since the epoch
+    recorded_at: float
+    host: str
+    kind: str
+    source: str
+    script: str | None  # the captured script, else the file of the run's first compiled frame
+    git_commit: str | None
+    torch_version: str | None
+    triton_version: str | None
+    tool_version: str
+    mode: str | None
+    options: dict = field(default_factory=dict)
+    complete: bool = False
+    compile_s: float | None = None
+    units: int = 0
+    breaks: int = 0
+    recompiles: int = 0
+    kernels: int = 0
+    speedup: dict | None = None  # the summary's `speedup` (state, value, low, high, rounds, reason)
+    t_eager_s: float | None = None
+    t_compiled_s: float | None = None
+    memory_mb: float | None = None  # the compiled run's high-water mark
+    rounds: tuple[tuple[float, float], ...] = ()  # (eager, compiled) s per call of each timing round
+    # the summary's own records, with the fields the history keeps: site location, reason and count; a
+    # unit's id, rank, name, location, status, compile time and kernels; each cache's hits, misses, bypasses
+    sites: tuple[BreakSite, ...] = ()
+    causes: tuple[CauseRow, ...] = ()
+    unit_rows: tuple[Unit, ...] = ()
+    caches: Mapping[str, CacheCount] = field(default_factory=dict)
+    run_id: int | None = None
+
+    @property
+    def break_sites(self) -> int:
+        return len(self.sites)
+
+    @property
+    def cache_lookups(self) -> tuple[int, int]:
+        """(hits, lookups) of the FX graph cache: the cache the summary's hit rate is stated for."""
+        fx_graph = self.caches.get("fx_graph") or CacheCount()
+        return fx_graph.hit, fx_graph.hit + fx_graph.miss
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """FX graph cache hits over lookups, as the summary's verdict (`cache_hit_rate`) states it; None
+        when nothing was looked up."""
+        hits, lookups = self.cache_lookups
+        return hits / lookups if lookups else None
+
+    @property
+    def speedup_estimate(self) -> Speedup | None:
+        try:  # a store is shared: a row another tool wrote is read, never trusted
+            return Speedup.from_state(self.speedup) if self.speedup else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    @property
+    def timing(self) -> RunResults | None:
+        """The run's timing rounds as the comparison reads them (None: not timed in rounds)."""
+        if not self.rounds:
+            return None
+        return RunResults.from_state({"timing": {"rounds": [{"eager_s": eager, "compiled_s": compiled}
+                                                            for eager, compiled in self.rounds]}})
+
+    @property
+    def label(self) -> str:
+        """How a person names the run: its number in the store, else where it was read from."""
+        return f"run #{self.run_id}" if self.run_id is not None else self.source
+
+    def to_json(self) -> dict:
+        return {"run": self.run_id, "run_at": self.run_at, "recorded_at": self.recorded_at, "host": self.host,
+                "kind": self.kind, "source": self.source, "script": self.script, "git_commit": self.git_commit,
+                "torch_version": self.torch_version, "triton_version": self.triton_version,
+                "tool_version": self.tool_version, "mode": self.mode, "options": self.options,
+                "complete": self.complete, "compile_s": self.compile_s, "units": self.units, "breaks": self.breaks,
+                "break_sites": [{"location": site.location, "reason": site.reason, "count": site.count}
+                                for site in self.sites], "recompiles": self.recompiles,
+                "recompile_causes": [vars(row) for row in self.causes], "kernels": self.kernels,
+                "cache": {name: {"hit": count.hit, "miss": count.miss, "bypass": count.bypass}
+                          for name, count in self.caches.items()},
+                "cache_hit_rate": self.cache_hit_rate, "speedup": self.speedup, "t_eager_s": self.t_eager_s,
+                "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "timing_rounds": len(self.rounds),
+                "identity": self.identity}
+
+
+def run_identity(session: Session) -> str | None:
+    """A digest of the files the run was read from (path, size, modification time of each, as the
+    index cache tells two versions of a log apart): two opens of one log are one run. None for a
+    session still changing — a preview, a capture not ended, a log written in the last seconds —
+    which is recorded once it settles."""
+    if session.preview is not None:
+        return None
+    manifest = session.manifest
+    if session.kind == "capture" and (manifest is None or manifest.ended is None):
+        return None
+    source = Path(session.source)
+    files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
+    if session.kind == "capture":
+        files += [source / name for name in (MANIFEST, RESULTS) if (source / name).is_file()]
+    files = files or [source]
+    try:
+        stats = [(str(file.resolve()), file.stat()) for file in files]
+    except OSError:
+        return None
+    if session.kind != "capture" and any(time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS
+                                         for _, stat in stats):
+        return None  # a log still being written: its figures are not the run's yet
+    identity = [session.kind, str(source.resolve()), [[name, stat.st_size, stat.st_mtime_ns] for name, stat in stats]]
+    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()
+
+
+def record_of(session: Session, summary: Summary, identity: str, now: float) -> RunRecord:
+    """The history's record of a run, from its session (who, when, what) and its typed summary."""
+    manifest = session.manifest
+    script = manifest.script if manifest and manifest.script else _first_frame_file(summary)
+    settings = dict(manifest.settings or {}) if manifest else {}
+    figures = {figure.key: figure.value for figure in summary.verdict}
+    memory = (summary.run.memory or {}).get("compiled") if summary.run else None
+    return RunRecord(
+        identity=identity, run_at=_run_at(session, now), recorded_at=now, host=socket.gethostname(),
+        kind=summary.kind, source=str(Path(summary.source).resolve()) if summary.source else str(session.source),
+        script=str(Path(script).resolve()) if script else None,
+        git_commit=git_commit(Path(script).parent) if script else None,
+        torch_version=summary.torch_version, triton_version=None, tool_version=__version__,
+        mode=settings.pop("mode", None), options=settings, complete=summary.complete,
+        compile_s=summary.compile_time.total_s, units=len(summary.units), breaks=len(summary.graph_breaks),
+        recompiles=len(summary.recompiles), kernels=summary.kernels.total,
+        speedup=summary.speedup.to_json() if summary.speedup and summary.speedup.value is not None else None,
+        t_eager_s=_number(figures.get("t_eager")), t_compiled_s=_number(figures.get("t_execute")),
+        rounds=tuple(timed_rounds(session.results)),
+        memory_mb=_peak_mb(memory),
+        sites=tuple(BreakSite(location=site.location, reason=site.reason, count=site.count)
+                    for site in summary.break_sites),
+        causes=tuple(CauseRow(_cause(group), group.count) for group in summary.recompile_groups),
+        unit_rows=tuple(Unit(compile_id=unit.compile_id, rank=unit.rank, shown=unit.shown, location=unit.location,
+                             status=unit.status, compile_time_s=unit.compile_time_s, kernels=unit.kernels)
+                        for unit in summary.units),
+        caches={name: CacheCount(hit=count.hit, miss=count.miss, bypass=count.bypass)
+                for name, count in summary.cache.items()})
+
+
+def _cause(group) -> str:
+    """A recompile group worded as a cause: the function and what changed, not the values."""
+    where = f" ({Path(group.file).name}:{group.line})" if group.file else ""
+    what = " ".join(part for part in (group.shown_subject, group.aspect) if part) or group.guard
+    return f"{group.shown}{where}: {what}"
+
+
+def _first_frame_file(summary: Summary) -> str | None:
+    """A log knows no script: the file of its first compiled frame names what ran."""
+    for unit in summary.units:
+        if unit.location:
+            return unit.location.rsplit(":", 1)[0] if ":" in unit.location else unit.location
+    return None
+
+
+def _run_at(session: Session, now: float) -> float:
+    if session.manifest is not None and session.manifest.ended is not None:
+        return float(session.manifest.ended)
+    times = []
+    for rank in session.ranks:
+        try:
+            times.append(Path(rank.log_path).stat().st_mtime) if rank.log_path else None
+        except OSError:
+            pass
+    return max(times) if times else now
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _peak_mb(memory) -> float | None:
+    """The compiled run's high-water mark: the device's where it was measured, else the process's."""
+    if not isinstance(memory, dict):
+        return None
+    marks = [(key, _number(value)) for key, value in memory.items() if key.endswith("_mb")]
+    marks = [(key, value) for key, value in marks if value is not None]
+    device = [value for key, value in marks if not key.startswith("cpu_")]
+    return (device or [value for _, value in marks] or [None])[0]
+
+
+def git_commit(folder: Path) -> str | None:
+    """The commit checked out in the git work tree holding `folder`, read from its files (no git
+    process is started); None outside a work tree or where the files are not what git writes."""
+    try:
+        for place in (folder.resolve(), *folder.resolve().parents):
+            dot_git = place / ".git"
+            if dot_git.is_file():  # a worktree or submodule: "gitdir: PATH"
+                pointer = _small_text(dot_git)
+                if not pointer or not pointer.startswith("gitdir:"):
+                    return None
+                dot_git = (place / pointer.split(":", 1)[1].strip()).resolve()
+            if dot_git.is_dir():
+                return _head_commit(dot_git)
+    except OSError:
+        return None
+    return None
+
+
+def _head_commit(git_dir: Path) -> str | None:
+    head = _small_text(git_dir / "HEAD")
+    if head is None:
+        return None
+    if not head.startswith("ref:"):
+        return head if _is_sha(head) else None
+    ref = head.split(":", 1)[1].strip()
+    common = git_dir
+    common_file = _small_text(git_dir / "commondir")
+    if common_file:
+        common = (git_dir / common_file).resolve()
+    for folder in (git_dir, common):
+        sha = _small_text(folder / ref)
+        if sha and _is_sha(sha):
+            return sha
+    packed = common / "packed-refs"
+    if packed.is_file() and packed.stat().st_size < 16 * 1024 * 1024:
+        for line in packed.read_text(errors="replace").splitlines():
+            parts = line.split(" ")
+            if len(parts) == 2 and parts[1] == ref and _is_sha(parts[0]):
+                return parts[0]
+    return None
+
+
+def _small_text(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as file:
+            data = file.read(GIT_HEAD_BYTES)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace").strip()
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+

@@ -1,0 +1,83 @@
+"""The bytes of a file from a stranger, plain or gzipped, a bounded part at a time: the one place the
+readers of JSON-lines (tritonparse) and JSON (torch.profiler) traces inflate gzip, so a gzip bomb is
+never inflated whole, several gzip members (as `cat a.gz b.gz` makes) are all read, zero padding at
+the end is no damage, and a stream cut off, damaged part-way, or followed by bytes that are no gzip
+member is counted as its own problem, naming the file. Caps on what is kept are the readers' own."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from inspector.core.model.read_problems import ReadProblems
+from inspector.core.readers.safe_files import READ_PART_BYTES
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class ReadCancelled(Exception):
+    """What a reader's `progress` raises to stop it between parts (the app is closing)."""
+
+
+def inflated_parts(handle, path: Path, problems: ReadProblems, progress: Callable[[int, int], None] | None = None,
+                   cut: list[str] | None = None) -> Iterator[bytes]:
+    """The file's bytes, inflated when they start as gzip, READ_PART_BYTES at most at a time.
+    `progress(bytes read, file size)` is called before each part (per part inflated: a small gzip can
+    inflate for long); what it raises (ReadCancelled) ends the read. `cut` gets the problem's category
+    when the bytes stop before the file's end, so a reader knows its last line or value is no whole one."""
+    size = os.fstat(handle.fileno()).st_size
+    first = handle.read(READ_PART_BYTES)
+    if first[:2] != GZIP_MAGIC:
+        part = first
+        while part:
+            if progress is not None:
+                progress(handle.tell(), size)
+            yield part
+            part = handle.read(READ_PART_BYTES)
+        return
+    yield from _gunzipped(handle, path, problems, first, size, progress, cut if cut is not None else [])
+
+
+def _gunzipped(handle, path: Path, problems: ReadProblems, pending: bytes, size: int,
+               progress: Callable[[int, int], None] | None, cut: list[str]) -> Iterator[bytes]:
+    inflater = zlib.decompressobj(wbits=31)
+    while True:
+        if not pending:
+            pending = handle.read(READ_PART_BYTES)
+            if not pending:
+                problems.add("truncated", f"{path.name}: its gzip stream ends part-way (the file was cut off)")
+                cut.append("truncated")
+                return
+        try:
+            out = inflater.decompress(pending, READ_PART_BYTES)
+        except zlib.error as error:
+            problems.add("damaged_gzip", f"{path.name}: {error}")
+            cut.append("damaged_gzip")
+            return
+        pending = inflater.unconsumed_tail
+        if out:
+            if progress is not None:
+                progress(handle.tell(), size)
+            yield out
+        if not inflater.eof:
+            continue
+        pending = inflater.unused_data or handle.read(READ_PART_BYTES)
+        if len(pending) == 1:  # a member ended one byte before a part's end: the next magic is split
+            pending += handle.read(1)
+        if not pending:
+            return
+        if pending.startswith(GZIP_MAGIC):
+            inflater = zlib.decompressobj(wbits=31)
+            continue
+        if not _only_padding(pending, handle):
+            left = len(pending) + max(0, size - handle.tell())
+            problems.add("trailing_garbage", f"{path.name}: about {left:,} bytes after the end of its gzip stream "
+                                             "(not read)")
+        return
+
+
+def _only_padding(last: bytes, handle) -> bool:
+    """Whether `last` ends the file and is all zero bytes (padding some writers leave; at most a part)."""
+    return not last.strip(b"\0") and not handle.read(1)
