@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 from conftest import open_and_wait, torch_available
+from test_gate_follows_interval import gate_word
 from test_timing import BUSY, QUIET, edited_copy, timed_state
 
-from inspector.core.analysis.comparison import Cause, meets
+from inspector.core.analysis.comparison import Cause, Machine, compare_calls
 from inspector.core.analysis.mode_comparison import compare_modes, fastest
 from inspector.core.analysis.run_diff import check_run, comparison_words, diff_runs, run_comparison
 from inspector.core.analysis.session_analysis import SessionAnalysis
@@ -146,20 +147,22 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     # check: the word follows the comparison's interval, and the exit status the word
     done = cli("check", str(b), "--baseline", str(a))
     line = next(line for line in done.stdout.splitlines() if "speedup-vs-baseline" in line)
-    expected = {True: "PASS", False: "FAIL", None: "INCONCLUSIVE"}[meets(comparison, 0.9)]
+    expected = gate_word(comparison.low, comparison.high, 0.9)  # from the interval's ends, not from the gate
     assert line.startswith(expected) and words in line
     assert done.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 4}[expected]
     # diff, on the terminal and in its document
     assert words in cli("diff", str(a), str(b)).stdout
     assert diff_runs(open_session(a), open_session(b))["steady_state"]["b_vs_a"]["state"] == comparison.state.value
-    # modes: the candidate against the other is this comparison or its exact inverse
+    # modes: the candidate is the run with the shorter compiled call, compared by the one call comparison
     rows = compare_modes({"a": a, "b": b})
     best = fastest(rows)
     (other, against), = best.against.items()
-    expected_state = comparison.state if other == "a" else {"faster": "slower", "slower": "faster"}.get(
-        comparison.state.value, comparison.state.value)
-    assert against.state.value == getattr(expected_state, "value", expected_state)
-    assert against.value == pytest.approx(comparison.value if other == "a" else 1 / comparison.value)
+    candidate = "b" if other == "a" else "a"
+    steady = {row.mode: row.steady_s for row in rows}
+    assert steady[candidate] <= steady[other]
+    calls = compare_calls(open_session(tiny_runs[other]).results, open_session(tiny_runs[candidate]).results,
+                          Machine.of_pair(*(row.vs_eager.machine for row in rows)))
+    assert against.state == calls.state and against.value == pytest.approx(calls.value)
     assert (best.mode is not None) == (against.state.value == "faster")
     # the app: the Diff pane prints the diff's line, the Modes tab the modes' sentence
     open_and_wait(qtbot, window, a)
@@ -168,7 +171,9 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
                     timeout=60_000)
     assert " ".join(words.split()) in " ".join(window.diff_view.run.toPlainText().split())
     window.modes.sigDone.emit(rows)
-    assert window.modes_view.status.text() == best.text
+    status = window.modes_view.status.text()  # B compiled from the cache A filled: the caption says so
+    assert status.startswith(best.text) and ("Each mode compiled cold" in status) == all(row.cold for row in rows)
+    assert all(f"NOT cold: {row.mode} ({row.cache_hits} cache hit(s))" in status for row in rows if not row.cold)
     notes = [window.modes_view.table.item(row, window.modes_view.table.columnCount() - 1).text()
              for row in range(len(rows))]
     assert all("eager" in note for note in notes)

@@ -182,4 +182,4 @@ def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
 
     status = window.modes_view.status.text()
     assert status.startswith(fastest(rows).text) and "compiled cold, in its own empty compile caches" in status
-    assert "Fastest steady state here" in status or "No mode is measurably fastest" in status
+    assert "Fastest per call here" in status or "No mode is measurably fastest per call" in status

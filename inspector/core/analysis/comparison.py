@@ -177,17 +177,27 @@ class Speedup:
 
 
 def decide(value: float, low: float | None, high: float | None, rounds: int, machine: Machine | None,
-           threshold: float = THRESHOLD) -> Speedup:
-    """The one rule, in order: too few rounds → inconclusive; an oversubscribed machine → inconclusive
-    (suggest --threads); the whole interval within [1 − t, 1 / (1 − t)] → no measurable difference;
-    an interval that spans 1, or is more than MAX_WIDTH× from end to end → inconclusive, too wide;
-    otherwise faster (above 1) or slower (below 1), the size stated only when the interval is within
-    MAX_SPREAD×. A busy machine does not change the state: its note goes beside it."""
+           threshold: float = THRESHOLD, two_runs: bool = False) -> Speedup:
+    """The one rule, in order: too few rounds → inconclusive; no interval (an older capture) → its
+    point within [1 − t, 1 / (1 − t)] is no measurable difference, else its direction, flagged as a
+    point estimate — but between two runs (`two_runs`) inconclusive: a point taken without rounds says
+    nothing about which run is faster; an oversubscribed machine → inconclusive (suggest --threads);
+    the whole interval within [1 − t, 1 / (1 − t)] → no measurable difference; an interval that spans
+    1, or is more than MAX_WIDTH× from end to end → inconclusive, too wide; otherwise faster (above 1)
+    or slower (below 1), the size stated only when the interval is within MAX_SPREAD×. A busy machine
+    does not change the state: its note goes beside it."""
     if 0 < rounds < MIN_ROUNDS:
         return Speedup(INCONCLUSIVE, value, None, None, rounds, f"only {rounds} timing round(s); {MIN_ROUNDS} needed",
                        machine, cause=Cause.FEW_ROUNDS)
+    floor, ceiling = 1 - threshold, 1 / (1 - threshold)
     if low is None or high is None:
-        state = FASTER if value >= 1 else SLOWER
+        if floor <= value <= ceiling:
+            return Speedup(NO_DIFFERENCE, value, None, None, rounds, f"{OLDER_CAPTURE}; the point lies within "
+                           f"{threshold:.0%} of 1", machine, cause=Cause.NO_INTERVAL)
+        if two_runs:
+            return Speedup(INCONCLUSIVE, value, None, None, rounds, f"{OLDER_CAPTURE}; without an interval the "
+                           "point cannot tell which run is faster", machine, cause=Cause.NO_INTERVAL)
+        state = FASTER if value > 1 else SLOWER
         return Speedup(state, value, None, None, rounds, OLDER_CAPTURE, machine, cause=Cause.NO_INTERVAL)
     if machine is not None and machine.oversubscribed:
         threads = f"--threads {machine.suggested_threads}" if machine.suggested_threads else "fewer --threads"
@@ -195,7 +205,6 @@ def decide(value: float, low: float | None, high: float | None, rounds: int, mac
                        f"oversubscribed ({machine.crowding}): torch's threads waited on each other, so these "
                        f"times measure that contention, not the code; capture again with {threads}",
                        machine, cause=Cause.OVERSUBSCRIBED)
-    floor, ceiling = 1 - threshold, 1 / (1 - threshold)
     busy = machine is not None and machine.busy
     if floor <= low and high <= ceiling:
         return Speedup(NO_DIFFERENCE, value, low, high, rounds,
@@ -259,12 +268,13 @@ def timed_rounds(results: RunResults | None) -> list[tuple[float, float]]:
     has none usable."""
     timing = results.timing if results is not None else None
     rounds = [(r.eager_s, r.compiled_s) for r in timing.rounds] if timing is not None else []
-    if any(not _positive(e) or not _positive(c) for e, c in rounds):
+    if any(not positive_time(e) or not positive_time(c) for e, c in rounds):
         return []
     return rounds
 
 
-def _positive(value) -> bool:
+def positive_time(value) -> bool:
+    """A time that can be divided by: a number above zero (a damaged file may hold anything)."""
     return isinstance(value, (int, float)) and value > 0
 
 
@@ -283,7 +293,7 @@ def compare_runs(a: Speedup, a_results: RunResults | None, b: Speedup, b_results
     rounds_a, rounds_b = timed_rounds(a_results), timed_rounds(b_results)
     if not rounds_a or not rounds_b or not a.has_interval or not b.has_interval:
         few = [len(rounds) for rounds in (rounds_a, rounds_b) if 0 < len(rounds) < MIN_ROUNDS]
-        return decide(value, None, None, min(few) if few else 0, machine, threshold)
+        return decide(value, None, None, min(few) if few else 0, machine, threshold, two_runs=True)
     if rounds_b < rounds_a:  # one order per pair: A against B is then exactly the inverse of B against A
         low, high = (1 / end for end in reversed(bootstrap([rounds_b, rounds_a], _ratio_of_speedups)))
     else:
@@ -334,17 +344,27 @@ def kernel_change(us_a: float, us_b: float, calls: Speedup | None, doubt: str = 
 
 
 def meets(comparison: Speedup, floor: float) -> bool | None:
-    """A gate on a comparison: True when the whole interval is at or above `floor`, False when it is
-    all below, None (inconclusive) when it straddles `floor` or the comparison itself cannot tell.
-    Older captures without an interval are judged on their point estimate."""
+    """A gate on a comparison's interval: True when the whole interval is at or above `floor`, False
+    when it is all below — whatever the comparison says about 1, since a floor asks another question
+    (an interval spanning 1 may still lie wholly above a floor of 0.9) —, None (inconclusive) when it
+    straddles `floor`, or when the interval cannot be trusted at all: too few rounds, an
+    oversubscribed machine, more than MAX_WIDTH× from end to end. Older captures without an
+    interval are judged on their point estimate."""
     if comparison.value is None:
         return False
     if not comparison.has_interval:
         return comparison.value >= floor if comparison.cause == Cause.NO_INTERVAL else None
-    if comparison.state == INCONCLUSIVE:
+    if not trusted_interval(comparison):
         return None
     if comparison.low >= floor:
         return True
     if comparison.high < floor:
         return False
     return None
+
+
+def trusted_interval(comparison: Speedup) -> bool:
+    """An interval a gate may compare with its floor: one from enough rounds on a machine that was not
+    oversubscribed, at most MAX_WIDTH× from end to end."""
+    return (comparison.has_interval and comparison.cause not in (Cause.FEW_ROUNDS, Cause.OVERSUBSCRIBED)
+            and comparison.high / comparison.low <= MAX_WIDTH)

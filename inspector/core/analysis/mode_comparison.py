@@ -1,14 +1,15 @@
 """Which mode pays off here? One row per capture of the same script in a different compile mode:
 compile time cold (each mode in its own empty caches) and warm (again, from that cache), steady-state
 time, speedup, breaks and kernels, read from each saved session; each mode's relation to eager, and a
-fastest mode only when the one comparison (comparison.py) separates it from every other."""
+fastest mode (by compiled call time) only when the one comparison (comparison.py) separates it from
+every other."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.core.analysis.comparison import FASTER, SLOWER, Speedup, compare_runs
+from inspector.core.analysis.comparison import FASTER, SLOWER, Machine, Speedup, compare_calls, decide
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.run_results import RunResults
 from inspector.core.readers.session_loader import open_session
@@ -104,40 +105,66 @@ def _cache_hits(run: SessionAnalysis) -> int:
 
 
 def fastest(rows: list[ModeRow]) -> Fastest:
-    """The candidate is the mode with the highest speedup over eager; it is named fastest only when
-    it is FASTER than every other measured mode by the one comparison (S_candidate / S_other)."""
-    measured = [row for row in rows if row.error is None and row.vs_eager is not None and row.vs_eager.value]
+    """The mode whose compiled call is fastest: the modes run the same script on the same machine, so
+    the time per call is what a user wants the least of (S, over each mode's own eager run, would rank
+    by how slow that eager run happened to be). The candidate is the mode with the shortest median
+    call; it is named fastest only when the one comparison of compiled call times (`compare_calls`,
+    T_other / T_candidate, each run's rounds resampled on their own) finds it FASTER than every other
+    measured mode. With one mode measured there is nothing for it to be fastest against."""
+    measured = [row for row in rows if row.error is None and row.steady_s and row.steady_s > 0]
     if not measured:
         return Fastest(None, {}, "No mode finished a measured run.")
-    candidate = max(measured, key=lambda row: row.vs_eager.value)
-    against = {row.mode: compare_runs(row.vs_eager, row.results, candidate.vs_eager, candidate.results)
-               for row in measured if row is not candidate}
+    candidate = min(measured, key=lambda row: row.steady_s)
+    against = {row.mode: _calls(row, candidate) for row in measured if row is not candidate}
     unseparated = [mode for mode, comparison in against.items() if comparison.state != FASTER]
-    everyone_slower = all(row.vs_eager.state == SLOWER for row in measured)
+    everyone_slower = all(row.vs_eager is not None and row.vs_eager.state == SLOWER for row in measured)
     tail = " Every mode is SLOWER than eager here: compiling does not pay off." if everyone_slower else ""
     if not against:
-        return Fastest(candidate.mode, {}, f"Only {candidate.mode} was measured: {candidate.eager_words()}.{tail}")
+        return Fastest(None, {}, f"Only {candidate.mode} was measured: {candidate.eager_words()}.{tail}")
     if unseparated:
         words = "; ".join(f"against {mode}: {against[mode].word()}, {against[mode].interval_text()}"
                           f"{against[mode].because()}" for mode in unseparated)
-        return Fastest(None, against, f"No mode is measurably fastest: {candidate.mode} has the highest speedup, "
-                                      f"but {words}{tail}")
-    words = ", ".join(f"{comparison.interval_text()} against {mode}" for mode, comparison in against.items())
-    return Fastest(candidate.mode, against, f"Fastest steady state here: {candidate.mode} ({words}).{tail}")
+        return Fastest(None, against, f"No mode is measurably fastest per call: {candidate.mode} has the shortest "
+                                      f"compiled call, but {words}{tail}")
+    words = ", ".join(f"{comparison.interval_text()} faster than {mode}'s" for mode, comparison in against.items())
+    return Fastest(candidate.mode, against, f"Fastest per call here: {candidate.mode} (its compiled call is "
+                                            f"{words}).{tail}")
 
 
-def best_mode(rows: list[ModeRow]) -> str | None:
-    """The mode measurably faster than every other, or None when the intervals do not separate them."""
-    return fastest(rows).mode
+def _calls(other: ModeRow, candidate: ModeRow) -> Speedup:
+    """The other mode's compiled call time over the candidate's (above 1: the candidate's call is
+    faster). Captures without timing rounds (older ones) compare their medians, without an interval."""
+    machine = Machine.of_pair(other.vs_eager.machine if other.vs_eager else None,
+                              candidate.vs_eager.machine if candidate.vs_eager else None)
+    comparison = compare_calls(other.results, candidate.results, machine)
+    if comparison is not None:
+        return comparison
+    return decide(other.steady_s / candidate.steady_s, None, None, 0, machine, two_runs=True)
+
+
+def caches_text(rows: list[ModeRow]) -> str:
+    """Whether the modes compiled cold, for the table's caption: said only of the rows that compiled
+    (a failed mode has no compile to speak of), and naming the rows whose cold capture hit a cache."""
+    compiled = [row for row in rows if row.compile_s is not None]
+    warm = [row for row in compiled if not row.cold]
+    if not compiled:
+        return ""
+    if not warm:
+        return "Each mode compiled cold, in its own empty compile caches."
+    return "NOT cold: " + ", ".join(f"{row.mode} ({row.cache_hits} cache hit(s))" for row in warm) + \
+        " — a compile from a cache is not a cold compile."
 
 
 def cold_warm_text(row: ModeRow) -> str:
-    """The row's compile cost in words: cold (and whether the cache was truly empty), warm."""
+    """The row's compile cost in words: cold (and whether the cache was truly empty), warm (and
+    whether it hit the cache at all)."""
     if row.compile_s is None:
         return ""
     text = f"cold {row.compile_s:.2f} s" + ("" if row.cold else f" (NOT cold: {row.cache_hits} cache hit(s))")
     if row.warm_compile_s is not None:
         text += f", warm {row.warm_compile_s:.2f} s"
-        if row.warm_compile_s > 0:
+        if row.warm_cache_hits == 0:  # it compiled again from scratch: what it shows is not a warm compile
+            text += " (warm run hit no cache)"
+        elif row.warm_compile_s > 0:
             text += f" ({row.compile_s / row.warm_compile_s:.3g}× less)"
     return text

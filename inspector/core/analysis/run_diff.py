@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
-                                                kernel_change, meets)
+                                                kernel_change, meets, trusted_interval)
 from inspector.core.analysis.profile_ops import profile_check
 from inspector.core.analysis.speedup import OLDER_CAPTURE, Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -309,11 +309,13 @@ def _min_speedup(speedup: Speedup, floor: float) -> Check:
     passed = meets(speedup, floor)
     if not speedup.has_interval and passed is not None:
         return Check("min-speedup", passed, f"{shown}; {OLDER_CAPTURE}")
-    if passed is None and not speedup.conclusive:
+    if passed is None and not trusted_interval(speedup):
         return Check("min-speedup", None, f"{shown}: the speedup is inconclusive ({speedup.reason}){_busy(speedup)}")
     if passed is None:
-        return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{_busy(speedup)}")
-    return Check("min-speedup", passed, shown)
+        state = "" if speedup.conclusive else f"; the speedup is inconclusive ({speedup.reason})"
+        return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{state}{_busy(speedup)}")
+    return Check("min-speedup", passed, f"{shown}: the whole interval is {'at or above' if passed else 'below'} "
+                                        f"the minimum{_busy(speedup)}")
 
 
 def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: float) -> Check:
@@ -327,7 +329,12 @@ def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: fl
     words = comparison_words(comparison)
     passed = meets(comparison, floor)
     if passed is None:
-        why = "the comparison cannot tell" if not comparison.conclusive else "the interval straddles the floor"
+        why = "the comparison cannot tell" if not trusted_interval(comparison) else "the interval straddles the floor"
         return Check("speedup-vs-baseline", None,
                      f"{shown}: cannot exclude a regression of more than {tolerance:.0%} ({why}). {words}")
-    return Check("speedup-vs-baseline", passed, f"{shown}. {words}")
+    if not comparison.has_interval:
+        verdict = f"judged on the point (no interval): {'at or above' if passed else 'below'} {floor:.3g}×"
+    else:
+        verdict = (f"a regression of more than {tolerance:.0%} is excluded: the whole interval is at or above "
+                   f"{floor:.3g}×" if passed else f"the whole interval is below {floor:.3g}×")
+    return Check("speedup-vs-baseline", passed, f"{shown}: {verdict}. {words}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from inspector.core.analysis.comparison import (  # noqa: F401  (the names the analyses import from here)
     CONFIDENCE, FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, SLOWER, UNMEASURED, Cause, Machine, Speedup,
-    SpeedupState, bootstrap_interval, compare_rounds, timed_rounds)
+    SpeedupState, bootstrap_interval, compare_rounds, decide, positive_time, timed_rounds)
 from inspector.core.model.run_results import MachineLoad, RunResults
 
 BUSY_SHARE = 0.25  # others' use of the machine's cores that makes it busy
@@ -27,7 +27,8 @@ def unmeasured_reason(results: RunResults | None) -> str:
 def estimate(results: RunResults | None) -> Speedup:
     """The speedup of a capture's results.json, decided by the one comparison rule
     (comparison.decide). Older captures (no rounds) keep their point estimate and say they have no
-    interval; their direction is stated as measured, flagged as such."""
+    interval: within the threshold around 1 no measurable difference, else their direction, flagged
+    as a point."""
     timing = results.timing if results is not None else None
     machine = machine_state(timing.environment if timing is not None else None)
     if timing is not None and timing.rounds:
@@ -39,16 +40,10 @@ def estimate(results: RunResults | None) -> Speedup:
     if results is None or results.eager is None or results.compiled is None:
         return Speedup(UNMEASURED, None, None, None, 0, unmeasured_reason(results), None, cause=Cause.UNMEASURED)
     eager, compiled = results.eager.median_s, results.compiled.median_s
-    if not _positive(eager) or not _positive(compiled):
+    if not positive_time(eager) or not positive_time(compiled):
         return Speedup(UNMEASURED, None, None, None, 0, "a zero or negative time: the timing is nonsense", None,
                        cause=Cause.UNMEASURED)
-    value = eager / compiled
-    return Speedup(FASTER if value >= 1 else SLOWER, value, None, None, 0, OLDER_CAPTURE, None,
-                   cause=Cause.NO_INTERVAL)
-
-
-def _positive(value) -> bool:
-    return isinstance(value, (int, float)) and value > 0
+    return decide(eager / compiled, None, None, 0, None)
 
 
 def machine_state(environment: MachineLoad | None) -> Machine | None:

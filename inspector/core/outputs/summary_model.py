@@ -659,7 +659,7 @@ class Summary(Record):
             else:
                 parts.append(f"Compiled is {speedup.range_text()} SLOWER than eager{interval}{uncertain}: "
                              f"compiling does not pay off here.")
-        if speedup is not None and speedup.reason == OLDER_CAPTURE:
+        if speedup is not None and speedup.reason.startswith(OLDER_CAPTURE):
             parts.append("No confidence interval: an older capture timed eager and compiled in separate blocks, "
                          "not interleaved rounds; capture again to get one.")
         if speedup is not None and speedup.machine is not None and speedup.machine.busy:

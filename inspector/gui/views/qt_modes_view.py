@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget,
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
-from inspector.core.analysis.mode_comparison import ModeRow, compare_modes, fastest
+from inspector.core.analysis.mode_comparison import ModeRow, caches_text, compare_modes, fastest
 from inspector.core.numbers import quantity, seconds
 from inspector.gui.qt_background import run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -122,8 +122,8 @@ class QtModesView(QWidget):
         self.pages.setCurrentIndex(1)
         self.rows = rows
         best = fastest(rows)
-        self.status.setText((f"The modes captured in {folder}\n" if folder is not None else "") + best.text
-                            + "\nEach mode compiled cold, in its own empty compile caches.")
+        opened = f"The modes captured in {folder}" if folder is not None else ""
+        self.status.setText("\n".join(text for text in (opened, best.text, caches_text(rows)) if text))
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
             cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
