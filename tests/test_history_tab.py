@@ -66,9 +66,13 @@ def test_opened_runs_are_recorded_and_plotted_with_their_figures(qtbot, history_
 
     window.tabs.setCurrentWidget(view)
     qtbot.waitExposed(view.plots)
-    with qtbot.waitSignal(view.sigOpenRun, timeout=5_000) as opened:
+    # the click opens that run: wait until the views have it, so its arrival cannot take the tab from the diff
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000), \
+            qtbot.waitSignal(view.sigOpenRun, timeout=5_000) as opened:
         click_point(qtbot, view, "Graph breaks", 1)
     assert opened.args == [view.runs[1].source]
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitExposed(view.plots)
     with qtbot.waitSignal(view.sigCompareRuns, timeout=5_000) as compared:
         click_point(qtbot, view, "Recompiles", 0, Qt.KeyboardModifier.ControlModifier)
         click_point(qtbot, view, "Recompiles", 1, Qt.KeyboardModifier.ControlModifier)
