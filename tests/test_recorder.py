@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,8 @@ def test_a_damaged_file_opens_with_what_is_readable(recorded, tmp_path):
 
 def test_what_the_recorder_kept_feeds_the_history(recorded, tmp_path):
     events, _, _ = recorded
+    settled = time.time() - 60  # a file written seconds ago may still grow: the history waits for it to settle
+    os.utime(events, (settled, settled))
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     run = [sys.executable, "-m", "inspector"]
     assert subprocess.run([*run, "summary", str(events)], cwd=ROOT, env=env, capture_output=True).returncode == 0

@@ -335,8 +335,10 @@ def kernel_change(us_a: float, us_b: float, calls: Speedup | None, doubt: str = 
     if calls is None or calls.value is None:
         return Speedup(INCONCLUSIVE, value, None, None, 0, "no timing rounds in both runs: the noise of these "
                        "times is unknown", calls.machine if calls else None, cause=Cause.NO_INTERVAL)
-    if doubt:
-        return Speedup(INCONCLUSIVE, value, None, None, calls.rounds, doubt, calls.machine, cause=Cause.WIDE)
+    if doubt:  # a crowded machine is the first reason a profile disagrees with its call: say it first
+        crowded = calls.cause == Cause.OVERSUBSCRIBED
+        return Speedup(INCONCLUSIVE, value, None, None, calls.rounds, f"{calls.reason}; {doubt}" if crowded else doubt,
+                       calls.machine, cause=Cause.OVERSUBSCRIBED if crowded else Cause.WIDE)
     if not calls.has_interval:
         return Speedup(INCONCLUSIVE, value, None, None, calls.rounds, calls.reason, calls.machine, cause=calls.cause)
     low, high = value * calls.low / calls.value, value * calls.high / calls.value
