@@ -93,6 +93,7 @@ class QtGraphView(QWidget):
         self.layer: NodeLayer | None = None
         self._layouts = LatestRequest(self)  # only the latest graph, stage and fold state is shown
         self._pending_reveal: str | None = None
+        self._reveal_opens = True  # False: a fold from the breadcrumb keeps a hidden node's group selected
         self._search_again = False  # a search was on show when the graph changed: run it on the new graph
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
         self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
@@ -274,7 +275,7 @@ class QtGraphView(QWidget):
         elif self._pending_reveal:
             name, self._pending_reveal = self._pending_reveal, None
             owner = self.visible.owner.get(name)
-            if owner is not None and is_group(owner) and item_kind(owner) is ItemKind.GROUP:
+            if not self._reveal_opens and owner is not None and is_group(owner) and item_kind(owner) is ItemKind.GROUP:
                 self._on_clicked(owner)  # folded from the breadcrumb: its group is selected, not opened again
             else:
                 self.reveal(name)
@@ -363,6 +364,7 @@ class QtGraphView(QWidget):
             parts = key.split("/")
             self.expanded = self.expanded | {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
         self._pending_reveal = selected if selected and not is_group(selected) else None
+        self._reveal_opens = False
         self._relayout()
 
     def reveal(self, name: str) -> None:
@@ -371,7 +373,7 @@ class QtGraphView(QWidget):
         if owner and item_kind(owner) is ItemKind.GROUP:
             parts = item_key(owner).split("/")
             self.expanded |= {"/".join(parts[:i]) for i in range(1, len(parts) + 1)}
-            self._pending_reveal = name
+            self._pending_reveal, self._reveal_opens = name, True  # a nested group opens on the next layout
             self._relayout()
             return
         if self.layer is not None and name in self.layer.index:
