@@ -79,6 +79,13 @@ def test_opened_runs_are_recorded_and_plotted_with_their_figures(qtbot, history_
     assert compared.args == [view.runs[0].source, view.runs[1].source]
     qtbot.waitUntil(lambda: window.tabs.currentWidget() is window.diff_view, timeout=60_000)
 
+    # the runs read again in between (each opened run does that) keep a run picked for a comparison
+    view.select(0)
+    view.show_runs(view.runs[0].script, list(view.runs))
+    with qtbot.waitSignal(view.sigCompareRuns, timeout=5_000) as compared:
+        view.select(1)
+    assert compared.args == [view.runs[0].source, view.runs[1].source]
+
 
 def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     window = history_window

@@ -103,7 +103,11 @@ class QtHistoryView(QWidget):
 
     # --- drawing -------------------------------------------------------------------------------
     def show_runs(self, script: str | None, runs: list[RunRecord], note: str = "") -> None:
-        self.runs, self.selected = list(runs), []
+        # a run picked for a comparison stays picked when the runs are read again (each opened run does that)
+        picked = [self.runs[index].run_id for index in self.selected if index < len(self.runs)]
+        self.runs = list(runs)
+        place = {run.run_id: index for index, run in enumerate(self.runs) if run.run_id is not None}
+        self.selected = [place[run_id] for run_id in picked if run_id in place]
         if script is None:
             self.note.setText("This run names no script: there is no history to show." + note)
         else:
