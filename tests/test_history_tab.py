@@ -66,11 +66,14 @@ def test_opened_runs_are_recorded_and_plotted_with_their_figures(qtbot, history_
 
     window.tabs.setCurrentWidget(view)
     qtbot.waitExposed(view.plots)
-    # the click opens that run: wait until the views have it, so its arrival cannot take the tab from the diff
+    # the click opens that run: wait until the views have it and the tab has read the runs again, so
+    # neither arrival lands between the clicks below or takes the tab from the diff
+    before = view.runs
     with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000), \
             qtbot.waitSignal(view.sigOpenRun, timeout=5_000) as opened:
         click_point(qtbot, view, "Graph breaks", 1)
     assert opened.args == [view.runs[1].source]
+    qtbot.waitUntil(lambda: view.runs is not before, timeout=60_000)
     window.tabs.setCurrentWidget(view)
     qtbot.waitExposed(view.plots)
     with qtbot.waitSignal(view.sigCompareRuns, timeout=5_000) as compared:

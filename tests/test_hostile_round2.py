@@ -407,6 +407,7 @@ def test_a_payload_line_longer_than_any_record_is_skipped_and_its_record_kept_da
 
 # --- 1b: one record no interpreter should spend long on ----------------------------------------------
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_counted(tmp_path):
     """A 24 MiB break reason (a real one is a few KiB) still counts as the break it reports, is read on
     its first MiB only, is said in "Could not read", and costs about what a 2 MiB one does."""

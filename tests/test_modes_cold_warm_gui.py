@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import SCENARIOS
 from test_timing import QUIET, edited_copy, timed_state
 
 from inspector.core.analysis.mode_comparison import compare_modes
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_the_warm_comparison_captures_each_mode_cold_then_warm_in_its_own_caches(qtbot, window):
     window.open_path(SCENARIOS / "segfaults.py")  # each capture ends at once: the sequence is what is checked
     steps = []

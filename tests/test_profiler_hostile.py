@@ -129,6 +129,7 @@ def _blown_up(target: Path, inside_bytes: int) -> int:
     return inside_bytes // len(chunk) * 1000 + 1
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_profiler_gzip_that_inflates_to_hundreds_of_mb_is_read_in_bounded_memory(tmp_path):
     bomb = tmp_path / "bomb.pt.trace.json.gz"
     kernels = _blown_up(bomb, 250 << 20)
@@ -143,6 +144,7 @@ def test_a_profiler_gzip_that_inflates_to_hundreds_of_mb_is_read_in_bounded_memo
     assert peak < 1 << 30, f"peak {peak >> 20} MiB for {bomb.stat().st_size >> 10} KB inflating to 250 MB"
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_big_plain_trace_costs_less_than_ten_times_its_size(tmp_path):
     """The training trace's events three times over (~100 MB of plain JSON)."""
     document = _document()
@@ -160,6 +162,7 @@ def test_a_big_plain_trace_costs_less_than_ten_times_its_size(tmp_path):
     assert peak < 5 * plain.stat().st_size, f"peak {peak >> 20} MiB for {plain.stat().st_size >> 20} MiB"
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_gzip_over_the_cap_is_refused_quickly_in_little_memory(tmp_path):
     bomb = tmp_path / "over.pt.trace.json.gz"
     spaces = b" " * (4 << 20)
@@ -228,6 +231,7 @@ def test_a_device_written_as_0_and_as_a_string_is_one_device(tmp_path):
     assert device.device == 0 and device.busy_us == pytest.approx(reference.devices[0].busy_us)
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_mistyped_fields_reach_no_traceback_beside_a_log_in_a_bundle_or_a_rank_folder(tmp_path):
     log, _ = _log_folder(tmp_path)
     _write(_mistyped(_document(TRITON)), log.parent / "profile.pt.trace.json")
@@ -346,6 +350,7 @@ def test_a_second_gzip_member_whose_magic_straddles_a_read_part_is_read(tmp_path
     assert not trace.problems.counts
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_fifo_named_like_a_rank_trace_is_counted_and_said(tmp_path):
     for rank in (0, 1):
         document = _document()

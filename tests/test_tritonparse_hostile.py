@@ -113,6 +113,7 @@ def _bomb(path: Path) -> Path:
     return _write(path, _member(lines[0] + b"\n"), *[_member((lines[1] + b"\n") * 10_000)] * 100)
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_gzip_bomb_of_real_launches_is_cut_at_the_cap_quickly(tmp_path, baseline_rss):
     """4.7 GB of a real launch event in a few MB of gzip: read up to the 1 GiB cap and said so, within
     the time and memory limits."""
@@ -153,6 +154,7 @@ def _many_launches(path: Path, launches: int) -> Path:
     return _write(path, _member(compilation), *[_member(launch * block)] * (launches // block))
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_million_launches_are_counted_per_kernel_not_kept(tmp_path, baseline_rss):
     trace = _many_launches(tmp_path / NAME, 1_000_000)
     done, peak = cli_summary(trace)
