@@ -6,7 +6,6 @@ scheduler that cannot be reached is one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
-from test_dask_security import tls_files  # noqa: E402,F401  (a fixture: the certificates the cluster uses)
+from test_dask_security import cli, tls_files  # noqa: E402,F401  (tls_files: a fixture, the cluster's certificates)
 
 from inspector.core.analysis.ranks import EXECUTOR_BATCH, index_ranks, rank_report  # noqa: E402
 from inspector.core.readers.torch_trace import rank_from_filename  # noqa: E402
@@ -56,13 +55,6 @@ def cluster(security):
 @pytest.fixture(scope="module")
 def tls_args(tls_files) -> list:
     return ["--dask-tls-ca", tls_files["ca"], "--dask-tls-cert", tls_files["cert"], "--dask-tls-key", tls_files["key"]]
-
-
-def cli(*args, timeout: float = 240) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done
 
 
 def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster, tls_args):
