@@ -22,9 +22,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import test_tritonparse_hostile as cases  # noqa: E402
 
-PEAK = ("import resource, runpy, sys\nsys.argv = ['compile-inspector', *sys.argv[1:]]\n"
+PEAK = ("import re, runpy, sys\nsys.argv = ['compile-inspector', *sys.argv[1:]]\n"
         "try:\n    runpy.run_module('inspector', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        "print('peak-rss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+        "status = open('/proc/self/status').read()\n"
+        "print('peak-rss', re.search(r'VmHWM:\\s*(\\d+)', status)[1], file=sys.stderr)\n")
 
 
 def build(folder: Path) -> dict[str, Path]:
