@@ -51,6 +51,13 @@ class InputKind:
     open: Callable[["Source", Progress], Any]
     opens_session: bool = True  # False: another document than a torch.compile Session (an XLA dump)
     elsewhere: str = ""  # for kinds that are no Session: where the app and the CLI show them
+    # What follows routes the work after detection, so no code outside the registry asks which kind
+    # it holds: the app's tab that shows it ("session", "xla", "gpu" or "modes"), whether a first
+    # look at its start is worth showing while the whole is read, and whether it is one log per rank
+    # (indexed first for the rank overview).
+    shown_in: str = "session"
+    previewable: bool = False
+    per_rank: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ class Source:
     @property
     def is_rank_logs(self) -> bool:
         """A folder of TORCH_TRACE logs, one per rank: the app indexes these first for the overview."""
-        return self.kind is RANK_LOGS
+        return self.kind.per_rank
 
     def open(self, progress: Progress = None):
         """The Session (or, for kinds that are no Session, their document) this source holds."""
@@ -137,36 +144,38 @@ def _match_xla_dump(path: Path) -> Match | None:
 BUNDLE = InputKind("bundle", "a session bundle (.tcinspect)", _match_bundle, _open_bundle)
 CAPTURE = InputKind("capture", "a session folder saved by compile-inspector capture (with manifest.json)",
                     _match_capture, lambda source, progress: open_capture(source.path, progress))
-TRACE_LOG = InputKind("trace_log", "a TORCH_TRACE log (dedicated_log_torch_trace_*.log)", _match_trace_log, _open_logs)
+TRACE_LOG = InputKind("trace_log", "a TORCH_TRACE log (dedicated_log_torch_trace_*.log)", _match_trace_log, _open_logs,
+                      previewable=True)
 COMPILE_DEBUG = InputKind("compile_debug", "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/)",
                           _match_compile_debug, lambda source, progress: open_compile_debug(source.path, list(source.detail)))
-RANK_LOGS = InputKind("rank_logs", "a folder holding TORCH_TRACE logs (one per rank)", _match_rank_logs, _open_logs)
+RANK_LOGS = InputKind("rank_logs", "a folder holding TORCH_TRACE logs (one per rank)", _match_rank_logs, _open_logs,
+                      per_rank=True)
 XLA_DUMP = InputKind("xla_dump", "an XLA dump (--xla_dump_to with --xla_dump_hlo_as_text)", _match_xla_dump,
-                     lambda source, progress: open_xla_dump(source.path), opens_session=False,
+                     lambda source, progress: open_xla_dump(source.path), opens_session=False, shown_in="xla",
                      elsewhere="`compile-inspector summary` and `diff` read it, and the app opens it in the XLA tab")
 
 GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), and the app opens it in the GPU tab"
 TRITON_TRACE = InputKind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
                          lambda path: Match(path, (path,)) if looks_like_tritonparse(path) else None,
                          lambda source, progress: read_tritonparse(source.path, progress), opens_session=False,
+                         shown_in="gpu",
                          elsewhere=GPU_FILES_ELSEWHERE)
 PROFILER_TRACE = InputKind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])",
                            lambda path: Match(path, (path,)) if looks_like_profiler_trace(path) else None,
                            lambda source, progress: read_profiler_trace(source.path, progress=progress),
-                           opens_session=False, elsewhere=GPU_FILES_ELSEWHERE)
+                           opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)
 
 PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)",
                             _match_rank_traces,
                             lambda source, progress: RankTraces(source.path, list(source.files), progress=progress),
-                            opens_session=False,
-                            elsewhere=GPU_FILES_ELSEWHERE)
+                            opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)
 
 RECORDER_LOG = InputKind("recorder_log", "a production recorder's file (inspector.capture.recorder, *.jsonl)",
                          lambda path: Match(path, (path,)) if looks_like_recorder_file(path) else None,
                          lambda source, progress: open_recorder_log(source.path))
 
 MODES = InputKind("modes", "a mode comparison's folder (compile-inspector modes -o DIR: one session per mode)",
-                  _match_modes, lambda source, progress: source.detail, opens_session=False,
+                  _match_modes, lambda source, progress: source.detail, opens_session=False, shown_in="modes",
                   elsewhere="`compile-inspector summary` compares its modes, and the app opens it in the Modes tab")
 
 # The registry, in the order a path is tried: the first kind that matches opens it (a mode comparison
