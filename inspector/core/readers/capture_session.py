@@ -16,6 +16,7 @@ from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS,
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
 from inspector.core.readers.session_schema import TORCH_RECORD as TORCH_RECORD_SHAPE
 from inspector.core.readers.trace_logs import find_trace_logs
+from inspector.core.readers.input_kind import InputKind, Match
 
 
 def open_capture(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
@@ -61,3 +62,13 @@ def read_torch_record(path: Path, problems: ReadProblems) -> TorchRecord | None:
         return None
     document = validated(counted_json(file, path, problems), TORCH_RECORD_SHAPE, TORCH_RECORD, problems)
     return TorchRecord.from_state(document) if document is not None else None
+
+
+def _match_capture(path: Path) -> Match | None:
+    if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
+        return Match(path.parent)
+    return Match(path) if path.is_dir() and (path / MANIFEST).is_file() else None
+
+
+CAPTURE = InputKind("capture", "a session folder saved by compile-inspector capture (with manifest.json)",
+                    _match_capture, lambda source, progress: open_capture(source.path, progress))
