@@ -54,7 +54,8 @@ def _capture_settings(args):
     from inspector.capture.launcher import CaptureSettings
     from inspector.capture.options import OPTIONS
 
-    return CaptureSettings(**{option.name: getattr(args, option.name) for option in OPTIONS if hasattr(args, option.name)})
+    return CaptureSettings(**{option.name: getattr(args, option.name)
+                              for option in OPTIONS if hasattr(args, option.name)})
 
 
 def _prepare_folder(folder, overwrite: bool, clear) -> bool:

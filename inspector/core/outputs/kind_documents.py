@@ -73,10 +73,11 @@ def _fusion_with_dump(session: Session, source: Source, module_name: str | None)
     return compare_fusion(session, module, str(dump.source))
 
 
+_FUSION_WITH_DUMP = RunComparison(_fusion_with_dump, render_comparison_text,
+                                  "diff compares a torch.compile run with an XLA dump; both are XLA dumps")
+
 DOCUMENTS: dict[InputKind, KindDocument] = {
-    XLA_DUMP: KindDocument(summarize_dump, render_dump_text,
-                           diff=RunComparison(_fusion_with_dump, render_comparison_text,
-                                              "diff compares a torch.compile run with an XLA dump; both are XLA dumps")),
+    XLA_DUMP: KindDocument(summarize_dump, render_dump_text, diff=_FUSION_WITH_DUMP),
     TRITON_TRACE: KindDocument(summarize_triton, render_triton_text),
     PROFILER_TRACE: KindDocument(summarize_profile, render_profile_text),
     PROFILER_TRACES: KindDocument(summarize_profile_ranks, render_profile_ranks_text),
