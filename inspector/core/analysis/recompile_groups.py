@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
+from weakref import WeakKeyDictionary
 
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.unit_origin import eager_trigger
@@ -396,10 +397,22 @@ def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     original = resumed["function"]
     guarded = f"L['{group.subject}']"
     for unit in session.units:
-        if unit.rank == group.rank and unit.function == original and any(
-                artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts):
+        if unit.rank == group.rank and unit.function == original and _guards_name(unit, guarded):
             return None
     return original
+
+
+def _guards_name(unit: CompileUnit, guarded: str) -> bool:
+    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
+    every recompile group of a resume function asks it of each unit of the function its local was made
+    in (a log of 150 such groups read its guards ~10,000 times)."""
+    answers = _GUARDS_NAME.setdefault(unit, {})
+    if guarded not in answers:
+        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
+    return answers[guarded]
+
+
+_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()
 
 
 def _explain(group: RecompileGroup) -> tuple[str, str]:
