@@ -6,8 +6,7 @@ of its summary's time."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -22,10 +21,15 @@ BUNDLED_LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedica
 GUARD_KINDS = ("dynamo_guards", "dynamo_cpp_guards_str")
 
 
-def _grown_log(folder: Path, mb: float) -> Path:
-    log = folder / f"dedicated_log_torch_trace_{mb}.log"
-    grow = ROOT / "bench" / "make_big_log.py"
-    subprocess.run([sys.executable, str(grow), str(BUNDLED_LOG), str(log), "--mb", str(mb)], check=True, capture_output=True)
+def _grown_log(folder: Path, copies: int) -> Path:
+    """The bundled log repeated `copies` times with fresh frame ids, as bench/make_big_log.py grows it."""
+    spec = importlib.util.spec_from_file_location("make_big_log", ROOT / "bench" / "make_big_log.py")
+    grow = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grow)
+    records = grow.split_records(BUNDLED_LOG.read_bytes())
+    frames = max(int(m.group(1)) for envelope, _ in records for m in grow._FRAME.finditer(envelope)) + 1
+    log = folder / "dedicated_log_torch_trace_grown.log"
+    log.write_bytes(b"".join(grow.shifted_copy(records, copy * frames, copy * 1e7) for copy in range(copies)))
     return log
 
 
@@ -46,7 +50,7 @@ def guard_reads(monkeypatch):
 
 def test_recompile_groups_read_each_units_guards_once_however_many_groups_ask(tmp_path, monkeypatch, guard_reads):
     monkeypatch.setenv("TCI_NO_CACHE", "1")
-    log = _grown_log(tmp_path, 8)  # four copies of the run
+    log = _grown_log(tmp_path, 4)
     session = open_session(detect(log))
     groups = SessionAnalysis(session).recompile_groups
 
