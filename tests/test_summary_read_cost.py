@@ -1,8 +1,9 @@
-"""What the summary reads back from a big log grows with the log, not with its square: a log of many
-copies of a real run (the bundled mlp_breaks log repeated by bench/make_big_log.py, as the reader's
-bench grows its logs) has as many recompile groups as copies, and each group once read the guards of
-every unit of the function it recompiled — ~10,000 payloads read back on the 105 MB bench log, half
-of its summary's time."""
+"""What the summary reads back from a big log grows with the log, not with its square. A log of many
+copies of a real run (the bundled mlp_breaks log repeated as bench/make_big_log.py grows the reader's
+bench logs) has recompile groups in every copy; each group of a resume function asks whether the guards
+of every unit of the function its local was made in name that local. Those guards are read back from
+the log once per unit and local, not once per group (per group: ~10,000 reads on the 105 MB bench log,
+half of its summary's time)."""
 
 from __future__ import annotations
 
