@@ -178,7 +178,8 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
           f"  summary    {spread(wall)} wall, CPU {spread(cpu)}\n"
           f"  tlparse -p {spread(tl_wall)} wall, CPU {spread(tl_cpu)}\n"
           f"  floor      {spread(floor_wall)} wall, CPU {spread(floor_cpu)} (read + md5 + JSON, one core) = "
-          f"{median(floor_wall) / median(tl_wall):.3f}× tlparse wall, {median(floor_cpu) / median(tl_cpu):.3f}× its CPU\n"
+          f"{median(floor_wall) / median(tl_wall):.3f}× tlparse wall, "
+          f"{median(floor_cpu) / median(tl_cpu):.3f}× its CPU\n"
           f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
           f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
     if base:
