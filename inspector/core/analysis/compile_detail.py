@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from inspector.core.model.session import CacheEvent, CompileUnit, SourceLocation, TextArtifact
 from inspector.core.analysis.user_names import shown_name
@@ -180,7 +179,6 @@ def metric_rows(metrics: dict) -> list[MetricRow]:
             for name in present]
 
 
-@lru_cache(maxsize=1024)  # torch writes a few dozen metric names, and every unit asks for each
 def _unit_of(name: str) -> str:
     return next((unit for suffix, unit in _UNITS if name.endswith(suffix)), "")
 
