@@ -387,6 +387,19 @@ def _compile_number(against: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
+def _guards_name(unit: CompileUnit, guarded: str) -> bool:
+    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
+    every recompile group of a resume function asks it of each unit of the function its local was made
+    in (read per group, a log of 150 such groups would read its guards ~10,000 times)."""
+    answers = _GUARDS_NAME.setdefault(unit, {})
+    if guarded not in answers:
+        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
+    return answers[guarded]
+
+
+_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()
+
+
 def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     """The function a resume function's guarded local was made in (`score` for `logits`), when it is a
     local the user cannot reach from outside: not an argument of that function (none of its own
@@ -400,19 +413,6 @@ def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
         if unit.rank == group.rank and unit.function == original and _guards_name(unit, guarded):
             return None
     return original
-
-
-def _guards_name(unit: CompileUnit, guarded: str) -> bool:
-    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
-    every recompile group of a resume function asks it of each unit of the function its local was made
-    in (a log of 150 such groups read its guards ~10,000 times)."""
-    answers = _GUARDS_NAME.setdefault(unit, {})
-    if guarded not in answers:
-        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
-    return answers[guarded]
-
-
-_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()
 
 
 def _explain(group: RecompileGroup) -> tuple[str, str]:
