@@ -387,19 +387,6 @@ def _compile_number(against: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
-def _guards_name(unit: CompileUnit, guarded: str) -> bool:
-    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
-    every recompile group of a resume function asks it of each unit of the function its local was made
-    in (read per group, a log of 150 such groups would read its guards ~10,000 times)."""
-    answers = _GUARDS_NAME.setdefault(unit, {})
-    if guarded not in answers:
-        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
-    return answers[guarded]
-
-
-_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()
-
-
 def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     """The function a resume function's guarded local was made in (`score` for `logits`), when it is a
     local the user cannot reach from outside: not an argument of that function (none of its own
@@ -593,3 +580,16 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
                f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
     return diagnosis, fix
+
+
+def _guards_name(unit: CompileUnit, guarded: str) -> bool:
+    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
+    every recompile group of a resume function asks it of each unit of the function its local was made
+    in (read per group, a log of 150 such groups would read its guards ~10,000 times)."""
+    answers = _GUARDS_NAME.setdefault(unit, {})
+    if guarded not in answers:
+        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
+    return answers[guarded]
+
+
+_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()
