@@ -3,7 +3,8 @@ sends on every connection, so a plain tcp:// address is refused unless the user 
 warning that the peer can run code in this process), a tls:// one needs the user's certificates, and
 the peer's greeting is read and checked first so that a wrong peer is one line. Each peer here is a
 real listener on 127.0.0.1 behaving as a hostile or wrong one would: sending a pickled object that
-creates a file, nothing, garbage, an HTTP reply, a frame header claiming 2**40 bytes. Each is one clear line within --dask-timeout, no file made, no traceback."""
+creates a file, nothing, garbage, an HTTP reply, a frame header claiming 2**40 bytes. Each is one
+clear line within --dask-timeout, no file made, no traceback."""
 
 from __future__ import annotations
 
