@@ -12,6 +12,9 @@ import sys
 
 import pytest
 
+from inspector.core.analysis.dask_engine import DaskTarget, overview_on_dask
+from inspector.core.readers.trace_logs import find_trace_logs
+
 from test_dask_security import ROOT, job, peer, pickled_greeting, plain_greeting, tls_files  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.timeout(120)
@@ -51,3 +54,16 @@ def test_over_tls_a_peer_greeting_plainly_then_pickling_fails_the_handshake(job,
                            tls_files["cert"], "--dask-tls-key", tls_files["key"], "--dask-timeout", "5")
     assert done.returncode == 2 and not made.exists() and listener.connections == 1
     assert f"TLS with the Dask scheduler at {address} failed" in done.stderr
+
+
+def test_the_app_says_where_a_plain_tcp_cluster_read_the_logs_and_what_it_allowed(job):
+    """The app has no stderr: the status line it shows (ClusterOverview.said) carries the warning.
+    A real scheduler and worker in this process, over plain tcp:// on 127.0.0.1."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  protocol="tcp://", host="127.0.0.1") as cluster:
+        logs = find_trace_logs(job)
+        overview = overview_on_dask(logs, DaskTarget(cluster.scheduler_address, allow_insecure=True), 30)
+    said = overview.said(len(logs))
+    assert said == (f"{len(logs)} rank log(s), read on the Dask cluster at {cluster.scheduler_address} "
+                    f"(1 worker; plain tcp://: the scheduler could run code here)")

@@ -144,8 +144,11 @@ class ClusterOverview:
     workers: int
 
     def said(self, logs: int) -> str:
+        """Where the logs were read, for the status bar and the text summary; over plain tcp:// with
+        what that allowed, since the app has no stderr to warn on."""
+        unprotected = "" if self.address.startswith("tls://") else "; plain tcp://: the scheduler could run code here"
         return (f"{logs} rank log(s), read on the Dask cluster at {self.address} "
-                f"({self.workers} worker{'s' if self.workers != 1 else ''})")
+                f"({self.workers} worker{'s' if self.workers != 1 else ''}{unprotected})")
 
 
 def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float | None = None) -> ClusterOverview:
