@@ -346,7 +346,7 @@ def _say_mode_rows(rows, as_json: bool, captures: list | None = None) -> None:
 
     best = fastest(rows)
     if as_json:
-        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
+        document = {"best": best.mode, "fastest": best.get_state(), "modes": [row.get_state() for row in rows]}
         _dump_json(document if captures is None else {**document, "captures": captures})
         return
     from inspector.core.numbers import quantity, seconds

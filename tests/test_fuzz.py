@@ -120,7 +120,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     if with_diff:
         outputs.append(json.dumps(finite(diff_runs(session, session)), allow_nan=False))
         outputs += [check.reason for check in check_run(session, session, 0, 1.0, 1.0, 0.1)]
-    outputs.append(json.dumps(session.problems.to_json()))
+    outputs.append(json.dumps(session.problems.get_state()))
     return outputs
 
 

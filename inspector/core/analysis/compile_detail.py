@@ -68,7 +68,7 @@ class MetricRow:
     known: bool = True
     raw: object = field(default=None, compare=False, repr=False)  # as torch wrote it, for the JSON
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"name": self.name, "value": self.value, "unit": self.unit, "known": self.known}
 
 
@@ -88,7 +88,7 @@ class CacheLookup:
         why = f": {self.reason}" if self.reason else ""
         return f"{self.cache.replace('_', ' ')} cache {self.outcome}{why}{saved}"
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"cache": self.cache, "outcome": self.outcome, "reason": self.reason or None, "key": self.key or None,
                 "time_saved_ms": self.time_saved_ms}
 
@@ -103,7 +103,7 @@ class Failure:
     break_type: str | None = None  # "GB0099"
     summary: str = ""  # the text in one line with its root cause (`CompileUnit.fail_summary`)
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"kind": self.kind, "type": self.type, "break_type": self.break_type, "summary": self.summary,
                 "text": self.text}
 
@@ -117,7 +117,7 @@ class CodeText:
     kind: str  # original bytecode | transformed bytecode | guards …
     artifact: TextArtifact = field(repr=False, compare=False)
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         """Its text too, but for the guards (a unit's guards run to megabytes in a big model: the
         app shows them; the JSON names them) and cut at CODE_JSON_CHARS."""
         if self.kind in GUARD_ARTIFACTS.values():
@@ -144,14 +144,14 @@ class CompileDetail:
     def unknown_metrics(self) -> list[str]:
         return [row.name for row in self.metrics if not row.known]
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {
             "trigger": [_frame_json(frame) for frame in self.trigger],
-            "failures": [failure.to_json() for failure in self.failures],
+            "failures": [failure.get_state() for failure in self.failures],
             "metrics": {row.name: row.raw for row in self.metrics},
             "unknown_metrics": self.unknown_metrics,
-            "cache_lookups": [lookup.to_json() for lookup in self.cache],
-            "code": [text.to_json() for text in self.code],
+            "cache_lookups": [lookup.get_state() for lookup in self.cache],
+            "code": [text.get_state() for text in self.code],
         }
 
 
@@ -251,9 +251,9 @@ class StackNode:
     units: list[str] = field(default_factory=list)
     children: dict[tuple, StackNode] = field(default_factory=dict)  # by (file, line, function)
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"frame": self.frame, "compile_ids": self.units,
-                "children": [child.to_json() for child in self.children.values()]}
+                "children": [child.get_state() for child in self.children.values()]}
 
 
 def frame_label(frame: SourceLocation) -> str:

@@ -29,7 +29,7 @@ class ExportFinding:
     def title(self) -> str:
         return f"{KINDS.get(self.issue.kind, self.issue.kind)}: {self.expression}"
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         location = self.issue.location
         return {"kind": self.issue.kind, "subject": self.issue.subject, "expression": self.expression,
                 "rank": self.rank, "location": str(location) if location else None,

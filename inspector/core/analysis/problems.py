@@ -86,7 +86,7 @@ class Problem:
         """Where to jump on `rank`: its own unit for a break site seen on several ranks."""
         return next((compile_id for other, compile_id in self.per_rank if other == rank), self.compile_id)
 
-    def to_state(self) -> list:
+    def get_state(self) -> list:
         """The problem as JSON values, for the index cache (compile ids as their four numbers)."""
         return [self.kind.value, self.severity.value, self.title, self.detail, _id_state(self.compile_id),
                 self.rank, self.file, self.line, self.count, self.reference,
@@ -95,7 +95,7 @@ class Problem:
 
     @classmethod
     def from_state(cls, state: list) -> Problem:
-        """`to_state`'s problem again; ValueError (or a TypeError) on anything it did not write."""
+        """`get_state`'s problem again; ValueError (or a TypeError) on anything it did not write."""
         kind, severity, title, detail, compile_id, rank, file, line, count, reference, units, per_rank = state
         return cls(ProblemKind(kind), Severity(severity), _checked(title, str), _checked(detail, str), _id_of(compile_id),
                    _checked(rank, int, None), _checked(file, str, None), _checked(line, int, None), _checked(count, int),
@@ -104,7 +104,7 @@ class Problem:
 
 
 def _id_state(compile_id: CompileId | None) -> list | None:
-    return None if compile_id is None else compile_id.to_state()
+    return None if compile_id is None else compile_id.get_state()
 
 
 def _id_of(state: list | None) -> CompileId | None:

@@ -87,7 +87,7 @@ class RecompileGroup:
         values = " → ".join(self.history) if self.history else ""
         return f"{self.shown_subject} {self.aspect}" + (f": {values}" if values else "")
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"rank": self.rank, "frame": self.frame, "function": self.function, "shown": self.shown_function,
                 "location": self.location,
                 "file": self.file, "line": self.line, "subject": self.subject,
@@ -119,7 +119,7 @@ class RecompileLimit:
         return (f"torch._dynamo.config.{self.setting} = {self.value} ({where}). A frame that needs more compiles "
                 f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"value": self.value, "setting": self.setting, "from_log": self.from_log,
                 "frames_at_limit": self.frames_at_limit, "values": self.values, "text": self.text}
 

@@ -58,7 +58,7 @@ class RegionAccounting:
     eager_outside_us: float  # per call: eager work outside every region (before the first, between frames)
     source: str  # the trace it was read from
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"calls": self.calls, "call_us": self.call_us, "regions": list(self.regions),
                 "overhead_outside_us": self.overhead_outside_us, "eager_outside_us": self.eager_outside_us,
                 "source": self.source}

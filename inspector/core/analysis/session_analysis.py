@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from inspector.core.analysis.attention import CountersCheck, Notice, counters_check, notices
+from inspector.core.analysis.notices import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.export_report import ExportFinding, export_findings
 from inspector.core.analysis.figures import (

@@ -46,7 +46,7 @@ class ShapeEvent:
         """The input in the user's words: `x.shape[0]` for L['x'].size()[0], `n` for L['n']."""
         return user_source(self.source) if self.source else None
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"kind": self.kind, "symbol": self.symbol, "source": self.source, "shown_source": self.shown_source,
                 "detail": self.detail, "value": self.value, "location": str(self.location) if self.location else None,
                 "code": self.location.code if self.location else None}

@@ -101,7 +101,7 @@ def session_problems(analysis: SessionAnalysis) -> list[Problem]:
     otherwise."""
     return _kept_part(analysis, "problems", lambda document: [Problem.from_state(state) for state in document["problems"]],
                       lambda: analysis.problems,
-                      lambda problems: {"problems": [problem.to_state() for problem in problems]})
+                      lambda problems: {"problems": [problem.get_state() for problem in problems]})
 
 
 _T = TypeVar("_T")

@@ -19,10 +19,10 @@ NAME_WIDTH = 44
 def compile_page(unit: CompileUnit, units: Sequence[CompileUnit] = ()) -> str:
     """The page of `unit`; with the session's `units`, their trigger stacks folded into one trie too."""
     detail = compile_detail(unit)
-    record = UnitCompile.from_state(detail.to_json())
+    record = UnitCompile.from_state(detail.get_state())
     lines = [f"Compile {unit_title(unit)}", "", "Triggered from (the user's frames of the stack, outermost first):"]
     lines += [f"  {frame_label(frame)}" for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
-    trie = [StackTrieNode.from_state(node.to_json()) for node in stack_trie(units)] if len(units) > 1 else []
+    trie = [StackTrieNode.from_state(node.get_state()) for node in stack_trie(units)] if len(units) > 1 else []
     if trie:
         own = str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})"
         lines += ["", "Every compile of the run, by the call that triggered it (the user's frames, folded):"]

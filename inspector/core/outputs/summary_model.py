@@ -14,18 +14,19 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
+from inspector.core.analysis.notices import Notice
+from inspector.core.analysis.profile_ops import ProfileCheck
+from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.verdict import Figure
 from inspector.core.model.records import Record
+from inspector.core.model.run_results import Environment
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
 
-
-@dataclass(frozen=True, kw_only=True)
-class Notice(Record):
-    """Something to read before any figure (an eager fallback, a break count torch contradicts)."""
-
-    text: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,19 +132,6 @@ class Unit(Record):
         """Where the user's code is: the called function's line for a library wrapper."""
         return (self.called or self).location
 
-
-@dataclass(frozen=True, kw_only=True)
-class BreakSite(Record):
-    """A source line where graphs broke, with every break there counted."""
-
-    location: str = ""
-    via: str | None = None
-    count: int = 0
-    kind: str = ""
-    compile_ids: tuple[str, ...] = ()
-    reason: str = ""
-    code: str | None = None
-    hints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -330,30 +318,12 @@ class PerRank(Record):
         return [rank for finding in self.divergence if finding.kind == "straggler" for rank in finding.ranks]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Figure(Record):
-    """One figure of the verdict: its value with the formula and where the number comes from."""
-
-    key: str = ""
-    label: str = ""
-    value: float | None = None
-    unit: str = ""
-    formula: str = ""
-    source: str = ""
-
 
 @dataclass(frozen=True, kw_only=True)
 class RunErrorFacts(Record):
     kind: str | None = None
     message: str | None = None
 
-
-@dataclass(frozen=True, kw_only=True)
-class Check(Record):
-    """Whether a profile agrees with the timed call, in words."""
-
-    consistent: bool | None = None
-    note: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -371,12 +341,6 @@ class TopKernel(Record):
     share: float = 0.0
 
 
-@dataclass(frozen=True, kw_only=True)
-class Environment(Record):
-    device: str | None = None
-    device_name: str | None = None
-    threads: int | None = None
-
 
 @dataclass(frozen=True, kw_only=True)
 class Run(Record):
@@ -387,12 +351,13 @@ class Run(Record):
     correctness: tuple[CorrectnessRow, ...] | None = None
     memory: Mapping[str, Any] | None = None
     top_kernels: tuple[TopKernel, ...] = ()
-    profile_check: Check | None = None
-    eager_profile_check: Check | None = None
+    profile_check: ProfileCheck | None = None
+    eager_profile_check: ProfileCheck | None = None
     torch_counted_frame_skips: Mapping[str, int] | None = None
 
     NESTED = {"error": RunErrorFacts, "environment": Environment, "correctness": [CorrectnessRow],
-              "top_kernels": [TopKernel], "profile_check": Check, "eager_profile_check": Check}
+              "top_kernels": [TopKernel], "profile_check": ProfileCheck,
+              "eager_profile_check": ProfileCheck}
 
     @property
     def memory_pairs(self) -> list[tuple[str, float, float]]:
@@ -422,18 +387,6 @@ class Registry(Record):
     described: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class BreakType(Record):
-    """A site's entry in torch's graph-break registry."""
-
-    gb_id: str = ""
-    gb_type: str = ""
-    explanation: str = ""
-    hints: tuple[str, ...] = ()
-    url: str = ""
-    matched_by: str = ""
-    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
-
 
 @dataclass(frozen=True, kw_only=True)
 class TypedSite(Record):
@@ -443,9 +396,9 @@ class TypedSite(Record):
     count: int = 0
     file: str | None = None
     line: Any = None  # as the log gave it: SARIF takes only a line number ≥ 1
-    type: BreakType | None = None
+    type: BreakTypeMatch | None = None
 
-    NESTED = {"type": BreakType}
+    NESTED = {"type": BreakTypeMatch}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -455,9 +408,9 @@ class TypedFailure(Record):
     compile_id: str = ""
     rank: int | None = None
     fail_type: str | None = None
-    type: BreakType | None = None
+    type: BreakTypeMatch | None = None
 
-    NESTED = {"type": BreakType}
+    NESTED = {"type": BreakTypeMatch}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -496,34 +449,7 @@ class RecompileLimit(Record):
     text: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Cost(Record):
-    label: str = ""
-    us_per_call: float = 0.0
-    share: float = 0.0
-    detail: str = ""
 
-
-@dataclass(frozen=True, kw_only=True)
-class CudagraphSkip(Record):
-    compile_id: str = ""
-    reason: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Slowness(Record):
-    """Where a compiled call's time goes, from the profile."""
-
-    call_us: float | None = None
-    costs: tuple[Cost, ...] = ()
-    graphs_per_call: float | None = None
-    launches_per_call: float | None = None
-    launch_detail: str = ""
-    cudagraph_skips: tuple[CudagraphSkip, ...] = ()
-    cudagraph_skip_count: int | None = None
-    note: str = ""
-
-    NESTED = {"costs": [Cost], "cudagraph_skips": [CudagraphSkip]}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,8 +13,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.slowness import Slowness
 from inspector.core.numbers import quantity, seconds as fmt_seconds
-from inspector.core.outputs.summary_model import PerRank, Regions, Slowness, Summary
+from inspector.core.outputs.summary_model import PerRank, Regions, Summary
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
