@@ -139,18 +139,16 @@ def find_problems(analysis: ProblemFacts) -> list[Problem]:
             location.line if location else None, site.count, match.text if match else "",
             per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))
     for finding in analysis.export_issues:
-        location = finding.issue.location
         problems.append(Problem(
-            ProblemKind.EXPORT, Severity.WARNING, f"Export: {finding.title}" + (f" ×{finding.issue.count}" if finding.issue.count > 1 else ""),
-            f"{finding.what}\nFix: {finding.fix}", None, finding.rank, location.file if location else None,
-            location.line if location else None, finding.issue.count))
+            ProblemKind.EXPORT, Severity.WARNING, f"Export: {finding.title}" + (f" ×{finding.count}" if finding.count > 1 else ""),
+            f"{finding.what}\nFix: {finding.fix}", None, finding.rank, finding.file, finding.line, finding.count))
     limit = analysis.recompile_limit
     for group in analysis.recompile_groups:
         first = group.units[0]
         values = f" ({' → '.join(group.history)})" if group.history else ""
         rank = f"rank {group.rank} " if group.rank is not None else ""
         problems.append(Problem(
-            ProblemKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.shown_function}: {group.shown_subject} {group.aspect}{values}",
+            ProblemKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.shown}: {group.shown_subject} {group.aspect}{values}",
             f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
             f"Guard (torch's words): {group.guard}",
             first.compile_id, group.rank, group.file, group.line, group.count,

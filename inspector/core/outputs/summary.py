@@ -12,7 +12,7 @@ from inspector.core.analysis.break_map import resume_after, resume_units
 from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
-from inspector.core.analysis.recompile_groups import every_failed_guard
+from inspector.core.analysis.recompile_groups import recompiled_units
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import called_function, shown_function
@@ -99,17 +99,7 @@ def _break_sites(analysis: SessionAnalysis) -> list[dict]:
 
 
 def _recompiles(analysis: SessionAnalysis) -> list[dict]:
-    """Each recompile with the guards that failed: every one when torch's record of the run has them
-    (`every_guard`), else the first against each earlier graph, as torch's log names them."""
-    found = []
-    for unit in analysis.session.units:
-        if not unit.recompile:
-            continue
-        guards, every = every_failed_guard(analysis.session, unit)
-        found.append({"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
-                      "shown": shown_function(unit), "every_guard": every,
-                      "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain} for g in guards]})
-    return found
+    return [recompiled.get_state() for recompiled in recompiled_units(analysis.session)]
 
 
 def _kernels(analysis: SessionAnalysis) -> dict:

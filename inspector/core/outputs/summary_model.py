@@ -15,10 +15,13 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
 from inspector.core.analysis.profile_ops import ProfileCheck
+from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup, RecompileLimit
+from inspector.core.analysis.shapes import ShapeEvent
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.analysis.verdict import Figure
@@ -152,47 +155,8 @@ class FrameSkip(Record):
     type: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ExportIssue(Record):
-    location: str | None = None
-    file: str | None = None
-    line: int | None = None
-    count: int = 0
-    kind: str = ""
-    expression: str = ""
-    code: str | None = None
-    what: str = ""
-    fix: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class FailedGuard(Record):
-    against: str | None = None
-    guard: str = ""
-    plain: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Recompile(Record):
-    compile_id: str = ""
-    rank: int | None = None
-    shown: str = ""
-    every_guard: bool = False  # from torch's record: every guard that failed, not the first of each graph
-    failed_guards: tuple[FailedGuard, ...] = ()
-
-    NESTED = {"failed_guards": [FailedGuard]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class ShapeEvent(Record):
-    """A symbol made, a dimension specialised or a guard added, at the user's line."""
-
-    kind: str = ""  # symbol | unbacked | specialization | guard | …
-    symbol: str | None = None
-    shown_source: str | None = None
-    detail: str = ""
-    location: str | None = None
-    code: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -422,31 +386,6 @@ class BreakTypes(Record):
     NESTED = {"registry": Registry, "sites": [TypedSite], "failures": [TypedFailure]}
 
 
-@dataclass(frozen=True, kw_only=True)
-class RecompileGroup(Record):
-    """Recompiles of one frame for one cause, with the values seen and the fix."""
-
-    rank: int | None = None
-    frame: int | None = None
-    shown: str = ""
-    file: str | None = None
-    line: Any = None
-    shown_subject: str = ""
-    aspect: str = ""
-    count: int = 0
-    history: tuple[str, ...] = ()
-    guard: str = ""
-    failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
-    changed: tuple[str, ...] = ()  # the guarded values that failed against the newest earlier graph
-    every_guard: bool = False
-    diagnosis: str = ""
-    fix: str = ""
-    stance: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecompileLimit(Record):
-    text: str = ""
 
 
 
@@ -513,9 +452,9 @@ class Summary(Record):
     stack_trie: tuple[StackTrieNode, ...] = ()
     analysis_restarts: tuple[Restart, ...] = ()
     frame_skips: tuple[FrameSkip, ...] = ()
-    export_issues: tuple[ExportIssue, ...] = ()
+    export_issues: tuple[ExportFinding, ...] = ()
     shapes: tuple[UnitShapes, ...] = ()
-    recompiles: tuple[Recompile, ...] = ()
+    recompiles: tuple[RecompiledUnit, ...] = ()
     compile_time: CompileTime = CompileTime()
     kernels: Kernels = Kernels()
     cache: Mapping[str, CacheCount] = field(default_factory=dict)
@@ -527,15 +466,15 @@ class Summary(Record):
     run: Run | None = None
     break_types: BreakTypes = BreakTypes()
     recompile_groups: tuple[RecompileGroup, ...] = ()
-    recompile_limit: RecompileLimit = RecompileLimit()
+    recompile_limit: RecompileLimit = RecompileLimit.from_state({"text": ""})  # a partial document has none
     slowness: Slowness | None = None
     regions: Regions | None = None
     per_rank: PerRank | None = None
 
     NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
               "stack_trie": [StackTrieNode], "analysis_restarts": [Restart],
-              "frame_skips": [FrameSkip], "export_issues": [ExportIssue], "shapes": [UnitShapes],
-              "recompiles": [Recompile], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
+              "frame_skips": [FrameSkip], "export_issues": [ExportFinding], "shapes": [UnitShapes],
+              "recompiles": [RecompiledUnit], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,
               "break_types": BreakTypes, "recompile_groups": [RecompileGroup], "recompile_limit": RecompileLimit,
               "slowness": Slowness, "regions": Regions, "per_rank": PerRank}
