@@ -100,7 +100,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     analysis = SessionAnalysis(session)
     summary = summarize(analysis)
     outputs = [json.dumps(finite(summary), allow_nan=False), render_text(summary), render_report(analysis)]
-    outputs += [f"{problem.title}\n{problem.detail}" for problem in analysis.problems]
+    outputs += [f"{problem.title}\n{problem.detail}" for problem in analysis.issues]
     build_timeline(session)
     outputs.append(json.dumps(chrome_trace(session)))
     break_map(session)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from inspector.core.model.records import Record
 from inspector.core.model.session import CacheEvent, CompileUnit, SourceLocation, TextArtifact
 from inspector.core.analysis.user_names import shown_name
 from inspector.core.readers.break_reasons import is_library_file
@@ -73,14 +74,14 @@ class MetricRow:
 
 
 @dataclass(frozen=True)
-class CacheLookup:
+class CacheLookup(Record):
     """One lookup of the FX graph or AOTAutograd cache: hit, miss or bypass, and why where torch says."""
 
     cache: str  # fx_graph | aotautograd
     outcome: str  # hit | miss | bypass
-    reason: str = ""  # a bypass's cause ("Can't cache HigherOrderOperator: cond")
-    key: str = ""
-    time_saved_ms: float | None = None
+    reason: str | None  # a bypass's cause ("Can't cache HigherOrderOperator: cond")
+    key: str | None
+    time_saved_ms: float | None
 
     @property
     def described(self) -> str:
@@ -88,24 +89,16 @@ class CacheLookup:
         why = f": {self.reason}" if self.reason else ""
         return f"{self.cache.replace('_', ' ')} cache {self.outcome}{why}{saved}"
 
-    def get_state(self) -> dict:
-        return {"cache": self.cache, "outcome": self.outcome, "reason": self.reason or None, "key": self.key or None,
-                "time_saved_ms": self.time_saved_ms}
-
 
 @dataclass(frozen=True)
-class Failure:
+class FailureLink(Record):
     """One link of a failure or restart chain: what torch raised, its break type where it names one."""
 
     kind: str  # "failure" (fail_type/fail_reason) | "restart" (a restart_reasons entry)
     type: str
+    break_type: str | None  # "GB0099"
+    summary: str  # the text in one line with its root cause (`CompileUnit.fail_summary`)
     text: str
-    break_type: str | None = None  # "GB0099"
-    summary: str = ""  # the text in one line with its root cause (`CompileUnit.fail_summary`)
-
-    def get_state(self) -> dict:
-        return {"kind": self.kind, "type": self.type, "break_type": self.break_type, "summary": self.summary,
-                "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -134,7 +127,7 @@ class CompileDetail:
 
     compile_id: str
     trigger: tuple[SourceLocation, ...]  # the user's frames of the dynamo_start stack, outermost first
-    failures: tuple[Failure, ...]
+    failures: tuple[FailureLink, ...]
     attempts: int
     metrics: tuple[MetricRow, ...]
     cache: tuple[CacheLookup, ...]
@@ -196,13 +189,13 @@ def cache_lookups(events: Iterable[CacheEvent]) -> list[CacheLookup]:
         detail = event.detail
         reason = detail.get("reason") or detail.get("cache_bypass_reason") or detail.get("cache_status_detailed") or ""
         saved = detail.get("time_saved_ms")
-        lookups.append(CacheLookup(event.cache, event.outcome, " ".join(str(reason).split()),
-                                   str(detail.get("key") or detail.get("cache_key") or ""),
+        lookups.append(CacheLookup(event.cache, event.outcome, " ".join(str(reason).split()) or None,
+                                   str(detail.get("key") or detail.get("cache_key") or "") or None,
                                    float(saved) if isinstance(saved, (int, float)) else None))
     return lookups
 
 
-def failure_chain(unit: CompileUnit) -> list[Failure]:
+def failure_chain(unit: CompileUnit) -> list[FailureLink]:
     """The restarts in the order Dynamo made them, then the failure that ended the compile."""
     chain = [_failure("restart", reason) for reason in unit.restart_reasons]
     if unit.fail_type:
@@ -210,14 +203,14 @@ def failure_chain(unit: CompileUnit) -> list[Failure]:
     return chain
 
 
-def _failure(kind: str, text: str, type_name: str | None = None, summary: str = "") -> Failure:
+def _failure(kind: str, text: str, type_name: str | None = None, summary: str = "") -> FailureLink:
     found = _GB_ID.search(text)
     if type_name is None:
         named = _EXC_CLASS.match(text.strip())  # older torch: "<class '…Unsupported'>: …"
         type_name = named.group(1) if named else text.strip().splitlines()[0][:120] if text.strip() else "?"
     if not summary and text.strip():
         summary = " ".join(text.strip().splitlines()[0].split())
-    return Failure(kind, _EXC_CLASS.sub(r"\1", type_name), text, found.group(1).upper() if found else None, summary)
+    return FailureLink(kind, _EXC_CLASS.sub(r"\1", type_name), found.group(1).upper() if found else None, summary, text)
 
 
 def code_texts(unit: CompileUnit) -> list[CodeText]:

@@ -56,16 +56,22 @@ class RecompileGroup(Record):
     shown_subject: str  # the guarded value as the user wrote it, with Dynamo's name beside it when they differ
     aspect: str  # "size dim 0", "dtype", "value", "guard"
     count: int
-    compile_ids: tuple[str, ...]
-    history: tuple[str, ...]  # the values it took, first compile first
+    compile_ids: list[str]
+    history: list[str]  # the values it took, first compile first
     guard: str  # torch's words for the failure against the newest graph: the value that changed
-    failed: tuple[str, ...]  # every guard that failed, one line per recompile
-    changed: tuple[str, ...]  # the guarded values that failed against the newest earlier graph
+    failed: list[str]  # every guard that failed, one line per recompile
+    changed: list[str]  # the guarded values that failed against the newest earlier graph
     every_guard: bool  # the guards come from torch's record of the run: every one that failed is named
     diagnosis: str
     fix: str
     stance: str
-    units: tuple[CompileUnit, ...] = live()  # the recompiles (a group read back from a summary: none)
+    # what the analysis found on the way (a group read back from a summary has none of it)
+    units: tuple[CompileUnit, ...] = live()  # the recompiles
+    name: UserName | None = live(None)  # the guarded value in the user's words
+    symbol: str | None = live(None)  # from the log's create_symbol record for this dim, when it has one
+    specialised: ShapeEvent | None = live(None)  # where the graph it failed against made this dim a constant
+    respecialised: ShapeEvent | None = live(None)  # a value made symbolic, then made a constant again by the code
+    resumed_from: str | None = live(None)  # the function whose local this is, when a resume function guards it
 
     @property
     def title(self) -> str:
@@ -122,8 +128,10 @@ class _Draft:
         return RecompileGroup(
             self.rank, self.frame, self.function, self.shown_function, self.location, self.file, self.line, self.subject,
             self.name.user if self.name else None, self.shown_subject, self.aspect, self.count,
-            tuple(str(unit.compile_id) for unit in self.units), tuple(self.history), self.guard, tuple(self.failed),
-            tuple(self.changed), self.every_guard, self.diagnosis, self.fix, STANCE, units=tuple(self.units))
+            [str(unit.compile_id) for unit in self.units], self.history, self.guard, self.failed, self.changed,
+            self.every_guard, self.diagnosis, self.fix, STANCE, units=tuple(self.units), name=self.name,
+            symbol=self.symbol, specialised=self.specialised, respecialised=self.respecialised,
+            resumed_from=self.resumed_from)
 
 
 @dataclass(frozen=True)
@@ -133,8 +141,8 @@ class RecompileLimit(Record):
     value: int
     setting: str  # "recompile_limit" (torch ≥ 2.6) or "cache_size_limit"
     from_log: bool
-    frames_at_limit: tuple[str, ...]
-    values: tuple[int, ...]  # every value the log records, when they differ
+    frames_at_limit: list[str]
+    values: list[int]  # every value the log records, when they differ
     text: str  # the limit and who reached it, in words
 
 
@@ -143,7 +151,7 @@ def _limit(value: int, setting: str, from_log: bool, frames_at_limit: list[str],
     if len(values) > 1:
         where += f"; it differs between units: {', '.join(map(str, values))}"
     hit = f" Reached by: {', '.join(frames_at_limit)}." if frames_at_limit else " No frame reached it in this run."
-    return RecompileLimit(value, setting, from_log, tuple(frames_at_limit), tuple(values),
+    return RecompileLimit(value, setting, from_log, frames_at_limit, values,
                           f"torch._dynamo.config.{setting} = {value} ({where}). A frame that needs more compiles "
                           f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
 

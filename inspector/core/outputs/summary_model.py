@@ -15,12 +15,14 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.compile_detail import CacheLookup, FailureLink
 from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
 from inspector.core.analysis.profile_ops import ProfileCheck
 from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup, RecompileLimit
+from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.shapes import ShapeEvent
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
@@ -54,24 +56,6 @@ class TriggerFrame(Record):
         return f"{where} in {self.function}" if self.function else where
 
 
-@dataclass(frozen=True, kw_only=True)
-class FailureLink(Record):
-    """A restart or the failure that ended a compile; `break_type` is torch's id (GB0099) where named."""
-
-    kind: str = ""
-    type: str = ""
-    break_type: str | None = None
-    summary: str = ""  # the text in one line, with its root cause
-    text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class CacheLookupRow(Record):
-    cache: str = ""
-    outcome: str = ""
-    reason: str | None = None
-    key: str | None = None
-    time_saved_ms: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,10 +77,10 @@ class UnitCompile(Record):
     failures: tuple[FailureLink, ...] = ()
     metrics: Mapping[str, Any] = field(default_factory=dict)  # as torch wrote them
     unknown_metrics: tuple[str, ...] = ()
-    cache_lookups: tuple[CacheLookupRow, ...] = ()
+    cache_lookups: tuple[CacheLookup, ...] = ()
     code: tuple[CodeTextRow, ...] = ()
 
-    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookupRow],
+    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookup],
               "code": [CodeTextRow]}
 
 
@@ -391,29 +375,6 @@ class BreakTypes(Record):
 
 
 
-@dataclass(frozen=True, kw_only=True)
-class RegionRow(Record):
-    compile_id: str = ""
-    entries_per_call: float = 0.0
-    span_us: float = 0.0
-    own_us: float = 0.0
-    graph_us: float = 0.0
-    overhead_us: float = 0.0
-    eager_us: float = 0.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class Regions(Record):
-    """Each compiled region of a profiled call; `reason` instead when there is no accounting."""
-
-    reason: str | None = None
-    calls: int = 0
-    call_us: float = 0.0
-    overhead_outside_us: float = 0.0
-    eager_outside_us: float = 0.0
-    regions: tuple[RegionRow, ...] = ()
-
-    NESTED = {"regions": [RegionRow]}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -468,7 +429,7 @@ class Summary(Record):
     recompile_groups: tuple[RecompileGroup, ...] = ()
     recompile_limit: RecompileLimit = RecompileLimit.from_state({"text": ""})  # a partial document has none
     slowness: Slowness | None = None
-    regions: Regions | None = None
+    regions: RegionAccounting | None = None
     per_rank: PerRank | None = None
 
     NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
@@ -477,7 +438,7 @@ class Summary(Record):
               "recompiles": [RecompiledUnit], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,
               "break_types": BreakTypes, "recompile_groups": [RecompileGroup], "recompile_limit": RecompileLimit,
-              "slowness": Slowness, "regions": Regions, "per_rank": PerRank}
+              "slowness": Slowness, "regions": RegionAccounting, "per_rank": PerRank}
 
     def section(self, part: Part) -> Section:
         """A part's title and its count, in the words every output uses."""
