@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from inspector.core.analysis.break_types import BreakTypeMatch
-from inspector.core.analysis.compile_detail import CacheLookup, FailureLink
+from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
 from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
@@ -33,67 +33,12 @@ from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class Called(Record):
     """The user's function a library wrapper, compiled in its place, calls."""
 
     function: str | None = None
     location: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class TriggerFrame(Record):
-    """One frame of the user's code in the stack that triggered a compile."""
-
-    file: str = ""
-    line: int | None = None
-    function: str | None = None
-    code: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where} in {self.function}" if self.function else where
-
-
-
-
-@dataclass(frozen=True, kw_only=True)
-class CodeTextRow(Record):
-    """Code Dynamo wrote for this compile, as text (disassembly, decompiled Python, guards)."""
-
-    title: str = ""
-    function: str | None = None
-    kind: str = ""
-    text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class UnitCompile(Record):
-    """What tlparse shows on a compile's page: the trigger stack, restarts and failure, every metrics
-    field (`unknown_metrics` names those of another torch version), cache lookups, Dynamo's code."""
-
-    trigger: tuple[TriggerFrame, ...] = ()
-    failures: tuple[FailureLink, ...] = ()
-    metrics: Mapping[str, Any] = field(default_factory=dict)  # as torch wrote them
-    unknown_metrics: tuple[str, ...] = ()
-    cache_lookups: tuple[CacheLookup, ...] = ()
-    code: tuple[CodeTextRow, ...] = ()
-
-    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookup],
-              "code": [CodeTextRow]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class StackTrieNode(Record):
-    """A frame of the trigger-stack trie, the compiles whose stack ends there, and the frames it called."""
-
-    frame: str = ""
-    compile_ids: tuple[str, ...] = ()
-    children: tuple[StackTrieNode, ...] = ()
-
-
-StackTrieNode.NESTED = {"children": [StackTrieNode]}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,7 +65,6 @@ class Unit(Record):
         return (self.called or self).location
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class Restart(Record):
     """Dynamo restarted its analysis of a frame: no graph was cut, so not a break."""
@@ -137,10 +81,6 @@ class FrameSkip(Record):
     compile_id: str = ""
     shown: str = ""
     type: str | None = None
-
-
-
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -266,12 +206,10 @@ class PerRank(Record):
         return [rank for finding in self.divergence if finding.kind == "straggler" for rank in finding.ranks]
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class RunErrorFacts(Record):
     kind: str | None = None
     message: str | None = None
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -287,7 +225,6 @@ class TopKernel(Record):
     name: str = ""
     time_us_per_call: float = 0.0
     share: float = 0.0
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -335,7 +272,6 @@ class Registry(Record):
     described: str = ""
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class TypedSite(Record):
     location: str = ""
@@ -368,13 +304,6 @@ class BreakTypes(Record):
     failures: tuple[TypedFailure, ...] = ()
 
     NESTED = {"registry": Registry, "sites": [TypedSite], "failures": [TypedFailure]}
-
-
-
-
-
-
-
 
 
 @dataclass(frozen=True, kw_only=True)

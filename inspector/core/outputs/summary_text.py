@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from inspector.core.analysis.compile_detail import UnitCompile
 from inspector.core.analysis.ranks import rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
@@ -12,7 +13,7 @@ from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import (
-    Part, PerRank, Summary, UnitCompile, UnitShapes, as_summary,
+    Part, PerRank, Summary, UnitShapes, as_summary,
 )
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
