@@ -5,7 +5,10 @@ outputs can never word or count a thing differently.
 
 The document itself (`summary.summarize`, docs/summary-schema.md) stays what scripts read and what
 the summary cache keeps; `Summary.from_state(document)` decodes it (a document read back from the
-cache included), and every record keeps the fields it does not name in `extra`."""
+cache included), and every record keeps the fields it does not name in `extra`. A part the analysis
+computes is held as the analysis's own record (a break site, a recompile group, a verdict figure …,
+imported below), and the run's own records are the run results' (`model/run_results.py`): this module
+defines the records of what only the summary assembles."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.analysis.verdict import Figure
 from inspector.core.model.records import Record
-from inspector.core.model.run_results import Environment
+from inspector.core.model.run_results import Correctness, Environment, RunError
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
 
@@ -206,18 +209,6 @@ class PerRank(Record):
         return [rank for finding in self.divergence if finding.kind == "straggler" for rank in finding.ranks]
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunErrorFacts(Record):
-    kind: str | None = None
-    message: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CorrectnessRow(Record):
-    inputs: str = ""
-    allclose: bool = False
-    max_abs_error: float = 0.0
-    max_rel_error: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,16 +222,16 @@ class TopKernel(Record):
 class Run(Record):
     """What a capture recorded about the run itself."""
 
-    error: RunErrorFacts | None = None
+    error: RunError | None = None
     environment: Environment | None = None
-    correctness: tuple[CorrectnessRow, ...] | None = None
+    correctness: tuple[Correctness, ...] | None = None
     memory: Mapping[str, Any] | None = None
     top_kernels: tuple[TopKernel, ...] = ()
     profile_check: ProfileCheck | None = None
     eager_profile_check: ProfileCheck | None = None
     torch_counted_frame_skips: Mapping[str, int] | None = None
 
-    NESTED = {"error": RunErrorFacts, "environment": Environment, "correctness": [CorrectnessRow],
+    NESTED = {"error": RunError, "environment": Environment, "correctness": [Correctness],
               "top_kernels": [TopKernel], "profile_check": ProfileCheck,
               "eager_profile_check": ProfileCheck}
 
