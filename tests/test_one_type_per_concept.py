@@ -44,7 +44,8 @@ def _classes() -> dict[str, list[str]]:
 def test_no_class_name_is_defined_twice():
     twice = {name: where for name, where in _classes().items() if len(where) > 1}
     assert not twice.keys() - STILL_TWICE.keys(), {name: twice[name] for name in twice.keys() - STILL_TWICE.keys()}
-    assert not STILL_TWICE.keys() - twice.keys(), f"now defined once: take {STILL_TWICE.keys() - twice.keys()} off the list"
+    once = STILL_TWICE.keys() - twice.keys()
+    assert not once, f"now defined once: take {once} off the list"
 
 
 def test_every_saved_shape_speaks_get_state():

@@ -80,7 +80,7 @@ class RecompileGroup(Record):
 
 
 @dataclass
-class _Draft:
+class _GroupDraft:
     """A group as `recompile_groups` gathers it, before it is a record."""
 
     rank: int | None
@@ -126,8 +126,8 @@ class _Draft:
 
     def record(self) -> RecompileGroup:
         return RecompileGroup(
-            self.rank, self.frame, self.function, self.shown_function, self.location, self.file, self.line, self.subject,
-            self.name.user if self.name else None, self.shown_subject, self.aspect, self.count,
+            self.rank, self.frame, self.function, self.shown_function, self.location, self.file, self.line,
+            self.subject, self.name.user if self.name else None, self.shown_subject, self.aspect, self.count,
             [str(unit.compile_id) for unit in self.units], self.history, self.guard, self.failed, self.changed,
             self.every_guard, self.diagnosis, self.fix, STANCE, units=tuple(self.units), name=self.name,
             symbol=self.symbol, specialised=self.specialised, respecialised=self.respecialised,
@@ -206,7 +206,7 @@ def recompiled_units(session: Session) -> list[RecompiledUnit]:
 
 def recompile_groups(session: Session) -> list[RecompileGroup]:
     """Recompiles grouped by frame and the guard that failed against the newest graph, most frequent first."""
-    groups: dict[tuple, _Draft] = {}
+    groups: dict[tuple, _GroupDraft] = {}
     units = session.units
     for unit in units:
         if not unit.recompile:
@@ -219,7 +219,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         group = groups.get(key)
         if group is None:
             location = unit.location
-            group = groups[key] = _Draft(
+            group = groups[key] = _GroupDraft(
                 unit.rank, unit.compile_id.frame, unit.function, str(location) if location else None,
                 location.file if location else None, location.line if location else None, subject, aspect,
                 guard=guard, name=user_name(session, unit, subject, split_guard_comment(guard)[1]))
@@ -374,7 +374,7 @@ def _lines_with(text: str, word: str) -> Iterator[str]:
         at = text.find(word, end + 1)  # on past the line's end: an empty word too finds each line once
 
 
-def _specialised_before(by_id: dict[tuple, CompileUnit], group: _Draft) -> ShapeEvent | None:
+def _specialised_before(by_id: dict[tuple, CompileUnit], group: _GroupDraft) -> ShapeEvent | None:
     """The specialisation, in the unit whose guard failed first, of the dim that changed: a dynamic
     dim the code made static (`if x.shape[0] == 4:`) is why a new size could not reuse that graph.
     `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
@@ -388,13 +388,13 @@ def _specialised_before(by_id: dict[tuple, CompileUnit], group: _Draft) -> Shape
     return specialisation(previous, f"{_source_of(group)}.size()[{group.aspect.rsplit(' ', 1)[1]}]")
 
 
-def _source_of(group: _Draft) -> str:
+def _source_of(group: _GroupDraft) -> str:
     """Dynamo's source for the guarded value (`L['x']`) from the guard's subject (`x`)."""
     return group.subject if group.subject.startswith(("L[", "G[")) else \
         _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
 
 
-def _symbol_record(group: _Draft) -> tuple[CompileUnit, dict] | None:
+def _symbol_record(group: _GroupDraft) -> tuple[CompileUnit, dict] | None:
     """(unit, record) of the group's create_symbol record for the guarded value (its source:
     `L['x'].size()[0]`, `L['n']`), when a unit of the group made it symbolic."""
     source = _source_of(group)
@@ -408,7 +408,7 @@ def _symbol_record(group: _Draft) -> tuple[CompileUnit, dict] | None:
     return None
 
 
-def _symbol_text(group: _Draft, made: tuple[CompileUnit, dict]) -> str:
+def _symbol_text(group: _GroupDraft, made: tuple[CompileUnit, dict]) -> str:
     """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int)."""
     unit, record = made
     what = f"`{group.name.in_code if group.name else group.subject}`"
@@ -443,7 +443,7 @@ def _compile_number(against: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
-def _resumed_local(session: Session, group: _Draft) -> str | None:
+def _resumed_local(session: Session, group: _GroupDraft) -> str | None:
     """The function a resume function's guarded local was made in (`score` for `logits`), when it is a
     local the user cannot reach from outside: not an argument of that function (none of its own
     frame's guards name it)."""
@@ -459,7 +459,7 @@ def _resumed_local(session: Session, group: _Draft) -> str | None:
     return original
 
 
-def _explain(group: _Draft) -> tuple[str, str]:
+def _explain(group: _GroupDraft) -> tuple[str, str]:
     """The diagnosis and the fix for one group, with the exact API to call, in the user's names."""
     named = group.name or UserName(group.subject)
     said, name, n = named.text, named.in_code, group.count
@@ -507,7 +507,7 @@ def _explain(group: _Draft) -> tuple[str, str]:
     return diagnosis, fix
 
 
-def _explain_value(group: _Draft, named: UserName, times: str) -> tuple[str, str]:
+def _explain_value(group: _GroupDraft, named: UserName, times: str) -> tuple[str, str]:
     """A Python value the graph was specialised on, by what it is: a bool flag (one graph per value, and no
     more), a value automatic dynamic made symbolic (later values reuse it) or that the code made a constant
     again (a ModuleList index: no tensor can stand for it), an int or a float Dynamo kept specialised."""
@@ -561,7 +561,7 @@ def _is_float(value: str) -> bool:
     return not value.lstrip("-").isdigit()
 
 
-def _explain_size(group: _Draft, named: UserName, times: str) -> tuple[str, str]:
+def _explain_size(group: _GroupDraft, named: UserName, times: str) -> tuple[str, str]:
     """A size change, by cause: an input's shape (mark it dynamic) or a size that comes out of the data
     (an op like nonzero broke the graph; no input can be marked for it)."""
     said, name = named.text, named.in_code
