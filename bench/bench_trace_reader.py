@@ -64,11 +64,11 @@ with collector_paused():  # as the app's load worker and the command line read a
     if what == "first_view":
         statuses = [unit.status for unit in session.units]
         analysis = SessionAnalysis(session)  # the navigator, the problems and the verdict's headline
-        problems, headline = analysis.problems, at_a_glance(analysis).headline
+        problems, headline = analysis.issues, at_a_glance(analysis).headline
         facts.update(kernels=sum(len(unit.kernels) for unit in session.units), problems=len(problems))
     else:
         summary = session_summary(session)
-        problems = SessionAnalysis(session).problems
+        problems = SessionAnalysis(session).issues
         facts.update(kernels=summary["kernels"]["total"], problems=len(problems),
                      stages=len(summary["compile_time"]["self_s"]), unreadable=len(summary["unreadable"]))
 children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the md5 helper's share

@@ -53,7 +53,7 @@ def _exercise(path: Path) -> None:
     analysis = SessionAnalysis(open_session(path))
     summary = summarize(analysis)
     render_text(summary), render_report(analysis), markdown(summary), sarif_log(summary)
-    list(analysis.problems)
+    list(analysis.issues)
     for unit in analysis.session.units:
         for graph in unit.graphs.values():
             graph.graph

@@ -99,7 +99,7 @@ def test_issue_figures_rebuilt_from_a_real_capture(tmp_path):
     assert f"{run.speedup.value:.3g}" == "0.00157"
     assert run.speedup.state == INCONCLUSIVE and "--threads 1" in run.speedup.sentence()
     assert "direction certain" not in run.speedup.sentence() and not any(
-        problem.kind.value == "slower" for problem in run.problems)
+        problem.kind.value == "slower" for problem in run.issues)
     # the whole interval below 1 on a busy machine: SLOWER, with the machine's state beside it
     below = [(1e-3, c * 1e-3) for c in (1.05, 3.0, 1.1, 1.08, 2.9, 6.0, 3.2, 1.1, 2.8, 5.0, 3.1, 1.12)]
     run = SessionAnalysis(open_session(edited_copy(tmp_path / "below", **timed_state(below, BUSY))))

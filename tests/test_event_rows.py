@@ -77,7 +77,7 @@ def test_a_damaged_event_is_counted_once_when_read_and_when_checked_later(tmp_pa
     later = read_trace_log(damaged, verify_md5=False)
     assert not later.problems and set(later.events.states) == {EventRows.UNCHECKED}
     later.verify_payloads()
-    assert later.problems.to_json() == checked.problems.to_json()
+    assert later.problems.get_state() == checked.problems.get_state()
     assert bytes(later.events.states) == bytes(checked.events.states)
 
 
@@ -103,7 +103,7 @@ def test_the_stage_spans_are_the_same_from_a_checked_and_an_unchecked_read(tmp_p
         session = build_trace_session([damaged], damaged, verify_md5=verify)
         return [(str(unit.compile_id), [(span.name, span.start_us, span.end_us, len(span.children))
                                         for root in unit.spans for span in root.walk()])
-                for unit in session.units], session.problems.to_json()
+                for unit in session.units], session.problems.get_state()
 
     assert spans(True) == spans(False)
     assert spans(True)[0][0][1], "the first unit has its stages"
@@ -140,4 +140,4 @@ def test_a_stage_end_without_its_start_is_counted_in_an_otherwise_whole_log(tmp_
     log.write_text(line + LOG.read_text())
     session = build_trace_session([log], log)
     session.units[0].spans
-    assert session.problems.to_json()["unmatched_span_end"]["examples"] == ["never_began at 1"]
+    assert session.problems.get_state()["unmatched_span_end"]["examples"] == ["never_began at 1"]

@@ -183,7 +183,7 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
     assert "falls back to eager" in limit.text
     from inspector.core.analysis.session_analysis import SessionAnalysis
 
-    titles = [problem.title for problem in SessionAnalysis(session).problems]
+    titles = [problem.title for problem in SessionAnalysis(session).issues]
     assert "Recompile limit reached: frame 1 scale now runs eagerly" in titles
     assert "Recompile ×3 scale: x dtype (Float → Double → Half → BFloat16)" in titles
 

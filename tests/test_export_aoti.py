@@ -100,7 +100,7 @@ def test_a_draft_export_log_reports_each_issue_torch_reported(draft_run):
     assert guard.expression == "x.shape[0] == 4" and "Dim.AUTO" in guard.fix  # the input as the user names it
     assert analysis.session.units[0].graphs["exported_program"].graph.op_nodes
     shapes = dict(analysis.shapes)[analysis.session.units[0]]
-    assert [event.location.line for event in shapes if event.kind == "guard"] == [guard.issue.location.line]
+    assert [event.user_line.line for event in shapes if event.kind == "guard"] == [guard.issue.location.line]
 
 
 def test_export_issues_reach_every_output_and_the_gate(draft_run, tmp_path):

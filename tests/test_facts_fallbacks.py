@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import SCENARIOS, run_traced, torch_available
-from inspector.core.analysis.attention import CountersCheck
+from inspector.core.analysis.notices import CountersCheck
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text

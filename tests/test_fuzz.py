@@ -100,7 +100,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     analysis = SessionAnalysis(session)
     summary = summarize(analysis)
     outputs = [json.dumps(finite(summary), allow_nan=False), render_text(summary), render_report(analysis)]
-    outputs += [f"{problem.title}\n{problem.detail}" for problem in analysis.problems]
+    outputs += [f"{problem.title}\n{problem.detail}" for problem in analysis.issues]
     build_timeline(session)
     outputs.append(json.dumps(chrome_trace(session)))
     break_map(session)
@@ -120,7 +120,7 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
     if with_diff:
         outputs.append(json.dumps(finite(diff_runs(session, session)), allow_nan=False))
         outputs += [check.reason for check in check_run(session, session, 0, 1.0, 1.0, 0.1)]
-    outputs.append(json.dumps(session.problems.to_json()))
+    outputs.append(json.dumps(session.problems.get_state()))
     return outputs
 
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, Qt  # noqa: E402
 
 from conftest import open_and_wait  # noqa: E402
 
-from inspector.core.analysis.break_map import Gap, Region, break_map  # noqa: E402
+from inspector.core.analysis.break_map import CompiledRegion, Gap, break_map  # noqa: E402
 from inspector.core.model.fx_graph_text import parse_fx_graph  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
 from inspector.core.graphs.graph_layout import dot_program, layout  # noqa: E402
@@ -95,10 +95,11 @@ def test_break_map_shows_regions_and_breaks_in_program_order():
     rows = break_map(open_session(BUNDLED))
     assert len(rows) == 2
     first = rows[0]
-    assert [type(part).__name__ for part in first] == ["Region", "Gap", "Region", "Gap", "Region"]
-    assert [str(part.unit.compile_id) for part in first if isinstance(part, Region)] == ["[0/0]", "[1/0]", "[2/0]"]
+    assert [type(part).__name__ for part in first] == ["CompiledRegion", "Gap"] * 2 + ["CompiledRegion"]
+    assert [str(part.unit.compile_id) for part in first
+            if isinstance(part, CompiledRegion)] == ["[0/0]", "[1/0]", "[2/0]"]
     assert [part.brk.kind for part in first if isinstance(part, Gap)] == ["data_dependent", "explicit"]
-    assert all(part.measured for part in rows[1] if isinstance(part, Region))  # the profiled compilation
+    assert all(part.measured for part in rows[1] if isinstance(part, CompiledRegion))  # the profiled compilation
 
 
 def test_export_svg_and_tiled_png(qtbot, window, tmp_path, monkeypatch):

@@ -38,7 +38,7 @@ def test_a_damaged_dynamo_code_index_is_counted_and_the_session_opens(tmp_path):
     unit = next(unit for unit in session.units if str(unit.compile_id) == "[0/0]")
     texts = {artifact.name: artifact.text for artifact in unit.artifacts if artifact.name.startswith("forward_")}
     assert texts == {"forward_MODIFIED_SOURCE": "def forward(self, x):\n    return __compiled_fn_1(x)\n"}
-    assert session.problems.to_json()["bad_record"]["count"] == 2
+    assert session.problems.get_state()["bad_record"]["count"] == 2
 
 
 def test_a_sources_index_naming_files_outside_its_folder_is_not_followed(tmp_path):

@@ -384,7 +384,7 @@ def _index_facts(log) -> tuple:
     return ([(record.line_no, record.kind, record.name, record.payload_start, record.payload_end,
               record.payload_intact) for record in log.records],
             list(zip(events.line_nos, events.starts, events.ends, events.states, events.compile_ids)),
-            log.problems.to_json(), log.size)
+            log.problems.get_state(), log.size)
 
 
 @pytest.mark.parametrize("helper", ["keeps_up", "falls_behind", "dies"])
@@ -531,7 +531,7 @@ def _spans_and_problems(session) -> tuple:
     spans = [(str(unit.compile_id), [(span.name, span.start_us, span.end_us, span.compile_id, span.depth, span.args,
                                       len(span.children)) for root in unit.spans for span in root.walk()],
               [(marker.name, marker.ts_us, marker.args) for marker in unit.markers]) for unit in session.units]
-    return spans, session.problems.to_json()
+    return spans, session.problems.get_state()
 
 
 def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp_path, cache_dir, monkeypatch):

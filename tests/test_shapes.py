@@ -32,7 +32,7 @@ def test_symbols_guards_and_specialisations_match_torchs_log(shapes_run):
     ours = {str(unit.compile_id): events for unit, events in analysis.shapes}
     logs = shapes_run.torch_logs
     symbols = {(f"[{m['id']}]", m["symbol"], m["value"], m["source"], m["line"]) for m in _SYMBOL.finditer(logs)}
-    assert symbols and symbols == {(cid, e.symbol, e.value, e.source, f":{e.location.line}")
+    assert symbols and symbols == {(cid, e.symbol, e.value, e.source, f":{e.user_line.line}")
                                    for cid, events in ours.items() for e in events if e.kind == "symbol"}
     guards = {(f"[{m['id']}]", m["expr"]) for m in _GUARD.finditer(logs)}
     assert guards and guards == {(cid, e.detail.split("  (")[0]) for cid, events in ours.items()
@@ -41,7 +41,7 @@ def test_symbols_guards_and_specialisations_match_torchs_log(shapes_run):
     found = [(cid, e) for cid, events in ours.items() for e in events if e.kind == "specialization"]
     assert special == {(cid, e.symbol, e.value) for cid, e in found} and len(found) == 1
     cid, event = found[0]
-    assert event.shown_source == "x.shape[0]" and "if x.shape[0] == 4" in event.location.code
+    assert event.shown_source == "x.shape[0]" and "if x.shape[0] == 4" in event.user_line.code
 
 
 def test_the_recompile_is_explained_by_the_line_that_made_its_dim_static(shapes_run):

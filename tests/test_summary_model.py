@@ -142,17 +142,17 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
     (reading every recompile's guards, ~0.06 s of a 106 MB log's reopen): the same problems, jumps to
     units and ranks included. A kept entry that is not what the app writes is found afresh instead."""
     from inspector.core.analysis import session_analysis
-    from inspector.core.outputs.cached_summary import session_problems
+    from inspector.core.outputs.cached_summary import session_issues
 
     path = cached_log if which == "bundled" else MULTI_RANK
     analysis = _analysis(path)
-    fresh = analysis.problems
-    assert session_problems(analysis) == fresh and len(fresh) > 1
+    fresh = analysis.issues
+    assert session_issues(analysis) == fresh and len(fresh) > 1
     assert any(problem.units for problem in fresh)
     assert {problem.rank for problem in fresh} == ({None} if which == "bundled" else {0, 1, 2, 3})
-    monkeypatch.setattr(session_analysis, "find_problems", lambda *args: pytest.fail("problems found again on the reopen"))
+    monkeypatch.setattr(session_analysis, "find_issues", lambda *args: pytest.fail("problems found again on the reopen"))
     again = _analysis(path)
-    assert session_problems(again) == fresh
+    assert session_issues(again) == fresh
     if importlib.util.find_spec("PySide6") is not None:  # the app's load worker finds none either
         from inspector.gui.qt_session_model import load_session
 
@@ -161,7 +161,7 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
     index_cache.store_summary(summary_identity(again), {"problems": [["graph_break", "warning", "cut short"]]}, "problems")
     monkeypatch.undo()
     monkeypatch.setenv("XDG_CACHE_HOME", os.environ["XDG_CACHE_HOME"])
-    assert session_problems(_analysis(path)) == fresh
+    assert session_issues(_analysis(path)) == fresh
 
 
 def test_kernel_counts_of_logs_without_rank_numbers_are_each_units_own(tmp_path, monkeypatch):

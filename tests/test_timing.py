@@ -88,7 +88,7 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     headline = at_a_glance(analysis).headline
     assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in headline
     assert "INCONCLUSIVE" not in headline
-    (problem,) = [problem for problem in analysis.problems if problem.kind.value == "slower"]
+    (problem,) = [problem for problem in analysis.issues if problem.kind.value == "slower"]
     assert f"{low:.2g}–{high:.2g}× slower" in problem.title
     summary = summarize(analysis)
     assert summary["speedup"]["state"] == "slower" and summary["speedup"]["size_certain"] is False

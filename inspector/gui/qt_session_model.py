@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.dask_engine import DaskTarget, EngineUnavailable, overview_on_dask
-from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report, report_so_far
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.analysis.source_time import SourceTime
@@ -22,7 +22,7 @@ from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
 from inspector.core.model.session import CompileUnit, Session
 from inspector.core.numbers import megabytes
-from inspector.core.outputs.cached_summary import kernel_counts, session_glance, session_problems
+from inspector.core.outputs.cached_summary import kernel_counts, session_glance, session_issues
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
@@ -85,9 +85,9 @@ class LoadedSession:
                 "only, and a unit still compiling there shows as cut off; the whole log is being read.")
 
     @cached_property
-    def problems(self) -> list[Problem]:
+    def problems(self) -> list[Issue]:
         """Every problem, worst first; on a reopen, from the index cache."""
-        return session_problems(self.analysis)
+        return session_issues(self.analysis)
 
     @property
     def kernel_time(self) -> SourceTime | None:

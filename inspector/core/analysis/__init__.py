@@ -1,1 +1,1 @@
-"""Figures and findings derived from a session: fusion, break sites, verdict, problems, kernels, diffs."""
+"""Figures and findings derived from a session: fusion, break sites, verdict, issues, kernels, diffs."""

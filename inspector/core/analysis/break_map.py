@@ -15,7 +15,9 @@ _REGION = re.compile(rf"^{COMPILED_REGION}: (?P<id>\d+/\d+)")
 
 
 @dataclass(frozen=True)
-class Region:
+class CompiledRegion:
+    """A unit's compiled code on the break map, with its time (run time from the profile, else compile time)."""
+
     unit: CompileUnit
     seconds: float | None
     measured: bool  # run time from the profile (True) or compile time (False)
@@ -67,7 +69,7 @@ def region_run_times(session: Session) -> dict[str, float]:
     return times
 
 
-def break_map(session: Session, rank: Rank | None = None) -> list[list[Region | Gap]]:
+def break_map(session: Session, rank: Rank | None = None) -> list[list[CompiledRegion | Gap]]:
     """The rows of `rank` (one of `session.ranks`), or of every rank when none is given."""
     run_times = region_run_times(session)
     rows: dict[tuple, list[CompileUnit]] = {}
@@ -76,12 +78,12 @@ def break_map(session: Session, rank: Rank | None = None) -> list[list[Region | 
     resumes = resume_units(rank.units if rank is not None else session.units)
     result = []
     for key in sorted(rows, key=lambda k: (k[0] or 0, k[1] or -1, k[2])):
-        row: list[Region | Gap] = []
+        row: list[CompiledRegion | Gap] = []
         for unit in sorted(rows[key], key=lambda u: u.compile_id.frame):
             own = f"{unit.compile_id.frame}/{unit.compile_id.compile}"
             measured = own in run_times
             seconds = run_times.get(own, unit.metric("entire_frame_compile_time_s"))
-            row.append(Region(unit, seconds, measured))
+            row.append(CompiledRegion(unit, seconds, measured))
             row += [Gap(brk, resume_after(brk, unit, resumes)) for brk in unit.breaks[:1]]  # the break ending it
         result.append(row)
     return result

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inspector.core.analysis.figures import BreakSite, break_sites
+from inspector.core.model.records import Record
 from inspector.core.model.session import CompileUnit, GraphBreak, Session
 from inspector.core.readers.break_reasons import chained_parts
 from inspector.core.readers.graph_break_registry import BreakRegistry, BreakType, find_registry
@@ -20,7 +21,9 @@ KIND_TYPES = {"data_dependent": "Data-dependent branching", "explicit": "Call to
 
 
 @dataclass(frozen=True)
-class BreakTypeMatch:
+class BreakTypeMatch(Record):
+    """A break's entry in torch's graph-break registry, and how it was found."""
+
     gb_id: str
     gb_type: str
     explanation: str  # the registry's general explanation of this break type
@@ -30,11 +33,6 @@ class BreakTypeMatch:
     # the breaks torch raised while handling this one, in its words: `GB7000 graph break in loop` (it then
     # skipped the whole frame)
     chained: tuple[str, ...] = ()
-
-    def to_json(self) -> dict:
-        return {"gb_id": self.gb_id, "gb_type": self.gb_type, "explanation": self.explanation,
-                "hints": list(self.hints), "url": self.url, "matched_by": self.matched_by,
-                **({"chained": list(self.chained)} if self.chained else {})}
 
     @property
     def text(self) -> str:

@@ -66,7 +66,7 @@ class Machine:
     suggested_threads: int | None = None
     crowding: str = ""  # "2 torch threads on about 0.3 free core(s)" when oversubscribed
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         extra = {"oversubscribed": True, "suggested_threads": self.suggested_threads,
                  "crowding": self.crowding} if self.oversubscribed else {}
         return {"busy": self.busy, "note": self.note, **extra}
@@ -145,17 +145,16 @@ class Speedup:
         return {FASTER: "faster", SLOWER: "SLOWER", NO_DIFFERENCE: "no difference", INCONCLUSIVE: "inconclusive",
                 UNMEASURED: "not measured"}[self.state]
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"state": self.state.value, "value": self.value, "low": self.low, "high": self.high,
                 "confidence": CONFIDENCE if self.has_interval else None, "rounds": self.rounds,
-                "reason": self.reason, "machine": self.machine.to_json() if self.machine else None,
+                "reason": self.reason, "machine": self.machine.get_state() if self.machine else None,
                 "size_certain": self.size_certain, "cause": self.cause.value, "text": self.sentence()}
 
-    get_state = to_json  # with `from_state`, the pair a record's field needs (model/records.py)
 
     @classmethod
     def from_state(cls, state: dict) -> Speedup:
-        """The estimate its `to_json` wrote (a summary read back from the cache or a file)."""
+        """The estimate its `get_state` wrote (a summary read back from the cache or a file)."""
         machine = state.get("machine")
         cause = state.get("cause")
         return cls(state=SpeedupState(state["state"]), value=state.get("value"), low=state.get("low"),

@@ -7,9 +7,11 @@ one trie, as tlparse's index page folds them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CacheEvent, CompileUnit, SourceLocation, TextArtifact
 from inspector.core.analysis.user_names import shown_name
 from inspector.core.readers.break_reasons import is_library_file
@@ -68,19 +70,19 @@ class MetricRow:
     known: bool = True
     raw: object = field(default=None, compare=False, repr=False)  # as torch wrote it, for the JSON
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"name": self.name, "value": self.value, "unit": self.unit, "known": self.known}
 
 
 @dataclass(frozen=True)
-class CacheLookup:
+class CacheLookup(Record):
     """One lookup of the FX graph or AOTAutograd cache: hit, miss or bypass, and why where torch says."""
 
     cache: str  # fx_graph | aotautograd
     outcome: str  # hit | miss | bypass
-    reason: str = ""  # a bypass's cause ("Can't cache HigherOrderOperator: cond")
-    key: str = ""
-    time_saved_ms: float | None = None
+    reason: str | None  # a bypass's cause ("Can't cache HigherOrderOperator: cond")
+    key: str | None
+    time_saved_ms: float | None
 
     @property
     def described(self) -> str:
@@ -88,73 +90,68 @@ class CacheLookup:
         why = f": {self.reason}" if self.reason else ""
         return f"{self.cache.replace('_', ' ')} cache {self.outcome}{why}{saved}"
 
-    def to_json(self) -> dict:
-        return {"cache": self.cache, "outcome": self.outcome, "reason": self.reason or None, "key": self.key or None,
-                "time_saved_ms": self.time_saved_ms}
-
 
 @dataclass(frozen=True)
-class Failure:
+class FailureLink(Record):
     """One link of a failure or restart chain: what torch raised, its break type where it names one."""
 
     kind: str  # "failure" (fail_type/fail_reason) | "restart" (a restart_reasons entry)
     type: str
+    break_type: str | None  # "GB0099"
+    summary: str  # the text in one line with its root cause (`CompileUnit.fail_summary`)
     text: str
-    break_type: str | None = None  # "GB0099"
-    summary: str = ""  # the text in one line with its root cause (`CompileUnit.fail_summary`)
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "type": self.type, "break_type": self.break_type, "summary": self.summary,
-                "text": self.text}
 
 
 @dataclass(frozen=True)
-class CodeText:
-    """A piece of the code Dynamo wrote that the log carries: a resume function's bytecode, the guards."""
+class CodeText(Record):
+    """A piece of the code Dynamo wrote that the log carries: a resume function's bytecode, the guards.
+    Its text cut at CODE_JSON_CHARS, the cut marked with how much more there was (a unit's guards run
+    to megabytes in a big model: the app shows them whole, from `artifact`)."""
 
     title: str  # "torch_dynamo_resume_in_f_at_6: transformed bytecode"
     function: str | None
     kind: str  # original bytecode | transformed bytecode | guards …
-    artifact: TextArtifact = field(repr=False, compare=False)
+    text: str | None = None
+    artifact: TextArtifact | None = live(None)  # the log's record (a text read back from a summary: None)
 
-    def to_json(self) -> dict:
-        """Its text too, cut at CODE_JSON_CHARS (a unit's guards run to megabytes in a big model: the
-        app shows them whole), the cut marked with how much more there was."""
-        text = self.artifact.text
-        if len(text) > CODE_JSON_CHARS:
-            text = f"{text[:CODE_JSON_CHARS]}\n# … cut: {len(text) - CODE_JSON_CHARS:,} more characters\n"
-        return {"title": self.title, "function": self.function, "kind": self.kind, "text": text}
+
+def _code_text(title: str, function: str | None, kind: str, artifact: TextArtifact) -> CodeText:
+    text = artifact.text
+    if len(text) > CODE_JSON_CHARS:
+        text = f"{text[:CODE_JSON_CHARS]}\n# … cut: {len(text) - CODE_JSON_CHARS:,} more characters\n"
+    return CodeText(title, function, kind, text, artifact=artifact)
 
 
 @dataclass(frozen=True)
-class CompileDetail:
-    """One unit's page: every list in the order the log wrote it."""
+class TriggerFrame(Record):
+    """One frame of the user's code in the stack that triggered a compile."""
 
-    compile_id: str
-    trigger: tuple[SourceLocation, ...]  # the user's frames of the dynamo_start stack, outermost first
-    failures: tuple[Failure, ...]
-    attempts: int
-    metrics: tuple[MetricRow, ...]
-    cache: tuple[CacheLookup, ...]
+    file: str
+    line: int | None
+    function: str | None
+    code: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where} in {self.function}" if self.function else where
+
+
+@dataclass(frozen=True)
+class UnitCompile(Record):
+    """One unit's page, what tlparse shows on a compile's page: the trigger stack, restarts and failure,
+    every metrics field (`unknown_metrics` names those of another torch version), cache lookups,
+    Dynamo's code; every list in the order the log wrote it."""
+
+    trigger: tuple[TriggerFrame, ...]  # the user's frames of the dynamo_start stack, outermost first
+    failures: tuple[FailureLink, ...]
+    metrics: Mapping[str, Any]  # as torch wrote them
+    unknown_metrics: list[str]
+    cache_lookups: tuple[CacheLookup, ...]
     code: tuple[CodeText, ...]
+    metric_rows: tuple[MetricRow, ...] = live()  # the metrics as shown (a page read back from a summary: none)
 
-    @property
-    def unknown_metrics(self) -> list[str]:
-        return [row.name for row in self.metrics if not row.known]
-
-    def to_json(self) -> dict:
-        return {
-            "trigger": [_frame_json(frame) for frame in self.trigger],
-            "failures": [failure.to_json() for failure in self.failures],
-            "metrics": {row.name: row.raw for row in self.metrics},
-            "unknown_metrics": self.unknown_metrics,
-            "cache_lookups": [lookup.to_json() for lookup in self.cache],
-            "code": [text.to_json() for text in self.code],
-        }
-
-
-def _frame_json(frame: SourceLocation) -> dict:
-    return {"file": frame.file, "line": frame.line, "function": frame.function, "code": frame.code}
+    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookup],
+              "code": [CodeText]}
 
 
 def trigger_stack(unit: CompileUnit) -> list[SourceLocation]:
@@ -194,13 +191,13 @@ def cache_lookups(events: Iterable[CacheEvent]) -> list[CacheLookup]:
         detail = event.detail
         reason = detail.get("reason") or detail.get("cache_bypass_reason") or detail.get("cache_status_detailed") or ""
         saved = detail.get("time_saved_ms")
-        lookups.append(CacheLookup(event.cache, event.outcome, " ".join(str(reason).split()),
-                                   str(detail.get("key") or detail.get("cache_key") or ""),
+        lookups.append(CacheLookup(event.cache, event.outcome, " ".join(str(reason).split()) or None,
+                                   str(detail.get("key") or detail.get("cache_key") or "") or None,
                                    float(saved) if isinstance(saved, (int, float)) else None))
     return lookups
 
 
-def failure_chain(unit: CompileUnit) -> list[Failure]:
+def failure_chain(unit: CompileUnit) -> list[FailureLink]:
     """The restarts in the order Dynamo made them, then the failure that ended the compile."""
     chain = [_failure("restart", reason) for reason in unit.restart_reasons]
     if unit.fail_type:
@@ -208,14 +205,14 @@ def failure_chain(unit: CompileUnit) -> list[Failure]:
     return chain
 
 
-def _failure(kind: str, text: str, type_name: str | None = None, summary: str = "") -> Failure:
+def _failure(kind: str, text: str, type_name: str | None = None, summary: str = "") -> FailureLink:
     found = _GB_ID.search(text)
     if type_name is None:
         named = _EXC_CLASS.match(text.strip())  # older torch: "<class '…Unsupported'>: …"
         type_name = named.group(1) if named else text.strip().splitlines()[0][:120] if text.strip() else "?"
     if not summary and text.strip():
         summary = " ".join(text.strip().splitlines()[0].split())
-    return Failure(kind, _EXC_CLASS.sub(r"\1", type_name), text, found.group(1).upper() if found else None, summary)
+    return FailureLink(kind, _EXC_CLASS.sub(r"\1", type_name), found.group(1).upper() if found else None, summary, text)
 
 
 def code_texts(unit: CompileUnit) -> list[CodeText]:
@@ -224,47 +221,61 @@ def code_texts(unit: CompileUnit) -> list[CodeText]:
     for artifact in unit.artifacts:
         name = artifact.name
         if name in GUARD_ARTIFACTS:
-            found.append(CodeText(GUARD_ARTIFACTS[name], unit.function, GUARD_ARTIFACTS[name], artifact))
+            found.append(_code_text(GUARD_ARTIFACTS[name], unit.function, GUARD_ARTIFACTS[name], artifact))
             continue
         for suffix, kind in CODE_SUFFIXES.items():
             if name.endswith(suffix):
                 function = name[:-len(suffix)]
-                found.append(CodeText(f"{shown_name(function)}: {kind}", function, kind, artifact))
+                found.append(_code_text(f"{shown_name(function)}: {kind}", function, kind, artifact))
     return found
 
 
-def compile_detail(unit: CompileUnit) -> CompileDetail:
-    return CompileDetail(str(unit.compile_id), tuple(trigger_stack(unit)), tuple(failure_chain(unit)),
-                         unit.attempts, tuple(metric_rows(unit.full_metrics)), tuple(cache_lookups(unit.cache_events)),
-                         tuple(code_texts(unit)))
+def compile_detail(unit: CompileUnit) -> UnitCompile:
+    rows = metric_rows(unit.full_metrics)
+    return UnitCompile(tuple(TriggerFrame(frame.file, frame.line, frame.function, frame.code)
+                             for frame in trigger_stack(unit)),
+                       tuple(failure_chain(unit)), {row.name: row.raw for row in rows},
+                       [row.name for row in rows if not row.known], tuple(cache_lookups(unit.cache_events)),
+                       tuple(code_texts(unit)), metric_rows=tuple(rows))
 
 
 # --- the stack trie -------------------------------------------------------------------------------
 
-@dataclass
-class StackNode:
-    """One frame of the trie: the units whose trigger stack ends here, and the frames called from it."""
+@dataclass(frozen=True)
+class StackTrieNode(Record):
+    """A frame of the trigger-stack trie, the compiles whose stack ends there, and the frames it called."""
 
     frame: str  # "demo.py:14 in <module>: f(x)"
+    compile_ids: list[str]
+    children: tuple[StackTrieNode, ...]
+
+
+StackTrieNode.NESTED = {"children": [StackTrieNode]}
+
+
+@dataclass
+class _Fold:
+    """A trie node as `stack_trie` folds the stacks into it, before it is a record."""
+
+    frame: str
     units: list[str] = field(default_factory=list)
-    children: dict[tuple, StackNode] = field(default_factory=dict)  # by (file, line, function)
+    children: dict[tuple, _Fold] = field(default_factory=dict)  # by (file, line, function)
 
-    def to_json(self) -> dict:
-        return {"frame": self.frame, "compile_ids": self.units,
-                "children": [child.to_json() for child in self.children.values()]}
+    def record(self) -> StackTrieNode:
+        return StackTrieNode(self.frame, self.units, tuple(child.record() for child in self.children.values()))
 
 
-def frame_label(frame: SourceLocation) -> str:
+def frame_label(frame: SourceLocation | TriggerFrame) -> str:
     """"file:line in function: code", a resume function named as lists name it."""
     code = f": {frame.code.strip()}" if frame.code and frame.code.strip() else ""
     where = f"{frame.file}:{frame.line}" if frame.line is not None else frame.file
     return f"{where} in {shown_name(frame.function)}{code}" if frame.function else f"{where}{code}"
 
 
-def stack_trie(units: Iterable[CompileUnit]) -> list[StackNode]:
+def stack_trie(units: Iterable[CompileUnit]) -> list[StackTrieNode]:
     """The trigger stacks of `units` folded on their common frames (tlparse's stack trie): each unit's
     compile id sits on the frame where its stack ends."""
-    roots: dict[tuple, StackNode] = {}
+    roots: dict[tuple, _Fold] = {}
     for unit in units:
         stack = trigger_stack(unit)
         if not stack:
@@ -273,8 +284,8 @@ def stack_trie(units: Iterable[CompileUnit]) -> list[StackNode]:
         for frame in stack:  # folded on where the frame is: its code line is as the log read it then
             node = level.get((frame.file, frame.line, frame.function))
             if node is None:
-                node = level[(frame.file, frame.line, frame.function)] = StackNode(frame_label(frame))
+                node = level[(frame.file, frame.line, frame.function)] = _Fold(frame_label(frame))
             level = node.children
         node.units.append(str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})")
-    return list(roots.values())
+    return [root.record() for root in roots.values()]
 

@@ -34,7 +34,7 @@ class Concurrency:
     wall_s: float  # time during which at least one of them ran
     peak: int  # most of them running at once
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"count": self.count, "busy_s": self.busy_s, "wall_s": self.wall_s, "peak": self.peak}
 
 

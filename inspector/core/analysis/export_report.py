@@ -6,9 +6,11 @@ correct one, free a dynamic dim a guard specialised."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from inspector.core.analysis.shapes import user_source
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, ExportIssue, Session, SourceLocation
 
 KINDS = {"data_dependent": "data-dependent expression", "missing_fake_kernel": "missing fake kernel",
@@ -18,24 +20,34 @@ _RELATION = re.compile(r"(Eq|Ne|Lt|Le|Gt|Ge)\((.*)\)")
 
 
 @dataclass(frozen=True)
-class ExportFinding:
-    issue: ExportIssue
-    rank: int | None
+class ExportFinding(Record):
+    """An issue torch.export met, at the user's line, in the user's names, with what to do about it."""
+
+    kind: str
+    subject: str  # the expression or op as torch names it
     expression: str  # the subject in the user's names where the log gives them
+    rank: int | None
+    location: str | None  # the user's line, as text
+    file: str | None
+    line: int | None
+    code: str | None
+    count: int
+    assumed: str | None  # what export assumed the expression was
+    sources: Mapping[str, str]  # symbol → the input it stands for
     what: str  # the issue in words
     fix: str
+    issue: ExportIssue | None = live(None)  # the issue as the log holds it (a finding read back from a summary: None)
 
     @property
     def title(self) -> str:
-        return f"{KINDS.get(self.issue.kind, self.issue.kind)}: {self.expression}"
+        return f"{KINDS.get(self.kind, self.kind)}: {self.expression}"
 
-    def to_json(self) -> dict:
-        location = self.issue.location
-        return {"kind": self.issue.kind, "subject": self.issue.subject, "expression": self.expression,
-                "rank": self.rank, "location": str(location) if location else None,
-                "file": location.file if location else None, "line": location.line if location else None,
-                "code": location.code if location else None, "count": self.issue.count, "assumed": self.issue.result,
-                "sources": self.issue.sources, "what": self.what, "fix": self.fix}
+
+def _made(issue: ExportIssue, rank: int | None, expression: str, what: str, fix: str) -> ExportFinding:
+    at = issue.location
+    return ExportFinding(issue.kind, issue.subject, expression, rank, str(at) if at else None, at.file if at else None,
+                         at.line if at else None, at.code if at else None, issue.count, issue.result, issue.sources,
+                         what, fix, issue=issue)
 
 
 def export_findings(session: Session) -> list[ExportFinding]:
@@ -77,7 +89,7 @@ def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
     if issue.kind == "data_dependent":
         expression = _in_user_names(issue.subject, issue.names)
         check = expression if issue.result in (None, "True") else f"not ({expression})"
-        return ExportFinding(issue, rank, expression,
+        return _made(issue, rank, expression,
                              f"export could not evaluate `{expression}` (`{issue.subject}`){where}: it depends on a "
                              f"tensor's data, so export assumed {issue.result or 'a value'} and asserts it in the graph "
                              f"(met {issue.count}×)",
@@ -86,7 +98,7 @@ def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
     if issue.kind == "guard_added":
         expression = _as_python(re.sub(r"\b[su]\d+\b", lambda m: user_source(issue.sources.get(m[0], m[0])), issue.subject))
         inputs = " and ".join(sorted({user_source(source) for source in issue.sources.values()})) or "an input's size"
-        return ExportFinding(issue, rank, expression,
+        return _made(issue, rank, expression,
                              f"export added the guard `{expression}` (`{issue.subject}`){where}: {inputs} was traced as "
                              f"dynamic, but this line made the exported program valid only where the guard holds — the "
                              f"dim is specialised or restricted (met {issue.count}×)",
@@ -95,11 +107,11 @@ def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
                              "`Dim` the range the guard implies")
     op = issue.subject
     if issue.kind == "missing_fake_kernel":
-        return ExportFinding(issue, rank, op, f"torch.ops.{op} has no fake kernel{where}: export cannot trace through it "
+        return _made(issue, rank, op, f"torch.ops.{op} has no fake kernel{where}: export cannot trace through it "
                                               "without running it on real data",
                              f"register one: `@torch.library.register_fake(\"{_qualified(op)}\")` returning "
                              "empty tensors of the output's shape and dtype")
-    return ExportFinding(issue, rank, op, f"the fake kernel of torch.ops.{op} disagrees with the real one{where}"
+    return _made(issue, rank, op, f"the fake kernel of torch.ops.{op} disagrees with the real one{where}"
                                           + (f": {issue.reason}" if issue.reason else ""),
                          "correct the fake kernel's output shapes, strides and dtypes to match the real kernel")
 

@@ -4,52 +4,45 @@ compile time per stage. Every figure is None when the data behind it is missing,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from inspector.core.analysis.compile_wall import TORCH_TIMED, wall_breakdown
 from inspector.core.analysis.unit_origin import eager_trigger
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
 KERNEL_SOURCE_STAGES = ("post_grad", "aot_inference", "aot_forward")
 
 
-@dataclass
-class BreakSite:
-    """All breaks at one place in the user's code (recompiles and restarts repeat them)."""
+@dataclass(frozen=True)
+class BreakSite(Record):
+    """All breaks at one place in the user's code (recompiles and restarts repeat them); `via` only
+    for a site in library code, so summaries of logs without one stay as they were."""
 
     location: str
     reason: str
     kind: str
-    hints: list[str]
+    count: int  # every break there
     code: str | None
-    breaks: list[GraphBreak] = field(default_factory=list)
+    hints: tuple[str, ...]
+    compile_ids: tuple[str, ...]  # sorted
     via: str = ""  # the library frames the user's line called into ("via copy.py:153"), '' for none
-
-    @property
-    def count(self) -> int:
-        return len(self.breaks)
-
-    def to_json(self) -> dict:
-        """The site as the summary writes it; `via` only for a site in library code, so summaries of
-        logs without one stay as they were."""
-        return {"location": self.location, "reason": self.reason, "kind": self.kind, "count": self.count,
-                "code": self.code, "hints": self.hints,
-                "compile_ids": sorted({str(brk.compile_id) for brk in self.breaks}),
-                **({"via": self.via} if self.via else {})}
+    breaks: tuple[GraphBreak, ...] = live()  # the breaks themselves (a site read back from a summary: none)
 
 
 def break_sites(session: Session) -> list[BreakSite]:
-    sites: dict[tuple, BreakSite] = {}
+    sites: dict[tuple, list[GraphBreak]] = {}
     for brk in session.breaks:
-        key = (brk.site, brk.reason)
-        site = sites.get(key)
-        if site is None:
-            where = str(brk.location) if brk.location else brk.reason
-            site = sites[key] = BreakSite(where, brk.reason, brk.kind, brk.hints,
-                                          brk.location.code if brk.location else None, via=brk.via_text)
-        site.breaks.append(brk)
-    return list(sites.values())
+        sites.setdefault((brk.site, brk.reason), []).append(brk)
+    return [_site(breaks) for breaks in sites.values()]
+
+
+def _site(breaks: list[GraphBreak]) -> BreakSite:
+    first = breaks[0]
+    return BreakSite(str(first.location) if first.location else first.reason, first.reason, first.kind, len(breaks),
+                     first.location.code if first.location else None, tuple(first.hints),
+                     tuple(sorted({str(brk.compile_id) for brk in breaks})), via=first.via_text, breaks=tuple(breaks))
 
 
 @dataclass
@@ -192,7 +185,7 @@ def compile_time(session: Session) -> dict:
         "unrecorded_units": [str(unit.compile_id) if unit.rank is None else f"rank {unit.rank} {unit.compile_id}"
                              for unit, _ in unrecorded],
         "per_step_s": wall.per_step_s,
-        "concurrent": {name: work.to_json() for name, work in wall.concurrent.items()},
+        "concurrent": {name: work.get_state() for name, work in wall.concurrent.items()},
         "open_stages": open_stages,
     }
 

@@ -39,7 +39,7 @@ class KernelRow:
 
 
 @dataclass
-class RegionRow:
+class GpuRegion:
     name: str  # "0/1" (compile unit 0/1), CompiledFunction, or OUTSIDE
     calls: int = 0
     cpu_us: float = 0.0
@@ -64,7 +64,7 @@ class GpuProfile:
     rank: int | None
     kernels: list[KernelRow]  # most time first
     by_kind: dict[str, float]  # kernels / copies / fills / collectives → µs
-    regions: list[RegionRow]  # compiled regions, most GPU time first, then what ran outside them
+    regions: list[GpuRegion]  # compiled regions, most GPU time first, then what ran outside them
     devices: list[DeviceTime]
     unlinked: int  # GPU events without a runtime call to tie them to a region
     total_gpu_us: float = field(default=0.0)
@@ -90,9 +90,9 @@ def gpu_profile(trace: ProfilerTrace) -> GpuProfile:
     regions = _regions(trace)
     kernels: dict[str, KernelRow] = {}
     by_kind: dict[str, float] = defaultdict(float)
-    rows = {name: RegionRow(name, len(spans), sum(span.duration_us for span in spans))
+    rows = {name: GpuRegion(name, len(spans), sum(span.duration_us for span in spans))
             for name, spans in _by_name(regions).items()}
-    outside = RegionRow(OUTSIDE)
+    outside = GpuRegion(OUTSIDE)
     starts = {thread: [span.start_us for span in spans] for thread, spans in regions.items()}
     unlinked = 0
     for event in gpu:

@@ -53,10 +53,10 @@ class ModeRow:
         return "; ".join(part for part in ("fastest" if self.mode == fastest_mode else "", self.eager_words(),
                                            cold_warm_text(self)) if part)
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"mode": self.mode, "session": str(self.session), "compile_s": self.compile_s, "steady_s": self.steady_s,
                 "speedup": self.speedup, "breaks": self.breaks, "recompiles": self.recompiles, "kernels": self.kernels,
-                "error": self.error, "vs_eager": self.vs_eager.to_json() if self.vs_eager is not None else None,
+                "error": self.error, "vs_eager": self.vs_eager.get_state() if self.vs_eager is not None else None,
                 "cold": self.cold, "cache_hits": self.cache_hits, "warm_compile_s": self.warm_compile_s,
                 "warm_cache_hits": self.warm_cache_hits}
 
@@ -70,9 +70,9 @@ class Fastest:
     against: dict[str, Speedup]  # other mode → the candidate (B) against it (A)
     text: str
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"mode": self.mode, "text": self.text,
-                "against": {mode: comparison.to_json() for mode, comparison in self.against.items()}}
+                "against": {mode: comparison.get_state() for mode, comparison in self.against.items()}}
 
 
 def compare_modes(sessions: dict[str, Path], warm_sessions: dict[str, Path] | None = None) -> list[ModeRow]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from inspector.core.model.records import Record
 from inspector.core.model.run_results import ProfileOp, RunResults
 
 COMPILED_REGION = "Torch-Compiled Region"
@@ -50,7 +51,7 @@ MIN_PROFILED_CALLS = 10
 
 
 @dataclass(frozen=True)
-class ProfileCheck:
+class ProfileCheck(Record):
     """Σ per-call kernel time of the compiled profile against the measured compiled call (T_execute,
     the median). Kernels run inside the call, so they cannot take longer than it; the two are said to
     agree only within AGREE_BOUND (the profiler's own cost on each op), and the factor is always
@@ -64,10 +65,6 @@ class ProfileCheck:
     call_us: float | None  # T_execute, the median
     slowest_call_us: float | None  # the slowest round (older captures: the 75th percentile call)
     note: str
-
-    def to_json(self) -> dict:
-        return {"consistent": self.consistent, "kernel_us_per_call": self.kernel_us_per_call,
-                "call_us": self.call_us, "slowest_call_us": self.slowest_call_us, "note": self.note}
 
 
 def profile_check(results: RunResults | None, label: str = "compiled") -> ProfileCheck:

@@ -13,6 +13,7 @@ from weakref import WeakKeyDictionary
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import _RESUME, UserName, shown_function, user_name
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, FailedGuard, Session, artifact_record
 from inspector.core.readers.break_reasons import (explain_guard, parse_recompile_reasons, split_guard_comment,
                                                   tensor_mismatch)
@@ -40,8 +41,49 @@ STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stanc
            "\"fail_on_recompile\")` turns any recompile into an error.")
 
 
+@dataclass(frozen=True)
+class RecompileGroup(Record):
+    """Recompiles of one frame for one cause, with the values seen, the diagnosis and the fix."""
+
+    rank: int | None
+    frame: int
+    function: str | None
+    shown: str  # the frame's function as lists name it (`forward (resumed at line 19)`, not Dynamo's resume name)
+    location: str | None
+    file: str | None
+    line: int | None
+    subject: str  # the guarded value: "x", "L['self'].training"
+    user_name: str | None  # the guarded value in the user's words
+    shown_subject: str  # the guarded value as the user wrote it, with Dynamo's name beside it when they differ
+    aspect: str  # "size dim 0", "dtype", "value", "guard"
+    count: int
+    compile_ids: list[str]
+    history: list[str]  # the values it took, first compile first
+    guard: str  # torch's words for the failure against the newest graph: the value that changed
+    failed: list[str]  # every guard that failed, one line per recompile
+    changed: list[str]  # the guarded values that failed against the newest earlier graph
+    every_guard: bool  # the guards come from torch's record of the run: every one that failed is named
+    diagnosis: str
+    fix: str
+    stance: str
+    # what the analysis found on the way (a group read back from a summary has none of it)
+    units: tuple[CompileUnit, ...] = live()  # the recompiles
+    name: UserName | None = live(None)  # the guarded value in the user's words
+    symbol: str | None = live(None)  # from the log's create_symbol record for this dim, when it has one
+    specialised: ShapeEvent | None = live(None)  # where the graph it failed against made this dim a constant
+    respecialised: ShapeEvent | None = live(None)  # a value made symbolic, then made a constant again by the code
+    resumed_from: str | None = live(None)  # the function whose local this is, when a resume function guards it
+
+    @property
+    def title(self) -> str:
+        values = " → ".join(self.history) if self.history else ""
+        return f"{self.shown_subject} {self.aspect}" + (f": {values}" if values else "")
+
+
 @dataclass
-class RecompileGroup:
+class _GroupDraft:
+    """A group as `recompile_groups` gathers it, before it is a record."""
+
     rank: int | None
     frame: int
     function: str | None
@@ -83,46 +125,36 @@ class RecompileGroup:
         """The frame's function as lists name it (`forward (resumed at line 19)`, not Dynamo's resume name)."""
         return shown_function(self.units[0]) if self.units else self.function or "?"
 
-    @property
-    def title(self) -> str:
-        values = " → ".join(self.history) if self.history else ""
-        return f"{self.shown_subject} {self.aspect}" + (f": {values}" if values else "")
-
-    def to_json(self) -> dict:
-        return {"rank": self.rank, "frame": self.frame, "function": self.function, "shown": self.shown_function,
-                "location": self.location,
-                "file": self.file, "line": self.line, "subject": self.subject,
-                "user_name": self.name.user if self.name else None, "shown_subject": self.shown_subject,
-                "aspect": self.aspect,
-                "count": self.count, "compile_ids": [str(unit.compile_id) for unit in self.units],
-                "history": self.history, "guard": self.guard, "failed": self.failed, "changed": self.changed,
-                "every_guard": self.every_guard,
-                "diagnosis": self.diagnosis, "fix": self.fix, "stance": STANCE}
+    def record(self) -> RecompileGroup:
+        return RecompileGroup(
+            self.rank, self.frame, self.function, self.shown_function, self.location, self.file, self.line,
+            self.subject, self.name.user if self.name else None, self.shown_subject, self.aspect, self.count,
+            [str(unit.compile_id) for unit in self.units], self.history, self.guard, self.failed, self.changed,
+            self.every_guard, self.diagnosis, self.fix, STANCE, units=tuple(self.units), name=self.name,
+            symbol=self.symbol, specialised=self.specialised, respecialised=self.respecialised,
+            resumed_from=self.resumed_from)
 
 
-@dataclass
-class RecompileLimit:
+@dataclass(frozen=True)
+class RecompileLimit(Record):
     """The limit of compiles per frame, and the frames that reached it (they then ran eagerly)."""
 
     value: int
     setting: str  # "recompile_limit" (torch ≥ 2.6) or "cache_size_limit"
     from_log: bool
     frames_at_limit: list[str]
-    values: list[int] = field(default_factory=list)  # every value the log records, when they differ
+    values: list[int]  # every value the log records, when they differ
+    text: str  # the limit and who reached it, in words
 
-    @property
-    def text(self) -> str:
-        where = "from the log's dynamo config" if self.from_log else "torch's default; the log does not record it"
-        if len(self.values) > 1:
-            where += f"; it differs between units: {', '.join(map(str, self.values))}"
-        hit = (f" Reached by: {', '.join(self.frames_at_limit)}." if self.frames_at_limit
-               else " No frame reached it in this run.")
-        return (f"torch._dynamo.config.{self.setting} = {self.value} ({where}). A frame that needs more compiles "
-                f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
 
-    def to_json(self) -> dict:
-        return {"value": self.value, "setting": self.setting, "from_log": self.from_log,
-                "frames_at_limit": self.frames_at_limit, "values": self.values, "text": self.text}
+def _limit(value: int, setting: str, from_log: bool, frames_at_limit: list[str], values: list[int]) -> RecompileLimit:
+    where = "from the log's dynamo config" if from_log else "torch's default; the log does not record it"
+    if len(values) > 1:
+        where += f"; it differs between units: {', '.join(map(str, values))}"
+    hit = f" Reached by: {', '.join(frames_at_limit)}." if frames_at_limit else " No frame reached it in this run."
+    return RecompileLimit(value, setting, from_log, frames_at_limit, values,
+                          f"torch._dynamo.config.{setting} = {value} ({where}). A frame that needs more compiles "
+                          f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
 
 
 # Said wherever a recompile failed the guards of more than one earlier graph: torch's record holds no more.
@@ -148,9 +180,34 @@ def every_failed_guard(session: Session, unit: CompileUnit) -> tuple[list[Failed
     return (guards, True) if guards else (logged, False)
 
 
+@dataclass(frozen=True)
+class RecompiledUnit(Record):
+    """A compile unit that is a recompile, with the guards that failed: every one when torch's record
+    of the run has them (`every_guard`), else the first against each earlier graph, as torch's log names them."""
+
+    compile_id: str
+    rank: int | None
+    function: str | None
+    shown: str
+    every_guard: bool
+    failed_guards: tuple[FailedGuard, ...]
+
+    NESTED = {"failed_guards": [FailedGuard]}
+
+
+def recompiled_units(session: Session) -> list[RecompiledUnit]:
+    found = []
+    for unit in session.units:
+        if unit.recompile:
+            guards, every = every_failed_guard(session, unit)
+            found.append(RecompiledUnit(str(unit.compile_id), unit.rank, unit.function, shown_function(unit), every,
+                                        tuple(guards)))
+    return found
+
+
 def recompile_groups(session: Session) -> list[RecompileGroup]:
     """Recompiles grouped by frame and the guard that failed against the newest graph, most frequent first."""
-    groups: dict[tuple, RecompileGroup] = {}
+    groups: dict[tuple, _GroupDraft] = {}
     units = session.units
     for unit in units:
         if not unit.recompile:
@@ -163,7 +220,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         group = groups.get(key)
         if group is None:
             location = unit.location
-            group = groups[key] = RecompileGroup(
+            group = groups[key] = _GroupDraft(
                 unit.rank, unit.compile_id.frame, unit.function, str(location) if location else None,
                 location.file if location else None, location.line if location else None, subject, aspect,
                 guard=guard, name=user_name(session, unit, subject, split_guard_comment(guard)[1]))
@@ -209,7 +266,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         if any(_says_limit_hit(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
                                 "with only a log warning.")
-    return sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))
+    return [group.record() for group in sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))]
 
 
 def guarded_value(guard: str) -> tuple[str, str, str | None, str | None]:
@@ -282,9 +339,9 @@ def recompile_limit(session: Session) -> RecompileLimit:
             at_limit.append(f"frame {first.compile_id.frame} {first.function or '?'}"
                             + (f" (rank {first.rank})" if first.rank is not None else ""))
     if not values:
-        return RecompileLimit(DEFAULT_RECOMPILE_LIMIT, "recompile_limit", False, at_limit)
+        return _limit(DEFAULT_RECOMPILE_LIMIT, "recompile_limit", False, at_limit, [])
     value = min(values)
-    return RecompileLimit(value, values[value], True, at_limit, sorted(values))
+    return _limit(value, values[value], True, at_limit, sorted(values))
 
 
 def _says_limit_hit(text: str) -> bool:
@@ -318,7 +375,7 @@ def _lines_with(text: str, word: str) -> Iterator[str]:
         at = text.find(word, end + 1)  # on past the line's end: an empty word too finds each line once
 
 
-def _specialised_before(by_id: dict[tuple, CompileUnit], group: RecompileGroup) -> ShapeEvent | None:
+def _specialised_before(by_id: dict[tuple, CompileUnit], group: _GroupDraft) -> ShapeEvent | None:
     """The specialisation, in the unit whose guard failed first, of the dim that changed: a dynamic
     dim the code made static (`if x.shape[0] == 4:`) is why a new size could not reuse that graph.
     `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
@@ -332,13 +389,13 @@ def _specialised_before(by_id: dict[tuple, CompileUnit], group: RecompileGroup) 
     return specialisation(previous, f"{_source_of(group)}.size()[{group.aspect.rsplit(' ', 1)[1]}]")
 
 
-def _source_of(group: RecompileGroup) -> str:
+def _source_of(group: _GroupDraft) -> str:
     """Dynamo's source for the guarded value (`L['x']`) from the guard's subject (`x`)."""
     return group.subject if group.subject.startswith(("L[", "G[")) else \
         _SOURCE_OF.sub(r"L['\g<base>']", group.subject, count=1)
 
 
-def _symbol_record(group: RecompileGroup) -> tuple[CompileUnit, dict] | None:
+def _symbol_record(group: _GroupDraft) -> tuple[CompileUnit, dict] | None:
     """(unit, record) of the group's create_symbol record for the guarded value (its source:
     `L['x'].size()[0]`, `L['n']`), when a unit of the group made it symbolic."""
     source = _source_of(group)
@@ -352,7 +409,7 @@ def _symbol_record(group: RecompileGroup) -> tuple[CompileUnit, dict] | None:
     return None
 
 
-def _symbol_text(group: RecompileGroup, made: tuple[CompileUnit, dict]) -> str:
+def _symbol_text(group: _GroupDraft, made: tuple[CompileUnit, dict]) -> str:
     """'The recompile [0/1] made `x` dim 0 symbolic (s77)' (or `n` for a Python int)."""
     unit, record = made
     what = f"`{group.name.in_code if group.name else group.subject}`"
@@ -387,7 +444,7 @@ def _compile_number(against: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
-def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
+def _resumed_local(session: Session, group: _GroupDraft) -> str | None:
     """The function a resume function's guarded local was made in (`score` for `logits`), when it is a
     local the user cannot reach from outside: not an argument of that function (none of its own
     frame's guards name it)."""
@@ -402,7 +459,7 @@ def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     return original
 
 
-def _explain(group: RecompileGroup) -> tuple[str, str]:
+def _explain(group: _GroupDraft) -> tuple[str, str]:
     """The diagnosis and the fix for one group, with the exact API to call, in the user's names."""
     named = group.name or UserName(group.subject)
     said, name, n = named.text, named.in_code, group.count
@@ -450,7 +507,7 @@ def _explain(group: RecompileGroup) -> tuple[str, str]:
     return diagnosis, fix
 
 
-def _explain_value(group: RecompileGroup, named: UserName, times: str) -> tuple[str, str]:
+def _explain_value(group: _GroupDraft, named: UserName, times: str) -> tuple[str, str]:
     """A Python value the graph was specialised on, by what it is: a bool flag (one graph per value, and no
     more), a value automatic dynamic made symbolic (later values reuse it) or that the code made a constant
     again (a ModuleList index: no tensor can stand for it), an int or a float Dynamo kept specialised."""
@@ -466,12 +523,12 @@ def _explain_value(group: RecompileGroup, named: UserName, times: str) -> tuple[
                f"one of them and compiles nothing. For a single graph, pass the flag as a tensor and choose with "
                f"`torch.where` (or `torch.cond`).")
     elif spec is not None:
-        where = f"{PureWindowsPath(spec.location.file).name}:{spec.location.line}" if spec.location else "?"
-        code = f"`{spec.location.code}`" if spec.location and spec.location.code else "the code"
+        where = f"{PureWindowsPath(spec.user_line.file).name}:{spec.user_line.line}" if spec.user_line else "?"
+        code = f"`{spec.user_line.code}`" if spec.user_line and spec.user_line.code else "the code"
         diagnosis += (f" {group.symbol} by automatic dynamic, but {code} at {where} made it a constant again "
                       f"({spec.detail}): each new value compiles a new graph, and automatic dynamic cannot make it "
                       f"reusable.")
-        if spec.location and spec.location.code and f"[{name}]" in spec.location.code:
+        if spec.user_line and spec.user_line.code and f"[{name}]" in spec.user_line.code:
             diagnosis += f" Indexing a ModuleList (or a list) needs a Python int: `{name}` can never be dynamic there."
             fix = (f"Passing `{name}` as a tensor cannot work for an index into a ModuleList or a list: expect one "
                    f"graph per index (raise `torch._dynamo.config.recompile_limit` if there are more indices than it "
@@ -504,7 +561,7 @@ def _is_float(value: str) -> bool:
     return not value.lstrip("-").isdigit()
 
 
-def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[str, str]:
+def _explain_size(group: _GroupDraft, named: UserName, times: str) -> tuple[str, str]:
     """A size change, by cause: an input's shape (mark it dynamic) or a size that comes out of the data
     (an op like nonzero broke the graph; no input can be marked for it)."""
     said, name = named.text, named.in_code
@@ -521,9 +578,9 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
         diagnosis = f"{said} arrived with a new size in dim {dim} ({values}); Dynamo recompiled {times}."
     spec = group.specialised
     if spec is not None:
-        where = f"{PureWindowsPath(spec.location.file).name}:{spec.location.line}" if spec.location else "?"
+        where = f"{PureWindowsPath(spec.user_line.file).name}:{spec.user_line.line}" if spec.user_line else "?"
         diagnosis += (f" The dim was dynamic, but the graph it failed against specialised it: {spec.detail} at {where}"
-                      + (f" by `{spec.location.code}`" if spec.location and spec.location.code else "")
+                      + (f" by `{spec.user_line.code}`" if spec.user_line and spec.user_line.code else "")
                       + ", so no other size could reuse that graph.")
     if group.symbol:
         diagnosis += f" {group.symbol}: automatic dynamic"
@@ -561,7 +618,7 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                f"where later code needs them), or move the op out of the compiled code and pass `{name}` in, "
                f"marked with `torch._dynamo.mark_dynamic({name}, {dim})`.")
     elif spec is not None:
-        line = f"`{spec.location.code}`" if spec.location and spec.location.code else "the code at that line"
+        line = f"`{spec.user_line.code}`" if spec.user_line and spec.user_line.code else "the code at that line"
         fix = (f"Marking the dim dynamic cannot help while {line} compares `{name}.shape[{dim}]` with a constant: "
                "that comparison is what makes the size static. Branch on something that is not the size (a flag, "
                "a config value), write the branch with `torch.cond`, or accept one graph per size it tests.")

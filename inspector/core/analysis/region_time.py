@@ -12,6 +12,7 @@ from pathlib import Path
 
 from inspector.core.analysis.profile_ops import COMPILED_REGION
 from inspector.core.model.read_problems import CATEGORIES
+from inspector.core.model.records import Record
 from inspector.core.model.session import Session
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent, read_profiler_trace
 
@@ -43,25 +44,37 @@ class RegionTime:
         """Own time that is neither a compiled graph nor torch's overhead: eager code run in the region."""
         return max(0.0, self.own_us - self.graph_us - self.overhead_us)
 
-    def per_call(self, calls: int) -> dict:
-        return {"compile_id": self.compile_id, "entries_per_call": self.entries / calls,
-                "span_us": self.span_us / calls, "own_us": self.own_us / calls, "graph_us": self.graph_us / calls,
-                "overhead_us": self.overhead_us / calls, "eager_us": self.eager_us / calls}
+    def per_call(self, calls: int) -> RegionRow:
+        return RegionRow(self.compile_id, self.entries / calls, self.span_us / calls, self.own_us / calls,
+                         self.graph_us / calls, self.overhead_us / calls, self.eager_us / calls)
 
 
 @dataclass(frozen=True)
-class RegionAccounting:
+class RegionRow(Record):
+    """One compiled region's time per profiled call (µs)."""
+
+    compile_id: str
+    entries_per_call: float
+    span_us: float
+    own_us: float
+    graph_us: float
+    overhead_us: float
+    eager_us: float
+
+
+@dataclass(frozen=True)
+class RegionAccounting(Record):
+    """Each compiled region of a profiled call; only `reason` where there is no accounting."""
+
     calls: int  # profiled calls (ProfilerStep spans)
     call_us: float  # wall time of one call, from the steps
-    regions: tuple[dict, ...]  # RegionTime.per_call rows, in the order first entered
+    regions: tuple[RegionRow, ...]  # in the order first entered
     overhead_outside_us: float  # per call: guard checks (and wrappers) before a region is entered
     eager_outside_us: float  # per call: eager work outside every region (before the first, between frames)
     source: str  # the trace it was read from
+    reason: str | None = None  # why there is no accounting (the other fields are then None)
 
-    def to_json(self) -> dict:
-        return {"calls": self.calls, "call_us": self.call_us, "regions": list(self.regions),
-                "overhead_outside_us": self.overhead_outside_us, "eager_outside_us": self.eager_outside_us,
-                "source": self.source}
+    NESTED = {"regions": [RegionRow]}
 
 
 def region_accounting(session: Session, label: str = "compiled") -> tuple[RegionAccounting | None, str]:

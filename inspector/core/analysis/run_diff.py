@@ -58,8 +58,8 @@ def diff_breaks(a: SessionAnalysis, b: SessionAnalysis) -> dict:
     moved = [{"reason": site.reason, "from": site.location, "to": sites_b[k].location}
              for k, site in sites_a.items()
              if k in sites_b and _relative(site.location, base_a) != _relative(sites_b[k].location, base_b)]
-    return {"new": [site.to_json() for k, site in sites_b.items() if k not in sites_a],
-            "fixed": [site.to_json() for k, site in sites_a.items() if k not in sites_b],
+    return {"new": [site.get_state() for k, site in sites_b.items() if k not in sites_a],
+            "fixed": [site.get_state() for k, site in sites_a.items() if k not in sites_b],
             "moved": moved,
             "count_a": len(a.session.breaks), "count_b": len(b.session.breaks),  # every break, not sites
             "sites_a": len(sites_a), "sites_b": len(sites_b)}
@@ -91,7 +91,7 @@ def diff_units(a: Session, b: Session, stage: str | None = None) -> list[dict]:
         for name in stages:
             if name in unit.graphs and name in other.graphs:
                 row["stage"] = name
-                row["graph"] = diff_graphs(unit.graphs[name].graph, other.graphs[name].graph).to_json()
+                row["graph"] = diff_graphs(unit.graphs[name].graph, other.graphs[name].graph).get_state()
             else:
                 row["stage"] = name
                 row["graph"] = None
@@ -125,7 +125,7 @@ def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
     deltas = kernel_time_deltas(run_a, run_b)
     for row in deltas:  # each call site's change judged against the noise of the runs' calls
         change = kernel_change(row["us_a"], row["us_b"], calls, doubt)
-        row.update(change=change.to_json(), noise=change_words(change))
+        row.update(change=change.get_state(), noise=change_words(change))
     code = {}
     for name in common:
         text_a, text_b = _kernel_text(a, kernels_a[name]), _kernel_text(b, kernels_b[name])
@@ -214,8 +214,8 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
         "kernels": diff_kernels(a, b),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
                          "speedup_a": a.verdict.value("speedup"), "speedup_b": b.verdict.value("speedup"),
-                         "verdict_a": a.speedup.to_json(), "verdict_b": b.speedup.to_json(),
-                         "b_vs_a": run_comparison(a, b).to_json()},
+                         "verdict_a": a.speedup.get_state(), "verdict_b": b.speedup.get_state(),
+                         "b_vs_a": run_comparison(a, b).get_state()},
     }
 
 

@@ -1,5 +1,5 @@
 """One analysis of a session, computed once: break sites, fusion per unit and in all, cache rates,
-compile time, warnings, the verdict, the problems and kernel times. The summary JSON, the text and
+compile time, warnings, the verdict, the issues to look at and kernel times. The summary JSON, the text and
 HTML renderings, the run diff, the mode comparison, the CI gate and the views all read this object's
 attributes instead of recomputing figures or reading them back out of the summary dict."""
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from inspector.core.analysis.attention import CountersCheck, Notice, counters_check, notices
+from inspector.core.analysis.notices import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.export_report import ExportFinding, export_findings
 from inspector.core.analysis.figures import (
     BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
 )
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
-from inspector.core.analysis.problems import Problem, find_problems
+from inspector.core.analysis.issues import Issue, find_issues
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.ranks import RankReport, session_rank_report
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
@@ -162,8 +162,8 @@ class SessionAnalysis:
         return counters_check(self.session)
 
     @cached_property
-    def problems(self) -> list[Problem]:
-        return find_problems(self)
+    def issues(self) -> list[Issue]:
+        return find_issues(self)
 
     @cached_property
     def kernel_time(self) -> SourceTime | None:
@@ -226,7 +226,7 @@ def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
 # What the views read of the analysis as soon as a session arrives (`analyse` makes them on the app's
 # load worker, so the UI thread only displays them: on a 1,024-rank job computing them there was ~0.2 s
 # of a 0.85 s freeze). The Ranks view and the dashboard read `ranks`, which fingerprints every unit's
-# graph, and the timeline of a many-rank job takes a few hundred ms. Not here: the problems, the
+# graph, and the timeline of a many-rank job takes a few hundred ms. Not here: the issues, the
 # verdict's fusion figures (which parse every graph) and the units' kernel counts, which the app
 # takes from the index cache on a reopen (outputs/cached_summary.py).
 FIRST_VIEW_FACTS = ("compile_time", "compile_time_per_unit", "warnings", "kernel_time", "ranks", "timeline",

@@ -7,9 +7,10 @@ text: the specialisation names the line (`if x.shape[0] == 4:`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, Session, SourceLocation, artifact_record
 from inspector.core.readers.break_reasons import is_library_file, split_guard_comment
 
@@ -33,23 +34,25 @@ _LOCAL_SOURCE = re.compile(r"^L\['(?P<name>\w+)'\]$")
 
 
 @dataclass(frozen=True)
-class ShapeEvent:
+class ShapeEvent(Record):
+    """A symbol made, a dimension specialised or a guard added, at the user's line."""
+
     kind: str  # symbol | unbacked | guard | specialization | ignored_mark (marked dynamic, compiled static)
     symbol: str | None
     source: str | None  # Dynamo's name for the input: L['x'].size()[0]
+    shown_source: str | None  # the input in the user's words: `x.shape[0]` for L['x'].size()[0], `n` for L['n']
     detail: str  # the value and range, the guard, or what it was specialised to and why
     value: str | None
-    location: SourceLocation | None  # the user's line
+    location: str | None  # the user's line, as text
+    code: str | None  # the code at that line
+    user_line: SourceLocation | None = live(None)  # the line itself (an event read back from a summary: None)
 
-    @property
-    def shown_source(self) -> str | None:
-        """The input in the user's words: `x.shape[0]` for L['x'].size()[0], `n` for L['n']."""
-        return user_source(self.source) if self.source else None
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "symbol": self.symbol, "source": self.source, "shown_source": self.shown_source,
-                "detail": self.detail, "value": self.value, "location": str(self.location) if self.location else None,
-                "code": self.location.code if self.location else None}
+def shape_event(kind: str, symbol: str | None, source: str | None, detail: str, value: str | None,
+                user_line: SourceLocation | None) -> ShapeEvent:
+    return ShapeEvent(kind, symbol, source, user_source(source) if source else None, detail, value,
+                      str(user_line) if user_line else None, user_line.code if user_line else None,
+                      user_line=user_line)
 
 
 def user_source(source: str) -> str:
@@ -93,9 +96,9 @@ def unit_shapes(unit: CompileUnit, problems: ReadProblems | None = None) -> list
         named = record.get("symbol_to_sources")  # a guard's own (export logs create no symbols first)
         for named_symbol, named_source in (named.items() if isinstance(named, dict) else ()):
             sources.setdefault(str(named_symbol), str(named_source))
-        event = ShapeEvent(kind, str(symbol) if symbol else None, str(source) if source else None,
+        event = shape_event(kind, str(symbol) if symbol else None, str(source) if source else None,
                            _detail(kind, record, sources), _value(kind, record), _user_line(record))
-        key = (event.kind, event.symbol, event.source, event.detail, str(event.location))
+        key = (event.kind, event.symbol, event.source, event.detail, str(event.user_line))
         if key not in seen:  # torch logs some twice (the same symbol for the same input): one event
             seen.add(key)
             events.append(event)
@@ -137,7 +140,7 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
             if dim < len(compiled) and compiled[dim] in ("0", "1"):
                 comment = split_guard_comment(line)[1]
                 where = SourceLocation(comment.file, comment.line, comment.function, comment.code) if comment else None
-                shown.append(ShapeEvent(
+                shown.append(shape_event(
                     "ignored_mark", None, f"{source}.size()[{dim}]",
                     f"marked dynamic, compiled static: it had size {compiled[dim]} and Dynamo drops a mark on a size "
                     f"0 or 1 without a word; {ZERO_ONE}", compiled[dim], where))
@@ -158,7 +161,7 @@ def _refined(event: ShapeEvent, guarded: tuple[str | None, str | None, bool] | N
                      else f"range {created}")
     if zero_one:
         detail += f"; {ZERO_ONE}"
-    return ShapeEvent(event.kind, event.symbol, event.source, detail, event.value, event.location)
+    return replace(event, detail=detail)
 
 
 def session_shapes(session: Session) -> list[tuple[CompileUnit, list[ShapeEvent]]]:

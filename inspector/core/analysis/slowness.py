@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.profile_ops import WRAPPERS
+from inspector.core.model.records import Record
 from inspector.core.model.run_results import Profile
 from inspector.core.model.session import Session
 
@@ -17,44 +18,46 @@ RUNTIME_WRAPPERS = ("Pregraph bytecode", "AOTDispatcher", "CompiledFunction")
 
 
 @dataclass(frozen=True)
-class Cost:
+class Cost(Record):
     key: str
     label: str
     us_per_call: float | None
     share: float | None  # of the profiled call's wall time
     detail: str  # what was measured and how
 
-    def to_json(self) -> dict:
-        return {"key": self.key, "label": self.label, "us_per_call": self.us_per_call, "share": self.share,
-                "detail": self.detail}
+
+@dataclass(frozen=True)
+class CudagraphSkip(Record):
+    """A unit whose CUDA graph torch did not record, and torch's reason."""
+
+    compile_id: str
+    reason: str
 
 
 @dataclass(frozen=True)
-class Slowness:
+class Slowness(Record):
+    """Where a compiled call's time goes, from the profile."""
+
     call_us: float | None  # wall time of one profiled compiled call
-    costs: list[Cost]
+    costs: tuple[Cost, ...]
     graphs_per_call: float | None
     launches_per_call: float | None
     launch_detail: str
-    cudagraph_skips: list[dict]  # {"compile_id", "reason"}
+    cudagraph_skips: tuple[CudagraphSkip, ...]
     cudagraph_skip_count: int | None  # torch's counter, when the capture recorded it
     note: str
 
-    def to_json(self) -> dict:
-        return {"call_us": self.call_us, "costs": [cost.to_json() for cost in self.costs],
-                "graphs_per_call": self.graphs_per_call, "launches_per_call": self.launches_per_call,
-                "launch_detail": self.launch_detail, "cudagraph_skips": self.cudagraph_skips,
-                "cudagraph_skip_count": self.cudagraph_skip_count, "note": self.note}
+    NESTED = {"costs": [Cost], "cudagraph_skips": [CudagraphSkip]}
 
 
 def slowness(session: Session) -> Slowness:
     results = session.results
-    skips = [{"compile_id": str(unit.compile_id), "reason": unit.metrics["cudagraph_skip_reason"]}
-             for unit in session.units if unit.metrics.get("cudagraph_skip_reason")]
+    skips = tuple(CudagraphSkip(str(unit.compile_id), unit.metrics["cudagraph_skip_reason"])
+                  for unit in session.units if unit.metrics.get("cudagraph_skip_reason"))
     counted = results.counters.get("inductor", {}).get("cudagraph_skips") if results is not None else None
     profile = results.profile.get("compiled") if results is not None else None
     if profile is None or not profile.wall_s or not profile.ops:
-        return Slowness(None, [], None, None, "", skips, counted,
+        return Slowness(None, (), None, None, "", skips, counted,
                         "no profile of the compiled run: capture an entry-point script with profiling on")
     runs = profile.runs or 1
     call_us = profile.wall_s * 1e6 / runs
@@ -75,7 +78,7 @@ def slowness(session: Session) -> Slowness:
         return Cost(key, label, us, us / call_us if call_us else None, detail)
 
     guard_calls = sum(row.time("count") for row in guard_rows) / runs
-    costs = [
+    costs = (
         cost("guards", "guard checks (Dynamo cache lookup)", guards,
              f"'{GUARD_EVENT}' self time, {guard_calls:g} lookup(s) per call"),
         cost("runtime_wrappers", "torch runtime wrappers", wrappers,
@@ -84,7 +87,7 @@ def slowness(session: Session) -> Slowness:
              f"total time of the {len(graph_rows)} compiled graph(s) called ('{GRAPH_EVENT} …' events)"),
         cost("eager_between", "eager Python and ops between compiled regions", between,
              "the rest of the call: bytecode and eager ops around and between graphs (breaks, resume functions)"),
-    ]
+    )
     launches, launch_detail = _launches(profile, runs)
     return Slowness(call_us, costs, sum(row.time("count") for row in graph_rows) / runs if graph_rows else None,
                     launches, launch_detail, skips, counted,

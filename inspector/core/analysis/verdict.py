@@ -10,6 +10,7 @@ from inspector.core.analysis.figures import BreakSite, FusionStats, model_compil
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import Speedup, break_even_calls, unmeasured_reason
+from inspector.core.model.records import Record
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
@@ -17,18 +18,16 @@ from inspector.core.numbers import seconds
 AMORTISE_CALLS = 1000
 
 
-@dataclass
-class Figure:
+@dataclass(frozen=True)
+class Figure(Record):
+    """One figure of the verdict: its value with the formula and where the number comes from."""
+
     key: str
     label: str
     value: float | None
     unit: str
     formula: str
     source: str  # where the number comes from, or why it is missing
-
-    def to_json(self) -> dict:
-        return {"key": self.key, "label": self.label, "value": self.value, "unit": self.unit,
-                "formula": self.formula, "source": self.source}
 
 
 def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, dict],

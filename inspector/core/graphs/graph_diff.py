@@ -45,7 +45,7 @@ class GraphDiff:
         total = self.size_a + self.size_b
         return 2 * len(self.matched) / total if total else 1.0
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"similarity": self.similarity, "structural_similarity": self.structural_similarity,
                 "matched": len(self.matched), "changed": [c.__dict__ for c in self.changed],
                 "added": self.added, "removed": self.removed, "size_a": self.size_a, "size_b": self.size_b}

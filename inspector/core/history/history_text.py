@@ -15,7 +15,7 @@ SCHEMA_VERSION = 1
 
 def history_document(store: str, script: str | None, runs: list[RunRecord]) -> dict:
     return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "store": store, "script": script,
-            "runs": [run.to_json() for run in runs]}
+            "runs": [run.get_state() for run in runs]}
 
 
 def changes(runs: list[RunRecord]) -> list[tuple[int, str]]:

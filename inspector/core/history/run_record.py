@@ -14,10 +14,11 @@ from pathlib import Path
 
 from inspector import __version__
 from inspector.core.analysis.comparison import timed_rounds
+from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.speedup import Speedup
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
-from inspector.core.outputs.summary_model import BreakSite, CacheCount, Summary, Unit
+from inspector.core.outputs.summary_model import CacheCount, Summary, Unit
 from inspector.core.readers import index_cache
 from inspector.core.readers.session_format import MANIFEST, RESULTS
 
@@ -107,7 +108,7 @@ class RunRecord:
         """How a person names the run: its number in the store, else where it was read from."""
         return f"run #{self.run_id}" if self.run_id is not None else self.source
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"run": self.run_id, "run_at": self.run_at, "recorded_at": self.recorded_at, "host": self.host,
                 "kind": self.kind, "source": self.source, "script": self.script, "git_commit": self.git_commit,
                 "torch_version": self.torch_version, "triton_version": self.triton_version,
@@ -121,6 +122,11 @@ class RunRecord:
                 "cache_hit_rate": self.cache_hit_rate, "speedup": self.speedup, "t_eager_s": self.t_eager_s,
                 "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "timing_rounds": len(self.rounds),
                 "identity": self.identity}
+
+
+def kept_site(location: str, reason: str, count: int) -> BreakSite:
+    """A break site with what the history keeps of it: where, why and how often."""
+    return BreakSite(location, reason, "", count, None, (), ())
 
 
 def run_identity(session: Session) -> str | None:
@@ -165,11 +171,11 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
         mode=settings.pop("mode", None), options=settings, complete=summary.complete,
         compile_s=summary.compile_time.total_s, units=len(summary.units), breaks=len(summary.graph_breaks),
         recompiles=len(summary.recompiles), kernels=summary.kernels.total,
-        speedup=summary.speedup.to_json() if summary.speedup and summary.speedup.value is not None else None,
+        speedup=summary.speedup.get_state() if summary.speedup and summary.speedup.value is not None else None,
         t_eager_s=_number(figures.get("t_eager")), t_compiled_s=_number(figures.get("t_execute")),
         rounds=tuple(timed_rounds(session.results)),
         memory_mb=_peak_mb(memory),
-        sites=tuple(BreakSite(location=site.location, reason=site.reason, count=site.count)
+        sites=tuple(kept_site(site.location, site.reason, site.count)
                     for site in summary.break_sites),
         causes=tuple(CauseRow(_cause(group), group.count) for group in summary.recompile_groups),
         unit_rows=tuple(Unit(compile_id=unit.compile_id, rank=unit.rank, shown=unit.shown, location=unit.location,

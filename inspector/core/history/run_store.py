@@ -10,8 +10,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.core.history.run_record import CauseRow, RunRecord
-from inspector.core.outputs.summary_model import BreakSite, CacheCount, Unit
+from inspector.core.history.run_record import CauseRow, RunRecord, kept_site
+from inspector.core.outputs.summary_model import CacheCount, Unit
 
 APP_FOLDER = "torch-compile-inspector"
 STORE_FILE = "history.sqlite"
@@ -289,7 +289,7 @@ def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
         recompiles=named["recompiles"], kernels=named["kernels"],
         speedup=speedup if isinstance(speedup, dict) else None,
         t_eager_s=named["t_eager_s"], t_compiled_s=named["t_compiled_s"], memory_mb=named["memory_mb"], rounds=rounds,
-        sites=tuple(BreakSite(location=location, reason=reason, count=count)
+        sites=tuple(kept_site(location, reason, count)
                     for location, reason, count in children["run_break_sites"]),
         causes=tuple(CauseRow(*row) for row in children["run_recompile_causes"]),
         caches={cache: CacheCount(hit=hit, miss=miss, bypass=bypass)

@@ -39,13 +39,13 @@ class CompileId:
         suffix = f"_{self.attempt}" if self.attempt else ""
         return f"[{prefix}{self.frame}/{self.compile}{suffix}]"
 
-    def to_state(self) -> list[int | None]:
+    def get_state(self) -> list[int | None]:
         """The id as plain data (for the index cache): its four numbers."""
         return [self.frame, self.compile, self.attempt, self.autograd]
 
     @classmethod
     def from_state(cls, state) -> CompileId:
-        """`to_state`'s id again; ValueError (or a TypeError) on anything it did not write."""
+        """`get_state`'s id again; ValueError (or a TypeError) on anything it did not write."""
         frame, compile_, attempt, autograd = state
         if not (type(frame) is int and type(compile_) is int and type(attempt) is int
                 and type(autograd) in (int, type(None))):

@@ -68,7 +68,7 @@ class SpanForest:
     roots: list[Span] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
 
-    def to_state(self) -> dict:
+    def get_state(self) -> dict:
         """The forest as plain data (for the index cache): each span a row, depth first, with its
         number of children; names and compile ids, which thousands of spans repeat, in tables."""
         names: dict[str, int] = {}
@@ -85,7 +85,7 @@ class SpanForest:
 
     @classmethod
     def from_state(cls, state: dict) -> SpanForest:
-        """`to_state`'s forest again; ValueError (or a TypeError, KeyError) on data it did not write (its
+        """`get_state`'s forest again; ValueError (or a TypeError, KeyError) on data it did not write (its
         times are floats: an integer of 400 digits would not become one)."""
         names, ids = state["names"], state["compile_ids"]
         if not (all(type(name) is str for name in names)

@@ -79,7 +79,7 @@ class ReadProblems:
         return [f"{count} {CATEGORIES.get(category, category)}"
                 for category, count in self.counts.most_common()]
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {category: {"count": count, "meaning": CATEGORIES.get(category, category),
                            "examples": self.examples.get(category, [])}
                 for category, count in self.counts.most_common()}

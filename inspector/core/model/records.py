@@ -1,6 +1,8 @@
 """A JSON object decoded once into a typed, frozen record (after mitmproxy's `from_state`/`get_state`):
 readers of a saved document use attributes, and `get_state()` writes back what was read, key order and
-fields no attribute names included. The session's run results and the summary document are made of these."""
+fields no attribute names included. The session's run results, the analysis's results and the summary
+document are made of these: an analysis result is the very record the summary serialises, and a summary
+read back (the summary cache) decodes into the same class."""
 
 from __future__ import annotations
 
@@ -8,27 +10,40 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
+LIVE = {"state": False}  # `field(metadata=LIVE)`: held by a record made in code, never written or read
 
-@dataclass(frozen=True, kw_only=True)
+
+def live(default: Any = (), **kwargs: Any) -> Any:
+    """A field an analysis keeps beside the record's saved ones (the breaks behind a site, the units of a
+    group): not part of its JSON object, so a record read back has it at its default."""
+    return field(default=default, metadata=LIVE, compare=False, repr=False, **kwargs)
+
+
+@dataclass(frozen=True)
 class Record:
     """One JSON object of a saved document. `NESTED` says which named fields hold records: a
     record class, `[Class]` for a list of them, `{str: Class}` for an object of them by free keys;
-    any other field is kept as the JSON value it was."""
+    any other field is kept as the JSON value it was. A record made in code writes its fields in the
+    order they are declared: every field without a default, those with one only when not at it."""
 
-    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)  # fields no attribute names, as read
-    order: tuple[str, ...] = field(default=(), repr=False, compare=False)  # the keys as the file had them
+    extra: Mapping[str, Any] = field(default_factory=dict, repr=False, kw_only=True)  # fields no attribute names
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False, kw_only=True)  # the keys as read
 
     NESTED: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
     def from_state(cls: type[_R], state: Mapping[str, Any]) -> _R:
+        """The record of a JSON object; a field the object lacks (an older document) is at its default,
+        None for a field that has none."""
         named = _named(cls)
         values = {key: _decode(cls.NESTED.get(key), value) for key, value in state.items() if key in named}
-        return cls(**values, extra={key: value for key, value in state.items() if key not in named}, order=tuple(state))
+        absent = {key: None for key, default in named.items() if default is MISSING and key not in values}
+        return cls(**values, **absent, extra={key: value for key, value in state.items() if key not in named},
+                   order=tuple(state))
 
     def get_state(self) -> dict:
         """The JSON object: the keys read, in their order; a record made in code (no order) writes its
-        fields that are not at their defaults, then its extra ones."""
+        fields without a default and those not at theirs, then its extra ones."""
         named = _named(type(self))
         added = [name for name, default in named.items() if name not in self.order and getattr(self, name) != default]
         kept = [key for key in self.extra if key not in self.order]
@@ -45,9 +60,10 @@ def state_of(record: Record | None) -> dict | None:
 
 
 def _named(cls: type[Record]) -> dict[str, Any]:
-    """The attributes a record class names, with their defaults (the base's bookkeeping apart)."""
+    """The saved attributes a record class names, with their defaults (MISSING for none; the base's
+    bookkeeping and the live fields apart)."""
     return {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)
-            for f in fields(cls) if f.name not in ("extra", "order")}
+            for f in fields(cls) if f.name not in ("extra", "order") and f.metadata.get("state", True)}
 
 
 def _decode(kind: Any, value: Any) -> Any:

@@ -17,6 +17,7 @@ from inspector.core.model.fx_graph_text import FxGraph, op_node_names, parse_fx_
 from inspector.core.model.made_once import MadeOnce
 from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
+from inspector.core.model.records import Record
 from inspector.core.model.run_results import Manifest, RunResults, TorchRecord
 
 
@@ -89,8 +90,10 @@ class ExportIssue:
     count: int = 1
 
 
-@dataclass
-class FailedGuard:
+@dataclass(frozen=True)
+class FailedGuard(Record):
+    """One guard of an earlier graph that failed, so the frame compiled again."""
+
     against: str  # the compile id whose guards failed, e.g. "0/0"
     guard: str  # the guard failure in torch's words
     plain: str  # the same in plain words

@@ -12,7 +12,7 @@ from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from inspector import __version__
-from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary import SCHEMA, SCHEMA_VERSION, glance_document, summarize
@@ -95,13 +95,13 @@ def kernel_counts(analysis: SessionAnalysis) -> list[int]:
                       lambda counts: {"units": counts})
 
 
-def session_problems(analysis: SessionAnalysis) -> list[Problem]:
+def session_issues(analysis: SessionAnalysis) -> list[Issue]:
     """The session's problems, worst first. From the cache when the session was opened before (finding
     them read every recompile's guards, ~0.06 s of the app's reopen of a 106 MB log); found and kept
     otherwise."""
-    return _kept_part(analysis, "problems", lambda document: [Problem.from_state(state) for state in document["problems"]],
-                      lambda: analysis.problems,
-                      lambda problems: {"problems": [problem.to_state() for problem in problems]})
+    return _kept_part(analysis, "problems", lambda document: [Issue.from_state(state) for state in document["problems"]],
+                      lambda: analysis.issues,
+                      lambda problems: {"problems": [problem.get_state() for problem in problems]})
 
 
 _T = TypeVar("_T")

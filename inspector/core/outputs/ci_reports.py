@@ -14,8 +14,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from inspector import __version__
+from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.verdict import Figure
 from inspector.core.outputs.plain_text import show_controls
-from inspector.core.outputs.summary_model import BreakType, Figure, Part, Summary, as_summary
+from inspector.core.outputs.summary_model import Part, Summary, as_summary
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -88,7 +90,7 @@ def sarif_log(subject: Summary | dict, source_root: Path | None = None) -> dict:
     }
 
 
-def _break_rule(rule_id: str, kind: BreakType | None) -> dict:
+def _break_rule(rule_id: str, kind: BreakTypeMatch | None) -> dict:
     if kind is None:
         return {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": "Graph break of an unidentified type"}}
     text = "\n".join([kind.explanation, *(f"Hint: {hint}" for hint in kind.hints)]).strip()

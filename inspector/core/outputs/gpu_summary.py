@@ -52,7 +52,7 @@ def summarize_triton(trace: TritonTrace) -> dict:
                     for kernel in trace.kernels],
         "launches": trace.launches,
         "unknown_events": dict(trace.unknown_events),
-        "problems": trace.problems.to_json(),
+        "problems": trace.problems.get_state(),
     }
 
 
@@ -106,7 +106,7 @@ def summarize_profile_ranks(traces: RankTraces) -> dict:
         "differences": [{"kind": difference.kind, "ranks": list(difference.ranks), "text": difference.text}
                         for difference in ranks.differences],
         "unreadable": ranks.unreadable,
-        "problems": ranks.problems.to_json(), "unreadable_events": ranks.unreadable_events,
+        "problems": ranks.problems.get_state(), "unreadable_events": ranks.unreadable_events,
     }
 
 
@@ -169,7 +169,7 @@ def summarize_profile(trace: ProfilerTrace) -> dict:
                      "grid": row.grid} for row in profile.kernels],
         "unlinked_gpu_events": profile.unlinked,
         "unlinked_gpu_us": max(0.0, profile.total_gpu_us - sum(row.gpu_us for row in profile.regions)),
-        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
+        "unreadable_events": trace.unreadable, "problems": trace.problems.get_state(),
     }
 
 
@@ -244,7 +244,7 @@ def summarize_triton_join(session, trace: TritonTrace) -> dict:
                     "launches": item.compilation.launches} for item in join.joined],
         "not_joined": [{"name": compilation.name, "compile_id": compilation.compile_id, "file": compilation.python_file,
                         "why": why} for compilation, why in join.not_joined],
-        "problems": trace.problems.to_json(),
+        "problems": trace.problems.get_state(),
     }
 
 
@@ -320,7 +320,7 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
         "lines": [{"file": row.file, "line": row.line, "code": row.code, **_figure(row.figure), "nodes": row.nodes}
                   for row in joined.lines],
         "not_profiled": joined.not_profiled, "notes": joined.notes,
-        "unreadable_events": trace.unreadable, "problems": trace.problems.to_json(),
+        "unreadable_events": trace.unreadable, "problems": trace.problems.get_state(),
     }
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from html import escape
 
+from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.timeline import rank_clocks
 from inspector.core.model.session import Session
 from inspector.core.outputs.plain_text import show_controls
 from inspector.core.outputs.summary import summarize
-from inspector.core.outputs.summary_model import Part, Regions, Summary
+from inspector.core.outputs.summary_model import Part, Summary
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#1f2a37;padding:0 16px}
@@ -31,7 +32,7 @@ def _e(value) -> str:
     return escape(show_controls("" if value is None else str(value)), quote=True)
 
 
-def _regions_section(regions: Regions | None) -> list[str]:
+def _regions_section(regions: RegionAccounting | None) -> list[str]:
     if regions is None:
         return []
     title = "<h2>Compiled regions at run time</h2>"

@@ -12,7 +12,7 @@ def mode_document(rows: list[ModeRow], captures: list | None = None) -> dict:
     """The comparison as JSON (`modes --json`, `summary DIR --json`), with each capture's outcome
     when `modes` just ran them."""
     best = fastest(rows)
-    document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
+    document = {"best": best.mode, "fastest": best.get_state(), "modes": [row.get_state() for row in rows]}
     return document if captures is None else {**document, "captures": captures}
 
 

@@ -12,7 +12,7 @@ from inspector.core.analysis.break_map import resume_after, resume_units
 from inspector.core.analysis.compile_detail import compile_detail, stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
-from inspector.core.analysis.recompile_groups import every_failed_guard
+from inspector.core.analysis.recompile_groups import recompiled_units
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import called_function, shown_function
@@ -40,9 +40,9 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
         "graph_breaks": _breaks(session),
         "break_sites": _break_sites(analysis),
-        "stack_trie": [node.to_json() for node in stack_trie(session.units)],
-        "export_issues": [finding.to_json() for finding in analysis.export_issues],
-        "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.to_json() for event in events]}
+        "stack_trie": [node.get_state() for node in stack_trie(session.units)],
+        "export_issues": [finding.get_state() for finding in analysis.export_issues],
+        "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.get_state() for event in events]}
                    for unit, events in analysis.shapes],
         **_not_breaks(session),
         "recompiles": _recompiles(analysis),
@@ -51,7 +51,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "cache": analysis.cache,
         "warnings": analysis.warnings,
         "unknown_record_kinds": dict(session.unknown_kinds),
-        "unreadable": session.problems.to_json(),
+        "unreadable": session.problems.get_state(),
         **_outcome(analysis),
         "run": _run(analysis),
         "measurements": state_of(session.results),
@@ -74,7 +74,7 @@ def glance_document(analysis: SessionAnalysis) -> dict:
     return {
         **_about(analysis), "break_sites": _break_sites(analysis), "recompiles": _recompiles(analysis),
         "compile_time": analysis.compile_time, "kernels": _kernels(analysis), **_outcome(analysis),
-        "run": _run(analysis), "slowness": analysis.slowness.to_json(), "regions": _regions(analysis),
+        "run": _run(analysis), "slowness": analysis.slowness.get_state(), "regions": _regions(analysis),
         "per_rank": _per_rank(analysis)}
 
 
@@ -90,26 +90,16 @@ def _about(analysis: SessionAnalysis) -> dict:
         "torch_version": session.torch_version,
         "complete": session.complete,
         "ranks": [rank.rank for rank in session.ranks],
-        "notices": [notice.to_json() for notice in analysis.notices],
+        "notices": [notice.get_state() for notice in analysis.notices],
     }
 
 
 def _break_sites(analysis: SessionAnalysis) -> list[dict]:
-    return [site.to_json() for site in analysis.break_sites]
+    return [site.get_state() for site in analysis.break_sites]
 
 
 def _recompiles(analysis: SessionAnalysis) -> list[dict]:
-    """Each recompile with the guards that failed: every one when torch's record of the run has them
-    (`every_guard`), else the first against each earlier graph, as torch's log names them."""
-    found = []
-    for unit in analysis.session.units:
-        if not unit.recompile:
-            continue
-        guards, every = every_failed_guard(analysis.session, unit)
-        found.append({"compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
-                      "shown": shown_function(unit), "every_guard": every,
-                      "failed_guards": [{"against": g.against, "guard": g.guard, "plain": g.plain} for g in guards]})
-    return found
+    return [recompiled.get_state() for recompiled in recompiled_units(analysis.session)]
 
 
 def _kernels(analysis: SessionAnalysis) -> dict:
@@ -142,7 +132,7 @@ def _kernel_compiles(session: Session) -> list[dict]:
 
 def _outcome(analysis: SessionAnalysis) -> dict:
     """The verdict's figures and the speedup estimate."""
-    return {"verdict": [figure.to_json() for figure in analysis.verdict], "speedup": analysis.speedup.to_json()}
+    return {"verdict": [figure.get_state() for figure in analysis.verdict], "speedup": analysis.speedup.get_state()}
 
 
 def _per_rank(analysis: SessionAnalysis) -> dict | None:
@@ -171,8 +161,8 @@ def _run(analysis: SessionAnalysis) -> dict | None:
                       else {})},
         "t_first_call_s": results.t_first_call_s,
         "top_kernels": analysis.top_kernels,
-        "profile_check": analysis.profile_check.to_json(),
-        "eager_profile_check": analysis.eager_profile_check.to_json(),
+        "profile_check": analysis.profile_check.get_state(),
+        "eager_profile_check": analysis.eager_profile_check.get_state(),
         "torch_counted_breaks": check.torch_breaks,
         "breaks_agree_with_torch": check.agree,
         **({"torch_counted_frame_skips": check.torch_frame_skips} if check.torch_frame_skips else {}),
@@ -185,7 +175,7 @@ def _regions(analysis: SessionAnalysis) -> dict | None:
     if results is None or "compiled" not in results.profile:
         return None
     accounting, why = analysis.regions
-    return accounting.to_json() if accounting else {"reason": why}
+    return accounting.get_state() if accounting else {"reason": why}
 
 
 def _unit(unit, fusion) -> dict:
@@ -202,7 +192,7 @@ def _unit(unit, fusion) -> dict:
         "backward_compile_time_s": unit.backward_compile_s, "backward_graph": "aot_backward" in unit.graphs,
         "stages": list(unit.graphs),
         "kernel_names": [kernel.name for kernel in unit.kernels],
-        "compile": compile_detail(unit).to_json(),
+        "compile": compile_detail(unit).get_state(),
     }
 
 

@@ -5,7 +5,10 @@ outputs can never word or count a thing differently.
 
 The document itself (`summary.summarize`, docs/summary-schema.md) stays what scripts read and what
 the summary cache keeps; `Summary.from_state(document)` decodes it (a document read back from the
-cache included), and every record keeps the fields it does not name in `extra`."""
+cache included), and every record keeps the fields it does not name in `extra`. A part the analysis
+computes is held as the analysis's own record (a break site, a recompile group, a verdict figure …,
+imported below), and the run's own records are the run results' (`model/run_results.py`): this module
+defines the records of what only the summary assembles."""
 
 from __future__ import annotations
 
@@ -14,18 +17,23 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from inspector.core.analysis.break_types import BreakTypeMatch
+from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
+from inspector.core.analysis.export_report import ExportFinding
+from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
+from inspector.core.analysis.notices import Notice
+from inspector.core.analysis.profile_ops import ProfileCheck
+from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup, RecompileLimit
+from inspector.core.analysis.region_time import RegionAccounting
+from inspector.core.analysis.shapes import ShapeEvent
+from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.verdict import Figure
 from inspector.core.model.records import Record
+from inspector.core.model.run_results import Correctness, Environment, RunError
 from inspector.core.numbers import count
 from inspector.core.outputs.sections import Section
-
-
-@dataclass(frozen=True, kw_only=True)
-class Notice(Record):
-    """Something to read before any figure (an eager fallback, a break count torch contradicts)."""
-
-    text: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,78 +42,6 @@ class Called(Record):
 
     function: str | None = None
     location: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class TriggerFrame(Record):
-    """One frame of the user's code in the stack that triggered a compile."""
-
-    file: str = ""
-    line: int | None = None
-    function: str | None = None
-    code: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where} in {self.function}" if self.function else where
-
-
-@dataclass(frozen=True, kw_only=True)
-class FailureLink(Record):
-    """A restart or the failure that ended a compile; `break_type` is torch's id (GB0099) where named."""
-
-    kind: str = ""
-    type: str = ""
-    break_type: str | None = None
-    summary: str = ""  # the text in one line, with its root cause
-    text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class CacheLookupRow(Record):
-    cache: str = ""
-    outcome: str = ""
-    reason: str | None = None
-    key: str | None = None
-    time_saved_ms: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CodeTextRow(Record):
-    """Code Dynamo wrote for this compile, as text (disassembly, decompiled Python, guards)."""
-
-    title: str = ""
-    function: str | None = None
-    kind: str = ""
-    text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class UnitCompile(Record):
-    """What tlparse shows on a compile's page: the trigger stack, restarts and failure, every metrics
-    field (`unknown_metrics` names those of another torch version), cache lookups, Dynamo's code."""
-
-    trigger: tuple[TriggerFrame, ...] = ()
-    failures: tuple[FailureLink, ...] = ()
-    metrics: Mapping[str, Any] = field(default_factory=dict)  # as torch wrote them
-    unknown_metrics: tuple[str, ...] = ()
-    cache_lookups: tuple[CacheLookupRow, ...] = ()
-    code: tuple[CodeTextRow, ...] = ()
-
-    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookupRow],
-              "code": [CodeTextRow]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class StackTrieNode(Record):
-    """A frame of the trigger-stack trie, the compiles whose stack ends there, and the frames it called."""
-
-    frame: str = ""
-    compile_ids: tuple[str, ...] = ()
-    children: tuple[StackTrieNode, ...] = ()
-
-
-StackTrieNode.NESTED = {"children": [StackTrieNode]}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,20 +69,6 @@ class Unit(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BreakSite(Record):
-    """A source line where graphs broke, with every break there counted."""
-
-    location: str = ""
-    via: str | None = None
-    count: int = 0
-    kind: str = ""
-    compile_ids: tuple[str, ...] = ()
-    reason: str = ""
-    code: str | None = None
-    hints: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
 class Restart(Record):
     """Dynamo restarted its analysis of a frame: no graph was cut, so not a break."""
 
@@ -162,49 +84,6 @@ class FrameSkip(Record):
     compile_id: str = ""
     shown: str = ""
     type: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExportIssue(Record):
-    location: str | None = None
-    file: str | None = None
-    line: int | None = None
-    count: int = 0
-    kind: str = ""
-    expression: str = ""
-    code: str | None = None
-    what: str = ""
-    fix: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class FailedGuard(Record):
-    against: str | None = None
-    guard: str = ""
-    plain: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Recompile(Record):
-    compile_id: str = ""
-    rank: int | None = None
-    shown: str = ""
-    every_guard: bool = False  # from torch's record: every guard that failed, not the first of each graph
-    failed_guards: tuple[FailedGuard, ...] = ()
-
-    NESTED = {"failed_guards": [FailedGuard]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class ShapeEvent(Record):
-    """A symbol made, a dimension specialised or a guard added, at the user's line."""
-
-    kind: str = ""  # symbol | unbacked | specialization | guard | …
-    symbol: str | None = None
-    shown_source: str | None = None
-    detail: str = ""
-    location: str | None = None
-    code: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -330,38 +209,6 @@ class PerRank(Record):
         return [rank for finding in self.divergence if finding.kind == "straggler" for rank in finding.ranks]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Figure(Record):
-    """One figure of the verdict: its value with the formula and where the number comes from."""
-
-    key: str = ""
-    label: str = ""
-    value: float | None = None
-    unit: str = ""
-    formula: str = ""
-    source: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunErrorFacts(Record):
-    kind: str | None = None
-    message: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Check(Record):
-    """Whether a profile agrees with the timed call, in words."""
-
-    consistent: bool | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class CorrectnessRow(Record):
-    inputs: str = ""
-    allclose: bool = False
-    max_abs_error: float = 0.0
-    max_rel_error: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -372,27 +219,21 @@ class TopKernel(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Environment(Record):
-    device: str | None = None
-    device_name: str | None = None
-    threads: int | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class Run(Record):
     """What a capture recorded about the run itself."""
 
-    error: RunErrorFacts | None = None
+    error: RunError | None = None
     environment: Environment | None = None
-    correctness: tuple[CorrectnessRow, ...] | None = None
+    correctness: tuple[Correctness, ...] | None = None
     memory: Mapping[str, Any] | None = None
     top_kernels: tuple[TopKernel, ...] = ()
-    profile_check: Check | None = None
-    eager_profile_check: Check | None = None
+    profile_check: ProfileCheck | None = None
+    eager_profile_check: ProfileCheck | None = None
     torch_counted_frame_skips: Mapping[str, int] | None = None
 
-    NESTED = {"error": RunErrorFacts, "environment": Environment, "correctness": [CorrectnessRow],
-              "top_kernels": [TopKernel], "profile_check": Check, "eager_profile_check": Check}
+    NESTED = {"error": RunError, "environment": Environment, "correctness": [Correctness],
+              "top_kernels": [TopKernel], "profile_check": ProfileCheck,
+              "eager_profile_check": ProfileCheck}
 
     @property
     def memory_pairs(self) -> list[tuple[str, float, float]]:
@@ -423,19 +264,6 @@ class Registry(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BreakType(Record):
-    """A site's entry in torch's graph-break registry."""
-
-    gb_id: str = ""
-    gb_type: str = ""
-    explanation: str = ""
-    hints: tuple[str, ...] = ()
-    url: str = ""
-    matched_by: str = ""
-    chained: tuple[str, ...] = ()  # the breaks torch raised while handling this one (GB7000: frame skipped)
-
-
-@dataclass(frozen=True, kw_only=True)
 class TypedSite(Record):
     location: str = ""
     via: str | None = None
@@ -443,9 +271,9 @@ class TypedSite(Record):
     count: int = 0
     file: str | None = None
     line: Any = None  # as the log gave it: SARIF takes only a line number ≥ 1
-    type: BreakType | None = None
+    type: BreakTypeMatch | None = None
 
-    NESTED = {"type": BreakType}
+    NESTED = {"type": BreakTypeMatch}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -455,9 +283,9 @@ class TypedFailure(Record):
     compile_id: str = ""
     rank: int | None = None
     fail_type: str | None = None
-    type: BreakType | None = None
+    type: BreakTypeMatch | None = None
 
-    NESTED = {"type": BreakType}
+    NESTED = {"type": BreakTypeMatch}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -467,88 +295,6 @@ class BreakTypes(Record):
     failures: tuple[TypedFailure, ...] = ()
 
     NESTED = {"registry": Registry, "sites": [TypedSite], "failures": [TypedFailure]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecompileGroup(Record):
-    """Recompiles of one frame for one cause, with the values seen and the fix."""
-
-    rank: int | None = None
-    frame: int | None = None
-    shown: str = ""
-    file: str | None = None
-    line: Any = None
-    shown_subject: str = ""
-    aspect: str = ""
-    count: int = 0
-    history: tuple[str, ...] = ()
-    guard: str = ""
-    failed: tuple[str, ...] = ()  # every guard that failed, one line per recompile
-    changed: tuple[str, ...] = ()  # the guarded values that failed against the newest earlier graph
-    every_guard: bool = False
-    diagnosis: str = ""
-    fix: str = ""
-    stance: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecompileLimit(Record):
-    text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Cost(Record):
-    label: str = ""
-    us_per_call: float = 0.0
-    share: float = 0.0
-    detail: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class CudagraphSkip(Record):
-    compile_id: str = ""
-    reason: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Slowness(Record):
-    """Where a compiled call's time goes, from the profile."""
-
-    call_us: float | None = None
-    costs: tuple[Cost, ...] = ()
-    graphs_per_call: float | None = None
-    launches_per_call: float | None = None
-    launch_detail: str = ""
-    cudagraph_skips: tuple[CudagraphSkip, ...] = ()
-    cudagraph_skip_count: int | None = None
-    note: str = ""
-
-    NESTED = {"costs": [Cost], "cudagraph_skips": [CudagraphSkip]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class RegionRow(Record):
-    compile_id: str = ""
-    entries_per_call: float = 0.0
-    span_us: float = 0.0
-    own_us: float = 0.0
-    graph_us: float = 0.0
-    overhead_us: float = 0.0
-    eager_us: float = 0.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class Regions(Record):
-    """Each compiled region of a profiled call; `reason` instead when there is no accounting."""
-
-    reason: str | None = None
-    calls: int = 0
-    call_us: float = 0.0
-    overhead_outside_us: float = 0.0
-    eager_outside_us: float = 0.0
-    regions: tuple[RegionRow, ...] = ()
-
-    NESTED = {"regions": [RegionRow]}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -587,9 +333,9 @@ class Summary(Record):
     stack_trie: tuple[StackTrieNode, ...] = ()
     analysis_restarts: tuple[Restart, ...] = ()
     frame_skips: tuple[FrameSkip, ...] = ()
-    export_issues: tuple[ExportIssue, ...] = ()
+    export_issues: tuple[ExportFinding, ...] = ()
     shapes: tuple[UnitShapes, ...] = ()
-    recompiles: tuple[Recompile, ...] = ()
+    recompiles: tuple[RecompiledUnit, ...] = ()
     compile_time: CompileTime = CompileTime()
     kernels: Kernels = Kernels()
     cache: Mapping[str, CacheCount] = field(default_factory=dict)
@@ -601,18 +347,18 @@ class Summary(Record):
     run: Run | None = None
     break_types: BreakTypes = BreakTypes()
     recompile_groups: tuple[RecompileGroup, ...] = ()
-    recompile_limit: RecompileLimit = RecompileLimit()
+    recompile_limit: RecompileLimit = RecompileLimit.from_state({"text": ""})  # a partial document has none
     slowness: Slowness | None = None
-    regions: Regions | None = None
+    regions: RegionAccounting | None = None
     per_rank: PerRank | None = None
 
     NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
               "stack_trie": [StackTrieNode], "analysis_restarts": [Restart],
-              "frame_skips": [FrameSkip], "export_issues": [ExportIssue], "shapes": [UnitShapes],
-              "recompiles": [Recompile], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
+              "frame_skips": [FrameSkip], "export_issues": [ExportFinding], "shapes": [UnitShapes],
+              "recompiles": [RecompiledUnit], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,
               "break_types": BreakTypes, "recompile_groups": [RecompileGroup], "recompile_limit": RecompileLimit,
-              "slowness": Slowness, "regions": Regions, "per_rank": PerRank}
+              "slowness": Slowness, "regions": RegionAccounting, "per_rank": PerRank}
 
     def section(self, part: Part) -> Section:
         """A part's title and its count, in the words every output uses."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 
+from inspector.core.analysis.compile_detail import UnitCompile
 from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.region_time import RegionAccounting
+from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import (
-    Part, PerRank, Regions, Slowness, Summary, UnitCompile, UnitShapes, as_summary,
+    Part, PerRank, Summary, UnitShapes, as_summary,
 )
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
@@ -475,7 +478,7 @@ def _slowness(slowness: Slowness | None) -> list[str]:
     return lines
 
 
-def _regions(regions: Regions | None) -> list[str]:
+def _regions(regions: RegionAccounting | None) -> list[str]:
     """Each compiled region of a profiled call: how often it is entered and where its own time goes."""
     if regions is None:
         return []

@@ -15,7 +15,7 @@ def summarize_dump(dump: XlaDump) -> dict:
     return {"schema": SCHEMA, "kind": "xla_dump", "source": str(dump.source),
             "main_module": main.label if main else None,
             "modules": [summarize_module(module) for module in dump.modules],
-            "problems": dump.problems.to_json()}
+            "problems": dump.problems.get_state()}
 
 
 def summarize_module(module: XlaModule) -> dict:

@@ -52,7 +52,7 @@ class BreakRegistry:
     def by_type(self, gb_type: str) -> BreakType | None:
         return _type_index(self).get(_normalise(gb_type))
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         return {"source": self.source, "torch_version": self.torch_version, "path": str(self.path) if self.path else None,
                 "types": len(self.types), "described": self.described}
 

@@ -276,7 +276,7 @@ def _decode_problems(rows: list) -> ReadProblems:
 
 
 def _encode_ids(compile_ids: list) -> list:
-    return [None if cid is None else cid.to_state() for cid in compile_ids]
+    return [None if cid is None else cid.get_state() for cid in compile_ids]
 
 
 def _all(values: list, *types: type) -> bool:
@@ -404,7 +404,7 @@ def store_spans(log: TraceLog, forest: SpanForest, problems: ReadProblems) -> No
     if identity is None or identity["size"] != log.size or not _settled(identity):
         return
     _write_entry(_entry_file("spans", identity["path"]), identity,
-                 {"spans_format": SPANS_FORMAT, "forest": forest.to_state(), "problems": _encode_problems(problems)})
+                 {"spans_format": SPANS_FORMAT, "forest": forest.get_state(), "problems": _encode_problems(problems)})
 
 
 # --- the summary of a session ---------------------------------------------------------------------

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from inspector.core.analysis.break_map import Gap, Region, break_map
+from inspector.core.analysis.break_map import CompiledRegion, Gap, break_map
 from inspector.core.model.session import Rank
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.core.analysis.user_names import unit_title
@@ -20,7 +20,7 @@ ROW_H, GAP_W, LABEL_W = 22, 14, 78
 SHOWN_ROWS = 4
 
 
-def region_label(region: Region) -> str:
+def region_label(region: CompiledRegion) -> str:
     """What a region says on the map (elided to its width; the whole text is in its tooltip)."""
     return unit_title(region.unit)
 
@@ -39,11 +39,11 @@ class QtBreakMap(QWidget):
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
-        self.rows: list[list[Region | Gap]] = []
+        self.rows: list[list[CompiledRegion | Gap]] = []
         self.rank: Rank | None = None  # the rank shown (None: a single-process run, all of it)
         self.first_row = 0  # the first row drawn, when there are more rows than SHOWN_ROWS
         self.label_width = LABEL_W  # the row labels' column, as last painted
-        self.hit_boxes: list[tuple[QRectF, Region | Gap]] = []
+        self.hit_boxes: list[tuple[QRectF, CompiledRegion | Gap]] = []
         self.drawn_labels: list[tuple[QRectF, str, str]] = []  # what the last paint wrote: where, the text shown, the whole text
         self.setMouseTracking(True)
         model.on_each_session(self._on_loaded)
@@ -94,7 +94,8 @@ class QtBreakMap(QWidget):
         """Scroll just far enough that the selected unit's row is drawn (a choice in the session tree
         must show on the map); a selection already in view leaves the scroll where the user put it."""
         selected = next((index for index, row in enumerate(self.rows)
-                         if any(isinstance(part, Region) and part.unit is self.model.unit for part in row)), None)
+                         if any(isinstance(part, CompiledRegion) and part.unit is self.model.unit
+                                for part in row)), None)
         if selected is not None and not self.first_row <= selected < self.first_row + SHOWN_ROWS:
             self._scroll_to(selected - SHOWN_ROWS + 1 if selected >= self.first_row else selected)
 
@@ -132,7 +133,7 @@ class QtBreakMap(QWidget):
             shown = painter.fontMetrics().elidedText(label, Qt.TextElideMode.ElideRight, int(label_rect.width()))
             painter.drawText(label_rect, Qt.AlignmentFlag.AlignVCenter, shown)
             self.drawn_labels.append((label_rect, shown, label))
-            regions = [part for part in row if isinstance(part, Region)]
+            regions = [part for part in row if isinstance(part, CompiledRegion)]
             total = sum(region.seconds or 0 for region in regions) or 1.0
             gaps = sum(1 for part in row if isinstance(part, Gap))
             scale = max(1.0, width - gaps * GAP_W) / total
@@ -160,15 +161,15 @@ class QtBreakMap(QWidget):
                 self.hit_boxes.append((rect, part))
         painter.end()
 
-    def _part_at(self, position) -> Region | Gap | None:
+    def _part_at(self, position) -> CompiledRegion | Gap | None:
         return next((part for rect, part in self.hit_boxes if rect.contains(position)), None)
 
     def mouseMoveEvent(self, event) -> None:
         part = self._part_at(event.position())
         if isinstance(part, Gap):
             QToolTip.showText(event.globalPosition().toPoint(), plain_tip(gap_tip(part)), self)
-        elif isinstance(part, Region):
-            profiled = any(isinstance(other, Region) and other.measured for row in self.rows for other in row)
+        elif isinstance(part, CompiledRegion):
+            profiled = any(isinstance(other, CompiledRegion) and other.measured for row in self.rows for other in row)
             what = ("run time per call" if part.measured else
                     "compile time (it did not run in the profiled calls)" if profiled else
                     "compile time (no profile of the run measured it)")
@@ -194,7 +195,7 @@ class QtBreakMap(QWidget):
 
     def mousePressEvent(self, event) -> None:
         part = self._part_at(event.position())
-        if isinstance(part, Region):
+        if isinstance(part, CompiledRegion):
             self.model.select_unit(part.unit)
         elif isinstance(part, Gap) and part.brk.location:
             self.model.show_location(part.brk.location.file, part.brk.location.line)

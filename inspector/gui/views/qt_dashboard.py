@@ -13,8 +13,10 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.region_time import RegionAccounting
+from inspector.core.analysis.slowness import Slowness
 from inspector.core.numbers import quantity, seconds as fmt_seconds
-from inspector.core.outputs.summary_model import PerRank, Regions, Slowness, Summary
+from inspector.core.outputs.summary_model import PerRank, Summary
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
@@ -154,7 +156,7 @@ def slowness_line(slowness: Slowness) -> str:
     return text
 
 
-def regions_line(regions: Regions | None) -> str:
+def regions_line(regions: RegionAccounting | None) -> str:
     """Each compiled region's own time per call and how much of it the compiled graph took."""
     if regions is None or regions.reason is not None:
         return ""

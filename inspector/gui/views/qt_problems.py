@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from inspector.core.analysis.problems import Problem
+from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.ranks import rank_ranges
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
@@ -29,7 +29,7 @@ NOTHING_OPEN = ("Nothing open: a run's problems (breaks, recompiles, fallbacks, 
                 "it opens. A tritonparse or profiler trace opened alone is shown in the GPU tab.")
 
 
-def tooltip_text(problem: Problem) -> str:
+def tooltip_text(problem: Issue) -> str:
     """Plain text: the full title, the details, and torch's registry entry for a break type."""
     parts = [problem.title, problem.detail]
     if problem.reference:
@@ -37,13 +37,13 @@ def tooltip_text(problem: Problem) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def _hidden(problem: Problem | None, rank: int | None) -> bool:
+def _hidden(problem: Issue | None, rank: int | None) -> bool:
     """Whether the filter on `rank` hides the row of `problem`: a problem of the whole run (no rank)
     shows under all ranks only."""
     return rank is not None and (problem is None or rank not in problem.ranks)
 
 
-def _detail_lines(problem: Problem) -> list[str]:
+def _detail_lines(problem: Issue) -> list[str]:
     lines = [line.strip() for line in [*problem.detail.split("\n"), *problem.reference.split("\n")][:DETAIL_LINES]]
     return [line for line in lines if line]
 
@@ -121,7 +121,7 @@ class QtProblems(QTreeWidget):
             item = self.topLevelItem(row)
             item.setHidden(_hidden(item.data(0, PROBLEM_ROLE), rank))
 
-    def _add(self, problem: Problem) -> None:
+    def _add(self, problem: Issue) -> None:
         where = f"{posixpath.basename(problem.file)}:{problem.line}" if problem.file else ""  # not Path: ~10 µs a row
         count = str(problem.count) if problem.kind in ("graph_break", "recompile") else ""
         ranks = rank_ranges(problem.ranks)

@@ -53,8 +53,7 @@ class QtShapesView(QWidget):
         self.table.setRowCount(len(events))
         for row, event in enumerate(events):
             cells = (KIND_WORDS[event.kind], event.shown_source or "", event.detail,
-                     f"{event.location}: {event.location.code}" if event.location and event.location.code
-                     else str(event.location or ""))
+                     f"{event.location}: {event.code}" if event.location and event.code else event.location or "")
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tip(text))
@@ -76,5 +75,5 @@ class QtShapesView(QWidget):
 
     def _on_row_activated(self, item: QTableWidgetItem) -> None:
         event: ShapeEvent = item.data(EVENT_ROLE)
-        if event is not None and event.location is not None:
-            self.model.show_location(event.location.file, event.location.line)
+        if event is not None and event.user_line is not None:
+            self.model.show_location(event.user_line.file, event.user_line.line)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from inspector.core.analysis.break_types import failure_type
 from inspector.core.analysis.fallbacks import failure
+from inspector.core.model.records import Record
 from inspector.core.model.session import Session
 from inspector.core.process_state import start_time
 from inspector.core.readers.break_reasons import counted_by_torch, is_frame_skip
@@ -52,13 +53,12 @@ def counters_check(session: Session) -> CountersCheck:
 
 
 @dataclass(frozen=True)
-class Notice:
+class Notice(Record):
+    """Something to read before any figure (an eager fallback, a break count torch contradicts)."""
+
     key: str  # fallback | counters | capture
     compile_id: str | None
     text: str
-
-    def to_json(self) -> dict:
-        return {"key": self.key, "compile_id": self.compile_id, "text": self.text}
 
 
 def notices(session: Session, counters_note: str | None) -> list[Notice]:
