@@ -17,7 +17,8 @@ from inspector.core.analysis.figures import (
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.problems import Problem, find_problems
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
-from inspector.core.analysis.ranks import RankReport, session_rank_report
+from inspector.core.analysis.divergence_rules import session_rank_report
+from inspector.core.analysis.rank_figures import RankReport
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.rank_figures import rank_ranges
 from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
