@@ -23,7 +23,8 @@ from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLi
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
-from inspector.core.analysis.source_time import SourceTime, session_source_time
+from inspector.core.analysis.profile_join import session_source_time
+from inspector.core.analysis.source_time import SourceTime
 from inspector.core.analysis.source_marks import source_marks
 from inspector.core.analysis.speedup import Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
