@@ -147,7 +147,8 @@ class Measurer:
             eager = spread([row["eager_s"] for row in rounds])
             steady = spread([row["compiled_s"] for row in rounds])
             self.results.update(eager=eager, compiled=steady, timing={
-                "method": "interleaved rounds" + (", CUDA events" if self.cuda else ", torch.utils.benchmark.Timer.blocked_autorange"),
+                "method": "interleaved rounds"
+                + (", CUDA events" if self.cuda else ", torch.utils.benchmark.Timer.blocked_autorange"),
                 "round_budget_s": args.round_time, "rounds": rounds, "environment": watch.finish()})
             self.progress.phase("benchmark", "end", median_s=steady["median_s"])
 
@@ -167,7 +168,8 @@ class Measurer:
 
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if self.cuda else [])
         wall = 0.0
-        with profile(activities=activities, schedule=schedule(wait=0, warmup=PROFILE_WARMUP, active=calls, repeat=1)) as prof:
+        steps = schedule(wait=0, warmup=PROFILE_WARMUP, active=calls, repeat=1)
+        with profile(activities=activities, schedule=steps) as prof:
             for step in range(PROFILE_WARMUP + calls):
                 start = time.perf_counter()
                 fn(*inputs)
@@ -267,7 +269,8 @@ class MachineWatch:
     def finish(self) -> dict:
         wall0, busy0, own0 = self.start
         wall, busy, own = time.perf_counter() - wall0, _busy_cpu_seconds(), _own_cpu_seconds()
-        others = max(0.0, (busy - busy0) - (own - own0)) / wall if busy is not None and busy0 is not None and wall > 0 else None
+        measurable = busy is not None and busy0 is not None and wall > 0
+        others = max(0.0, (busy - busy0) - (own - own0)) / wall if measurable else None
         try:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):

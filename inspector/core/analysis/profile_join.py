@@ -254,8 +254,8 @@ class _Join:
                          f"torch._inductor.config.cpp.enable_kernel_profile = True; their time is in the graph calls' "
                          f"own time")
         if self.queued.unlinked:
-            notes.append(f"{self.queued.unlinked} GPU event(s) carry no link to a CPU call (correlation or External id): "
-                         f"in no launch's time")
+            notes.append(f"{self.queued.unlinked} GPU event(s) carry no link to a CPU call (correlation or External "
+                         f"id): in no launch's time")
         if any(unit.provenance is None for unit in self.session.units if unit.output_code):
             notes.append("some compile units carry no provenance (capture with INDUCTOR_PROVENANCE=1): their kernels' "
                          "nodes come from Inductor's comments, which over-include")
@@ -265,7 +265,8 @@ class _Join:
 def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
     sites = []
     for kernel in artifact.code.kernels:
-        handles = kernel.debug_handles if len(kernel.debug_handles) == len(kernel.call_lines) else [None] * len(kernel.call_lines)
+        handles = kernel.debug_handles if len(kernel.debug_handles) == len(kernel.call_lines) \
+            else [None] * len(kernel.call_lines)
         profiled = aten_name(kernel.name) if kernel.kind in ("extern", "fallback") else kernel.name
         sites.extend(Site(unit, kernel, line, handle, profiled) for line, handle in zip(kernel.call_lines, handles))
     return sorted(sites, key=lambda site: site.call_line)
