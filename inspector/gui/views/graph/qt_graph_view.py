@@ -316,8 +316,8 @@ class QtGraphView(QWidget):
         node = self.graph.node(item_id)
         if node is None:
             return
-        table = self.model.loaded.kernel_time if self.model.loaded else None
-        self.details.setHtml(node_details_html(self.unit, self.graph, node, self.stage.currentText(), table))
+        self.details.setHtml(node_details_html(self.unit, self.graph, node, self.stage.currentText(),
+                                               self._kernel_time()))
 
     def _show_breadcrumb(self, item_id: str) -> None:
         """`(graph) › layer1 › 0 › conv1`: the modules the node (or folded group) sits in, each segment a
