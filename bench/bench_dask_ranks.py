@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import make_job  # noqa: E402
 
-from inspector.core.analysis.ranks import index_ranks, rank_report  # noqa: E402
+from inspector.core.analysis.divergence_rules import rank_report  # noqa: E402
+from inspector.core.analysis.rank_figures import index_ranks  # noqa: E402
 from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
 
 

@@ -38,7 +38,8 @@ import json, resource, sys, time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 started = time.perf_counter()
-from inspector.core.analysis.ranks import index_ranks, rank_report
+from inspector.core.analysis.divergence_rules import rank_report
+from inspector.core.analysis.rank_figures import index_ranks
 from inspector.core.readers.trace_logs import find_trace_logs
 folder, workers = Path(sys.argv[1]), int(sys.argv[2])
 logs = find_trace_logs(folder)

@@ -347,7 +347,7 @@ def check_kernels(check: Check, session, device: str) -> None:
 
 def check_profile_join(check: Check, session, device: str) -> Path | None:
     """The capture's profile of the compiled run joined to its log; the profile's path, or None."""
-    from inspector.core.analysis.source_time import source_time
+    from inspector.core.analysis.profile_join import source_time
     from inspector.core.readers.profiler_trace import paired_profile, read_profiler_trace
 
     path, why = paired_profile(session)

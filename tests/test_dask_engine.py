@@ -18,7 +18,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
 from test_dask_security import cli, tls_files  # noqa: E402,F401  (tls_files: a fixture, the cluster's certificates)
 
-from inspector.core.analysis.ranks import EXECUTOR_BATCH, index_ranks, rank_report  # noqa: E402
+from inspector.core.analysis.divergence_rules import rank_report  # noqa: E402
+from inspector.core.analysis.rank_figures import EXECUTOR_BATCH, index_ranks  # noqa: E402
 from inspector.core.readers.torch_trace import rank_from_filename  # noqa: E402
 from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
 

@@ -10,9 +10,8 @@ import pytest
 
 from conftest import CORPUS
 from inspector.core.analysis import divergence_rules
-from inspector.core.analysis.divergence_rules import AspectRule, Rule
-from inspector.core.analysis.rank_figures import Finding
-from inspector.core.analysis.ranks import index_ranks, rank_report
+from inspector.core.analysis.divergence_rules import AspectRule, Rule, rank_report
+from inspector.core.analysis.rank_figures import Finding, index_ranks
 
 MULTI_RANK = CORPUS / "multi_rank_logs"
 

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import ROOT, SCENARIOS, torch_available
 from fuzz_cases import fix_md5, split_records
-from inspector.core.analysis.ranks import session_rank_report
+from inspector.core.analysis.divergence_rules import session_rank_report
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers.session_loader import open_session
 

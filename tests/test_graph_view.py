@@ -19,7 +19,7 @@ from inspector.core.graphs.graph_hierarchy import build_groups, module_path, nod
 from inspector.core.graphs.graph_layout import dot_program, layout  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.core.analysis.module_stacks import module_stacks  # noqa: E402
-from inspector.gui.views.graph import qt_graph_layers, qt_graph_view  # noqa: E402
+from inspector.gui.views.graph import qt_graph_export, qt_graph_layers, qt_graph_overlays  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -107,7 +107,7 @@ def test_export_svg_and_tiled_png(qtbot, window, tmp_path, monkeypatch):
     graph.export_svg(str(tmp_path / "g.svg"))
     assert (tmp_path / "g.svg").read_text().count("<svg") == 1
     assert graph.export_png(str(tmp_path / "g.png")) == [str(tmp_path / "g.png")]
-    monkeypatch.setattr(qt_graph_view, "TILE", 128)
+    monkeypatch.setattr(qt_graph_export, "TILE", 128)
     tiles = graph.export_png(str(tmp_path / "t.png"), scale=2.0)
     assert len(tiles) > 1 and all(Path(tile).stat().st_size > 0 for tile in tiles)
 
@@ -142,10 +142,10 @@ def test_graphs_of_the_gpu_log_open(qtbot, window, corpus):
 def test_kernel_overlays_are_stage_aware_with_a_numeric_time_scale(qtbot, window):
     graph = open_graph(qtbot, window, BUNDLED, stage="dynamo")
     graph.overlay.setCurrentText("fused kernel")  # these kernels name post-grad nodes: Dynamo's `relu` is not theirs
-    assert {fills[0] for fills in graph.layer.fills} == {qt_graph_view.NO_KERNEL}
+    assert {fills[0] for fills in graph.layer.fills} == {qt_graph_overlays.NO_KERNEL}
     graph = open_graph(qtbot, window, BUNDLED, stage="post_grad")
     assert "relu" in dict(zip(graph.layer.ids, graph.layer.fills))
-    assert dict(zip(graph.layer.ids, graph.layer.fills))["relu"] != [qt_graph_view.NO_KERNEL]
+    assert dict(zip(graph.layer.ids, graph.layer.fills))["relu"] != [qt_graph_overlays.NO_KERNEL]
     # [0/0] never ran in the profile (the profile ran [0/1]): its kernels are "not in the profile"
     graph.overlay.setCurrentText("kernel time")
     assert not any(text.endswith("µs per call") for text in

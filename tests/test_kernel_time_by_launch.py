@@ -21,7 +21,8 @@ from inspector import cli
 from inspector.core.analysis.profile_ops import AGREE_BOUND, profile_check, profile_ops
 from inspector.core.analysis.run_diff import diff_runs
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.analysis.source_time import NOT_PROFILED, source_time
+from inspector.core.analysis.profile_join import source_time
+from inspector.core.analysis.source_time import NOT_PROFILED
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.sources import detect

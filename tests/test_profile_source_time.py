@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspector import cli
-from inspector.core.analysis.source_time import source_time
+from inspector.core.analysis.profile_join import source_time
 from inspector.core.outputs.gpu_summary import SOURCE_TIME_KEY, profile_section
 from inspector.core.readers.profiler_trace import read_profiler_trace
 from inspector.core.readers.sources import detect

@@ -20,7 +20,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
 
-from inspector.core.analysis.ranks import DIFFERS, index_ranks, rank_ranges, rank_report, rank_timeline  # noqa: E402
+from inspector.core.analysis.divergence_rules import rank_report  # noqa: E402
+from inspector.core.analysis.rank_figures import index_ranks, rank_ranges  # noqa: E402
+from inspector.core.analysis.rank_lanes import DIFFERS, rank_timeline  # noqa: E402
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
 from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.outputs.summary_text import render_text

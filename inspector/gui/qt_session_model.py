@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QProgressBar
 
 from inspector.core.analysis.dask_engine import DaskTarget, EngineUnavailable, overview_on_dask
 from inspector.core.analysis.issues import Issue
-from inspector.core.analysis.ranks import RankReport, index_ranks, rank_report, report_so_far
+from inspector.core.analysis.divergence_rules import rank_report
+from inspector.core.analysis.rank_figures import RankReport, index_ranks, report_so_far
 from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
 from inspector.core.analysis.source_time import SourceTime
 from inspector.core.model.output_code import Kernel

@@ -56,7 +56,8 @@ CODE_SUFFIXES = {"_ORIGINAL_SOURCE": "original Python (decompiled)",
                  "_MODIFIED_SOURCE": "transformed Python (decompiled)",
                  "_ORIGINAL_BYTECODE": "original bytecode", "_MODIFIED_BYTECODE": "transformed bytecode",
                  "_NOT_DECOMPILED": "why there is no Python source"}
-CAPTURE_RUNNER = "inspector/capture/runner.py"
+# our capture's files on the stack of a compile: the runner, and its measurement calling the entry point
+CAPTURE_CALLERS = ("inspector/capture/runner.py", "inspector/capture/eager_vs_compiled.py")
 GUARD_ARTIFACTS = {"guards": "guards"}  # the name the reader gives dynamo_guards and dynamo_cpp_guards_str
 
 
@@ -163,7 +164,7 @@ def trigger_stack(unit: CompileUnit) -> list[SourceLocation]:
 
 def _capture_runner(path: str) -> bool:
     """Our capture's runner, which calls the user's entry point: its frames are not the user's."""
-    return path.replace("\\", "/").endswith(CAPTURE_RUNNER)
+    return path.replace("\\", "/").endswith(CAPTURE_CALLERS)
 
 
 def metric_rows(metrics: dict) -> list[MetricRow]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inspector.core.analysis.ranks import RankReport
+    from inspector.core.analysis.rank_figures import RankReport
 
 DEFAULT_TIMEOUT_S = 20.0  # how long to try reaching the scheduler
 DEFAULT_PORT = 8786  # Dask's scheduler port
@@ -157,7 +157,8 @@ def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float 
     scheduler's greeting read (EngineUnavailable) before `distributed` connects; over plain tcp:// the
     connections `distributed` opens after that are unchecked (see the module's docstring)."""
     from inspector.core.analysis.dask_peer import PeerRefused, check_greeting
-    from inspector.core.analysis.ranks import index_ranks, rank_report
+    from inspector.core.analysis.divergence_rules import rank_report
+    from inspector.core.analysis.rank_figures import index_ranks
 
     timeout_s = checked_timeout(DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
     target = target.checked()

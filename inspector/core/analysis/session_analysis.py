@@ -17,12 +17,14 @@ from inspector.core.analysis.figures import (
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.issues import Issue, find_issues
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
-from inspector.core.analysis.ranks import RankReport, session_rank_report
+from inspector.core.analysis.divergence_rules import session_rank_report
+from inspector.core.analysis.rank_figures import RankReport
 from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness
-from inspector.core.analysis.source_time import SourceTime, session_source_time
+from inspector.core.analysis.profile_join import session_source_time
+from inspector.core.analysis.source_time import SourceTime
 from inspector.core.analysis.source_marks import source_marks
 from inspector.core.analysis.speedup import Speedup, estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline

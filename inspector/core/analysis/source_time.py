@@ -1,19 +1,8 @@
-"""A profiler trace joined to the TORCH_TRACE log of the same run: the time of every launch of a
-generated kernel, per kernel and compile unit (measured), and through Inductor's provenance per FX
-node, module and line of the user's model (apportioned where one kernel was made from several).
-
-How a profiled launch is tied to the code: each compiled graph's call is a `## Call CompiledFxGraph
-<cache key> ##` span (older torch: the `Torch-Compiled Region: f/c` around it), run by the unit of the
-innermost `Torch-Compiled Region: f/c` open around it (else, as a backward under `CompiledFunction…
-Backward` is, the unit whose FX graph cache key it names, else the unit whose forward ran last):
-units that share kernel names are never confused, and a call with no key (a graph holding a
-`torch.cond`) still has its unit. The kernels it
-ran are the events inside it and in no graph call nested in it, named as the code names them
-(`graph_0_cpp_fused_…` is `cpp_fused_…`, `aten::addmm` is `extern_kernels.addmm`, a Triton kernel's
-CPU op its own name), outermost only. The k-th launch of a name in one call is the k-th launch site of
-that name in the code (`call()` and the subgraphs of higher-order ops), whose provenance handle
-(`cpp_fused_…:4`) names the post-grad nodes it computes; `postToPre` names the graph Dynamo captured,
-whose nodes carry the user's line and the module they belong to.
+"""The one table of kernel time, read from a profiler trace joined to the TORCH_TRACE log of the same
+run (profile_join.py makes it): the time of every launch of a generated kernel, per kernel and compile
+unit (measured), and per FX node, module and line of the user's model (apportioned where one kernel was
+made from several, launch_attribution.py). Its rows and how a kernel's time is said in words live here,
+apart from the join, because every view and output reads them and none needs to know how they were made.
 
 The one table of kernel time (`SourceTime.sites`): one row per (unit, output code, kernel, call site),
 never merged by name, with its launches, total and share of its unit's profiled time (the unit's
@@ -28,27 +17,15 @@ nodes all lie in it, and the shares of launches split with others are its `appor
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice
-from pathlib import Path
 
-from inspector.core.analysis.gpu_profile import QueuedGpuTime, microseconds
-from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin, aten_name
-from inspector.core.analysis.profile_ops import COMPILED_REGION, kernel_name
-from inspector.core.analysis.region_time import GRAPH_EVENT
-from inspector.core.graphs.graph_hierarchy import node_paths
-from inspector.core.model.fx_graph_text import FxGraph
+from inspector.core.analysis.gpu_profile import microseconds
+from inspector.core.analysis.kernel_index import NodeOrigin
 from inspector.core.model.output_code import Kernel
-from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
-from inspector.core.readers.profiler_trace import (
-    MAX_CANDIDATES, ProfilerTrace, TraceEvent, paired_profile, read_profiler_trace,
-)
+from inspector.core.model.session import CompileUnit
 
-BACKWARD_EVENT = "CompiledFunctionBackward"  # autograd's range around a compiled graph's backward
-NO_MODULE = "(no module)"  # a node of a plain function, or one the graph names no module for
 NOT_PROFILED = "not profiled"  # a unit whose code no profiled call ran, and its kernels
 
 
@@ -220,12 +197,12 @@ class SourceTime:
         return self.kernels
 
     def profiled(self, unit: CompileUnit) -> bool:
-        return _unit_key(unit) in self.unit_figures
+        return unit_key(unit) in self.unit_figures
 
     def kernel_time(self, unit: CompileUnit, kernel: Kernel) -> KernelTime | None:
         """`kernel` (a parse of one of `unit`'s codes) as profiled, its sites apart; None when `unit`
         was not profiled (its kernels' times are then "not profiled", never another unit's)."""
-        figure = self.unit_figures.get(_unit_key(unit))
+        figure = self.unit_figures.get(unit_key(unit))
         if figure is None:
             return None
         sites = self._by_kernel.get(id(kernel), ())
@@ -238,26 +215,6 @@ class SourceTime:
             if row.kernel is not None:
                 found[id(row.kernel)].append(row)
         return found
-
-
-def source_time(session: Session, trace: ProfilerTrace) -> SourceTime:
-    """The profile's kernel time attributed to `session`'s kernels, nodes, modules and lines."""
-    return _Join(session, trace).result()
-
-
-def session_source_time(session: Session) -> tuple[SourceTime | None, str]:
-    """The one table of `session`'s kernel time, from the profiler trace of the same run (a capture's
-    profile of the compiled run, or the trace beside a log: `paired_profile`), or None with why."""
-    if session.results is None and _links_beside(Path(session.extracted_to or session.source)):
-        return None, "a JSON file beside the log is a link: name the profile to read (summary --profile)"
-    path, why = paired_profile(session)
-    if path is None:
-        return None, why
-    try:
-        trace = read_profiler_trace(path, root=path.parent)  # a link out of its folder is not followed
-    except (OSError, ValueError) as error:
-        return None, f"profiler trace not readable: {error}"
-    return source_time(session, trace), ""
 
 
 def described(time: KernelTime | None, table: SourceTime | None) -> str:
@@ -288,316 +245,6 @@ def _spread(spread: tuple[float, float, float]) -> str:
     return f"{microseconds(fastest)} to {microseconds(slowest)}, median {microseconds(median)}"
 
 
-def _links_beside(folder: Path) -> bool:
-    """Whether a JSON file where `paired_profile` looks for a log's trace is a link: this runs on every
-    open, and the look at a candidate's first bytes would follow a link out of the folder."""
-    places = [folder, folder.parent] if folder.is_dir() else [folder.parent, folder.parent.parent]
-    for place in places:
-        found = (path for pattern in ("*.json", "*.json.gz") for path in place.glob(pattern))
-        if any(path.is_symlink() for path in islice(found, MAX_CANDIDATES)):
-            return True
-    return False
-
-
-def _unit_key(unit: CompileUnit) -> str:
+def unit_key(unit: CompileUnit) -> str:
+    """A unit's key in the table (`units`, `unit_figures`, a row's `unit`): its compile id, "0/0"."""
     return str(unit.compile_id).strip("[]")
-
-
-class _Join:
-    def __init__(self, session: Session, trace: ProfilerTrace):
-        self.session, self.trace = session, trace
-        self.queued = QueuedGpuTime(trace)
-        self.codes = [(unit, artifact) for unit in session.units for artifact in unit.output_code]
-
-    @cached_property
-    def _sites(self) -> dict[int, dict[str, list[Site]]]:
-        """Per code artifact (by id), its launch sites by the name they are profiled as, in code order."""
-        found: dict[int, dict[str, list[Site]]] = {}
-        for unit, artifact in self.codes:
-            by_name: dict[str, list[Site]] = defaultdict(list)
-            for site in _code_sites(unit, artifact):
-                by_name[site.profiled_as].append(site)
-            found[id(artifact)] = dict(by_name)
-        return found
-
-    def result(self) -> SourceTime:
-        calls = self._graph_calls()
-        by_site: dict[int, list[float]] = defaultdict(list)
-        sites_of: dict[int, Site] = {}
-        matched_codes: set[int] = set()
-        unit_figures: dict[str, UnitFigure] = {}
-        graph_calls = unmatched = unseen = 0
-        graph_us = 0.0
-        keyed = self._keyed_calls()
-        for call, inside, candidates in calls:
-            best = max(((unit, artifact, _align(inside, self._sites[id(artifact)])) for unit, artifact in candidates),
-                       key=lambda found: len(found[2]), default=(None, None, []))
-            unit, artifact, pairs = best
-            if not pairs:
-                if id(call) in keyed:
-                    unseen += 1
-                else:
-                    unmatched += 1
-                continue
-            graph_calls += 1
-            graph_us += call.duration_us
-            matched_codes.add(id(artifact))
-            figure = unit_figures.setdefault(_unit_key(unit), UnitFigure(_unit_key(unit)))
-            figure.calls += 1
-            figure.profiled_us += self._time(call)
-            for event, site in pairs:
-                sites_of[id(site)] = site
-                by_site[id(site)].append(self._time(event))
-        kernels: list[KernelFigure] = []
-        row_of: dict[int, KernelFigure] = {}  # id of a site → its row
-        for unit, artifact in self.codes:
-            if id(artifact) not in matched_codes:
-                continue
-            index = next(at for at, code in enumerate(unit.output_code) if code is artifact)
-            figure = unit_figures[_unit_key(unit)]
-            for site in sorted((site for named in self._sites[id(artifact)].values() for site in named),
-                               key=lambda site: site.call_line):
-                times = by_site.get(id(site), ())
-                row_of[id(site)] = KernelFigure(figure.unit, site.kernel.name, site.kernel.kind, site.call_line, index,
-                                                len(times), sum(times), 0.0, kernel=site.kernel, rank=unit.rank,
-                                                compile_unit=unit, launch_us=tuple(times))
-                kernels.append(row_of[id(site)])
-                figure.kernel_us += sum(times)
-        for row in kernels:
-            row.unit_us = unit_figures[row.unit].profiled_us
-        attribution = _Attribution()
-        for site_id, times in by_site.items():
-            nodes = attribution.add(sites_of[site_id], sum(times))
-            row = row_of[site_id]
-            row.nodes.extend(name for name in nodes if name not in row.nodes)
-        units: dict[str, float] = {key: figure.kernel_us for key, figure in unit_figures.items()}
-        not_profiled = sorted({row.name for row in kernels if not row.events})
-        idle = sorted(dict.fromkeys(_unit_key(unit) for unit in self.session.units
-                                    if unit.output_code and _unit_key(unit) not in unit_figures))
-        return SourceTime("GPU" if self.queued.gpu_events else "CPU", graph_calls, unmatched,
-                          sorted(kernels, key=lambda row: -row.total_us), units,
-                          sorted(attribution.nodes.values(), key=lambda row: -row.figure.total_us),
-                          dict(sorted(attribution.modules.items(), key=lambda item: -item[1].total_us)),
-                          sorted(attribution.lines.values(), key=lambda row: -row.figure.total_us),
-                          attribution.unattributed_us, graph_us, not_profiled,
-                          self._notes(calls, not_profiled, kernels)
-                          + ([f"{unseen} graph call(s) of the log's code show none of its launches: a CPU trace "
-                              f"names Inductor's C++ kernels only with "
-                              f"torch._inductor.config.cpp.enable_kernel_profile = True"]
-                             if unseen and not self.queued.gpu_events else []),
-                          unit_figures, idle, str(self.trace.path), unseen_launch_calls=unseen)
-
-    def _graph_calls(self) -> list[tuple[TraceEvent, list[TraceEvent], list[tuple[CompileUnit, CodeArtifact]]]]:
-        """Each compiled graph call, the events it ran itself (in no graph call nested in it), and the
-        code it may have run: its unit's, the unit being that of the innermost compiled region open
-        around it, else the unit(s) whose FX graph cache key it names, else any. Without graph-call
-        events (older torch), each compiled region stands for its graph call. One sweep per thread
-        with a stack of the spans still open: linear in the events however the spans overlap."""
-        by_key: dict[str, list[CompileUnit]] = defaultdict(list)
-        for unit in self.session.units:
-            for event in unit.cache_events:
-                key = event.detail.get("key")
-                if event.cache == "fx_graph" and isinstance(key, str) and all(unit is not u for u in by_key[key]):
-                    by_key[key].append(unit)
-        by_id: dict[str, list[CompileUnit]] = defaultdict(list)
-        for unit in self.session.units:
-            by_id[_unit_key(unit)].append(unit)
-        if self.trace.rank is not None and any(unit.rank == self.trace.rank for unit in self.session.units):
-            # a rank's trace ran that rank's code: other ranks share its compile ids and keys
-            by_key = {key: [unit for unit in units if unit.rank == self.trace.rank] for key, units in by_key.items()}
-            by_id = defaultdict(list, {key: [unit for unit in units if unit.rank == self.trace.rank]
-                                       for key, units in by_id.items()})
-        codes_of: dict[int, list[tuple[CompileUnit, CodeArtifact]]] = defaultdict(list)
-        for unit, artifact in self.codes:
-            codes_of[id(unit)].append((unit, artifact))
-        has_calls = any(event.name.startswith(GRAPH_EVENT) for event in self.trace.events)
-        marker = GRAPH_EVENT if has_calls else COMPILED_REGION
-        found = []
-        forwards: list[tuple[float, list[CompileUnit]]] = []  # (start, units) of each call a region ties
-        untied: list[tuple[int, bool]] = []  # calls neither a region nor a key ties: (index in found, in a backward)
-        for events in self.trace.by_thread().values():
-            regions: list[TraceEvent] = []  # open compiled regions, innermost last
-            backwards: list[TraceEvent] = []  # open CompiledFunctionBackward spans
-            open_calls: list[tuple[TraceEvent, list[TraceEvent]]] = []  # open graph calls with their events
-            for event in events:
-                for spans in (regions, backwards):
-                    while spans and event.start_us >= spans[-1].end_us:
-                        spans.pop()
-                while open_calls and event.start_us > open_calls[-1][0].end_us:
-                    open_calls.pop()
-                if event.name.startswith(marker):
-                    region = regions[-1] if regions else (event if not has_calls else None)
-                    units = self._units_of(event, region, by_key, by_id)
-                    if units is None:
-                        if region is None:
-                            untied.append((len(found), bool(backwards)))
-                        units = self.session.units
-                    elif region is not None:
-                        forwards.append((event.start_us, units))
-                    inside: list[TraceEvent] = []
-                    found.append((event, inside, [pair for unit in units for pair in codes_of[id(unit)]]))
-                    open_calls.append((event, inside))
-                elif open_calls:
-                    open_calls[-1][1].append(event)
-                if event.name.startswith(COMPILED_REGION):
-                    regions.append(event)
-                elif event.name.startswith(BACKWARD_EVENT):
-                    backwards.append(event)
-        # A backward whose call names no known FX graph key (the FX graph cache off or bypassed) runs
-        # the backward of the graph whose forward ran last before it, on any thread (autograd's own)
-        forwards.sort(key=lambda item: item[0])
-        starts = [start for start, _ in forwards]
-        for index, in_backward in untied:
-            call, inside, _ = found[index]
-            before = bisect.bisect_left(starts, call.start_us) - 1
-            if before < 0:
-                continue
-            codes = [pair for unit in forwards[before][1] for pair in codes_of[id(unit)]]
-            if in_backward:
-                codes = [pair for pair in codes if pair[1].code.role == "backward"] or codes
-            found[index] = (call, inside, codes)
-        return found
-
-    def _keyed_calls(self) -> set[int]:
-        """The graph calls (by id) whose FX graph cache key a unit of the log holds."""
-        keys = {event.detail.get("key") for unit in self.session.units for event in unit.cache_events
-                if event.cache == "fx_graph"}
-        return {id(event) for event in self.trace.events
-                if event.name.startswith(GRAPH_EVENT) and event.name[len(GRAPH_EVENT):].strip(" #") in keys}
-
-    def _units_of(self, call: TraceEvent, region: TraceEvent | None, by_key: dict,
-                  by_id: dict) -> list[CompileUnit] | None:
-        keyed = by_key.get(call.name[len(GRAPH_EVENT):].strip(" #"), []) if call.name.startswith(GRAPH_EVENT) else []
-        running = by_id.get(region.name[len(COMPILED_REGION):].strip(": "), []) if region is not None else []
-        if running and keyed:
-            both = [unit for unit in running if any(unit is other for other in keyed)]
-            return both or keyed
-        return running or keyed or None  # None: nothing ties the call to a unit
-
-    def _time(self, event: TraceEvent) -> float:
-        return self.queued.within(event) if self.queued.gpu_events else event.duration_us
-
-    def _notes(self, calls, not_profiled: list[str], kernels: list[KernelFigure]) -> list[str]:
-        notes = []
-        if not calls:
-            notes.append("the profile holds no compiled graph calls ('## Call CompiledFxGraph' or "
-                         "'Torch-Compiled Region' spans)")
-        cpp = sorted({row.name for row in kernels if row.kind == "cpp" and not row.events})
-        if cpp and not self.queued.gpu_events and not any(row.kind == "cpp" and row.events for row in kernels):
-            notes.append(f"{len(cpp)} C++ kernel(s) never appear in the profile: Inductor names them there only with "
-                         f"torch._inductor.config.cpp.enable_kernel_profile = True; their time is in the graph calls' "
-                         f"own time")
-        if self.queued.unlinked:
-            notes.append(f"{self.queued.unlinked} GPU event(s) carry no link to a CPU call (correlation or External id): "
-                         f"in no launch's time")
-        if any(unit.provenance is None for unit in self.session.units if unit.output_code):
-            notes.append("some compile units carry no provenance (capture with INDUCTOR_PROVENANCE=1): their kernels' "
-                         "nodes come from Inductor's comments, which over-include")
-        return notes
-
-
-def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
-    sites = []
-    for kernel in artifact.code.kernels:
-        handles = kernel.debug_handles if len(kernel.debug_handles) == len(kernel.call_lines) else [None] * len(kernel.call_lines)
-        profiled = aten_name(kernel.name) if kernel.kind in ("extern", "fallback") else kernel.name
-        sites.extend(Site(unit, kernel, line, handle, profiled) for line, handle in zip(kernel.call_lines, handles))
-    return sorted(sites, key=lambda site: site.call_line)
-
-
-def _align(events: list[TraceEvent], by_name: dict[str, list[Site]]) -> list[tuple[TraceEvent, Site]]:
-    """The events of one graph call paired with the launch sites they ran: the k-th event of a name
-    is the k-th site of that name in the code (a site no event ran is left over); an event named like
-    no site is left out, as is one inside an event already paired (an extern kernel's own ATen calls).
-    Per name, not across names: a higher-order op's subgraph is defined above `call()` and runs from
-    inside it."""
-    used: dict[str, int] = defaultdict(int)
-    pairs, paired_until = [], float("-inf")
-    for event in events:
-        name = kernel_name(event.name)
-        named = by_name.get(name)
-        if named is None or event.start_us < paired_until or used[name] >= len(named):
-            continue
-        pairs.append((event, named[used[name]]))
-        used[name] += 1
-        paired_until = event.end_us
-    return pairs
-
-
-def _names_by_key(provenance: dict, mapping: str) -> dict[str, list[str]]:
-    """One of provenance's maps (name → node names), what of it has that shape: a log may hold anything."""
-    found = provenance.get(mapping)
-    if not isinstance(found, dict):
-        return {}
-    return {key: [name for name in names if isinstance(name, str)] for key, names in found.items()
-            if isinstance(names, list)}
-
-
-class _Attribution:
-    """Launch times given to the nodes each launch was made from, and through them to lines and modules."""
-
-    def __init__(self):
-        self.nodes: dict[tuple[str, str], NodeFigure] = {}
-        self.lines: dict[tuple, LineFigure] = {}
-        self.modules: dict[str, Figure] = defaultdict(Figure)
-        self.unattributed_us = 0.0
-        self._paths: dict[int, dict[str, tuple[str, ...]]] = {}
-
-    def add(self, site: Site, us: float) -> list[str]:
-        """Gives `us` (the site's profiled launches summed) to its nodes; the names of those nodes."""
-        nodes = self._origins(site)
-        if not nodes:
-            self.unattributed_us += us
-            return []
-        share = us / len(nodes)
-        unit = str(site.unit.compile_id).strip("[]")
-        lines = {(origin.file, origin.line) for origin, _ in nodes}
-        modules = {module for _, module in nodes}
-        for origin, module in nodes:
-            row = self.nodes.setdefault((unit, origin.name), NodeFigure(unit, origin, module))
-            row.figure.add(share, len(nodes) == 1)
-            line = self.lines.setdefault((origin.file, origin.line), LineFigure(origin.file, origin.line, origin.code))
-            line.figure.add(share, len(lines) == 1)
-            if origin.name not in line.nodes:
-                line.nodes.append(origin.name)
-            self.modules[module].add(share, len(modules) == 1)
-        return [origin.name for origin, _ in nodes]
-
-    def _origins(self, site: Site) -> list[tuple[NodeOrigin, str]]:
-        """The nodes of the graph Dynamo captured that `site` computes, with their modules: through
-        the post-grad nodes its provenance handle names (else the kernel's own source nodes) and
-        `postToPre`. Post-grad nodes no pre-grad node became (pattern passes' own nodes) are left
-        out when others are mapped, and stand for themselves when none is."""
-        unit, kernel, provenance = site.unit, site.kernel, site.unit.provenance or {}
-        to_post = {**_names_by_key(provenance, "tritonCodeToPost"), **_names_by_key(provenance, "cppCodeToPost")}
-        post = to_post.get(site.handle) if site.handle else None
-        if post is None and kernel.source_origin == "provenance":
-            post = kernel.source_nodes
-        if post is not None:
-            to_pre = _names_by_key(provenance, "postToPre")
-            pre = list(dict.fromkeys(name for node in post for name in to_pre.get(node, ())))
-            if pre:
-                return self._named(unit, pre, NODE_STAGES["comment"])
-            return self._named(unit, list(dict.fromkeys(post)), NODE_STAGES["provenance"])
-        if kernel.source_origin == "comment":
-            return self._named(unit, kernel.source_nodes, NODE_STAGES["comment"])
-        return []
-
-    def _named(self, unit: CompileUnit, names: list[str], stages: tuple[str, ...]) -> list[tuple[NodeOrigin, str]]:
-        graph = next((artifact.graph for stage, artifact in unit.graphs.items() if base_stage(stage) in stages), None)
-        paths = self._module_paths(graph) if graph is not None else {}
-        found = []
-        for name in names:
-            node = graph.node(name) if graph is not None else None
-            source = node.source if node is not None else None
-            origin = NodeOrigin(name, node.target if node else "?", source.file if source else None,
-                                source.line if source else None, source.code if source else None)
-            path = paths.get(name)
-            by_source = not path or path[-1].startswith("line ")  # no module evidence: grouped by line
-            found.append((origin, NO_MODULE if by_source else ".".join(path)))
-        return found
-
-    def _module_paths(self, graph: FxGraph) -> dict[str, tuple[str, ...]]:
-        if id(graph) not in self._paths:
-            self._paths[id(graph)] = node_paths(graph)
-        return self._paths[id(graph)]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from inspector.core.analysis.gpu_profile import gpu_profile, microseconds, region_label
 from inspector.core.analysis.profile_ranks import RankRun, Times, compare_profiles
-from inspector.core.analysis.source_time import Figure, source_time
+from inspector.core.analysis.profile_join import source_time
+from inspector.core.analysis.source_time import Figure
 from inspector.core.analysis.triton_join import join_triton
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace

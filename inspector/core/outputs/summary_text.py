@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from inspector.core.analysis.compile_detail import UnitCompile
-from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.rank_figures import rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.unit_origin import origin_text

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QFrame, QHeaderView, QLabel, QScrollArea, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.rank_figures import rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.numbers import quantity, seconds as fmt_seconds

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.analysis.issues import Issue
-from inspector.core.analysis.ranks import rank_ranges
+from inspector.core.analysis.rank_figures import rank_ranges
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.views.qt_status_icons import kind_icon

@@ -14,7 +14,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout, QWidget
 
-from inspector.core.analysis.ranks import DIFFERS, RankFigures, RankReport, UnitPrint, rank_timeline
+from inspector.core.analysis.rank_figures import RankFigures, RankReport, UnitPrint
+from inspector.core.analysis.rank_lanes import DIFFERS, rank_timeline
 from inspector.core.analysis.timeline import Timeline
 from inspector.core.numbers import seconds
 from inspector.gui.qt_plain_text import plain_tip

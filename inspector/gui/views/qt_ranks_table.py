@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from inspector.core.analysis.ranks import STRAGGLER_RULE, RankFigures, RankReport
+from inspector.core.analysis.rank_figures import STRAGGLER_RULE, RankFigures, RankReport
 from inspector.gui.qt_plain_text import plain_tip
 
 COLUMNS = ("Rank", "Units", "Breaks", "Recompiles", "Cache hits (all)", "Cache misses (all)", "Failed", "Compile s",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget
 
-from inspector.core.analysis.ranks import RankReport
+from inspector.core.analysis.rank_figures import RankReport
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.views.qt_rank_lanes import QtRankLanes
 from inspector.gui.views.qt_ranks_table import RanksTableModel

@@ -7,68 +7,38 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from enum import Enum
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShortcut
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-    QPushButton, QSizePolicy, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
-from inspector.core.analysis.kernel_index import kernels_by_node, kernels_of_node, names_stage, naming_stage
+from inspector.core.analysis.kernel_index import kernels_of_node, names_stage, naming_stage
 from inspector.core.analysis.module_stacks import module_stacks
-from inspector.core.analysis.source_time import described
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, initially_expanded, stage_paths
 from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.item_ids import ItemKind, is_group, item_key, item_kind, toggled
-from inspector.core.graphs.op_kinds import OP_KINDS, op_kind
 from inspector.core.graphs.stage_graphs import StageGraphs
 from inspector.core.gc_policy import freeze_alive
 from inspector.gui.qt_background import LatestRequest
 from inspector.gui.qt_plain_text import html_text, plain_tip
 from inspector.gui.qt_shown_later import QtShownLater
 from inspector.gui.qt_session_model import QtSessionModel
+from inspector.gui.views.graph.qt_graph_export import write_png_tiles, write_svg
 from inspector.gui.views.graph.qt_graph_layers import (
     BREAK_NEIGHBOUR_COLOUR, GROUP_FILL, KERNEL_NODES_COLOUR, OUTLINES, TRACED_COLOUR, NodeLayer, fill_scene,
 )
+from inspector.gui.views.graph.qt_graph_overlays import Overlay, overlay_colours
+from inspector.gui.views.graph.qt_node_details import QtNodeDetails, node_details_html
 from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
 from inspector.gui.views.qt_break_map import QtBreakMap
 
 
-class Overlay(str, Enum):
-    """What the nodes are coloured by; the value is the text of the toolbar's choice."""
-
-    OP_KIND = "op kind"
-    DTYPE = "dtype"
-    FUSED_KERNEL = "fused kernel"
-    KERNEL_TIME = "kernel time"
-
-
 SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
-# what the node details pane says while no node is picked: an empty white pane does not say it is waiting for a click
-DETAILS_HINT = ("Click a node to see its op, target, arguments, shape, dtype and stride, its inputs and users, "
-                "its source line and the kernel it became.")
-PALETTE = ("#2b7bb9", "#2e9d4f", "#e0a526", "#8e5bb6", "#d9822b", "#17a2b8", "#c0392b", "#7f8c8d", "#16a085", "#9b59b6")
-TILE = 8192  # pixels per PNG tile on export
 NODE_ROLE = Qt.ItemDataRole.UserRole  # a search hit's node name
-NO_KERNEL, UNMEASURED = "#e3e6ea", "#b8bec7"
-
-
-class QtNodeDetails(QTextBrowser):
-    """The clicked node's details; while there are none (before a click, or cleared for another unit or
-    stage) it says what a click shows. Painted here: QTextEdit cuts its own placeholder to one line."""
-
-    def paintEvent(self, event) -> None:
-        super().paintEvent(event)
-        if self.document().isEmpty():
-            painter = QPainter(self.viewport())
-            painter.setPen(self.palette().placeholderText().color())
-            margin = round(self.document().documentMargin())
-            painter.drawText(self.viewport().rect().adjusted(margin, margin, -margin, -margin),
-                             Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap, DETAILS_HINT)
 
 
 def menu_button(text: str, actions) -> QPushButton:
@@ -82,6 +52,10 @@ def menu_button(text: str, actions) -> QPushButton:
 
 
 class QtGraphView(QWidget):
+    """The FX graph pane: a toolbar (stage, search, overlay, highlight, groups, export) above the break
+    map, a status line and the selected node's module path; the graph beside the minimap, the overlay's
+    legend, the search hits and the node details."""
+
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
@@ -97,14 +71,25 @@ class QtGraphView(QWidget):
         self._search_again = False  # a search was on show when the graph changed: run it on the new graph
         self._paths: dict[str, tuple[str, ...]] = {}  # node → module path of the graph shown
         self._overlay = None  # (graph, mode) → overlay_colours(), kept while groups fold and open
+        bar = self._toolbar()
+        self._graph_canvas()
+        self._node_panes()
+        side = self._side_panel()
+        self._lay_out(model, bar, side)
+        self._follow_selection(model)
+
+    def _toolbar(self) -> QHBoxLayout:
+        """Stage, search, overlay, the highlight buttons (each with its key) and the Groups and Export menus."""
         self.stage = QComboBox()
         self.stage.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.stage.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)  # never cut ("post_gra"): the search box gives way
+        # never cut ("post_gra"): the search box gives way
+        self.stage.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.stage.currentTextChanged.connect(self._on_stage_chosen)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search nodes (regex)")
         self.search.setToolTip("A regular expression matched against each node's name, op, target and shape (listed "
-                               "first), then its source line (after). Enter shows the next hit, Shift+Enter the one before")
+                               "first), then its source line (after). Enter shows the next hit, Shift+Enter the one "
+                               "before")
         self.search.returnPressed.connect(self.next_hit)
         QShortcut(QKeySequence("Shift+Return"), self.search, activated=lambda: self.next_hit(-1),
                   context=Qt.ShortcutContext.WidgetShortcut)
@@ -116,30 +101,42 @@ class QtGraphView(QWidget):
         buttons = []
         for text, slot, key, tip in (
                 ("Fit", lambda: self.view.fit(), "0", "Show the whole graph (0; + and − zoom)"),
-                ("Upstream", lambda: self.highlight_flow(up=True), "U", "Outline every node the selected one is computed from (U)"),
-                ("Downstream", lambda: self.highlight_flow(up=False), "D", "Outline every node computed from the selected one (D)"),
+                ("Upstream", lambda: self.highlight_flow(up=True), "U",
+                 "Outline every node the selected one is computed from (U)"),
+                ("Downstream", lambda: self.highlight_flow(up=False), "D",
+                 "Outline every node computed from the selected one (D)"),
                 ("Clear", self._clear_highlight, "Esc", "Clear the up- and downstream outlines (Esc)")):
             button = QPushButton(text)
             button.clicked.connect(slot)
             button.setToolTip(tip)
             if key != "0":  # the zoom view handles 0 itself
-                QShortcut(QKeySequence(key), self, activated=slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                QShortcut(QKeySequence(key), self, activated=slot,
+                          context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
             buttons.append(button)
         # the rarer actions two to a menu button, so the toolbar fits beside the Session column at 1280 px
         self.groups = menu_button("Groups", (("Expand every module group", self.expand_all),
                                              ("Fold every module group", self.fold_all)))
         self.groups.setToolTip("Open or fold every module group at once")
-        self.export = menu_button("Export", (("SVG (vector)…", self.ask_export_svg), ("PNG (image)…", self.ask_export_png)))
+        self.export = menu_button("Export", (("SVG (vector)…", self.ask_export_svg),
+                                             ("PNG (image)…", self.ask_export_png)))
         self.export.setToolTip("Save the graph as drawn: SVG or a PNG image")
         bar = QHBoxLayout()
         for widget in (self.stage, self.search, self.overlay, *buttons, self.groups, self.export):
             bar.addWidget(widget)
         bar.setStretch(1, 1)
+        return bar
+
+    def _graph_canvas(self) -> None:
+        """The scene, the zoomable view that shows it and its minimap."""
         self.scene = QGraphicsScene(self)
         self.view = QtZoomView(self.scene)
         self.view.sigActivated.connect(self._on_activated)
         self.view.sigClicked.connect(self._on_clicked)
         self.minimap = QtMinimap(self.scene, self.view)
+        self.view.describe = self.hover_text
+
+    def _node_panes(self) -> None:
+        """The node details (a source link opens the line), the search hits and the status line."""
         self.details = QtNodeDetails()
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(lambda url: self.model.show_location(url.path(), int(url.fragment() or 0)))
@@ -149,7 +146,9 @@ class QtGraphView(QWidget):
         self.status = QLabel("")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # parse errors quote the log
         self.status.setWordWrap(True)
-        self.view.describe = self.hover_text
+
+    def _side_panel(self) -> QSplitter:
+        """Minimap, the overlay's legend (and what the outlines mean), search hits and details, stacked."""
         self.legend = QListWidget()  # every colour of the overlay, full names; scrolls, never widens the window
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.legend_title = QLabel("")
@@ -172,6 +171,10 @@ class QtGraphView(QWidget):
         for index, stretch in enumerate((0, 0, 1, 3)):
             side.setStretchFactor(index, stretch)
         side.setSizes([120, 130, 120, 600])
+        return side
+
+    def _lay_out(self, model: QtSessionModel, bar: QHBoxLayout, side: QSplitter) -> None:
+        """Toolbar, break map, status and module path above the graph and its side panel."""
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(side)
@@ -189,6 +192,9 @@ class QtGraphView(QWidget):
         self.breadcrumb.hide()
         layout_.addWidget(self.breadcrumb)
         layout_.addWidget(split, 1)
+
+    def _follow_selection(self, model: QtSessionModel) -> None:
+        """The unit and the kernel selected anywhere in the app, shown here."""
         # a unit chosen while the tab is hidden is laid out when it is opened: laying out and drawing a
         # graph nobody looks at cost every selection, and as a session arrived ~100 ms of the UI thread
         self._when_shown = QtShownLater(self)
@@ -310,22 +316,8 @@ class QtGraphView(QWidget):
         node = self.graph.node(item_id)
         if node is None:
             return
-        kernels = kernels_of_node(self.unit, node.name, self.stage.currentText())
-        table = self.model.loaded.kernel_time if self.model.loaded else None
-        source = (f"<a href='file://{html_text(node.source.file)}#{node.source.line}'>{html_text(Path(node.source.file).name)}:{node.source.line}</a>"
-                  f"<br><code>{html_text(node.source.code)}</code>" if node.source else
-                  "— (" + ("an input of the graph: it comes from the caller, not from a line" if node.op in ("placeholder", "get_attr")
-                          else "the log records no stack for it; Dynamo's and the AOT graphs name each op's line") + ")")
-        kernel_text = "; ".join(f"{k.name} ({described(table.kernel_time(self.unit, k), table)})" if table else k.name
-                                for k in kernels) or "—"
-        if not kernels:  # say what would fill it
-            kernel_text = f"— ({no_kernel_reason(self.unit, node, self.stage.currentText())})"
-        self.details.setHtml(
-            f"<b>{html_text(node.name)}</b> <i>{html_text(node.op)}</i><br>target: <code>{html_text(node.target)}</code><br>"
-            f"args: <code>{html_text(node.args[:300])}</code><br>shape {html_text(node.shape)} dtype {html_text(node.dtype)} "
-            f"stride {html_text(node.stride)}<br>inputs: {html_text(', '.join(node.inputs) or '—')}"
-            f"<br>users: {html_text(', '.join(self.graph.users(node.name)) or '—')}"
-            f"<br>source: {source}<br>kernel: {html_text(kernel_text)}")
+        self.details.setHtml(node_details_html(self.unit, self.graph, node, self.stage.currentText(),
+                                               self._kernel_time()))
 
     def _show_breadcrumb(self, item_id: str) -> None:
         """`(graph) › layer1 › 0 › conv1`: the modules the node (or folded group) sits in, each segment a
@@ -504,53 +496,13 @@ class QtGraphView(QWidget):
         self.layer.update()
 
     # --- colour ---------------------------------------------------------------------------------
-    def overlay_colours(self) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
-        """The current overlay: node → its fill(s) (a node in several kernels gets one stripe per kernel),
-        and the legend as (colour, label, tooltip). Keys and their colours come from the whole graph, so a
-        node's colour never changes when groups fold or open."""
-        mode = Overlay(self.overlay.currentText())
-        stage = self.stage.currentText()
-        by_node = kernels_by_node(self.unit, stage) if self.unit is not None else {}
-        nodes = self.graph.nodes
-        fills: dict[str, list[str]] = {}
-        legend: list[tuple[str, str, str]] = []
-        if mode is Overlay.KERNEL_TIME:
-            table = self.model.loaded.kernel_time if self.model.loaded else None
-            timed = {id(k): table.kernel_time(self.unit, k) for ks in by_node.values() for k in ks} if table else {}
-            measured = {key: time.us_per_call for key, time in timed.items() if time is not None and time.launches}
-            slowest = max(measured.values(), default=0.0) or 1.0
-            for node in nodes:
-                fills[node.name] = [_heat(measured[key] / slowest) if key in measured else UNMEASURED
-                                    for key in dict.fromkeys(id(k) for k in by_node.get(node.name, []))] or [NO_KERNEL]
-            legend = [(_heat(step / 5), f"{slowest * step / 5:.1f} µs per call", "") for step in range(5, -1, -1)] \
-                if measured else []
-            legend += [(UNMEASURED, "kernel not in the profile (or this unit not profiled)", ""),
-                       (NO_KERNEL, "no kernel", "")]
-            return fills, legend
-        if mode is Overlay.FUSED_KERNEL:
-            names = sorted({k.name for ks in by_node.values() for k in ks})
-            colour = {name: _colour(position) for position, name in enumerate(names)}
-            for node in nodes:
-                fills[node.name] = [colour[name] for name in dict.fromkeys(k.name for k in by_node.get(node.name, []))] \
-                    or [NO_KERNEL]
-            legend = [(colour[name], name, name) for name in names] + [(NO_KERNEL, "no kernel (at this stage)", "")]
-            return fills, legend
-        if mode is Overlay.OP_KIND:
-            colour = {kind: fill for kind, fill, _pattern in OP_KINDS}
-            kinds = {node.name: op_kind(node) for node in nodes}
-            present = set(kinds.values())
-            return ({name: [colour[kind]] for name, kind in kinds.items()},
-                    [(fill, kind, "") for kind, fill, _pattern in OP_KINDS if kind in present])
-        keys = sorted({node.dtype or "none" for node in nodes})  # Overlay.DTYPE
-        colour = {key: _colour(position) for position, key in enumerate(keys)}
-        return {node.name: [colour[node.dtype or "none"]] for node in nodes}, [(colour[key], key, "") for key in keys]
-
     def _paint_overlay(self) -> None:
         if self.graph is None or self.layer is None:
             return
         key = (id(self.graph), self.overlay.currentText(), self.model.loaded is not None)
         if self._overlay is None or self._overlay[0] != key:  # a node's colours depend on the graph, not on folding
-            self._overlay = (key, self.overlay_colours())
+            self._overlay = (key, overlay_colours(Overlay(self.overlay.currentText()), self.unit,
+                                                  self.stage.currentText(), self.graph, self._kernel_time))
         fills, legend = self._overlay[1]
         self.layer.set_fills([fills.get(item_id, [GROUP_FILL]) for item_id in self.layer.ids])
         self.legend.clear()
@@ -561,6 +513,10 @@ class QtGraphView(QWidget):
             entry.setToolTip(plain_tip(tip or label))
             self.legend.addItem(entry)
         self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
+
+    def _kernel_time(self):
+        """The session's kernel-time table (None without a profile or a session)."""
+        return self.model.loaded.kernel_time if self.model.loaded else None
 
     def _mark_break_neighbours(self) -> None:
         """The last ops before a graph break (what the graph returns) and the first after it
@@ -592,66 +548,8 @@ class QtGraphView(QWidget):
             self.export_png(target)
 
     def export_svg(self, path: str) -> None:
-        rect = self.scene.itemsBoundingRect()
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(rect.size().toSize())
-        generator.setViewBox(rect)
-        painter = QPainter(generator)
-        self.scene.render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
-        painter.end()
+        write_svg(self.scene, path)
 
     def export_png(self, path: str, scale: float = 1.0) -> list[str]:
-        """The whole graph at `scale`; larger than one tile, it is written as numbered tiles
-        (`graph_r0_c1.png`…), so there is no size cap."""
-        rect = self.scene.itemsBoundingRect()
-        width, height = int(rect.width() * scale) + 1, int(rect.height() * scale) + 1
-        written = []
-        rows, columns = (height + TILE - 1) // TILE, (width + TILE - 1) // TILE
-        for row in range(rows):
-            for column in range(columns):
-                tile_w, tile_h = min(TILE, width - column * TILE), min(TILE, height - row * TILE)
-                image = QImage(tile_w, tile_h, QImage.Format.Format_ARGB32)
-                image.fill(QColor("white"))
-                painter = QPainter(image)
-                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-                source = QRectF(rect.left() + column * TILE / scale, rect.top() + row * TILE / scale,
-                                tile_w / scale, tile_h / scale)
-                self.scene.render(painter, QRectF(0, 0, tile_w, tile_h), source)
-                painter.end()
-                name = path if rows * columns == 1 else str(Path(path).with_name(f"{Path(path).stem}_r{row}_c{column}.png"))
-                image.save(name)
-                written.append(name)
-        return written
-
-
-def no_kernel_reason(unit, node, stage: str) -> str:
-    """Why a node's kernel field is empty, and what would fill it."""
-    if node.op in ("placeholder", "output", "get_attr"):
-        return "an input or output of the graph: no kernel computes it"
-    kernels = unit.kernels if unit is not None else []
-    if not kernels:
-        return "the log holds no generated code for this unit"
-    if not any(kernel.source_origin == "provenance" for kernel in kernels):
-        reason = "a CPU log records which kernel a node became only with INDUCTOR_PROVENANCE=1"
-        named = next((naming_stage(unit, k) for k in kernels if k.source_origin == "comment" and not names_stage(k, stage)
-                      and naming_stage(unit, k)), None)
-        return reason + (f"; library calls name the {named} graph's nodes" if named else "")
-    if not any(names_stage(kernel, stage) for kernel in kernels):
-        named = next((naming_stage(unit, kernel) for kernel in kernels if naming_stage(unit, kernel)), None)
-        return (f"the kernels name the nodes of the {named} graph: choose that stage" if named
-                else "the kernels name nodes of a graph this log does not hold")
-    return "no kernel names it: Inductor folded it into another node's kernel or removed it"
-
-
-def _colour(position: int) -> str:
-    """The palette, then evenly spread hues: enough distinct colours for every kernel of a unit."""
-    if position < len(PALETTE):
-        return PALETTE[position]
-    return QColor.fromHsvF(((position - len(PALETTE)) * 0.618034) % 1.0, 0.55, 0.85).name()
-
-
-def _heat(share: float) -> str:
-    """Kernel time colour: pale yellow (fast) → dark red (slowest)."""
-    share = min(1.0, max(0.0, share))
-    return QColor.fromHsvF(0.15 * (1 - share), 0.25 + 0.75 * share, 1.0 - 0.35 * share).name()
+        """The whole graph at `scale`, as one PNG or numbered tiles (qt_graph_export.write_png_tiles)."""
+        return write_png_tiles(self.scene, path, scale)
