@@ -1,6 +1,6 @@
 """Recompiles grouped by cause: one group per frame and guarded value (e.g. "input_ids, size dim 1"),
-with how often it recompiled, the values it took (8 → 1 → 9), a diagnosis in plain words, the fix with
-its exact API, and the recompile limit past which Dynamo silently runs the frame eagerly."""
+with how often it recompiled, the values it took (8 → 1 → 9), a diagnosis in plain words and the fix
+with its exact API. The limit past which Dynamo silently runs a frame eagerly is recompile_limit.py's."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
 from weakref import WeakKeyDictionary
 
+from inspector.core.analysis.recompile_limit import says_limit_hit
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.analysis.user_names import _RESUME, UserName, shown_function, user_name
@@ -18,7 +19,6 @@ from inspector.core.model.session import CompileUnit, FailedGuard, Session, arti
 from inspector.core.readers.break_reasons import (explain_guard, parse_recompile_reasons, split_guard_comment,
                                                   tensor_mismatch)
 
-DEFAULT_RECOMPILE_LIMIT = 8
 # A tensor guard, `tensor 'NAME' size mismatch at index 0. expected 8, actual 16`: found by `tensor_mismatch`, linear
 # in the guard (`tensor '(.+?)' …` rescanned the rest of the line from every "tensor '"), as the text after NAME
 # (the mark) and what follows it (the tail).
@@ -32,10 +32,6 @@ _LOCAL = re.compile(r"L\['([^']+)'\]")
 _MARKING = "_has_dynamo_dim_marking"  # a tensor marked dynamic where the graph was compiled without a mark
 _PLAIN_LOCAL = re.compile(r"^[A-Za-z_]\w*$")
 _SOURCE = re.compile(r"[LG]\[['\"][^'\"]+['\"]\](?:\.\w+|\[[^\]]+\])*")
-# What torch writes when a frame hit the recompile limit (any case), looked for as plain substrings: a
-# case-blind pattern over every frame's reasons and warnings was most of the time of finding problems.
-_LIMIT_HIT = ("recompile limit exceeded", "hit config.recompile_limit", "hit config.cache_size_limit",
-              "cache_size_limit reached", "recompile_limit reached")
 STANCE = ("If the new values only come during warm-up: `torch.compiler.set_stance(\"eager_on_recompile\")` after "
            "warm-up runs them eagerly instead of recompiling; in a test, `torch.compiler.set_stance("
            "\"fail_on_recompile\")` turns any recompile into an error.")
@@ -133,28 +129,6 @@ class _GroupDraft:
             self.every_guard, self.diagnosis, self.fix, STANCE, units=tuple(self.units), name=self.name,
             symbol=self.symbol, specialised=self.specialised, respecialised=self.respecialised,
             resumed_from=self.resumed_from)
-
-
-@dataclass(frozen=True)
-class RecompileLimit(Record):
-    """The limit of compiles per frame, and the frames that reached it (they then ran eagerly)."""
-
-    value: int
-    setting: str  # "recompile_limit" (torch ≥ 2.6) or "cache_size_limit"
-    from_log: bool
-    frames_at_limit: list[str]
-    values: list[int]  # every value the log records, when they differ
-    text: str  # the limit and who reached it, in words
-
-
-def _limit(value: int, setting: str, from_log: bool, frames_at_limit: list[str], values: list[int]) -> RecompileLimit:
-    where = "from the log's dynamo config" if from_log else "torch's default; the log does not record it"
-    if len(values) > 1:
-        where += f"; it differs between units: {', '.join(map(str, values))}"
-    hit = f" Reached by: {', '.join(frames_at_limit)}." if frames_at_limit else " No frame reached it in this run."
-    return RecompileLimit(value, setting, from_log, frames_at_limit, values,
-                          f"torch._dynamo.config.{setting} = {value} ({where}). A frame that needs more compiles "
-                          f"than this falls back to eager from then on, with only a log warning: silently slower.{hit}")
 
 
 # Said wherever a recompile failed the guards of more than one earlier graph: torch's record holds no more.
@@ -263,7 +237,7 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
         elif not group.every_guard and any(unit.recompile and len(unit.recompile.failed_guards) > 1
                                            for unit in group.units):
             group.diagnosis += f" Guards of several earlier graphs failed ({FIRST_GUARD_ONLY})."
-        if any(_says_limit_hit(unit.fail_reason or "") for unit in group.units):
+        if any(says_limit_hit(unit.fail_reason or "") for unit in group.units):
             group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
                                 "with only a log warning.")
     return [group.record() for group in sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))]
@@ -317,36 +291,6 @@ def _property_tail(guard: str):
         return None
 
     return tail
-
-
-def recompile_limit(session: Session) -> RecompileLimit:
-    """The limit as the log records it (per compile unit: ranks may differ), and the frames that hit it."""
-    frames: dict[tuple, list[CompileUnit]] = {}
-    for unit in session.units:
-        frames.setdefault((unit.rank, unit.compile_id.autograd, unit.compile_id.frame), []).append(unit)
-    values: dict[int, str] = {}
-    at_limit = []
-    for units in frames.values():
-        setting = next(((name, int(unit.metric(name))) for unit in units
-                        for name in ("recompile_limit", "cache_size_limit") if unit.metric(name) is not None), None)
-        if setting:  # the reader keeps these two settings of the log's dynamo config
-            values.setdefault(setting[1], setting[0])
-        limit = setting[1] if setting else DEFAULT_RECOMPILE_LIMIT
-        texts = " ".join([u.fail_reason or "" for u in units] + [b.text or b.reason for u in units for b in u.breaks]
-                         + [w for u in units for w in u.warnings])
-        if _says_limit_hit(texts) or len({u.compile_id.compile for u in units}) > limit:
-            first = units[0]
-            at_limit.append(f"frame {first.compile_id.frame} {first.function or '?'}"
-                            + (f" (rank {first.rank})" if first.rank is not None else ""))
-    if not values:
-        return _limit(DEFAULT_RECOMPILE_LIMIT, "recompile_limit", False, at_limit, [])
-    value = min(values)
-    return _limit(value, values[value], True, at_limit, sorted(values))
-
-
-def _says_limit_hit(text: str) -> bool:
-    lowered = text.lower()
-    return any(words in lowered for words in _LIMIT_HIT)
 
 
 def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:

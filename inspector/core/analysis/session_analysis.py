@@ -19,7 +19,8 @@ from inspector.core.analysis.issues import Issue, find_issues
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
 from inspector.core.analysis.divergence_rules import session_rank_report
 from inspector.core.analysis.rank_figures import RankReport
-from inspector.core.analysis.recompile_groups import RecompileGroup, RecompileLimit, recompile_groups, recompile_limit
+from inspector.core.analysis.recompile_groups import RecompileGroup, recompile_groups
+from inspector.core.analysis.recompile_limit import RecompileLimit, recompile_limit
 from inspector.core.analysis.region_time import RegionAccounting, region_accounting
 from inspector.core.analysis.shapes import ShapeEvent, session_shapes
 from inspector.core.analysis.slowness import Slowness, slowness

@@ -24,7 +24,8 @@ from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
 from inspector.core.analysis.profile_ops import ProfileCheck
-from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup, RecompileLimit
+from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup
+from inspector.core.analysis.recompile_limit import RecompileLimit
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.shapes import ShapeEvent
 from inspector.core.analysis.slowness import Slowness
