@@ -36,7 +36,7 @@ from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
 def timed(folder: Path, executor) -> tuple[float, dict]:
     started = time.perf_counter()
     report = rank_report(index_ranks(find_trace_logs(folder), executor))
-    return time.perf_counter() - started, report.to_json()
+    return time.perf_counter() - started, report.get_state()
 
 
 def main() -> int:

@@ -418,7 +418,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2
     document = {"schema": "rank-overview/1", "source": str(source.path), "kind": source.kind.name,
-                "engine": {"dask": cluster.address, "workers": cluster.workers}, "per_rank": cluster.report.to_json()}
+                "engine": {"dask": cluster.address, "workers": cluster.workers}, "per_rank": cluster.report.get_state()}
     if args.json:
         _dump_json(document)
     else:

@@ -65,7 +65,7 @@ def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster, tls_arg
     assert "warning" not in done.stderr
     document = json.loads(done.stdout)
     assert document["engine"] == {"dask": cluster.scheduler_address, "workers": 2}
-    local = json.loads(json.dumps(rank_report(index_ranks(find_trace_logs(job))).to_json()))
+    local = json.loads(json.dumps(rank_report(index_ranks(find_trace_logs(job))).get_state()))
     assert document["per_rank"] == local
     kinds = {finding["kind"] for finding in document["per_rank"]["divergence"]}
     assert {"collective_sequence", "tensor_meta", "recompiles", "straggler"} <= kinds

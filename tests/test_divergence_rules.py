@@ -36,7 +36,7 @@ def test_a_new_finding_is_one_rule(figures, monkeypatch):
 
     assert after.findings[:-1] == before.findings  # the rules before it are untouched, in their order
     assert after.lines()[-1] == f"rank {last}: the highest rank number"
-    assert after.to_json()["divergence"][-1] == {"kind": "last_rank", "ranks": [last], "ranks_text": str(last),
+    assert after.get_state()["divergence"][-1] == {"kind": "last_rank", "ranks": [last], "ranks_text": str(last),
                                                  "compile_ids": [], "message": "the highest rank number"}
     assert (last,) in after.groups and all(last not in group for group in after.groups if len(group) > 1)
 

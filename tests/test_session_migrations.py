@@ -40,7 +40,7 @@ def test_a_migration_receives_the_field_as_the_older_version_wrote_it(tmp_path, 
     session = open_session(session_folder)
 
     assert session.manifest.script == "/home/me/train_mlp.py"
-    assert "bad_field" not in session.load_problems.to_json()  # nothing of it counted as damaged
+    assert "bad_field" not in session.load_problems.get_state()  # nothing of it counted as damaged
 
 
 def test_a_field_that_fits_no_version_is_still_counted_after_the_upgrade(tmp_path):
@@ -53,4 +53,4 @@ def test_a_field_that_fits_no_version_is_still_counted_after_the_upgrade(tmp_pat
     session = open_session(session_folder)
 
     assert session.manifest.script is None
-    assert session.load_problems.to_json()["bad_field"]["count"] == 1
+    assert session.load_problems.get_state()["bad_field"]["count"] == 1

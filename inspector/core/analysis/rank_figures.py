@@ -88,7 +88,7 @@ class RankFigures:
     def label(self) -> str:
         return f"rank {self.rank}" if self.rank is not None else self.log
 
-    def to_json(self) -> dict:
+    def get_state(self) -> dict:
         figures = asdict(self)
         del figures["unit_prints"]
         if self.executed is None:  # most logs have no record of it: their figures stay as they were
@@ -101,7 +101,8 @@ class RankFigures:
 
 @dataclass(frozen=True)
 class Finding:
-    """One way some ranks differ from the rest."""
+    """One way some ranks differ from the rest: what the analysis finds is what the summary's per-rank
+    part writes and decodes (its ranks in words computed, not stored)."""
 
     kind: str  # logs | compile_ids | recompiles | graphs | guards | cache | collectives | tensor_meta | outcome |
     #            cache_pattern | collective_sequence | execution_order | runtime | straggler
@@ -112,9 +113,18 @@ class Finding:
     def __str__(self) -> str:
         return f"rank{'s' if len(self.ranks) > 1 else ''} {rank_ranges(self.ranks)}: {self.message}"
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "ranks": list(self.ranks), "ranks_text": rank_ranges(self.ranks),
+    @property
+    def ranks_text(self) -> str:
+        return rank_ranges(self.ranks)
+
+    def get_state(self) -> dict:
+        return {"kind": self.kind, "ranks": list(self.ranks), "ranks_text": self.ranks_text,
                 "compile_ids": list(self.compile_ids), "message": self.message}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Finding":
+        return cls(state.get("kind", ""), tuple(state.get("ranks") or ()), state.get("message", ""),
+                   tuple(state.get("compile_ids") or ()))
 
 
 @dataclass(frozen=True)
@@ -147,9 +157,9 @@ class RankReport:
             lines[0] = f"all {len(self.figures)} ranks agree"
         return lines
 
-    def to_json(self) -> dict:
-        return {"figures": [figures.to_json() for figures in self.figures],
-                "divergence": [finding.to_json() for finding in self.findings],
+    def get_state(self) -> dict:
+        return {"figures": [figures.get_state() for figures in self.figures],
+                "divergence": [finding.get_state() for finding in self.findings],
                 "groups": [{"ranks": list(group), "ranks_text": rank_ranges(group)} for group in self.groups],
                 "straggler_rule": STRAGGLER_RULE}
 

@@ -136,7 +136,7 @@ def _outcome(analysis: SessionAnalysis) -> dict:
 
 
 def _per_rank(analysis: SessionAnalysis) -> dict | None:
-    return analysis.ranks.to_json() if len(analysis.session.ranks) > 1 else None
+    return analysis.ranks.get_state() if len(analysis.session.ranks) > 1 else None
 
 
 def _run(analysis: SessionAnalysis) -> dict | None:

@@ -20,6 +20,7 @@ from typing import Any
 from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
 from inspector.core.analysis.export_report import ExportFinding
+from inspector.core.analysis.rank_figures import Finding
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
@@ -180,16 +181,6 @@ class RankRow(Record):
     failed: int = 0
     compile_time_s: float | None = None
     first_collective_s: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Finding(Record):
-    """Where ranks depart from each other, and which."""
-
-    kind: str = ""
-    ranks: tuple[int, ...] = ()
-    ranks_text: str = ""
-    message: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
