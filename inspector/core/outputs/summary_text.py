@@ -303,9 +303,11 @@ def _inside_and_outside(timing, traced: float) -> list[str]:
 def _kernels(summary: Summary) -> list[str]:
     kernels = summary.kernels
     ratio = f"{kernels.fusion_ratio:.2f}" if kernels.fusion_ratio is not None else "n/a"
+    if kernels.fusion_ratio is not None and kernels.launch_sites:  # the division, so a reader can redo it
+        ratio = f"{kernels.n_ops}/{kernels.launch_sites} = {ratio}"
     kinds = ", ".join(f"{n} {kind}" for kind, n in kernels.by_kind.items()) or "none"
     lines = [f"{summary.section(Part.KERNELS).heading} ({kinds}); ops {kernels.n_ops if kernels.n_ops is not None else 'n/a'}; "
-             f"K = N_ops/N_kernels = {ratio}"]
+             f"K = N_ops/N_launches = {ratio}"]
     if kernels.compiles:
         lines.append(f"  slowest Triton kernels to compile (of {len(kernels.compiles)} torch recorded):")
         lines += [f"    {row.where}  {row.kernel[:60]}: {row.described()}"
