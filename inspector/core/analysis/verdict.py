@@ -9,7 +9,7 @@ from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import Speedup, break_even_calls, unmeasured_reason
+from inspector.core.analysis.speedup import Speedup, break_even_calls, timed_rounds, unmeasured_reason
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.numbers import seconds
@@ -42,7 +42,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     t_compile, units_measured, torch_s, torch_started = model_compile_s(session.units)
     t_eager = results.eager.median_s if results.eager is not None else None
     t_exec = results.compiled.median_s if results.compiled is not None else None
-    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
+    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec, timed_rounds(results))
     eager = _eager_part(session, sites, slowness)
     gap = t_exec * eager.share if measured and eager.share is not None else None
     ceiling, ceiling_source = amdahl_ceiling(results, eager, speedup, t_eager, gap)
