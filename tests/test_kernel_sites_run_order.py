@@ -120,3 +120,21 @@ def test_k_states_its_division_by_launches_where_a_kernel_is_launched_twice(cond
     assert (ops, launches) == (kernels["n_ops"], kernels["launch_sites"])
     assert ratio == pytest.approx(ops / launches, abs=0.005)
     assert "N_ops/N_kernels" not in text
+
+
+@pytest.mark.slow
+def test_the_figures_bench_checks_a_session_with_a_branch_that_never_ran(cond_run, capsys):
+    """bench/bench_figures.py's checker read a call site no profiled call launched (the torch.cond's
+    other branch: 0 launches, no time per launch) as a number and crashed; it holds every invariant."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import bench_figures
+
+    log = next(cond_run.trace_dir.glob("*.log"))
+    assert cli.main(["summary", str(log), "--json", "--no-cache"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    idle = [row for row in summary["profile_source_time"]["kernels"] if not row["launches"]]
+    assert idle and all(row["us"] == 0 and row["per_launch_us"] is None for row in idle)
+    held, words = bench_figures.launches_times_per_launch(summary)
+    assert held is True, words
