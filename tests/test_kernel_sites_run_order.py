@@ -138,3 +138,28 @@ def test_the_figures_bench_checks_a_session_with_a_branch_that_never_ran(cond_ru
     assert idle and all(row["us"] == 0 and row["per_launch_us"] is None for row in idle)
     held, words = bench_figures.launches_times_per_launch(summary)
     assert held is True, words
+
+
+@pytest.mark.slow
+def test_the_compile_time_header_names_what_torch_compiled_for_an_eager_cond(cond_run, capsys):
+    """The header's compile time holds every unit's; T_compile below leaves out the compile torch made
+    itself for the eager torch.cond call. Both were printed, 20.98 s and 20.7 s, with nothing above to
+    tie them; the header now says how much of it was torch's own, from torch's compilation metrics."""
+    log = next(cond_run.trace_dir.glob("*.log"))
+    metrics = [json.loads(line[line.index("] ") + 2:])["compilation_metrics"] for line in log.read_text().split("\n")
+               if '"compilation_metrics"' in line and "] {" in line]
+    torch_own = sum(m["entire_frame_compile_time_s"] for m in metrics if m["co_name"] == "_cond_op_wrapper")
+    everything = sum(m["entire_frame_compile_time_s"] or 0 for m in metrics)
+    assert torch_own > 0, "the scenario no longer makes torch compile an eager cond"
+    assert cli.main(["summary", str(log), "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    header = re.search(r"^Compile time: ([\d.]+) s over", text, re.M)
+    own = re.search(r"^  of which ([\d.]+) s torch compiled for eager operator calls, not for the model: "
+                    r"T_compile below \(([\d.]+) s\) leaves it out", text, re.M)
+    assert header and own, text[:2000]
+    assert float(header[1]) == pytest.approx(everything, abs=0.005)
+    assert float(own[1]) == pytest.approx(torch_own, abs=0.006)
+    assert float(own[2]) == pytest.approx(everything - torch_own, abs=0.006)
+    assert cli.main(["summary", str(log), "--json", "--no-cache"]) == 0
+    verdict = {figure["key"]: figure for figure in json.loads(capsys.readouterr().out)["verdict"]}
+    assert verdict["t_compile"]["value"] == pytest.approx(float(own[2]), abs=0.006)

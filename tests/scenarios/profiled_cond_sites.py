@@ -1,8 +1,10 @@
 """A model whose compiled graph holds a `torch.cond` between library calls of one name: a Linear in
 `call()` before the cond and one inside the branch that runs (Inductor writes the branch as a
 subgraph *above* `call()`, run from inside it), then two identical Linear + tanh blocks, whose
-pointwise kernel Inductor generates once and launches twice. A TORCH_TRACE log (provenance on) and
-the torch.profiler Chrome trace of the same run (profile.pt.trace.json in the working folder)."""
+pointwise kernel Inductor generates once and launches twice. It runs once eagerly first, and an eager
+`torch.cond` makes torch compile its branches itself (a unit of its own, not the model's). A
+TORCH_TRACE log (provenance on) and the torch.profiler Chrome trace of the same run
+(profile.pt.trace.json in the working folder)."""
 
 import torch
 import torch._inductor.config as inductor_config
@@ -25,9 +27,11 @@ if __name__ == "__main__":
     inductor_config.trace.provenance_tracking_level = 1
     inductor_config.cpp.enable_kernel_profile = True
     torch.manual_seed(0)
-    model = torch.compile(CondBetweenLinears().eval())
+    eager = CondBetweenLinears().eval()
+    model = torch.compile(eager)
     inputs = torch.rand(8, 32)  # relu(a(x)) sums above 0: the true branch runs
     with torch.no_grad():
+        eager(inputs)  # torch compiles the eager cond's branches itself
         model(inputs)
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
             for _ in range(5):

@@ -260,6 +260,11 @@ def _compile_time(summary: Summary) -> list[str]:
                  f"add up to {traced:.2f} s"]
     else:
         lines = [f"Compile time{together}: not recorded (no compilation metrics, no stage that ended)"]
+    model = summary.figure("t_compile")
+    if timing.total_s is not None and model is not None and model.value is not None \
+            and timing.total_s - model.value >= 0.005:  # compiles torch started itself, named in the figure's source
+        lines.append(f"  of which {timing.total_s - model.value:.2f} s torch compiled for eager operator calls, not "
+                     f"for the model: T_compile below ({model.value:.2f} s) leaves it out")
     if timing.backward_s is not None:
         lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
