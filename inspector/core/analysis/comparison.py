@@ -323,7 +323,8 @@ def compare_calls(a_results: RunResults | None, b_results: RunResults | None, ma
 
 
 def kernel_change(us_a: float, us_b: float, calls: Speedup | None, doubt: str = "",
-                  threshold: float = THRESHOLD, launches: tuple[Sequence[float], Sequence[float]] | None = None) -> Speedup:
+                  threshold: float = THRESHOLD,
+                  launches: tuple[Sequence[float], Sequence[float]] | None = None) -> Speedup:
     """One kernel's time per call in A against B (value > 1: faster in B). The kernel is given the
     relative noise of the call it runs in (`calls`: the compiled call A against B): a kernel is no
     steadier than its call. With each run's launch times (`launches`: the samples its total is made

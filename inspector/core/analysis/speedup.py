@@ -93,7 +93,8 @@ def oversubscribed_cores(environment: MachineLoad) -> float | None:
 
 
 def break_even_calls(speedup: Speedup, t_compile: float | None, t_eager: float | None,
-                     t_compiled: float | None, rounds: list[tuple[float, float]] | None = None) -> tuple[float | None, str]:
+                     t_compiled: float | None,
+                     rounds: list[tuple[float, float]] | None = None) -> tuple[float | None, str]:
     """Calls after which the compile has paid for itself, only when the verdict is 'faster'; with the
     capture's interleaved `rounds`, its 95 % interval (the rounds resampled as S's are): the saving per
     call it divides by is a difference of two medians, so its spread is wider than S's."""

@@ -165,9 +165,9 @@ def amdahl_ceiling(results: RunResults, eager: EagerPart, speedup: Speedup, t_ea
     if eager_us is not None:
         ceiling = eager_us / outside_us
         words = (f"a profiled eager call ({eager_us:.0f} µs) / the part of a profiled compiled call outside its "
-                 f"compiled graphs ({outside_us:.0f} µs, {outside_share:.0%} of it: eager work {eager.us_per_call:.0f} "
-                 f"µs, the rest guard checks and torch's wrappers, which faster graphs do not shorten): both from "
-                 f"the profiles, not through S")
+                 f"compiled graphs ({outside_us:.0f} µs, {outside_share:.0%} of it: eager work "
+                 f"{eager.us_per_call:.0f} µs, the rest guard checks and torch's wrappers, which faster graphs do "
+                 f"not shorten): both from the profiles, not through S")
         compiled_us = eager.call_us or eager.us_per_call / eager.share
         profile_s = eager_us / compiled_us
         low, high = (speedup.low, speedup.high) if speedup.has_interval else (speedup.value, speedup.value)
