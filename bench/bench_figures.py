@@ -117,6 +117,10 @@ def launches_times_per_launch(summary: dict) -> tuple[bool | None, str]:
     for row in table["kernels"]:
         name = f"{row['name']} [{row['compile_id']}] line {row.get('call_line')}"
         n, total, each = row["launches"], row["us"], row["per_launch_us"]
+        if not n:  # a site no profiled call ran (a torch.cond's other branch): no time, no time per launch
+            if total or each is not None:
+                bad.append(f"{name}: never launched, yet {total} µs ({each} per launch)")
+            continue
         if not _close(each * n, total, ABSOLUTE_US):
             bad.append(f"{name}: {each:.3f} µs × {n} = {each * n:.3f} µs ≠ {total:.3f} µs")
         spread = row.get("launch_us_min_median_max")

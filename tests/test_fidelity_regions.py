@@ -56,22 +56,23 @@ def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_re
     eager_share = between.share
     t_exec = analysis.verdict.value("t_execute")
     assert analysis.verdict.value("break_cost") == pytest.approx(t_exec * eager_share)
-    # S_max from the two profiles (an eager call / the eager part of a compiled call), not through S;
-    # unstated when the profiles' own speedup and the timing's disagree
-    eager_profile = analysis.session.results.profile["eager"]
+    # S_max from the two profiles (an eager call / the part of a compiled call outside its compiled
+    # graphs), not through S; unstated when the profiles' own speedup and the timing's disagree
+    eager_profile, compiled_profile = (analysis.session.results.profile[key] for key in ("eager", "compiled"))
+    outside_graphs = (compiled_profile.wall_s * 1e6 - graphs) / compiled_profile.runs
     ceiling = analysis.verdict["amdahl"]
     if ceiling.value is not None:
-        assert ceiling.value == pytest.approx(eager_profile.wall_s * 1e6 / eager_profile.runs / between.us_per_call)
+        assert ceiling.value == pytest.approx(eager_profile.wall_s * 1e6 / eager_profile.runs / outside_graphs)
         assert ceiling.value < 1 / (1 - 0.6)  # the union of the regions would have claimed far more
     else:
         assert "inputs too noisy" in ceiling.source
 
     accounting, _ = analysis.regions
-    by_id = {row["compile_id"]: row for row in accounting.regions}
+    by_id = {row.compile_id: row for row in accounting.regions}
     assert set(by_id) == {"0/0", "1/0"}
-    assert by_id["0/0"]["span_us"] - by_id["0/0"]["own_us"] == pytest.approx(by_id["1/0"]["span_us"])
-    assert sum(row["graph_us"] for row in accounting.regions) == pytest.approx(graphs / len(steps))
-    eager_us = sum(row["eager_us"] for row in accounting.regions) + accounting.eager_outside_us
+    assert by_id["0/0"].span_us - by_id["0/0"].own_us == pytest.approx(by_id["1/0"].span_us)
+    assert sum(row.graph_us for row in accounting.regions) == pytest.approx(graphs / len(steps))
+    eager_us = sum(row.eager_us for row in accounting.regions) + accounting.eager_outside_us
     assert eager_us / accounting.call_us == pytest.approx(eager_share, abs=0.1)  # the two readings of the profile agree
 
     text = render_text(summarize(analysis))
@@ -99,11 +100,11 @@ def test_bundled_session_regions_add_up_to_the_call():
     accounting, why = analysis.regions
     assert accounting is not None, why
     assert accounting.calls == analysis.session.results.profile["compiled"].runs
-    own = sum(row["own_us"] for row in accounting.regions)  # every region's span once
+    own = sum(row.own_us for row in accounting.regions)  # every region's span once
     outside = accounting.overhead_outside_us + accounting.eager_outside_us
     assert own + outside == pytest.approx(accounting.call_us, rel=0.01)
     for row in accounting.regions:
-        assert row["graph_us"] + row["overhead_us"] + row["eager_us"] == pytest.approx(row["own_us"], abs=0.01)
+        assert row.graph_us + row.overhead_us + row.eager_us == pytest.approx(row.own_us, abs=0.01)
 
 
 def test_a_damaged_profile_trace_leaves_the_summary_whole(tmp_path):

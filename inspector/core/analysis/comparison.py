@@ -322,11 +322,15 @@ def compare_calls(a_results: RunResults | None, b_results: RunResults | None, ma
 
 
 def kernel_change(us_a: float, us_b: float, calls: Speedup | None, doubt: str = "",
-                  threshold: float = THRESHOLD) -> Speedup:
-    """One kernel's time per call in A against B (value > 1: faster in B). A profile gives one total
-    per kernel, no spread of its own, so the kernel is given the relative noise of the call it runs
-    in (`calls`: the compiled call A against B): a kernel is no steadier than its call. `doubt`
-    (a profile that disagrees with its measured call) makes the change inconclusive."""
+                  threshold: float = THRESHOLD,
+                  launches: tuple[Sequence[float], Sequence[float]] | None = None) -> Speedup:
+    """One kernel's time per call in A against B (value > 1: faster in B). The kernel is given the
+    relative noise of the call it runs in (`calls`: the compiled call A against B): a kernel is no
+    steadier than its call. With each run's launch times (`launches`: the samples its total is made
+    of) the interval also spans the kernel's own spread — its launches resampled, the ratio of the
+    two means — so one launch a busy machine preempted (4,123 µs among launches of 9 µs) cannot make
+    a kernel "slower beyond noise". `doubt` (a profile that disagrees with its measured call) makes
+    the change inconclusive."""
     if us_a <= 0 or us_b <= 0:
         return Speedup(UNMEASURED, None, None, None, 0, "a zero time: nothing to compare", None,
                        cause=Cause.UNMEASURED)
@@ -340,8 +344,27 @@ def kernel_change(us_a: float, us_b: float, calls: Speedup | None, doubt: str = 
                        calls.machine, cause=Cause.OVERSUBSCRIBED if crowded else Cause.WIDE)
     if not calls.has_interval:
         return Speedup(INCONCLUSIVE, value, None, None, calls.rounds, calls.reason, calls.machine, cause=calls.cause)
-    low, high = value * calls.low / calls.value, value * calls.high / calls.value
-    return decide(value, low, high, calls.rounds, calls.machine, threshold)
+    low, high = calls.low / calls.value, calls.high / calls.value
+    if launches is not None and min(len(launches[0]), len(launches[1])) >= MIN_ROUNDS:
+        own_low, own_high = launch_spread(*launches)
+        low, high = min(low, own_low), max(high, own_high)
+    return decide(value, value * low, value * high, calls.rounds, calls.machine, threshold)
+
+
+KERNEL_RESAMPLES = 400  # a diff holds a row per call site: fewer resamples than a verdict's, each of a few launches
+
+
+def launch_spread(launches_a: Sequence[float], launches_b: Sequence[float]) -> tuple[float, float]:
+    """The CONFIDENCE interval of mean(A) / mean(B) over each run's launches resampled on their own,
+    relative to its point: how far the kernel's own launches let its time per call move."""
+    point = statistics.fmean(launches_a) / statistics.fmean(launches_b)
+    generator = random.Random(0)
+    ratios = sorted(statistics.fmean(generator.choices(launches_a, k=len(launches_a)))
+                    / statistics.fmean(generator.choices(launches_b, k=len(launches_b)))
+                    for _ in range(KERNEL_RESAMPLES))
+    tail = (1 - CONFIDENCE) / 2
+    return (ratios[int(tail * (KERNEL_RESAMPLES - 1))] / point,
+            ratios[int((1 - tail) * (KERNEL_RESAMPLES - 1))] / point)
 
 
 def meets(comparison: Speedup, floor: float) -> bool | None:

@@ -269,15 +269,15 @@ def _code_sites(unit: CompileUnit, artifact: CodeArtifact) -> list[Site]:
             else [None] * len(kernel.call_lines)
         profiled = aten_name(kernel.name) if kernel.kind in ("extern", "fallback") else kernel.name
         sites.extend(Site(unit, kernel, line, handle, profiled) for line, handle in zip(kernel.call_lines, handles))
-    return sorted(sites, key=lambda site: site.call_line)
+    return sorted(sites, key=lambda site: artifact.code.run_order(site.call_line))  # the order a call runs them
 
 
 def _align(events: list[TraceEvent], by_name: dict[str, list[Site]]) -> list[tuple[TraceEvent, Site]]:
     """The events of one graph call paired with the launch sites they ran: the k-th event of a name
-    is the k-th site of that name in the code (a site no event ran is left over); an event named like
-    no site is left out, as is one inside an event already paired (an extern kernel's own ATen calls).
-    Per name, not across names: a higher-order op's subgraph is defined above `call()` and runs from
-    inside it."""
+    is the k-th site of that name in the order the call runs the code (`OutputCode.run_order`: a
+    higher-order op's subgraph is written above `call()` and runs from inside it), a site no event ran
+    left over; an event named like no site is left out, as is one inside an event already paired (an
+    extern kernel's own ATen calls)."""
     used: dict[str, int] = defaultdict(int)
     pairs, paired_until = [], float("-inf")
     for event in events:

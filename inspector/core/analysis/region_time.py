@@ -67,7 +67,7 @@ class RegionAccounting(Record):
     """Each compiled region of a profiled call; only `reason` where there is no accounting."""
 
     calls: int  # profiled calls (ProfilerStep spans)
-    call_us: float  # wall time of one call, from the steps
+    call_us: float  # wall time of one call: the capture's timed profiled call, else its step
     regions: tuple[RegionRow, ...]  # in the order first entered
     overhead_outside_us: float  # per call: guard checks (and wrappers) before a region is entered
     eager_outside_us: float  # per call: eager work outside every region (before the first, between frames)
@@ -98,7 +98,10 @@ def region_accounting(session: Session, label: str = "compiled") -> tuple[Region
 
 def account(trace: ProfilerTrace, runs: int | None = None, wall_s: float | None = None) -> RegionAccounting | None:
     """Per profiled call, from the trace's ProfilerStep spans; a trace without them (captures from
-    before the profiler's schedule) counts as `runs` calls that took `wall_s` in all."""
+    before the profiler's schedule) counts as `runs` calls that took `wall_s` in all. Where the capture
+    timed its profiled calls (`wall_s` over as many calls as there are steps), a call is that timed
+    call: a step also holds the profiler's own work between calls, which is no eager work of the
+    model's, and "where a compiled call's time goes" (slowness.py) divides the same timed call."""
     regions: dict[str, RegionTime] = {}
     calls, call_us, outside = 0, 0.0, Outside()
     for events in trace.by_thread().values():
@@ -111,6 +114,9 @@ def account(trace: ProfilerTrace, runs: int | None = None, wall_s: float | None 
     if not calls and runs and wall_s and len(with_regions) == 1:
         calls, call_us = runs, wall_s * 1e6
         _account_step(TraceEvent("calls", "", 0.0, call_us, ""), with_regions[0], regions, outside)
+    elif calls and calls == runs and wall_s:
+        call_us = wall_s * 1e6
+        outside.eager_us = max(0.0, call_us - outside.regions_us - outside.overhead_us)
     if not calls or not regions:
         return None
     return RegionAccounting(calls, call_us / calls, tuple(region.per_call(calls) for region in regions.values()),
@@ -139,6 +145,7 @@ class Outside:
 
     overhead_us: float = 0.0
     eager_us: float = 0.0
+    regions_us: float = 0.0  # spans of the regions entered from outside every region
 
 
 def _account_step(step: TraceEvent, events: list[TraceEvent], regions: dict[str, RegionTime], outside: Outside) -> None:
@@ -173,6 +180,7 @@ def _account_step(step: TraceEvent, events: list[TraceEvent], regions: dict[str,
                 region.overhead_us += event.duration_us
         stack.append((event, None, counted))
     outside.overhead_us += counted_outside
+    outside.regions_us += regions_outside
     outside.eager_us += max(0.0, step.duration_us - regions_outside - counted_outside)
 
 

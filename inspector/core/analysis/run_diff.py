@@ -124,7 +124,7 @@ def diff_kernels(run_a: SessionAnalysis, run_b: SessionAnalysis) -> dict:
     calls, doubt = call_noise(run_a, run_b)
     deltas = kernel_time_deltas(run_a, run_b)
     for row in deltas:  # each call site's change judged against the noise of the runs' calls
-        change = kernel_change(row["us_a"], row["us_b"], calls, doubt)
+        change = kernel_change(row["us_a"], row["us_b"], calls, doubt, launches=row.pop("launch_us"))
         row.update(change=change.get_state(), noise=change_words(change))
     code = {}
     for name in common:
@@ -158,7 +158,8 @@ def kernel_time_deltas(run_a: SessionAnalysis, run_b: SessionAnalysis) -> list[d
         if row_a.events and row_b.events:
             rows.append({"kernel": row_a.name, "unit": row_a.unit, "call_line_a": row_a.call_line,
                          "call_line_b": row_b.call_line, "launches_a": row_a.events, "launches_b": row_b.events,
-                         "us_a": us_a, "us_b": us_b, "delta_us": us_b - us_a})
+                         "us_a": us_a, "us_b": us_b, "delta_us": us_b - us_a,
+                         "launch_us": (row_a.launch_us, row_b.launch_us)})
     return sorted(rows, key=lambda row: -abs(row["delta_us"]))
 
 

@@ -6,10 +6,13 @@ report, the run diff and the CI gate all read them from here."""
 
 from __future__ import annotations
 
+import statistics
+
 from inspector.core.analysis.comparison import (  # noqa: F401  (the names the analyses import from here)
-    CONFIDENCE, FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, SLOWER, UNMEASURED, Cause, Machine, Speedup,
-    SpeedupState, bootstrap_interval, compare_rounds, decide, positive_time, timed_rounds)
+    CONFIDENCE, FASTER, INCONCLUSIVE, MIN_ROUNDS, NO_DIFFERENCE, OLDER_CAPTURE, SLOWER, UNMEASURED, Cause, Machine,
+    Speedup, SpeedupState, bootstrap, bootstrap_interval, compare_rounds, decide, positive_time, timed_rounds)
 from inspector.core.model.run_results import MachineLoad, RunResults
+from inspector.core.numbers import seconds
 
 BUSY_SHARE = 0.25  # others' use of the machine's cores that makes it busy
 
@@ -90,8 +93,11 @@ def oversubscribed_cores(environment: MachineLoad) -> float | None:
 
 
 def break_even_calls(speedup: Speedup, t_compile: float | None, t_eager: float | None,
-                     t_compiled: float | None) -> tuple[float | None, str]:
-    """Calls after which the compile has paid for itself, only when the verdict is 'faster'."""
+                     t_compiled: float | None,
+                     rounds: list[tuple[float, float]] | None = None) -> tuple[float | None, str]:
+    """Calls after which the compile has paid for itself, only when the verdict is 'faster'; with the
+    capture's interleaved `rounds`, its 95 % interval (the rounds resampled as S's are): the saving per
+    call it divides by is a difference of two medians, so its spread is wider than S's."""
     if speedup.value is None or t_compile is None or t_eager is None or t_compiled is None:
         return None, "needs a measured run and compile time"
     if speedup.state == INCONCLUSIVE:
@@ -102,5 +108,22 @@ def break_even_calls(speedup: Speedup, t_compile: float | None, t_eager: float |
         return None, "compiled is not faster: never pays off"
     if not speedup.size_certain:
         return None, f"not stated: compiled is faster, but by how much is uncertain ({speedup.range_text()})"
-    return t_compile / (t_eager - t_compiled), ("measured run" if speedup.has_interval
-                                                else f"measured run; {OLDER_CAPTURE}")
+    calls = t_compile / (t_eager - t_compiled)
+    if not speedup.has_interval:
+        return calls, f"measured run; {OLDER_CAPTURE}"
+    if not rounds or len(rounds) < MIN_ROUNDS:
+        return calls, "measured run"
+    low, high = bootstrap([rounds], _saving_per_call)  # seconds saved per call, the same resamples as S's
+    most = _calls(t_compile / low) if low > 0 else "never (the interval reaches no saving)"
+    return calls, (f"measured run; {CONFIDENCE:.0%} interval {_calls(t_compile / high)}–{most} calls "
+                   f"(the saving per call, T_eager − T_compiled = {seconds(t_eager - t_compiled)}, lies in "
+                   f"{seconds(low)}–{seconds(high)} over the rounds resampled)")
+
+
+def _calls(value: float) -> str:
+    """A call count to three significant figures (an interval's end is no more precise): 94,000."""
+    return f"{float(f'{value:.3g}'):,.0f}"
+
+
+def _saving_per_call(rounds: list[tuple[float, float]]) -> float:
+    return statistics.median(e for e, _ in rounds) - statistics.median(c for _, c in rounds)

@@ -9,7 +9,7 @@ from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import Speedup, break_even_calls, unmeasured_reason
+from inspector.core.analysis.speedup import Speedup, break_even_calls, timed_rounds, unmeasured_reason
 from inspector.core.model.records import Record
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
@@ -41,7 +41,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     t_compile, units_measured, torch_s, torch_started = model_compile_s(session.units)
     t_eager = results.eager.median_s if results.eager is not None else None
     t_exec = results.compiled.median_s if results.compiled is not None else None
-    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec)
+    break_even, break_even_source = break_even_calls(speedup, t_compile, t_eager, t_exec, timed_rounds(results))
     eager = _eager_part(session, sites, slowness)
     gap = t_exec * eager.share if measured and eager.share is not None else None
     ceiling, ceiling_source = amdahl_ceiling(results, eager, speedup, t_eager, gap)
@@ -81,8 +81,8 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
         Figure("break_cost", "T_overhead", gap, "s/call",
                "N_break × T_fallback ≈ T_execute × (eager share of a compiled call)",
                eager.source if gap is not None or eager.share is None else missing),
-        Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap: the part of a compiled call left eager), "
-               "both from the profiles", ceiling_source),
+        Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap: the part of a compiled call outside its "
+               "compiled graphs), both from the profiles", ceiling_source),
         Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
                "%", "FX graph cache hits / lookups",
                _cache_source(cache, cache_rates) if cache else "no cache events in the log"),
@@ -109,6 +109,10 @@ class EagerPart:
     share: float | None
     source: str
     us_per_call: float | None = None  # the same part in µs per profiled compiled call
+    # all of a profiled compiled call outside its compiled graphs (the eager part, guard checks, torch's
+    # wrappers): what stays however fast the graphs become, the denominator of the Amdahl ceiling
+    outside_graphs_us: float | None = None
+    call_us: float | None = None  # one profiled compiled call
 
 
 def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) -> EagerPart:
@@ -119,11 +123,12 @@ def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) ->
     between = next((cost for cost in slowness.costs if cost.key == "eager_between"), None)
     if between is None or between.share is None:
         return EagerPart(None, "needs a profile of the compiled run")
+    graphs = next((cost.us_per_call for cost in slowness.costs if cost.key == "compiled_graphs"), 0.0) or 0.0
     causes = ", ".join(part for part in (f"{len(sites)} break site(s)" if sites else "",
                                          f"{len(fallbacks)} unit(s) fell back to eager" if fallbacks else "") if part)
     return EagerPart(between.share, f"{causes}; {between.share:.0%} of a profiled compiled call is eager work "
                                     "between and inside compiled regions (see where a compiled call's time goes)",
-                     between.us_per_call)
+                     between.us_per_call, max(0.0, slowness.call_us - graphs), slowness.call_us)
 
 
 def _cache_source(cache: dict, cache_rates: dict[str, dict]) -> str:
@@ -141,22 +146,28 @@ PROFILE_AGREEMENT = 2.0  # the profiles' own S may differ from the timed S by th
 
 def amdahl_ceiling(results: RunResults, eager: EagerPart, speedup: Speedup, t_eager: float | None,
                    gap: float | None) -> tuple[float | None, str]:
-    """S_max = T_eager / T_gap, the speedup no faster compiled graph can pass while the eager part
-    stays. Taken from the two profiles (an eager call against the eager part of a compiled call,
-    both under the same profiler) so it does not inherit the timing's noise through S; without an
-    eager profile, from the timing only when S is conclusive with a certain size. Not stated when
-    its inputs are too noisy: the profiles disagree with the timing beyond PROFILE_AGREEMENT."""
+    """S_max = T_eager / T_gap, the speedup no faster compiled graph can pass: T_gap is what a compiled
+    call spends outside its compiled graphs — the eager part the breaks leave, and the guard checks
+    and torch's wrappers around each graph, none of which a faster graph shortens. Taken from the two
+    profiles (an eager call against that part of a compiled call, both under the same profiler) so it
+    does not inherit the timing's noise through S; without an eager profile, from the timing only when
+    S is conclusive with a certain size. Not stated when its inputs are too noisy: the profiles
+    disagree with the timing beyond PROFILE_AGREEMENT."""
     if eager.share is None:
         return None, eager.source
     if eager.share <= 0 or not eager.us_per_call:
         return None, "the profile leaves no eager time between compiled graphs: no ceiling from eager gaps"
+    outside_us = eager.outside_graphs_us or eager.us_per_call
+    outside_share = outside_us / eager.call_us if eager.call_us else eager.share
     profiled = results.profile.get("eager")
     eager_us = profiled.wall_s * 1e6 / (profiled.runs or 1) if profiled is not None and profiled.wall_s else None
     if eager_us is not None:
-        ceiling = eager_us / eager.us_per_call
-        words = (f"a profiled eager call ({eager_us:.0f} µs) / the eager part of a profiled compiled call "
-                 f"({eager.us_per_call:.0f} µs, {eager.share:.0%} of it): both from the profiles, not through S")
-        compiled_us = eager.us_per_call / eager.share
+        ceiling = eager_us / outside_us
+        words = (f"a profiled eager call ({eager_us:.0f} µs) / the part of a profiled compiled call outside its "
+                 f"compiled graphs ({outside_us:.0f} µs, {outside_share:.0%} of it: eager work "
+                 f"{eager.us_per_call:.0f} µs, the rest guard checks and torch's wrappers, which faster graphs do "
+                 f"not shorten): both from the profiles, not through S")
+        compiled_us = eager.call_us or eager.us_per_call / eager.share
         profile_s = eager_us / compiled_us
         low, high = (speedup.low, speedup.high) if speedup.has_interval else (speedup.value, speedup.value)
         if low is not None and not low / PROFILE_AGREEMENT <= profile_s <= high * PROFILE_AGREEMENT:
@@ -170,12 +181,13 @@ def amdahl_ceiling(results: RunResults, eager: EagerPart, speedup: Speedup, t_ea
             why = speedup.reason if speedup.has_interval else "S has no interval"
             return None, (f"not stated: inputs too noisy — without an eager profile S_max = S / eager share, and S "
                           f"is {speedup.word()} ({why})")
-        ceiling = t_eager / gap
-        words = (f"T_eager / (T_execute × {eager.share:.0%} eager share) = S / eager share; with S's interval it "
-                 f"lies in {speedup.low / eager.share:.3g}–{speedup.high / eager.share:.3g}×")
+        ceiling = t_eager / (gap * outside_share / eager.share)
+        words = (f"T_eager / (T_execute × {outside_share:.0%} of a compiled call outside its compiled graphs) = "
+                 f"S / that share; with S's interval it lies in {speedup.low / outside_share:.3g}–"
+                 f"{speedup.high / outside_share:.3g}×")
     if ceiling <= 1:
-        words += ("; the eager part of a compiled call is as long as the whole eager call: faster compiled graphs "
-                  "cannot make the call faster, only fewer breaks can")
+        words += ("; a compiled call spends as long outside its compiled graphs as the whole eager call takes: "
+                  "faster compiled graphs cannot make the call faster, only fewer breaks can")
     return ceiling, words
 
 

@@ -16,6 +16,8 @@ _HANDLES = re.compile(r"(?:#|//)\s*\[Provenance debug handles\]\s*(?P<handles>.+
 # `call()`, where the graph's kernels are launched, and the subgraphs of higher-order ops (a torch.cond's
 # branches, a while_loop's body), which Inductor writes as `def true_graph_0(args):` and runs from `call()`
 _CALL_FUNCTION = re.compile(r"^\s*def (?:call\(|\w+\(args\):)")
+_SUBGRAPH = re.compile(r"^def (?P<name>\w+)\(args\):")  # a higher-order op's subgraph, at the top of the module
+_CALLED = re.compile(r"\b(\w+)\(")
 _LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<name>[A-Za-z_]\w*)(?:\.run)?\(")
 _EXTERN = re.compile(r"\bextern_kernels\.(?P<op>\w+)\(")
 _FALLBACK = re.compile(r"^\s*(?:\w+(?:,\s*\w+)*\s*=\s*)?(?:torch\.ops\.)?(?P<op>aten\.\w+(?:\.\w+)?)\(")
@@ -62,6 +64,21 @@ class OutputCode:
     aot_id: str | None = None
     kernels: list[Kernel] = field(default_factory=list)
     wrapper: str = "python"  # the language of the code around the kernels: AOTInductor's is C++
+    # each subgraph of a higher-order op: (its `def` line, its last line, the line that runs it or None)
+    subgraphs: list[tuple[int, int, int | None]] = field(default_factory=list)
+
+    def run_order(self, line: int) -> tuple[int, ...]:
+        """Where `line` falls in the order one graph call runs the code: a line of `call()` at itself, a
+        line of a subgraph (written above `call()`, run from inside it) at the line that runs the
+        subgraph, then at itself. The k-th launch of a kernel name is the k-th site in this order."""
+        order, seen = (line,), set()
+        while True:
+            outer = next((run_from for start, end, run_from in self.subgraphs
+                          if start <= line <= end and run_from is not None and not start <= run_from <= end), None)
+            if outer is None or outer in seen:  # a log may hold anything: never loop
+                return order
+            seen.add(outer)
+            line, order = outer, (outer, *order)
 
     @property
     def role(self) -> str | None:
@@ -86,11 +103,24 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
     pending_nodes: re.Match | None = None
     pending_handles: list[str] = []
     pending_file: str | None = None
+    subgraphs: dict[str, list] = {}  # name → [def line, last line, the line that runs it]
+    open_subgraph: list | None = None
     while index < len(lines):
         line = lines[index]
         line_no = index + 1
         index += 1
         stripped = line.strip()
+        if stripped and not line[0].isspace():  # a line at the top of the module ends a subgraph's body
+            open_subgraph = None
+            subgraph = _SUBGRAPH.match(line)
+            if subgraph:
+                open_subgraph = subgraphs[subgraph["name"]] = [line_no, line_no, None]
+        elif stripped and open_subgraph is not None:
+            open_subgraph[1] = line_no
+        if in_call and stripped and subgraphs and "(" in stripped and not stripped.startswith(("#", "def ")):
+            for bounds in (subgraphs.get(name) for name in _CALLED.findall(stripped)):
+                if bounds is not None and bounds[2] is None:
+                    bounds[2] = line_no
         if stripped.startswith("#"):
             if stripped.startswith(_KERNEL_PATH):
                 pending_file = stripped[len(_KERNEL_PATH):].strip() or None
@@ -120,7 +150,8 @@ def parse_output_code(text: str, path: str | None = None, provenance: dict | Non
             pending_nodes = pending_file = None
     match = _AOT_ID.search(text)
     aot_id = match["ids"].strip().strip("'\"") if match else None
-    code = OutputCode(path=path, aot_id=aot_id, kernels=kernels)
+    code = OutputCode(path=path, aot_id=aot_id, kernels=kernels,
+                      subgraphs=[tuple(bounds) for bounds in subgraphs.values()])
     if provenance:
         apply_provenance(code, provenance)
     return code

@@ -28,14 +28,15 @@ def diff_sections(result: dict) -> list[Section]:
         Section("Recompiles", f"{result['recompiles']['count_a']} → {result['recompiles']['count_b']}"),
         Section("Compile units", "graph similarity, added/removed/changed nodes",
                 tuple(_unit_line(row) for row in result["units"])),
-        Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])}", tuple(
+        Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])} (one compile of each "
+                                f"run, no interval: the load of the machine moves compile time too)", tuple(
             f"{row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s" for row in timing["per_stage"][:SHOWN_STAGES])),
         Section("Kernels", f"+{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
                            f"{len(kernels['code_diffs'])} with changed code", tuple(
             [f"added: {name}" for name in kernels["added"][:SHOWN_NAMES]]
             + [f"removed: {name}" for name in kernels["removed"][:SHOWN_NAMES]]
             + [f"renamed: {pair['from']} → {pair['to']}" for pair in kernels["renamed"][:SHOWN_NAMES]]
-            + [f"[{row['unit']}] {row['kernel']} line {row['call_line_b']}: {number(row['us_a'])} → "
+            + [f"[{row['unit']}] {row['kernel']} line {_lines(row)}: {number(row['us_a'])} → "
                f"{number(row['us_b'])} µs per call" + (f" — {row['noise']}" if row.get("noise") else "")
                for row in kernels["time_deltas"][:SHOWN_DELTAS]])),
         Section("Steady state", f"{seconds(steady['a_s'])} → {seconds(steady['b_s'])} per call",
@@ -50,3 +51,9 @@ def _unit_line(row: dict) -> str:
               f"+{len(graph['added'])} -{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
     rank = f"rank {row['rank']} " if row.get("rank") is not None else ""
     return f"{rank}{row['compile_id']:<8} {row['status']:<10} {detail}".rstrip()
+
+
+def _lines(row: dict) -> str:
+    """The call site's line in A's code and in B's ("1025 → 1047"), one number when they agree."""
+    a, b = row.get("call_line_a"), row["call_line_b"]
+    return f"{a} → {b}" if a is not None and a != b else f"{b}"

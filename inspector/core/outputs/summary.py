@@ -113,6 +113,7 @@ def _kernels(analysis: SessionAnalysis) -> dict:
         "n_eliminated": fusion.n_eliminated,
         "n_fused_ops": fusion.n_fused,
         "fusion_ratio": fusion.fusion_ratio,
+        "launch_sites": fusion.n_launch_sites,
         "ops_counted_in": fusion.source,
         **({"compiles": compiles} if compiles else {}),
     }

@@ -157,6 +157,7 @@ class Kernels(Record):
     by_kind: Mapping[str, int] = field(default_factory=dict)
     n_ops: int | None = None
     fusion_ratio: float | None = None
+    launch_sites: int | None = None  # K's denominator: kernel launches in one call of each graph
     compiles: tuple[KernelCompileRow, ...] = ()  # the slowest to compile first
 
     NESTED = {"compiles": [KernelCompileRow]}

@@ -263,6 +263,11 @@ def _compile_time(summary: Summary) -> list[str]:
                  f"add up to {traced:.2f} s"]
     else:
         lines = [f"Compile time{together}: not recorded (no compilation metrics, no stage that ended)"]
+    model = summary.figure("t_compile")
+    if timing.total_s is not None and model is not None and model.value is not None \
+            and timing.total_s - model.value >= 0.005:  # compiles torch started itself, named in the figure's source
+        lines.append(f"  of which {timing.total_s - model.value:.2f} s torch compiled for eager operator calls, not "
+                     f"for the model: T_compile below ({model.value:.2f} s) leaves it out")
     if timing.backward_s is not None:
         lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
@@ -306,9 +311,11 @@ def _inside_and_outside(timing, traced: float) -> list[str]:
 def _kernels(summary: Summary) -> list[str]:
     kernels = summary.kernels
     ratio = f"{kernels.fusion_ratio:.2f}" if kernels.fusion_ratio is not None else "n/a"
+    if kernels.fusion_ratio is not None and kernels.launch_sites:  # the division, so a reader can redo it
+        ratio = f"{kernels.n_ops}/{kernels.launch_sites} = {ratio}"
     kinds = ", ".join(f"{n} {kind}" for kind, n in kernels.by_kind.items()) or "none"
     lines = [f"{summary.section(Part.KERNELS).heading} ({kinds}); ops {kernels.n_ops if kernels.n_ops is not None else 'n/a'}; "
-             f"K = N_ops/N_kernels = {ratio}"]
+             f"K = N_ops/N_launches = {ratio}"]
     if kernels.compiles:
         lines.append(f"  slowest Triton kernels to compile (of {len(kernels.compiles)} torch recorded):")
         lines += [f"    {row.where}  {row.kernel[:60]}: {row.described()}"
