@@ -29,7 +29,7 @@ def test_hooks_are_removed_and_a_failing_hook_is_counted_not_raised(tmp_path):
     runner = _runner()
     before = (convert_frame.get_and_maybe_log_recompilation_reasons, PyCodeCache.__dict__["load_by_key_path"])
     limit = utils._compilation_metrics.maxlen
-    with runner.TorchRecord(torch, tmp_path) as record:
+    with runner.TorchRecorder(torch, tmp_path) as record:
         assert convert_frame.get_and_maybe_log_recompilation_reasons is not before[0]
         record._note_recompile = None  # the recording step fails from here on
         reasons = convert_frame.get_and_maybe_log_recompilation_reasons([], _Frame(), None)

@@ -20,12 +20,6 @@ from inspector.core.readers.session_loader import open_session
 
 PACKAGE = ROOT / "inspector"
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
-# Names still defined twice, each with why and whose module holds the second; the test fails once one of
-# them is fixed, so the list only shrinks.
-STILL_TWICE = {
-    "Figure": "analysis/source_time.py's time given to a row (being split) is another concept: it wants its own name",
-    "TorchRecord": "capture/runner.py writes torch_record.json and may import nothing of the project",
-}
 
 
 def _classes() -> dict[str, list[str]]:
@@ -39,9 +33,7 @@ def _classes() -> dict[str, list[str]]:
 
 def test_no_class_name_is_defined_twice():
     twice = {name: where for name, where in _classes().items() if len(where) > 1}
-    assert not twice.keys() - STILL_TWICE.keys(), {name: twice[name] for name in twice.keys() - STILL_TWICE.keys()}
-    once = STILL_TWICE.keys() - twice.keys()
-    assert not once, f"now defined once: take {once} off the list"
+    assert twice == {}
 
 
 def test_every_saved_shape_speaks_get_state():

@@ -43,7 +43,7 @@ def _beside(file: str):
 
 
 _OPTIONS = _beside("options.py")
-TorchRecord = _beside("torch_record.py").TorchRecord  # torch's own record of the run (torch_record.json)
+TorchRecorder = _beside("torch_record.py").TorchRecorder  # torch's own record of the run (torch_record.json)
 Measurer = _beside("eager_vs_compiled.py").Measurer  # eager against compiled, for an entry-point script
 EXIT_SCRIPT_ERROR = 1
 EXIT_NO_TORCH = 3
@@ -342,7 +342,7 @@ def main(argv: list[str]) -> int:
     record_code_as_compiled(torch, session, args.script, progress)
     script = ScriptAsMain(args.script, args.script_args, entry_point=results.data["entry_point"])
     try:
-        with script, TorchRecord(torch, session):
+        with script, TorchRecorder(torch, session):
             if results.data["entry_point"]:
                 progress.phase("load", "start")
                 module = script.run()

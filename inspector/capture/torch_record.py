@@ -14,7 +14,7 @@ TORCH_RECORD = "torch_record.json"  # as inspector/core/readers/session_format.p
 KERNEL_DEFINITION = ("= async_compile.cpp_pybinding(", "= async_compile.cpp(", "= async_compile.triton(")
 
 
-class TorchRecord:
+class TorchRecorder:
     """Torch's own in-process record of the run, written at its end to torch_record.json: the oracle
     the app's facts are held to (bench/oracle). Counters as torch keeps them; every compilation's
     metrics (torch keeps only the last 64: ours are taken as each is appended); every failed guard of
@@ -38,7 +38,7 @@ class TorchRecord:
         if len(self.hook_errors) < 100:
             self.hook_errors.append(f"{where}: {type(error).__name__}: {error}"[:500])
 
-    def __enter__(self) -> "TorchRecord":
+    def __enter__(self) -> "TorchRecorder":
         self.install()
         return self
 

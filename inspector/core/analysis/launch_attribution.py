@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from inspector.core.analysis.kernel_index import NODE_STAGES, NodeOrigin
-from inspector.core.analysis.source_time import Figure, LineFigure, NodeFigure, Site
+from inspector.core.analysis.source_time import LineFigure, NodeFigure, RowTime, Site
 from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model.fx_graph_text import FxGraph
 from inspector.core.model.session import CompileUnit, base_stage
@@ -32,7 +32,7 @@ class LaunchAttribution:
     def __init__(self):
         self.nodes: dict[tuple[str, str], NodeFigure] = {}
         self.lines: dict[tuple, LineFigure] = {}
-        self.modules: dict[str, Figure] = defaultdict(Figure)
+        self.modules: dict[str, RowTime] = defaultdict(RowTime)
         self.unattributed_us = 0.0
         self._paths: dict[int, dict[str, tuple[str, ...]]] = {}
 

@@ -41,7 +41,7 @@ class Site:
 
 
 @dataclass
-class Figure:
+class RowTime:
     """Time given to one row: measured (launches wholly its own) and apportioned (shares of
     launches split with other rows), summed over every profiled call."""
 
@@ -154,7 +154,7 @@ class NodeFigure:
     unit: str
     origin: NodeOrigin
     module: str
-    figure: Figure = field(default_factory=Figure)
+    figure: RowTime = field(default_factory=RowTime)
 
 
 @dataclass
@@ -162,7 +162,7 @@ class LineFigure:
     file: str | None  # None: the nodes carry no source line
     line: int | None
     code: str | None
-    figure: Figure = field(default_factory=Figure)
+    figure: RowTime = field(default_factory=RowTime)
     nodes: list[str] = field(default_factory=list)
 
 
@@ -174,7 +174,7 @@ class SourceTime:
     kernels: list[KernelFigure]  # the one table: a row per call site of the profiled units, most time first
     units: dict[str, float]  # compile id → measured time of its launches
     nodes: list[NodeFigure]
-    modules: dict[str, Figure]
+    modules: dict[str, RowTime]
     lines: list[LineFigure]
     unattributed_us: float  # launches whose nodes the log does not name
     graph_us: float  # the profiled graph calls' own spans (CPU): what the named launches are a part of

@@ -13,7 +13,7 @@ from pathlib import Path
 from inspector.core.analysis.gpu_profile import gpu_profile, microseconds, region_label
 from inspector.core.analysis.profile_ranks import RankRun, Times, compare_profiles
 from inspector.core.analysis.profile_join import source_time
-from inspector.core.analysis.source_time import Figure
+from inspector.core.analysis.source_time import RowTime
 from inspector.core.analysis.triton_join import join_triton
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
@@ -325,7 +325,7 @@ def summarize_source_time(session, trace: ProfilerTrace) -> dict:
     }
 
 
-def _figure(figure: Figure) -> dict:
+def _figure(figure: RowTime) -> dict:
     return {"us": figure.total_us, "measured_us": figure.measured_us, "apportioned_us": figure.apportioned_us,
             "basis": figure.basis}
 
