@@ -127,6 +127,12 @@ class Finding:
                    tuple(state.get("compile_ids") or ()))
 
 
+def stragglers_in(findings) -> set[int | None]:
+    """The ranks the straggler rule named: the one reading of it, for the analysis's report and for a
+    summary's per-rank part read back."""
+    return {rank for finding in findings if finding.kind == "straggler" for rank in finding.ranks}
+
+
 @dataclass(frozen=True)
 class RankReport:
     figures: tuple[RankFigures, ...]
@@ -135,7 +141,7 @@ class RankReport:
     unread: int = 0  # logs of the job not read yet: the ranks read so far, compared once every one is in
 
     def stragglers(self) -> set[int | None]:
-        return {rank for finding in self.findings if finding.kind == "straggler" for rank in finding.ranks}
+        return stragglers_in(self.findings)
 
     @cached_property
     def lanes(self) -> Timeline:

@@ -20,7 +20,7 @@ from typing import Any
 from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
 from inspector.core.analysis.export_report import ExportFinding
-from inspector.core.analysis.rank_figures import Finding
+from inspector.core.analysis.rank_figures import Finding, stragglers_in
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
@@ -198,8 +198,8 @@ class PerRank(Record):
 
     NESTED = {"figures": [RankRow], "divergence": [Finding], "groups": [RankGroup]}
 
-    def stragglers(self) -> list[int | None]:
-        return [rank for finding in self.divergence if finding.kind == "straggler" for rank in finding.ranks]
+    def stragglers(self) -> set[int | None]:
+        return stragglers_in(self.divergence)
 
 
 
