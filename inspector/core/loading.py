@@ -224,8 +224,9 @@ def _worth_a_preview(source: Source) -> bool:
     if not source.kind.previewable:
         return False
     try:
-        size = source.files[0].stat().st_size
-        return size >= PREVIEW_FIRST_BYTES and (size >= REOPEN_PREVIEW_BYTES or not index_cache.has_log(source.files[0]))
+        log = source.files[0]
+        size = log.stat().st_size
+        return size >= PREVIEW_FIRST_BYTES and (size >= REOPEN_PREVIEW_BYTES or not index_cache.has_log(log))
     except OSError:
         return False
 

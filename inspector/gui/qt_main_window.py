@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
     QWidget,
@@ -35,6 +35,7 @@ from inspector.gui.qt_open_dialog import QtOpenDialog
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
+from inspector.gui.qt_window_layout import QtWindowLayout
 from inspector.gui.views.qt_code_view import QtCodeView
 from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
@@ -56,11 +57,7 @@ from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
-DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
-SCREEN_SHARE = 0.9  # a screen whose free area the default size fills less than this opens maximised
-BOTTOM_ROWS = 10  # the most problem rows the bottom panel grows to show before it scrolls
 View = TypeVar("View", bound=QWidget)
-LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
             "Graph": "The selected unit's FX graph at any stage, folded into modules",
             "Source": "Your script with graph breaks and recompiles marked",
@@ -73,7 +70,7 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "History": "The runs of this script over time: compile time, breaks, recompiles, cache hits, speed"}
 
 
-class QtMainWindow(QMainWindow):
+class QtMainWindow(QtWindowLayout):
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
         answer_the_ui_first()  # workers computing in Python let go of the GIL sooner while the window paints
@@ -204,13 +201,6 @@ class QtMainWindow(QMainWindow):
         self._action(self.view_menu, "&Find in View", QKeySequence.StandardKey.Find, self.find_in_view)
         self._action(self.view_menu, "&Reset Layout", "", self.reset_layout)
 
-    def _default_sizes(self) -> None:
-        """The tabs first: a Session column a quarter of the width (a resume frame's name fits at 1280), the
-        bottom panel a fifth of the height."""
-        width, height = max(self.width(), 1000), max(self.height(), 600)
-        self.resizeDocks([self.session_dock], [max(240, min(420, width // 4))], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.problems_dock], [max(120, height // 5)], Qt.Orientation.Vertical)
-
     def toggle_bottom_panel(self) -> None:
         """Hide Problems and Log together (the tabs take the height), or bring them back."""
         docks = [self.problems_dock, self.log_dock]
@@ -238,57 +228,6 @@ class QtMainWindow(QMainWindow):
             dock.show()
         self.stages_dock.setVisible(self.capture.running)
         self._default_sizes()
-
-    def _screen_area(self):
-        """The free area (without panels and docks) of the screen the window opens on."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry() if screen is not None else None
-
-    def _fit_screen(self) -> None:
-        """The default size: 1400×900 where the screen has more room, else the screen's whole free area
-        (and `fill_screen` asks the app to show it maximised: a 1280×720 laptop needs every pixel)."""
-        area = self._screen_area()
-        self.fill_screen = False
-        if area is None or area.isEmpty():
-            self.resize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
-            return
-        self.fill_screen = area.width() < DEFAULT_WIDTH / SCREEN_SHARE or area.height() < DEFAULT_HEIGHT / SCREEN_SHARE
-        width, height = (area.width(), area.height()) if self.fill_screen else (DEFAULT_WIDTH, DEFAULT_HEIGHT)
-        self.resize(width, height)
-        self.move(area.left() + (area.width() - width) // 2, area.top() + (area.height() - height) // 2)
-
-    def _frame_inside_screen(self) -> None:
-        area, frame = self._screen_area(), self.frameGeometry()
-        if area is None or area.contains(frame):
-            return
-        extra_w, extra_h = max(0, frame.width() - area.width()), max(0, frame.height() - area.height())
-        self.resize(self.width() - extra_w, self.height() - extra_h)
-        self.move(area.topLeft())
-
-    def _fits_screen(self) -> bool:
-        area = self._screen_area()
-        return area is None or area.isEmpty() or (self.width() <= area.width() and self.height() <= area.height())
-
-    def _restore_layout(self) -> None:
-        store = self.settings.store
-        geometry, state = store.value("window/geometry"), store.value("window/state")
-        if isinstance(geometry, QByteArray):  # the saved size wins where it fits this screen
-            if not self.restoreGeometry(geometry) or not self._fits_screen():
-                self._fit_screen()
-        self.restored = isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
-        self.stages_dock.hide()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self.fill_screen and not self.isMaximized():  # the window's frame inside the free area too
-            self._frame_inside_screen()
-        if not self.restored and not getattr(self, "_sized", False):
-            self._sized = True  # docks size against the real window once it is on screen
-            QTimer.singleShot(0, self._default_sizes)
-
-    def save_layout(self) -> None:
-        self.settings.store.setValue("window/geometry", self.saveGeometry())
-        self.settings.store.setValue("window/state", self.saveState(LAYOUT_VERSION))
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -469,8 +408,8 @@ class QtMainWindow(QMainWindow):
                               lambda _: self.status.setText(f"Report written to {target}"),
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
-    def _on_opening(self, path: str) -> None:
-        self.status.setText(f"Opening {path}…")
+    def _on_opening(self, _path: str) -> None:
+        self.status.setText(f"Opening {self._opening}…")
         self.shown_first = False
         self.progress_bar.setRange(0, 0)
         self.progress_bar.show()
@@ -535,17 +474,6 @@ class QtMainWindow(QMainWindow):
         self.shown_first = self.shown_first or bool(preview)
         if not self.restored:  # a layout the user saved keeps its sizes
             self._fit_bottom_panel(len(loaded.problems))
-
-    def _fit_bottom_panel(self, problems: int) -> None:
-        """The bottom panel as tall as the session's problems need (each on a row), between a sixth
-        and a third of the window: six problems no longer scroll in five rows, and a clean run gives
-        the room back to the tabs."""
-        rows = max(1, min(problems, BOTTOM_ROWS))
-        row = self.problems_view.sizeHintForRow(0) if self.problems_view.topLevelItemCount() else 0
-        row = max(row, self.problems_view.fontMetrics().height() + 4)
-        wanted = self.problems_view.header().height() + rows * row + 2 * self.problems_view.frameWidth() + 30
-        height = max(self.height() // 6, min(wanted, self.height() // 3))
-        self.resizeDocks([self.problems_dock], [height], Qt.Orientation.Vertical)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:

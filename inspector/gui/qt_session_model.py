@@ -52,7 +52,8 @@ class _Carrier(QObject):
         """On the worker."""
         if isinstance(event, (Preview, Loaded)):
             compile_lexers()  # the Source and Code views highlight the session's code next
-        if isinstance(event, Progress) and not self.taken.is_set() and time.perf_counter() - self._sent_at > UI_BEHIND_S:
+        behind = not self.taken.is_set() and time.perf_counter() - self._sent_at > UI_BEHIND_S
+        if isinstance(event, Progress) and behind:
             self.taken.wait(GIVE_WAY_S)  # asleep, the worker leaves the GIL to the UI thread
         first_view = isinstance(event, (Overview, Preview))
         if first_view or self.taken.is_set():
@@ -115,10 +116,14 @@ class QtSessionModel(QObject):
         self.sigOpening.emit(str(source.path))
         carrier = self._carrier = _Carrier(self)
         carrier.sigEvent.connect(lambda event: self._arrived(event, number, carrier))
+
+        def failed(message: str, _traceback: str) -> None:
+            carrier.deleteLater()
+            if number == self._opens:
+                self.load_failed(source.path, message)
+
         run_in_background(lambda: load_session(source, carrier.send, dask), lambda _loaded: carrier.deleteLater(),
-                          lambda message, _tb: (carrier.deleteLater(),
-                                                self.load_failed(source.path, message) if number == self._opens else None),
-                          self)
+                          failed, self)
 
     def _arrived(self, event: LoadEvent, number: int, carrier: _Carrier) -> None:
         if number != self._opens:  # superseded: what it holds is let go, its worker goes on at once
