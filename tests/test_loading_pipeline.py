@@ -85,6 +85,21 @@ def test_a_big_job_shows_its_per_rank_overview_before_its_details(monkeypatch, f
     assert {unit.rank for unit in whole.session.units} == {0, 1, 2, 3}
 
 
+def test_a_job_whose_ranks_take_a_while_shows_the_first_ranks_read_then_every_rank(monkeypatch, fresh_cache):
+    if not MULTI_RANK.is_dir():
+        pytest.skip("the corpus is not here")
+    monkeypatch.setattr(loading, "OVERVIEW_FIRST_BYTES", 0)
+    monkeypatch.setattr(loading, "FIRST_RANKS_AFTER_S", 0.0)  # the first task's ranks, whatever the machine
+
+    events, whole = watched(MULTI_RANK)
+
+    first, every = [event.report for event in events if isinstance(event, Overview)]
+    assert 0 < len(first.figures) < 4 and first.unread == 4 - len(first.figures) and not first.findings
+    assert [figures.rank for figures in first.figures] == list(range(len(first.figures)))  # rank 0 first
+    assert every.unread == 0 and [figures.rank for figures in every.figures] == [0, 1, 2, 3]
+    assert isinstance(events[-1], Loaded) and events[-1].loaded is whole
+
+
 def test_a_job_below_the_overview_size_opens_straight_to_its_details(fresh_cache):
     if not MULTI_RANK.is_dir():
         pytest.skip("the corpus is not here")

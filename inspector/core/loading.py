@@ -6,9 +6,9 @@ a big single log is first previewed, which facts are made before a view asks, an
 whole session. It runs on whatever thread calls it (the app's load worker; a test's own thread) and
 tells what it has got so far through `on_event`, as the events below, in this order:
 
-    Progress*  (bytes read, as they are read)
     Overview*  (a big job's ranks read first, `report.unread` > 0; then every rank)   per-rank kinds
     Preview    (a big log's first records, the session of its first PREVIEW_BYTES)   previewable kinds
+    Progress*  (bytes of the whole input read, as they are read)
     Loaded     (the whole session, its facts made: what `load_session` returns too)
 
 A front end turns them into what it shows: the app's `gui/qt_session_model.QtSessionModel` into
