@@ -12,13 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
-from inspector.capture.options import MODES
-from inspector.capture.options import add_arguments as add_capture_options
+from inspector.cli_capture import add_capture_commands
+from inspector.cli_history import add_history_command, add_history_switches, record_history
+from inspector.cli_text import dump_json as _dump_json, say as _say
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
 
-
-PYTHON_HELP = "interpreter that runs the script (default: this one; in the frozen app, the first Python found)"
 COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check", "history")
 READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
 EXIT_INCONCLUSIVE = 4  # `check`: nothing failed, but a speedup check could not tell
@@ -171,194 +170,6 @@ def _add_no_cache(command) -> None:
                          help="read the input again instead of using (or writing) the index cache (as TCI_NO_CACHE=1)")
 
 
-def add_capture_commands(commands) -> None:
-    """`capture` and `modes`, their capture options derived from the one table in capture/options.py."""
-    from inspector.capture.mode_runs import COMPARED_MODES
-
-    capture = commands.add_parser(
-        "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
-        usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"
-              "       compile-inspector capture -o DIR [options] -- COMMAND [ARGS…]")
-    capture.add_argument("-o", "--output", required=True, help="session folder to write")
-    capture.add_argument("--python", help=PYTHON_HELP)
-    add_capture_options(capture)
-    capture.add_argument("--quiet", action="store_true", help="no live progress lines")
-    capture.add_argument("--overwrite", action="store_true", help="replace a session already in the output folder")
-    capture.set_defaults(run=_capture)
-    add_history_switches(capture)
-    modes = commands.add_parser(
-        "modes", help="capture a model script once per compile mode and compare them (compile time, speed, breaks)",
-        usage="compile-inspector modes SCRIPT [ARGS…] -o DIR [--modes M …] [options]")
-    modes.add_argument("-o", "--output", required=True, help="folder for the sessions (one sub-folder per mode)")
-    modes.add_argument("--modes", nargs="+", metavar="MODE", choices=MODES, default=list(COMPARED_MODES),
-                       help=f"modes to compare (default: {' '.join(COMPARED_MODES)})")
-    modes.add_argument("--python", help=PYTHON_HELP)
-    add_capture_options(modes, skip=("mode",))
-    modes.add_argument("--warm", action="store_true",
-                       help="after each mode's cold capture (its own empty compile caches), capture it once more "
-                            "from that cache: compile time cold and warm")
-    modes.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    modes.add_argument("--quiet", action="store_true", help="no live progress lines")
-    modes.add_argument("--overwrite", action="store_true", help="replace sessions already in the output folder")
-    modes.set_defaults(run=_modes)
-    add_history_switches(modes)
-
-
-def _capture_settings(args):
-    """The capture settings the command line chose (every option of the one table)."""
-    from inspector.capture.launcher import CaptureSettings
-    from inspector.capture.options import OPTIONS
-
-    return CaptureSettings(**{option.name: getattr(args, option.name) for option in OPTIONS if hasattr(args, option.name)})
-
-
-def _prepare_folder(folder, overwrite: bool, clear) -> bool:
-    """False (after saying why) when `folder` holds something and --overwrite was not given, or is a file."""
-    if folder.exists() and not folder.is_dir():
-        _say(f"compile-inspector: {folder} is a file, not a folder; choose a folder for the session", file=sys.stderr)
-        return False
-    if folder.exists() and any(folder.iterdir()):
-        if not overwrite:
-            _say(f"compile-inspector: {folder} is not empty; choose a new folder or pass --overwrite", file=sys.stderr)
-            return False
-        clear(folder)
-    return True
-
-
-def _say(text: object = "", file=None) -> None:
-    """Print text that may quote a log: control and bidi characters are shown as escapes, so a log
-    cannot retitle, clear or reorder the terminal."""
-    from inspector.core.outputs.plain_text import show_controls
-
-    print(show_controls(str(text)), file=file or sys.stdout)
-
-
-def _dump_json(document) -> None:
-    """Strict JSON on stdout: non-finite numbers a log may carry become null (JSON has no Infinity)."""
-    from inspector.core.outputs.summary import finite
-
-    json.dump(finite(document), sys.stdout, indent=1, allow_nan=False)
-    print()
-
-
-def _capture(args) -> int:
-    from pathlib import Path
-
-    from inspector.capture.launcher import CaptureProcess, clear_session, plan_command, plan_script
-    from inspector.cli_progress import ProgressPrinter
-
-    settings = _capture_settings(args)
-    session = Path(args.output)
-    if not _prepare_folder(session, args.overwrite, clear_session):
-        return 2
-    if args.any_command:
-        plan = plan_command(args.target, session, settings)
-    else:
-        script = Path(args.target[0])
-        if not script.is_file():
-            _say(f"compile-inspector: {script} is not a file", file=sys.stderr)
-            return 2
-        plan = plan_script(script, args.target[1:], session, settings, args.python)
-    try:
-        process = CaptureProcess(plan)
-    except OSError as error:
-        _say(f"compile-inspector: cannot start {plan.command[0]}: {error}", file=sys.stderr)
-        return 2
-    printer = ProgressPrinter(plan.session, sys.stderr, quiet=args.quiet)
-    with _termination_as_interrupt():
-        try:
-            process.wait(on_tick=printer.tick)
-        except KeyboardInterrupt:
-            process.stop("cancelled")
-            process.wait()
-    printer.tick()
-    printer.finish(process.exit_code)
-    _record_capture(args, plan.session)
-    return process.exit_code
-
-
-@contextmanager
-def _termination_as_interrupt():
-    """SIGTERM and SIGHUP (a `kill`, a closed terminal, a CI job cancelled) stop a capture as Ctrl-C
-    does: the whole process tree is stopped and the session's manifest says so. Only the first one
-    interrupts; later ones are ignored so the stop itself can finish."""
-    def interrupt(signum, frame):
-        for number in watched:
-            signal.signal(number, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    watched = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
-    previous = {number: signal.signal(number, interrupt) for number in watched}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _modes(args) -> int:
-    """One capture per mode through the same sequence the app runs, each mode's outcome reported as it
-    ends, then the comparison; exit 1 when any mode did not complete."""
-    from dataclasses import asdict
-    from pathlib import Path
-
-    from inspector.capture.launcher import clear_session
-    from inspector.capture.mode_runs import WARM_SUFFIX, run_modes
-    from inspector.cli_progress import ProgressPrinter
-    from inspector.core.analysis.mode_comparison import compare_modes
-
-    script, folder = Path(args.target[0]), Path(args.output)
-    if not script.is_file():
-        print(f"compile-inspector: {script} is not a file", file=sys.stderr)
-        return 2
-
-    names = [mode + suffix for mode in args.modes for suffix in (("", WARM_SUFFIX) if args.warm else ("",))]
-    if not all(_prepare_folder(folder / name, args.overwrite, clear_session) for name in names):
-        return 2
-    printers = {name: ProgressPrinter((folder / name).resolve(), sys.stderr, quiet=args.quiet) for name in names}
-
-    def tick() -> None:
-        for printer in printers.values():
-            printer.tick()
-
-    def reported(outcome) -> None:
-        printers.pop(outcome.session.name).tick()
-        error = outcome.error
-        state = "complete" if outcome.complete else \
-            f"FAILED ({error.get('kind')}): {error.get('message')}" if error else f"exit status {outcome.exit_status}"
-        _say(f"{outcome.mode}{' (warm)' if outcome.warm else ''}: {state}", file=sys.stderr)
-
-    settings = _capture_settings(args)
-    with _termination_as_interrupt():
-        runs = run_modes(script, args.target[1:], folder, settings, args.python, args.modes, tick, reported,
-                         warm=args.warm)
-    for outcome in runs.outcomes:  # each mode's capture is a run of the script, in the history like any capture
-        if Path(outcome.session).is_dir():
-            _record_capture(args, outcome.session)
-    rows = compare_modes(runs.sessions, runs.warm_sessions)
-    _say_mode_rows(rows, args.json, [{**asdict(o), "session": str(o.session)} for o in runs.outcomes])
-    return 0 if runs.outcomes and all(outcome.complete for outcome in runs.outcomes) else 1
-
-
-def _say_mode_rows(rows, as_json: bool, captures: list | None = None) -> None:
-    """The mode comparison, as `modes` prints it after its captures and `summary DIR` of their folder."""
-    from inspector.core.analysis.mode_comparison import fastest
-
-    best = fastest(rows)
-    if as_json:
-        document = {"best": best.mode, "fastest": best.to_json(), "modes": [row.to_json() for row in rows]}
-        _dump_json(document if captures is None else {**document, "captures": captures})
-        return
-    from inspector.core.numbers import quantity, seconds
-
-    print(f"{'mode':<28} {'compile':>10} {'per call':>10} {'speedup':>9} {'breaks':>7} {'kernels':>8}  note")
-    for row in rows:
-        note = row.note(best.mode)
-        _say(f"{row.mode:<28} {seconds(row.compile_s):>10} {seconds(row.steady_s):>10} "
-             f"{quantity(row.speedup, '×'):>9} "
-             f"{row.breaks:>7} {row.kernels:>8}  {note}")
-    _say(best.text)
-
 def _detect(path: str):
     """The detected input at `path`, or None after saying why nothing there can be opened."""
     from inspector.core.readers.sources import detect
@@ -370,12 +181,18 @@ def _detect(path: str):
         return None
 
 
-def _open(path):
-    """The session at `path` (a path or a detected Source), or None after saying why it cannot be opened."""
+def _open(path: str):
+    """The session at `path`, detected here (at the edge) and read, or None after saying why it cannot be opened."""
+    source = _detect(path)
+    return None if source is None else _read(source)
+
+
+def _read(source):
+    """The session a detected Source holds, or None after saying why it cannot be opened."""
     from inspector.core.readers.session_loader import open_session
 
     try:
-        return open_session(path)
+        return open_session(source)
     except (FileNotFoundError, ValueError) as error:  # not compile output, or an unsafe bundle
         _say(f"compile-inspector: {error}", file=sys.stderr)
         return None
@@ -434,15 +251,15 @@ def _write_failure(target: str, error: Exception) -> str:
 def _diff(args) -> int:
     from inspector.core.analysis.run_diff import diff_runs
     from inspector.core.outputs.diff_report import diff_sections
+    from inspector.core.outputs.kind_documents import run_comparison
     from inspector.core.outputs.sections import as_text
-    from inspector.core.readers.sources import XLA_DUMP
 
     sources = _detect(args.a), _detect(args.b)
     if None in sources:
         return 2
-    if XLA_DUMP in (sources[0].kind, sources[1].kind):
-        return _diff_xla(args, *sources)
-    a, b = _open(sources[0]), _open(sources[1])
+    if any(run_comparison(source.kind) for source in sources):
+        return _diff_with_document(args, *sources)
+    a, b = _read(sources[0]), _read(sources[1])
     if a is None or b is None:
         return 2
     result = diff_runs(a, b, args.stage)
@@ -506,8 +323,10 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 def _summary(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
-    from inspector.core.outputs.gpu_summary import TRITON_JOIN_KEY, with_profile, with_triton
+    from inspector.core.outputs.gpu_summary import with_profile, with_triton
+    from inspector.core.outputs.kind_documents import session_unreadable
     from inspector.core.outputs.summary_text import render_text
+    from inspector.core.readers.sources import TRITON_TRACE, detect_as
 
     if args.markdown and args.triton:
         _say("compile-inspector: --triton goes with the text and --json summaries, not --markdown", file=sys.stderr)
@@ -522,7 +341,7 @@ def _summary(args) -> int:
         return 2
     if not source.kind.opens_session:
         return _summary_document(args, source)
-    session = _open(source)
+    session = _read(source)
     if session is None:
         return 2
     if args.markdown:
@@ -540,7 +359,7 @@ def _summary(args) -> int:
         triton_text = ""
         if args.triton:
             try:
-                summary, triton_text = with_triton(summary, session, args.triton)
+                summary, triton_text = with_triton(summary, session, detect_as(args.triton, TRITON_TRACE))
             except ValueError as error:
                 _say(f"compile-inspector: --triton: {error}", file=sys.stderr)
                 return 2
@@ -548,12 +367,14 @@ def _summary(args) -> int:
             _dump_json(summary)
         else:
             _say("\n\n".join(text for text in (render_text(summary), profile_text, triton_text) if text))
-    _record_history(args, session, summary)
-    unreadable = sum(entry["count"] for entry in summary["unreadable"].values())
-    unreadable += sum(entry["count"] for entry in summary.get(TRITON_JOIN_KEY, {}).get("problems", {}).values())
+    record_history(args, session, summary)
+    return _strict_exit(args, session_unreadable(summary), "in the input")
+
+
+def _strict_exit(args, unreadable: int, where: str) -> int:
+    """`summary --strict`: exit 3, saying how many, when any part of the input was unreadable."""
     if args.strict and unreadable:
-        _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in the input",
-              file=sys.stderr)
+        _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) {where}", file=sys.stderr)
         return 3
     return 0
 
@@ -576,9 +397,8 @@ def _rank_overview_on_dask(args, source) -> int:
     from inspector.core.loading import rank_overview
     from inspector.core.outputs.summary_model import PerRank
     from inspector.core.outputs.summary_text import render_ranks
-    from inspector.core.readers.sources import RANK_LOGS
 
-    if source.kind is not RANK_LOGS:
+    if not source.kind.per_rank:
         _say(f"compile-inspector: --dask reads a folder of rank logs; {source.path} is {source.kind.expected}",
              file=sys.stderr)
         return 2
@@ -608,77 +428,50 @@ def _rank_overview_on_dask(args, source) -> int:
 
 def _summary_document(args, source) -> int:
     """`summary` of an input that is no torch.compile session (an XLA dump, a tritonparse trace, a
-    profiler trace, a folder of profiler traces one per rank): its own summary document, as JSON or text."""
-    from inspector.core.outputs.gpu_summary import (render_profile_ranks_text, render_profile_text, render_triton_text,
-                                                     summarize_profile, summarize_profile_ranks, summarize_triton)
-    from inspector.core.outputs.xla_summary import render_dump_text, summarize_dump
-    from inspector.core.readers.sources import MODES, PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
+    profiler trace, a folder of profiler traces one per rank, a mode comparison's folder): the summary
+    its kind offers (core/outputs/kind_documents.py), as JSON or text."""
+    from inspector.core.outputs.kind_documents import document_of
 
-    if source.kind is MODES:
-        from inspector.core.analysis.mode_comparison import compare_modes
-
-        folders = source.open()
-        _say_mode_rows(compare_modes(folders.cold, folders.warm), args.json)
-        return 0
-    summarize, render = {XLA_DUMP: (summarize_dump, render_dump_text), TRITON_TRACE: (summarize_triton, render_triton_text),
-                         PROFILER_TRACE: (summarize_profile, render_profile_text),
-                         PROFILER_TRACES: (summarize_profile_ranks, render_profile_ranks_text)}[source.kind]
+    offered = document_of(source.kind)
     try:
-        summary = summarize(source.open())
+        summary = offered.summarize(source.open())
     except (OSError, ValueError) as error:  # the file as a whole is not what its start promised
         _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2
+    document = offered.as_json(summary)
     if args.json:
-        _dump_json(summary)
+        _dump_json(document)
     else:
-        _say(render(summary))
-    unreadable = sum(entry["count"] for entry in summary.get("problems", {}).values()) \
-        + summary.get("unreadable_events", 0)
-    if args.strict and unreadable:
-        _say(f"compile-inspector: --strict: {unreadable} unreadable item(s) in {source.path}", file=sys.stderr)
-        return 3
-    return 0
+        _say(offered.as_text(summary))
+    return _strict_exit(args, offered.unreadable(document), f"in {source.path}")
 
 
-def _diff_xla(args, a, b) -> int:
-    """`diff` of a torch.compile run against an XLA dump (either order): the fusion comparison."""
-    from inspector.core.analysis.fusion_compare import compare_fusion
-    from inspector.core.outputs.xla_summary import render_comparison_text
-    from inspector.core.readers.sources import XLA_DUMP
+def _diff_with_document(args, a, b) -> int:
+    """`diff` of a torch.compile run against an input its kind compares with one (either order), as an
+    XLA dump's fusion comparison."""
+    from inspector.core.outputs.kind_documents import run_comparison
 
-    torch_source, xla_source = (b, a) if a.kind is XLA_DUMP else (a, b)
-    if torch_source.kind is XLA_DUMP:
-        print("compile-inspector: diff compares a torch.compile run with an XLA dump; both are XLA dumps",
-              file=sys.stderr)
+    run, other = (b, a) if run_comparison(a.kind) else (a, b)
+    comparison = run_comparison(other.kind)
+    if run_comparison(run.kind):
+        print(f"compile-inspector: {comparison.both_alike}", file=sys.stderr)
         return 2
-    session = _open(torch_source)
+    session = _read(run)
     if session is None:
         return 2
-    xla_path = xla_source.path
-    dump = xla_source.open()
-    module = dump.module(args.xla_module) if args.xla_module else dump.main_module
-    if module is None:
-        names = ", ".join(m.label for m in dump.modules) or "none"
-        _say(f"compile-inspector: no such module in {xla_path} (modules: {names})", file=sys.stderr)
+    try:
+        result = comparison.compare(session, other, args.xla_module)
+    except ValueError as error:  # e.g. no such module in the dump
+        _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2
-    result = compare_fusion(session, module, str(dump.source))
     if args.json:
         _dump_json(result)
     else:
-        _say(render_comparison_text(result))
+        _say(comparison.render(result))
     return 0
 
 
 # --- the run history (inspector/core/history) ------------------------------------------------------
-
-def add_history_switches(command) -> None:
-    """--no-history and --store on a command that records the runs it reads or captures."""
-    command.add_argument("--no-history", action="store_true",
-                         help="do not record this run in the local run history (as TCI_NO_HISTORY=1)")
-    command.add_argument("--store", metavar="ADDRESS",
-                         help="the run history to record in: a SQLite file or postgresql://… (default: "
-                              "TCI_HISTORY_STORE, else $XDG_DATA_HOME/torch-compile-inspector/history.sqlite)")
-
 
 def add_history_check(check) -> None:
     """`check RUN --history`: the run against the recent runs of its script."""
@@ -688,71 +481,6 @@ def add_history_check(check) -> None:
                             "a cache hit rate that fell")
     check.add_argument("--store", metavar="ADDRESS", help="the run history to read (as for `history`)")
     check.set_defaults(run=_check_or_history)
-
-
-def add_history_command(commands) -> None:
-    history = commands.add_parser("history", help="the runs of a script over time, from the run history")
-    history.add_argument("script", nargs="?", help="the script (without it: the scripts the history holds)")
-    history.add_argument("--json", action="store_true", help="print the runs as JSON")
-    history.add_argument("--limit", type=int, default=50, metavar="N", help="the last N runs (default %(default)s)")
-    history.add_argument("--store", metavar="ADDRESS",
-                         help="a SQLite file or postgresql://… (default: TCI_HISTORY_STORE, else the local file)")
-    history.set_defaults(run=_history)
-
-
-def _history(args) -> int:
-    from pathlib import Path
-
-    from inspector.core.history.history_text import history_document, render_runs, render_scripts
-    from inspector.core.history.recording import store_address
-    from inspector.core.history.run_store import StoreError, open_store
-
-    script = str(Path(args.script).resolve()) if args.script else None
-    try:
-        with open_store(store_address(args.store)) as store:
-            runs = store.runs_of(script, args.limit) if script else []
-            scripts = [] if script else store.scripts()
-            address = store.address
-    except StoreError as error:
-        _say(f"compile-inspector: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        _dump_json({**history_document(address, script, runs),
-                    **({} if script else {"scripts": [{"script": s, "runs": n, "latest": t} for s, n, t in scripts]})})
-    else:
-        _say(render_runs(script, runs) if script else render_scripts(address, scripts))
-    return 0
-
-
-def _record_history(args, session, summary) -> None:
-    """Keep the run just read in the history (unless --no-history); only a failure is said."""
-    if getattr(args, "no_history", False):
-        return
-    from inspector.core.history.recording import record_run
-
-    recorded = record_run(session, summary, args.store)
-    if recorded.failed:
-        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
-
-
-def _record_capture(args, folder) -> None:
-    """A capture is recorded in the history as it ends, without being asked (unless --no-history)."""
-    if getattr(args, "no_history", False):
-        return
-    from inspector.core.history.recording import history_enabled, record_run
-    from inspector.core.outputs.cached_summary import session_summary
-    from inspector.core.readers.session_loader import open_session
-
-    if not history_enabled():
-        return
-    try:
-        session = open_session(folder)
-        recorded = record_run(session, session_summary(session), args.store)
-    except (OSError, ValueError) as error:  # a capture that left no readable session: nothing to keep
-        _say(f"compile-inspector: not recorded in the history: {error}", file=sys.stderr)
-        return
-    if not args.quiet or recorded.failed:
-        _say(f"compile-inspector: {recorded.said}", file=sys.stderr)
 
 
 def _check_or_history(args) -> int:

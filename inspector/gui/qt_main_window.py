@@ -27,7 +27,7 @@ from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.mode_comparison import compare_modes
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.loading import Loaded, LoadedSession, Overview, Preview, Progress, load_session
-from inspector.core.readers.sources import MODES, XLA_DUMP, Source, detect
+from inspector.core.readers.sources import Source, detect
 from inspector.gui.code_highlight import compile_lexers_meanwhile
 from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
@@ -347,10 +347,10 @@ class QtMainWindow(QtWindowLayout):
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
         open run, if any), a tritonparse or profiler trace (GPU), a mode comparison's folder (Modes).
         `opened` runs once it has been read."""
-        if source.kind is MODES:
+        if source.kind.shown_in == "modes":
             self._open_modes(source, opened)
             return
-        view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view
+        view = {"xla": self.xla_view, "gpu": self.gpu_view}[source.kind.shown_in]
         started = time.perf_counter()
         tab = self.tabs.tabText(self.tabs.indexOf(view))
         self.status.setText(f"Reading {source.path} in the {tab} tab…")
@@ -360,7 +360,7 @@ class QtMainWindow(QtWindowLayout):
             if opened is not None:
                 opened()
 
-        view.open(source.path if source.kind is XLA_DUMP else source, done)
+        view.open(source, done)
         self.tabs.setCurrentWidget(view)
 
     def _open_modes(self, source: Source, opened=None) -> None:

@@ -16,7 +16,8 @@ from inspector.core.analysis.source_time import Figure, source_time
 from inspector.core.analysis.triton_join import join_triton
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
-from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace, looks_like_tritonparse, read_tritonparse
+from inspector.core.readers.input_kind import Source
+from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
 
 TRITON_SCHEMA = "tritonparse-trace-summary/1"
 PROFILE_SCHEMA = "gpu-profile-summary/1"
@@ -265,13 +266,10 @@ def render_triton_join_text(section: dict) -> str:
     return "\n".join(lines)
 
 
-def with_triton(summary: dict, session, trace_path: str | Path) -> tuple[dict, str]:
-    """`summary` (the log's) with the tritonparse trace at `trace_path` joined to its kernels, and that
-    section's text; ValueError when the file is no tritonparse trace."""
-    path = Path(trace_path)
-    if not looks_like_tritonparse(path):
-        raise ValueError(f"{path} is not a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])")
-    section = summarize_triton_join(session, read_tritonparse(path))
+def with_triton(summary: dict, session, trace: Source) -> tuple[dict, str]:
+    """`summary` (the log's) with the tritonparse trace detected at `trace` joined to its kernels, and
+    that section's text."""
+    section = summarize_triton_join(session, trace.open())
     return {**summary, TRITON_JOIN_KEY: section}, render_triton_join_text(section)
 
 

@@ -12,10 +12,12 @@ from inspector.core.model.session import Session, TextArtifact
 from inspector.core.readers.counted_reads import counted_json, deferred_text
 from inspector.core.readers.dynamo_code import attach_dynamo_code
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.readers.session_format import GRAPHS_DIR, MANIFEST, RESULTS, TORCH_RECORD, TRACE_DIR, upgrade
+from inspector.core.readers.session_format import (FORMAT_VERSION, GRAPHS_DIR, MANIFEST, RESULTS, TORCH_RECORD,
+                                                    TRACE_DIR, upgrade)
 from inspector.core.readers.session_schema import MANIFEST as MANIFEST_SHAPE, RESULTS as RESULTS_SHAPE, validated
 from inspector.core.readers.session_schema import TORCH_RECORD as TORCH_RECORD_SHAPE
 from inspector.core.readers.trace_logs import find_trace_logs
+from inspector.core.readers.input_kind import InputKind, Match
 
 
 def open_capture(path: Path, progress: Callable[[int, int], None] | None = None) -> Session:
@@ -42,15 +44,17 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
 
 def read_run(path: Path, problems: ReadProblems) -> tuple[Manifest, RunResults | None]:
     """The session folder's manifest and results (None when it has none yet), the one way they are
-    read: each field checked against its shape (one that does not fit is counted in `problems` and
-    left out), upgraded from the version that wrote them, then decoded into typed records."""
+    read: upgraded from the version that wrote them (its migrations see the documents as written),
+    then each field checked against today's shape (one that does not fit is counted in `problems`
+    and left out), then decoded into typed records."""
     results_file = path / RESULTS
     manifest = counted_json(path / MANIFEST, path, problems)
     results = counted_json(results_file, path, problems) if results_file.is_file() else None
+    manifest, results = upgrade(manifest, results)
     manifest = validated(manifest or {}, MANIFEST_SHAPE, MANIFEST, problems) or {}
     results = validated(results, RESULTS_SHAPE, RESULTS, problems) if results is not None else None
-    manifest, results = upgrade(manifest, results)
-    return Manifest.from_state(manifest), RunResults.from_state(results) if results is not None else None
+    return (Manifest.from_state({**manifest, "format_version": FORMAT_VERSION}),
+            RunResults.from_state(results) if results is not None else None)
 
 
 def read_torch_record(path: Path, problems: ReadProblems) -> TorchRecord | None:
@@ -61,3 +65,13 @@ def read_torch_record(path: Path, problems: ReadProblems) -> TorchRecord | None:
         return None
     document = validated(counted_json(file, path, problems), TORCH_RECORD_SHAPE, TORCH_RECORD, problems)
     return TorchRecord.from_state(document) if document is not None else None
+
+
+def _match_capture(path: Path) -> Match | None:
+    if path.is_file() and path.name == MANIFEST:  # a double-clicked manifest opens its session folder
+        return Match(path.parent)
+    return Match(path) if path.is_dir() and (path / MANIFEST).is_file() else None
+
+
+CAPTURE = InputKind("capture", "a session folder saved by compile-inspector capture (with manifest.json)",
+                    _match_capture, lambda source, progress: open_capture(source.path, progress))

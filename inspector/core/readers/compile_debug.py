@@ -13,6 +13,7 @@ from inspector.core.model.session import CodeArtifact, CompileUnit, Frame, Graph
 from inspector.core.readers.counted_reads import counted_json, deferred_text
 from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.trace_logs import find_trace_logs
+from inspector.core.readers.input_kind import InputKind, Match
 
 _DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
 # Debug-folder files shown per graph, and what a view calls them.
@@ -78,3 +79,14 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, root: Path, problems: 
     if with_code and (folder / "output_code.py").is_file():
         unit.output_code.append(CodeArtifact(str(folder / "output_code.py"), deferred_text(folder / "output_code.py", root, problems),
                                              lambda: unit.provenance))
+
+
+def _match_compile_debug(path: Path) -> Match | None:
+    runs = debug_runs(path) if path.is_dir() else []
+    return Match(path, detail=tuple(runs)) if runs else None
+
+
+COMPILE_DEBUG = InputKind("compile_debug",
+                          "a TORCH_COMPILE_DEBUG folder (torch_compile_debug/ or run_*/ with torchinductor/)",
+                          _match_compile_debug,
+                          lambda source, progress: open_compile_debug(source.path, list(source.detail)))

@@ -10,6 +10,8 @@ from pathlib import Path
 from inspector.core.readers.safe_files import open_regular
 
 HEAD_BYTES = 64 << 10
+# What the registry says of these kinds, which are no torch.compile Session, when asked for one.
+GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), and the app opens it in the GPU tab"
 
 
 def _opened(path: Path):

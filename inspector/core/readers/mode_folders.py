@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.readers.session_format import MANIFEST
+from inspector.core.readers.input_kind import InputKind, Match
 
 WARM_SUFFIX = "-warm"  # as capture/mode_runs.py names a mode's warm session
 MANIFEST_MAX_BYTES = 1 << 20  # a session's manifest is a few KB: a larger file is not one
@@ -60,3 +61,13 @@ def mode_folders(path: Path) -> ModeFolders | None:
     order = ("default", "reduce-overhead", "max-autotune")  # the order the comparison runs them in
     cold = dict(sorted(cold.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
     return ModeFolders(path, cold, {mode: warm[mode] for mode in cold if mode in warm})
+
+
+def _match_modes(path: Path) -> Match | None:
+    found = mode_folders(path)
+    return Match(path, tuple(found.cold.values()) + tuple(found.warm.values()), detail=found) if found else None
+
+
+MODES = InputKind("modes", "a mode comparison's folder (compile-inspector modes -o DIR: one session per mode)",
+                  _match_modes, lambda source, progress: source.detail, opens_session=False, shown_in="modes",
+                  elsewhere="`compile-inspector summary` compares its modes, and the app opens it in the Modes tab")

@@ -21,10 +21,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from inspector.core.model.read_problems import ReadProblems
-from inspector.core.readers.gpu_files import head
+from inspector.core.readers.gpu_files import GPU_FILES_ELSEWHERE, head
 from inspector.core.readers.json_stream import NotJson, StreamEnd, array_items
 from inspector.core.readers.inflated import inflated_parts
 from inspector.core.readers.safe_files import UnsafeFile, check_regular, is_inside, is_readable_file, open_regular
+from inspector.core.readers.input_kind import InputKind, Match, file_kind
 
 MAX_TRACE_BYTES = 1 << 30  # plain or decompressed: a GPU training run's trace can be hundreds of MB
 MAX_EVENTS = 2_000_000  # events read (of every kind): a real trace of a few hundred MB holds a million or so
@@ -291,3 +292,17 @@ def paired_profile(session) -> tuple[Path | None, str]:
         if found:
             return None, f"{len(found)} profiler traces in {place}: name one with --profile"
     return None, "no profiler trace beside the log"
+
+
+def _match_rank_traces(path: Path) -> Match | None:
+    """A folder of two or more profiler traces (a folder of TORCH_TRACE logs is matched before it)."""
+    traces = traces_in(path) if path.is_dir() else []
+    return Match(path, tuple(traces)) if len(traces) >= 2 else None
+
+
+PROFILER_TRACE = file_kind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])", looks_like_profiler_trace,
+                           lambda source, progress: read_profiler_trace(source.path, progress=progress),
+                           opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)
+PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)", _match_rank_traces,
+                            lambda source, progress: RankTraces(source.path, list(source.files), progress=progress),
+                            opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)

@@ -15,6 +15,7 @@ from inspector.core.model.session import (CacheEvent, CompileUnit, FailedGuard, 
 from inspector.core.readers import json_codec
 from inspector.core.readers.break_reasons import classify_break, explain_guard, parse_recompile_reasons
 from inspector.core.readers.safe_files import open_regular
+from inspector.core.readers.input_kind import file_kind
 
 FORMAT = "torch-compile-inspector/recorder"
 KIND = "recorder"
@@ -161,3 +162,7 @@ def _count(value) -> int | None:
 def _seconds(value) -> float | None:
     usable = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
     return float(value) if usable else None
+
+
+RECORDER_LOG = file_kind("recorder_log", "a production recorder's file (inspector.capture.recorder, *.jsonl)",
+                         looks_like_recorder_file, lambda source, progress: open_recorder_log(source.path))

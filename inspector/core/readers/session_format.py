@@ -6,6 +6,7 @@ with a message instead of misreading it (after mitmproxy's io/compat)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 FORMAT = "torch-compile-inspector/session"
 FORMAT_VERSION = 1
@@ -33,15 +34,21 @@ class NewerSessionFormat(ValueError):
 
 
 # version → function that turns a (manifest, results) pair of that version into the next version's.
-# They work on the documents as that version wrote them, before the loader decodes the current
-# version's into `model/run_results` records (as mitmproxy's io/compat migrates a flow's state
-# before `from_state`): a record class only ever meets its own version's fields.
-MIGRATIONS: dict[int, Callable[[dict, dict | None], tuple[dict, dict | None]]] = {}
+# They receive the documents as that version wrote them, straight from the files: before the loader
+# holds them to today's shapes (readers/session_schema.py) and decodes them into `model/run_results`
+# records (as mitmproxy's io/compat migrates a flow's state before `from_state`), so a field an
+# older version wrote in its own shape reaches its migration, and a record class only ever meets its
+# own version's fields. A document may be damaged: `results` may be None (none written) or any JSON
+# value; a migration changes what it recognises and leaves the rest for the validation after it.
+MIGRATIONS: dict[int, Callable[[dict, Any], tuple[dict, Any]]] = {}
 
 
-def upgrade(manifest: dict, results: dict | None) -> tuple[dict, dict | None]:
-    """The manifest and results as the current version reads them. A manifest without a version is
-    taken as version 1 (the first one written)."""
+def upgrade(manifest: Any, results: Any) -> tuple[Any, Any]:
+    """The manifest and results, as read from their files, upgraded to the current version's fields
+    (still to be validated). A manifest without a usable version is taken as version 1 (the first
+    one written); one that is no JSON object is passed on as it is, for the validation to count."""
+    if not isinstance(manifest, dict):
+        return manifest, results
     version = manifest.get("format_version", 1)
     if not isinstance(version, int) or isinstance(version, bool):
         version = 1
@@ -53,4 +60,4 @@ def upgrade(manifest: dict, results: dict | None) -> tuple[dict, dict | None]:
     while version < FORMAT_VERSION:
         manifest, results = MIGRATIONS[version](manifest, results)
         version += 1
-    return {**manifest, "format_version": version}, results
+    return manifest, results

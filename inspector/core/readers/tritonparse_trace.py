@@ -21,7 +21,8 @@ from pathlib import Path
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers import json_codec
 from inspector.core.readers.capped_lines import LineCaps, capped_lines
-from inspector.core.readers.gpu_files import head
+from inspector.core.readers.gpu_files import GPU_FILES_ELSEWHERE, head
+from inspector.core.readers.input_kind import file_kind
 
 SUFFIXES = (".ndjson", ".ndjson.gz")
 EVENT_TYPES = ("compilation", "launch", "launch_diff")
@@ -355,3 +356,8 @@ def _short(value, limit: int = 60) -> str:
     """`value` in at most `limit` characters, whatever its type or depth (reprlib never recurses deep)."""
     text = value if isinstance(value, str) else _short_repr.repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+TRITON_TRACE = file_kind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
+                         looks_like_tritonparse, lambda source, progress: read_tritonparse(source.path, progress),
+                         opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)

@@ -15,6 +15,7 @@ from inspector.core.model.hlo_kernels import HloKernel, module_kernels, program_
 from inspector.core.model.hlo_text import HloModule, parse_hlo_module
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers.safe_files import MAX_TEXT_BYTES, UnsafeFile, is_readable_file, read_bytes
+from inspector.core.readers.input_kind import InputKind, Match
 
 # module_0008.jit_f.before_optimizations.txt, module_0008.jit_f.cpu_after_optimizations.txt,
 # module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt, module_0000.SyncTensorsGraph.12.after_optimizations.txt
@@ -135,3 +136,9 @@ def _read_module(file: Path, root: Path, problems: ReadProblems) -> HloModule | 
     if module.truncated:
         problems.add("truncated_hlo", file.name)
     return module
+
+
+XLA_DUMP = InputKind("xla_dump", "an XLA dump (--xla_dump_to with --xla_dump_hlo_as_text)",
+                     lambda path: Match(path) if looks_like_xla_dump(path) else None,
+                     lambda source, progress: open_xla_dump(source.path), opens_session=False, shown_in="xla",
+                     elsewhere="`compile-inspector summary` and `diff` read it, and the app opens it in the XLA tab")

@@ -18,7 +18,8 @@ from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.hlo_graph import hlo_graph
 from inspector.core.graphs.item_ids import toggled
 from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
-from inspector.core.readers.xla_dump import XlaDump, open_xla_dump
+from inspector.core.readers.input_kind import Source
+from inspector.core.readers.xla_dump import XlaDump
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.views.graph.qt_graph_layers import fill_scene
@@ -84,18 +85,18 @@ class QtXlaView(QWidget):
         model.sigLoaded.connect(lambda _loaded: self._compare())
 
     # --- what to show ---------------------------------------------------------------------------
-    def open(self, path: Path, opened=None) -> None:
-        """Read the dump off the UI thread; compare it with the open torch.compile run, if any (and
-        call `opened`, if given, once it is shown)."""
-        self.header.setText(f"Opening {path}…")
+    def open(self, source: Source, opened=None) -> None:
+        """Read the dump the window detected off the UI thread; compare it with the open torch.compile
+        run, if any (and call `opened`, if given, once it is shown)."""
+        self.header.setText(f"Opening {source.path}…")
 
         def show(dump) -> None:
             self.set_dump(dump)
             if opened is not None:
                 opened()
 
-        run_in_background(lambda: open_xla_dump(path), show,
-                          lambda message, _tb: self.header.setText(f"Could not open {path}: {message}"), self)
+        run_in_background(source.open, show,
+                          lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
 
     def set_dump(self, dump: XlaDump) -> None:
         self.dump = dump
