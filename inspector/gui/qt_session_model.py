@@ -5,12 +5,13 @@ its events to the UI thread and hands each session to the views."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from inspector.core.analysis.dask_engine import DaskTarget
 from inspector.core.loading import LoadedSession, LoadEvent, Loaded, Overview, Preview, Progress, load_session
@@ -20,7 +21,7 @@ from inspector.core.model.session import CompileUnit
 from inspector.core.readers.session_loader import close_session
 from inspector.core.readers.sources import Source
 from inspector.gui.code_highlight import compile_lexers
-from inspector.gui.qt_background import run_in_background
+from inspector.gui.qt_background import in_turns, next_turn, run_in_background
 
 # The load worker waits for the UI thread to have taken what it sent, never longer than this: a big
 # job's overview or a big log's preview until every view shows it (drawn while the worker read on, the
@@ -65,11 +66,8 @@ class _Carrier(QObject):
 
     def next_turn(self) -> None:
         """On the UI thread: the worker goes on once what was asked to repaint is painted (the repaint
-        was posted before this)."""
-        QTimer.singleShot(0, self, self.taken.set)
-
-
-_DONE = object()  # what a view's exhausted steps give
+        was posted before this), in the next turn."""
+        next_turn(self, self.taken.set)
 
 
 class QtSessionModel(QObject):
@@ -142,7 +140,7 @@ class QtSessionModel(QObject):
             carrier.next_turn()
         elif isinstance(event, Loaded):
             self._carrier = None
-        # a preview's worker goes on once every view has it (`_hand_on`, at sigLoaded)
+        # a preview's worker goes on once every view has it (`_handing`, at sigLoaded)
 
     def _release_worker(self) -> None:
         if self._carrier is not None:
@@ -164,35 +162,37 @@ class QtSessionModel(QObject):
         self.loaded = loaded
         self._opened += 1
         self.handing = True
-        self._hand_on(loaded, self._opened, 0)
+        in_turns(self._handing(loaded, self._opened), self)
 
-    def _hand_on(self, loaded: LoadedSession, number: int, view: int, steps: Iterator | None = None) -> None:
-        """The session to the view at `view` (or the next of its `steps`), and what follows in the
-        next turn; after the last view, the first unit is selected (what follows the selection takes
-        a turn too), then sigLoaded emitted. A newer session's handing ends this one."""
+    def _handing(self, loaded: LoadedSession, number: int) -> Iterator[None]:
+        """The session to each view in a turn of its own (each step of a view's steps too); after the
+        last view, the first unit is selected (what follows the selection takes a turn too), then
+        sigLoaded emitted. A newer session's handing ends this one; a view that raises stops no other."""
+        for take in list(self._views):
+            try:
+                taken = take(loaded)
+                for _step in taken if isinstance(taken, Iterator) else ():
+                    yield
+                    if number != self._opened:
+                        return
+            except Exception:  # reported as a slot's exception is
+                sys.excepthook(*sys.exc_info())
+            yield
+            if number != self._opened:
+                return
+        shown = self.selection.session  # a preview of this log: the unit chosen in it stays chosen
+        keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
+        try:
+            self.selection.open(loaded.session, self.selection.unit if keep else None)
+        except Exception:
+            sys.excepthook(*sys.exc_info())
+        yield
         if number != self._opened:
             return
-        if view > len(self._views):
-            self.handing = False
-            self.sigLoaded.emit(loaded)
-            if loaded.session.preview is not None and self._carrier is not None:
-                self._carrier.next_turn()  # its load's worker reads the rest once this is painted
-            return
-        if view == len(self._views):
-            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view + 1))
-            shown = self.selection.session  # a preview of this log: the unit chosen in it stays chosen
-            keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
-            self.selection.open(loaded.session, self.selection.unit if keep else None)
-            return
-        more = False  # this view has steps still to take
-        try:
-            if steps is None:
-                taken = self._views[view](loaded)
-                steps = taken if isinstance(taken, Iterator) else None
-            more = steps is not None and next(steps, _DONE) is not _DONE
-        finally:  # a view that raises stops no other
-            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view, steps) if more
-                              else self._hand_on(loaded, number, view + 1))
+        self.handing = False
+        self.sigLoaded.emit(loaded)
+        if loaded.session.preview is not None and self._carrier is not None:
+            self._carrier.next_turn()  # its load's worker reads the rest once this is painted
 
     def select_unit(self, unit: CompileUnit | None) -> None:
         self.selection.choose_unit(unit)

@@ -5,9 +5,11 @@ problems, and the layout the user leaves, restored at the next start. Apart from
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow
+
+from inspector.gui.qt_background import next_turn
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
 SCREEN_SHARE = 0.9  # a screen whose free area the default size fills less than this opens maximised
@@ -71,7 +73,7 @@ class QtWindowLayout(QMainWindow):
             self._frame_inside_screen()
         if not self.restored and not getattr(self, "_sized", False):
             self._sized = True  # docks size against the real window once it is on screen
-            QTimer.singleShot(0, self._default_sizes)
+            next_turn(self, self._default_sizes)
 
     def save_layout(self) -> None:
         self.settings.store.setValue("window/geometry", self.saveGeometry())
