@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("--dask-tls-key", metavar="FILE", default="", help="this client's private key")
     summary.add_argument("--dask-allow-insecure", action="store_true",
                          help="allow a plain tcp:// scheduler: unencrypted and unauthenticated, so the scheduler (or "
-                              "anyone on the network answering for it) can run code on this machine")
+                              "anyone on the network answering for it) can run code on this machine, in this "
+                              "process; only tls:// with your certificates prevents that")
     summary.add_argument("--dask-timeout", metavar="SECONDS", type=_dask_seconds, default=DEFAULT_TIMEOUT_S,
                          help="how long to try reaching the Dask scheduler before giving up (default %(default)g)")
     summary.add_argument("--profile", metavar="TRACE",

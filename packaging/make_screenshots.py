@@ -8,12 +8,14 @@ Each tab of the main window is shown in turn on SESSION (default: the bundled ex
 size and saved as docs/screenshots/<tab>-<width>.png; the Diff tab compares SESSION with --compare
 (default: --log). With --log, a raw TORCH_TRACE log is opened too and its Summary, Graph and Timeline
 saved as log-<tab>-<width>.png. A view that works off the UI thread is waited for (its layout, its
-highlighting), not slept on.
+highlighting), not slept on. The History tab reads a run history of its own (a temporary store, never
+the user's), holding SESSION's own trace log opened first and SESSION: two runs of its script.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -42,8 +44,12 @@ def main(argv: list[str]) -> int:
     from inspector.gui.qt_main_window import QtMainWindow
     from inspector.gui.qt_settings import AppSettings
 
+    scratch = Path(tempfile.mkdtemp())
+    os.environ.update(XDG_DATA_HOME=str(scratch / "data"))  # the History tab's store: this run's own
+    for name in ("TCI_NO_HISTORY", "TCI_HISTORY_STORE"):
+        os.environ.pop(name, None)
     app = QApplication.instance() or QApplication([])
-    settings = AppSettings(QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat))
+    settings = AppSettings(QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat))
     window = QtMainWindow(settings)
     window.show()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -80,6 +86,9 @@ def main(argv: list[str]) -> int:
             print(target)
 
     other = args.compare or args.log
+    earlier_run = next(iter(sorted((args.session / "trace").glob("*.log"))), None) if args.session.is_dir() else None
+    if earlier_run is not None:
+        open_and_wait(earlier_run)  # recorded in the history: the History tab then plots two runs
     for size in args.sizes:
         width, height = (int(part) for part in size.lower().split("x"))
         window.resize(width, height)
@@ -89,9 +98,10 @@ def main(argv: list[str]) -> int:
             window.compare_with(other)
             wait(lambda: window.diff_view.diff is not None and settled(), 120)
         save("", args.tabs, width)
-        if args.log is not None:
+        log_tabs = [tab for tab in LOG_TABS if not args.tabs or tab in args.tabs]
+        if args.log is not None and log_tabs:  # none of them asked for: no log- shots (an empty list is every tab)
             open_and_wait(args.log)
-            save("log-", [tab for tab in LOG_TABS if not args.tabs or tab in args.tabs], width)
+            save("log-", log_tabs, width)
     window.close()
     return 0
 

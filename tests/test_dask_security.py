@@ -1,9 +1,10 @@
-"""Reaching a Dask scheduler never runs a peer's code unnoticed: `distributed` unpickles what a peer
-sends in its greeting before any check, so a plain tcp:// address is refused unless the user opts in
-(with a warning), a tls:// one needs the user's certificates, and the peer's greeting is read and
-checked first. Each peer here is a real listener on 127.0.0.1 behaving as a hostile or wrong one
-would: sending a pickled object that creates a file, nothing, garbage, an HTTP reply, a frame header
-claiming 2**40 bytes. Each is one clear line within --dask-timeout, no file made, no traceback."""
+"""Reaching a Dask scheduler never runs a peer's code unannounced: `distributed` unpickles what a peer
+sends on every connection, so a plain tcp:// address is refused unless the user opts in (with a
+warning that the peer can run code in this process), a tls:// one needs the user's certificates, and
+the peer's greeting is read and checked first so that a wrong peer is one line. Each peer here is a
+real listener on 127.0.0.1 behaving as a hostile or wrong one would: sending a pickled object that
+creates a file, nothing, garbage, an HTTP reply, a frame header claiming 2**40 bytes. Each is one
+clear line within --dask-timeout, no file made, no traceback."""
 
 from __future__ import annotations
 
@@ -56,12 +57,18 @@ def pickled_greeting(path: Path) -> bytes:
                                 msgpack.packb({"pickled-obj": pickle.dumps(_MakesAFile(path)), "num-sub-frames": 0})])
 
 
-class Peer:
-    """A listener on 127.0.0.1 that answers every connection with `greeting` (None: says nothing and
-    holds the connection open) and counts the connections it got."""
+def plain_greeting() -> bytes:
+    """The greeting a real scheduler sends: the plain map the inspector's check accepts."""
+    return distributed_message([msgpack.packb({"compression": None, "python": (3, 11, 7), "pickle-protocol": 5})])
 
-    def __init__(self, greeting: bytes | None):
-        self.greeting, self.connections = greeting, 0
+
+class Peer:
+    """A listener on 127.0.0.1 that answers its first connection with `greeting` and every later one
+    with `later` (default: the same; None: says nothing and holds the connection open), and counts
+    the connections it got."""
+
+    def __init__(self, greeting: bytes | None, later: bytes | None | str = "same"):
+        self.first, self.later, self.connections = greeting, greeting if later == "same" else later, 0
         self.server = socket.create_server(("127.0.0.1", 0))
         self.address = f"tcp://127.0.0.1:{self.server.getsockname()[1]}"
         self.held: list[socket.socket] = []
@@ -76,9 +83,10 @@ class Peer:
                 return
             self.connections += 1
             self.held.append(conn)
-            if self.greeting is not None:
+            greeting = self.first if self.connections == 1 else self.later
+            if greeting is not None:
                 try:
-                    conn.sendall(self.greeting)
+                    conn.sendall(greeting)
                 except OSError:
                     pass
 
@@ -93,8 +101,8 @@ class Peer:
 def peer():
     made = []
 
-    def make(greeting: bytes | None) -> Peer:
-        made.append(Peer(greeting))
+    def make(greeting: bytes | None, later: bytes | None | str = "same") -> Peer:
+        made.append(Peer(greeting, later))
         return made[-1]
 
     yield make
@@ -122,7 +130,10 @@ def test_a_plain_tcp_scheduler_is_refused_before_connecting_unless_opted_in(job,
     assert "tls://" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_an_opted_in_tcp_scheduler_sending_a_pickle_is_refused_and_nothing_runs(job, peer, tmp_path):
+def test_an_opted_in_tcp_peer_whose_first_greeting_carries_a_pickle_is_one_line(job, peer, tmp_path):
+    """The greeting check names a peer that pickles at once; the warning before it still says that a
+    plain tcp:// peer can run code in this process, since the check covers one connection only (a peer
+    pickling on its second connection: test_dask_plain_tcp_warning.py)."""
     made = tmp_path / "peer_code_ran"
     listener = peer(pickled_greeting(made))
     done = cli("summary", job, "--dask", listener.address, "--dask-allow-insecure", "--dask-timeout", "5")
@@ -131,6 +142,7 @@ def test_an_opted_in_tcp_scheduler_sending_a_pickle_is_refused_and_nothing_runs(
     assert listener.connections == 1
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith("compile-inspector: warning:") and "can run code on this machine" in lines[0]
+    assert "in this process" in lines[0] and "only tls://" in lines[0]
     assert f"the peer at {listener.address} is not a Dask scheduler" in lines[1] and "unpickle" in lines[1]
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from conftest import ROOT, on_two_threads_at_once
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.readers.torch_trace import EventRows, read_trace_log
+from inspector.core.readers.torch_trace import read_trace_log
+from inspector.core.readers.trace_records import EventRows
 
 LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
 _ENVELOPE = re.compile(rb"^[VIWEC]\d{4} [^\n]*?\] (\{[^\n]*)$", re.M)

@@ -537,7 +537,7 @@ def _spans_and_problems(session) -> tuple:
 def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp_path, cache_dir, monkeypatch):
     """The stage spans of a log opened before are read from the cache, not made again from its ~10k
     events, and the problems found in the events when they were made are counted again."""
-    from inspector.core.readers import session_builder
+    from inspector.core.readers import trace_spans
 
     log = _log_with_odd_events(tmp_path)
     first = _spans_and_problems(open_session(log))
@@ -547,7 +547,7 @@ def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp
     def no_build(*_args):
         raise AssertionError("the spans were made again")
 
-    monkeypatch.setattr(session_builder, "build_spans", no_build)
+    monkeypatch.setattr(trace_spans, "build_spans", no_build)
     assert _spans_and_problems(open_session(log)) == first
 
 

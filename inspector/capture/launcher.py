@@ -151,7 +151,7 @@ class CaptureProcess:
             self.process = subprocess.Popen(plan.command, env={**plan.env, process_tree.MARK: self.mark,
                                                                 LAUNCHER_ENV: str(os.getpid())},
                                             stdout=self._stdout, stderr=self._stderr, stdin=subprocess.DEVNULL,
-                                            cwd=plan.script.parent if plan.script else None, start_new_session=True)
+                                            start_new_session=True)  # in this working directory, as python would
         except OSError as error:
             self._close_files()
             self.error = {"kind": "cannot_start", "message": f"could not start {plan.command[0]}: {error}"}

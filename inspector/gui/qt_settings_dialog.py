@@ -82,7 +82,8 @@ class QtSettingsDialog(QDialog):
             self.dask_tls[name].textChanged.connect(lambda _: self._check_dask())
             form.addRow(label, self.dask_tls[name])
         self.dask_allow_insecure = QCheckBox("Allow a plain tcp:// scheduler: unencrypted and unauthenticated, it "
-                                             "(or anyone answering for it) can run code on this machine")
+                                             "(or anyone answering for it) can run code on this machine, in this "
+                                             "app; only tls:// with your certificates prevents that")
         self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
         self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
         form.addRow("", self.dask_allow_insecure)

@@ -118,10 +118,8 @@ class CodeText:
     artifact: TextArtifact = field(repr=False, compare=False)
 
     def to_json(self) -> dict:
-        """Its text too, but for the guards (a unit's guards run to megabytes in a big model: the
-        app shows them; the JSON names them) and cut at CODE_JSON_CHARS."""
-        if self.kind in GUARD_ARTIFACTS.values():
-            return {"title": self.title, "function": self.function, "kind": self.kind}
+        """Its text too, cut at CODE_JSON_CHARS (a unit's guards run to megabytes in a big model: the
+        app shows them whole), the cut marked with how much more there was."""
         text = self.artifact.text
         if len(text) > CODE_JSON_CHARS:
             text = f"{text[:CODE_JSON_CHARS]}\n# … cut: {len(text) - CODE_JSON_CHARS:,} more characters\n"

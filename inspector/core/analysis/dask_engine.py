@@ -5,12 +5,16 @@ One owner for reaching the cluster, for the command line (`summary JOB --dask AD
 `EngineUnavailable` says why in one line and the caller reads on this machine or stops. The reader
 is imported when a cluster is used, so the command line imports this module for its default cheaply.
 
-Dask's protocol carries pickles, so whoever answers at the scheduler's address can run code in this
-process. A scheduler is therefore reached over TLS with the user's certificates (the peer proves it
-holds a certificate the user's CA signed), or over plain tcp:// only when the user opted in, knowing
-that; any other address is refused before a socket is opened. Either way the scheduler's greeting is
-read and checked first (dask_peer), so a silent, garbled or pickling peer is one line within the
-timeout and `distributed` never reads from it."""
+Dask's protocol carries pickles on every connection (the scheduler's messages and the results the
+client gathers), so whoever answers at the scheduler's address can run code in this process. Only TLS
+with the user's certificates protects against that: every connection `distributed` opens then proves
+the peer holds a certificate the user's CA signed (a peer that does is trusted with this process).
+Plain tcp:// is used only when the user opted in and is warned that the peer can run code here; any
+other address is refused before a socket is opened. The greeting check (dask_peer) that runs first
+is a diagnosis, not a guard: it makes a silent, garbled or non-Dask peer one line within the timeout,
+but `distributed` then opens connections of its own that nothing checks, so a plain tcp:// peer that
+greets plainly once and with a pickle afterwards runs its code. Running the client in a child process
+would not contain that either (the child runs as the same user, with the same files and network)."""
 
 from __future__ import annotations
 
@@ -27,7 +31,9 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 20.0  # how long to try reaching the scheduler
 DEFAULT_PORT = 8786  # Dask's scheduler port
 INSECURE_WARNING = ("a plain tcp:// Dask scheduler is neither encrypted nor authenticated: the scheduler there, or "
-                    "anyone who can answer for it on the network, can run code on this machine")
+                    "anyone who can answer for it on the network, can run code on this machine, in this process "
+                    "and as you; checking its greeting cannot prevent that, only tls:// with your CA's "
+                    "certificates does")
 
 
 class EngineUnavailable(Exception):
@@ -138,14 +144,18 @@ class ClusterOverview:
     workers: int
 
     def said(self, logs: int) -> str:
+        """Where the logs were read, for the status bar and the text summary; over plain tcp:// with
+        what that allowed, since the app has no stderr to warn on."""
+        unprotected = "" if self.address.startswith("tls://") else "; plain tcp://: the scheduler could run code here"
         return (f"{logs} rank log(s), read on the Dask cluster at {self.address} "
-                f"({self.workers} worker{'s' if self.workers != 1 else ''})")
+                f"({self.workers} worker{'s' if self.workers != 1 else ''}{unprotected})")
 
 
 def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float | None = None) -> ClusterOverview:
     """The per-rank report of `logs`, read on the cluster whose scheduler `target` names (tried for
     `timeout_s`, DEFAULT_TIMEOUT_S unless given). The target is checked (DaskSetupError) and the
-    scheduler's greeting read (EngineUnavailable) before `distributed` connects."""
+    scheduler's greeting read (EngineUnavailable) before `distributed` connects; over plain tcp:// the
+    connections `distributed` opens after that are unchecked (see the module's docstring)."""
     from inspector.core.analysis.dask_peer import PeerRefused, check_greeting
     from inspector.core.analysis.ranks import index_ranks, rank_report
 

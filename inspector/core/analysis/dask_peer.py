@@ -1,11 +1,14 @@
 """The first message a Dask scheduler sends, read and checked here before `distributed` is handed
-the address. `distributed` unpickles what a peer sends in its greeting before it checks anything
-(a listener answering with a pickled object runs it), reads a frame of whatever length the peer
-announces into memory, and waits on a silent peer past its own timeout. So the greeting is read
-first on a plain socket (TLS-wrapped for a tls:// scheduler): within the deadline, at most
-GREETING_MAX_BYTES, decoded as msgpack without any hook, and accepted only when it is the small map
-of plain values a scheduler sends (`compression`, `python`, `pickle-protocol`). Anything else is
-one line saying what the peer sent, and `distributed` never sees the address."""
+the address: a diagnosis that turns a wrong peer into one line, not a protection. `distributed`
+unpickles what a peer sends in its greeting before it checks anything (a listener answering with a
+pickled object runs it), reads a frame of whatever length the peer announces into memory, and waits
+on a silent peer past its own timeout. So the greeting is read first on a plain socket (TLS-wrapped
+for a tls:// scheduler): within the deadline, at most GREETING_MAX_BYTES, decoded as msgpack without
+any hook, and accepted only when it is the small map of plain values a scheduler sends
+(`compression`, `python`, `pickle-protocol`). Anything else is one line saying what the peer sent.
+This checks one connection: the ones `distributed` opens afterwards are its own, so over plain
+tcp:// a peer that greets plainly here can still send pickles there. Only TLS (every connection
+authenticated by the user's CA) keeps a peer's code out; dask_engine says so to the user."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PureWindowsPath
+from weakref import WeakKeyDictionary
 
 from inspector.core.analysis.shapes import ShapeEvent, specialisation
 from inspector.core.analysis.unit_origin import eager_trigger
@@ -396,8 +397,7 @@ def _resumed_local(session: Session, group: RecompileGroup) -> str | None:
     original = resumed["function"]
     guarded = f"L['{group.subject}']"
     for unit in session.units:
-        if unit.rank == group.rank and unit.function == original and any(
-                artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts):
+        if unit.rank == group.rank and unit.function == original and _guards_name(unit, guarded):
             return None
     return original
 
@@ -580,3 +580,16 @@ def _explain_size(group: RecompileGroup, named: UserName, times: str) -> tuple[s
                f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
                f"`torch.compile(..., dynamic=True)`. Padding {name} to a few fixed sizes also works.")
     return diagnosis, fix
+
+
+def _guards_name(unit: CompileUnit, guarded: str) -> bool:
+    """Whether `unit`'s guards name `guarded`, their text read back from the log once per unit and name:
+    every recompile group of a resume function asks it of each unit of the function its local was made
+    in (read per group, a log of 150 such groups would read its guards ~10,000 times)."""
+    answers = _GUARDS_NAME.setdefault(unit, {})
+    if guarded not in answers:
+        answers[guarded] = any(artifact.name == "guards" and guarded in artifact.text for artifact in unit.artifacts)
+    return answers[guarded]
+
+
+_GUARDS_NAME: WeakKeyDictionary[CompileUnit, dict[str, bool]] = WeakKeyDictionary()

@@ -37,7 +37,8 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.session import Session
 from inspector.core.readers import json_codec
 from inspector.core.readers.session_format import MANIFEST, RESULTS
-from inspector.core.readers.torch_trace import EventRows, TraceLog, TraceRecord
+from inspector.core.readers.torch_trace import TraceLog
+from inspector.core.readers.trace_records import EventRows, TraceRecord
 
 FORMAT = 5  # bump when the reader changes what it keeps of a record (4: no glog time and pid; 5: event rows)
 SPANS_FORMAT = 1  # bump when the spans made of a log's events change (how they nest, what is counted wrong)

@@ -23,13 +23,7 @@ from inspector.core.readers.digest_helper import DigestHelper
 from inspector.core.readers.payload_digest import payload_digest
 from inspector.core.readers.safe_files import open_regular
 from inspector.core.readers.trace_records import EventRows, TraceRecord, count_damage, settle
-from inspector.core.readers.trace_scanner import (CONTEXT_KEYS, GLOG_PREFIX, NO_META, SLIM_KINDS, Scanner,
-                                                  is_small_value, last_record_end, read_records)
-
-# What moved to trace_records, trace_scanner and digest_helper stays importable from here, where the
-# readers and views import it.
-__all__ = ["CONTEXT_KEYS", "NO_META", "SLIM_KINDS", "EventRows", "TraceLog", "TraceRecord", "count_damage",
-           "is_small_value", "rank_from_filename", "read_trace_log", "resolve_stack", "settle"]
+from inspector.core.readers.trace_scanner import GLOG_PREFIX, Scanner, last_record_end, read_records
 
 
 class TraceLog:

@@ -71,9 +71,11 @@ class QtHistoryView(QWidget):
         layout.addWidget(self.plots, 3)
         layout.addWidget(self.table, 1)
         first = None
-        for row, trend in enumerate(TRENDS):
-            plot = self.plots.addPlot(row=row, col=0, title=trend.title)
+        for index, trend in enumerate(TRENDS):
+            # two plots a row: five stacked in a 720-pixel window leave no room for an axis's values
+            plot = self.plots.addPlot(row=index // 2, col=index % 2, title=trend.title)
             plot.setLabel("left", trend.unit)
+            plot.getAxis("left").enableAutoSIPrefix(False)  # a flat 0 % is "%", not "% (x0.001)"
             plot.showGrid(y=True, alpha=0.3)
             if first is None:
                 first = plot
