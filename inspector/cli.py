@@ -394,8 +394,8 @@ def _rank_overview_on_dask(args, source) -> int:
     """`summary JOB --dask ADDRESS`: the per-rank figures and divergence report of a folder of rank
     logs, each log read by a worker of the cluster (which must see the logs at the same paths, as on
     a shared filesystem), only the small figures sent back."""
-    from inspector.core.analysis.dask_engine import (INSECURE_WARNING, DaskSetupError, DaskTarget, EngineUnavailable,
-                                                     overview_on_dask)
+    from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError, DaskTarget, EngineUnavailable
+    from inspector.core.loading import rank_overview
     from inspector.core.outputs.summary_model import PerRank
     from inspector.core.outputs.summary_text import render_ranks
 
@@ -413,7 +413,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _say(f"compile-inspector: warning: {INSECURE_WARNING} ({target.address}, allowed by --dask-allow-insecure)",
              file=sys.stderr)
     try:
-        cluster = overview_on_dask(source.files, target, args.dask_timeout)
+        cluster = rank_overview(source.files, target, fall_back=False, timeout_s=args.dask_timeout).cluster
     except EngineUnavailable as error:
         _say(f"compile-inspector: {error}", file=sys.stderr)
         return 2

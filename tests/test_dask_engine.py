@@ -115,9 +115,9 @@ def test_dask_takes_only_a_folder_of_rank_logs(cluster, tls_args):
 def open_to_overview(qtbot, window, folder, monkeypatch):
     """Open `folder` in the window and wait for its rank overview (shown first for any size here) of
     every rank (read on this machine, the ranks read first may come before it)."""
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
 
-    monkeypatch.setattr(qt_session_model, "OVERVIEW_FIRST_BYTES", 0)
+    monkeypatch.setattr(loading, "OVERVIEW_FIRST_BYTES", 0)
     with qtbot.waitSignal(window.model.sigOverview, timeout=120_000, check_params_cb=lambda report: not report.unread):
         window.open_path(folder)
     return window.ranks_view

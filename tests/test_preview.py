@@ -50,20 +50,20 @@ def test_a_preview_session_is_the_start_of_the_whole_one():
 def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choices(qtbot, window, no_slot_errors,
                                                                                     monkeypatch, tmp_path):
     pytest.importorskip("PySide6")
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
 
     log = tmp_path / LOG.name  # never opened: no index cache entry
     shutil.copy(LOG, log)
-    monkeypatch.setattr(qt_session_model, "PREVIEW_FIRST_BYTES", 1)
-    monkeypatch.setattr(qt_session_model, "PREVIEW_BYTES", log.stat().st_size // 2)
-    gate, analyse = threading.Event(), qt_session_model.analyse
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_BYTES", 1)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", log.stat().st_size // 2)
+    gate, analyse = threading.Event(), loading.analyse
 
     def held_analyse(session):  # the whole session waits until the test has looked at the preview
         if session.preview is None:
             assert gate.wait(60)
         return analyse(session)
 
-    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
+    monkeypatch.setattr(loading, "analyse", held_analyse)
     try:
         with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as shown:
             window.open_path(log)
@@ -98,7 +98,7 @@ def test_a_reopen_is_previewed_only_when_the_log_is_too_big_to_reopen_at_once(tm
     """A reopen reads the log's index from the cache (the 106 MB GPT-2 log shows whole in ~0.35 s, no
     preview needed), but a log past REOPEN_PREVIEW_BYTES (a 1 GB one: 1.9 s) is previewed again."""
     pytest.importorskip("PySide6")
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("TCI_NO_CACHE", raising=False)
@@ -106,19 +106,20 @@ def test_a_reopen_is_previewed_only_when_the_log_is_too_big_to_reopen_at_once(tm
     shutil.copy(LOG, log)
     past = time.time() - 60  # a log still being written is not cached
     os.utime(log, (past, past))
-    monkeypatch.setattr(qt_session_model, "PREVIEW_FIRST_BYTES", 1)
-    monkeypatch.setattr(qt_session_model, "PREVIEW_BYTES", log.stat().st_size // 2)
-    monkeypatch.setattr(qt_session_model, "REOPEN_PREVIEW_BYTES", log.stat().st_size + 1)
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_BYTES", 1)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", log.stat().st_size // 2)
+    monkeypatch.setattr(loading, "REOPEN_PREVIEW_BYTES", log.stat().st_size + 1)
 
     def previews() -> list:
         shown: list = []
-        whole = qt_session_model.load_session(log, preview=shown.append)
+        whole = loading.load_session(log, lambda event: shown.append(event.loaded) if isinstance(event, loading.Preview)
+                                     else None)
         assert whole.session.preview is None and all(loaded.session.preview is not None for loaded in shown)
         return shown
 
     assert len(previews()) == 1  # the first open
     assert previews() == []  # a reopen of a log below the limit
-    monkeypatch.setattr(qt_session_model, "REOPEN_PREVIEW_BYTES", log.stat().st_size)
+    monkeypatch.setattr(loading, "REOPEN_PREVIEW_BYTES", log.stat().st_size)
     assert len(previews()) == 1
 
 
@@ -127,21 +128,22 @@ def test_the_whole_log_is_read_once_every_view_shows_its_preview(qtbot, window, 
     meanwhile, a reopened 2 GB log's cached index held the GIL the views needed (first view 0.46–0.63 s;
     0.18–0.24 s with the wait)."""
     pytest.importorskip("PySide6")
+    from inspector.core import loading
     from inspector.gui import qt_session_model
 
     log = tmp_path / LOG.name
     shutil.copy(LOG, log)
-    monkeypatch.setattr(qt_session_model, "PREVIEW_FIRST_BYTES", 1)
-    monkeypatch.setattr(qt_session_model, "PREVIEW_BYTES", log.stat().st_size // 2)
-    monkeypatch.setattr(qt_session_model, "OVERVIEW_DRAWN_WAIT_S", 60)  # however slow the machine
-    shown_when_read, open_session = [], qt_session_model.open_session
+    monkeypatch.setattr(loading, "PREVIEW_FIRST_BYTES", 1)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", log.stat().st_size // 2)
+    monkeypatch.setattr(qt_session_model, "FIRST_VIEW_WAIT_S", 60)  # however slow the machine
+    shown_when_read, open_session = [], loading.open_session
 
     def watched(source, progress=None):
         loaded = window.model.loaded  # read on the worker: what the UI thread had done by then
         shown_when_read.append(loaded is not None and loaded.session.preview is not None and not window.model.handing)
         return open_session(source, progress)
 
-    monkeypatch.setattr(qt_session_model, "open_session", watched)
+    monkeypatch.setattr(loading, "open_session", watched)
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000, check_params_cb=lambda loaded: loaded.session.preview is None):
         window.open_path(log)
     assert shown_when_read == [True]

@@ -232,11 +232,11 @@ def held_details(monkeypatch, planted_job):
     pytest.importorskip("PySide6")
     import threading
 
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
 
     folder, _ = planted_job
     gate, failure = threading.Event(), []
-    analyse = qt_session_model.analyse
+    analyse = loading.analyse
 
     def held_analyse(session):
         if Path(session.source) == folder:
@@ -255,7 +255,7 @@ def held_details(monkeypatch, planted_job):
             failure.append(message)
             gate.set()
 
-    monkeypatch.setattr(qt_session_model, "analyse", held_analyse)
+    monkeypatch.setattr(loading, "analyse", held_analyse)
     yield Hold()
     gate.set()
 
@@ -275,14 +275,14 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     the sort order the user chose."""
     from PySide6.QtCore import QPoint, Qt
 
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
     from inspector.gui.views.qt_ranks_table import COLUMNS
     from inspector.gui.views.qt_ranks_view import DETAILS, OVERVIEW
 
     folder, expected = planted_job
     source = detect(folder)
     assert source.is_rank_logs and list(source.files) == find_trace_logs(folder) and len(source.files) == RANKS
-    assert sum(log.stat().st_size for log in source.files) >= qt_session_model.OVERVIEW_FIRST_BYTES
+    assert sum(log.stat().st_size for log in source.files) >= loading.OVERVIEW_FIRST_BYTES
     view = open_to_overview(qtbot, window, folder)
     assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view
@@ -338,10 +338,10 @@ def test_a_big_job_shows_its_first_ranks_while_the_rest_are_read(qtbot, window, 
     """A job whose per-rank index takes longer than FIRST_RANKS_AFTER_S shows the ranks read by then,
     said to be only those and not yet compared, on the Ranks tab; then every rank with its findings.
     A tab the user opens meanwhile stays open."""
-    from inspector.gui import qt_session_model
+    from inspector.core import loading
     from inspector.gui.views.qt_ranks_view import OVERVIEW
 
-    monkeypatch.setattr(qt_session_model, "FIRST_RANKS_AFTER_S", 0.0)  # the first task's ranks, whatever the machine
+    monkeypatch.setattr(loading, "FIRST_RANKS_AFTER_S", 0.0)  # the first task's ranks, whatever the machine
     folder, expected = planted_job
     view = window.ranks_view
     with qtbot.waitSignal(window.model.sigOverview, timeout=60_000) as first:

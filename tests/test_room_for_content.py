@@ -69,7 +69,8 @@ def test_a_failed_run_keeps_its_rows_and_reason_on_show(qtbot, window):
 def test_window_fills_a_screen_smaller_than_its_default_size(qtbot, tmp_path):
     from PySide6.QtCore import QSettings
 
-    from inspector.gui.qt_main_window import DEFAULT_HEIGHT, DEFAULT_WIDTH, QtMainWindow
+    from inspector.gui.qt_main_window import QtMainWindow
+    from inspector.gui.qt_window_layout import DEFAULT_HEIGHT, DEFAULT_WIDTH
     from inspector.gui.qt_settings import AppSettings
 
     area = QGuiApplication.primaryScreen().availableGeometry()

@@ -1,4 +1,6 @@
-"""Run a function off the UI thread and get its result back on it, as a signal.
+"""Where the app puts work off, in one place: off the UI thread (`run_in_background`, and
+`LatestRequest` when only the latest answer may be shown), with its result back on the UI thread as a
+signal; or later on the UI thread, a step per turn of the event loop (`in_turns`, `next_turn`).
 
 Results cross threads as plain Python objects built once by the worker and not mutated after; an
 exception in the worker arrives as a message, never lost on the other thread."""
@@ -7,9 +9,9 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 
 # How long a thread waiting for the GIL waits before the holder must let go (Python's default: 5 ms).
@@ -23,6 +25,30 @@ UI_SWITCH_INTERVAL_S = 0.001
 def answer_the_ui_first() -> None:
     """Set the app's GIL switch interval (UI_SWITCH_INTERVAL_S): called once the app's window exists."""
     sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+
+
+def in_turns(steps: Iterator, receiver: QObject) -> None:
+    """Run `steps` (a generator) one step per turn of the event loop, the first now: how the UI thread
+    puts off the rest of a long piece of work, answering the user between its steps. An exception a step
+    raises ends the steps and is reported as a slot's is (sys.excepthook); the steps end, too, with
+    `receiver` (a deleted object's turns are not run)."""
+    try:
+        next(steps)
+    except StopIteration:
+        return
+    except Exception:  # reported, as Qt reports an exception in a slot, not lost
+        sys.excepthook(*sys.exc_info())
+        return
+    QTimer.singleShot(0, receiver, lambda: in_turns(steps, receiver))
+
+
+def next_turn(receiver: QObject, work: Callable[[], None]) -> None:
+    """`work` in the next turn of the event loop, after what is already posted (a repaint asked for,
+    say): a one-step `in_turns`."""
+    def steps() -> Iterator[None]:
+        yield
+        work()
+    in_turns(steps(), receiver)
 
 
 class _Signals(QObject):

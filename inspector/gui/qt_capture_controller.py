@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.capture.launcher import CapturePlan, CaptureProcess, CaptureSettings, plan_script, tail_progress
 from inspector.core.readers.stage_progress import StageProgress
+from inspector.gui.qt_background import next_turn
 
 POLL_MS = 50
 MAX_OUTPUT_PER_POLL = 256 * 1024  # bytes per stream and tick: a flooding script cannot stall the window
@@ -59,7 +60,7 @@ class QtCaptureController(QObject):
         except OSError:  # the manifest says why; the session folder stays
             self.process = None
             self.sigStarted.emit(str(plan.session))
-            QTimer.singleShot(0, lambda: self.sigFinished.emit(
+            next_turn(self, lambda: self.sigFinished.emit(
                 str(plan.session), -1, {"kind": "cannot_start", "message": f"could not start {plan.command[0]}"}))
             return
         self._outputs = {name: OutputTail(plan.session / f"{name}.txt") for name in ("stdout", "stderr")}

@@ -9,32 +9,33 @@ after, until closed). Dock sizes and places are remembered (saveState) across st
 from __future__ import annotations
 
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
     QWidget,
 )
 
 from inspector.core.outputs.html_report import render_report
-from inspector.core.numbers import count, seconds
+from inspector.core.numbers import count, megabytes, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
 from inspector.core.analysis.mode_comparison import compare_modes
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.loading import Loaded, LoadedSession, Overview, Preview, ReadProgress, load_session
 from inspector.core.readers.sources import Source, detect
 from inspector.gui.code_highlight import compile_lexers_meanwhile
 from inspector.gui.qt_background import LatestRequest, answer_the_ui_first, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.qt_open_dialog import QtOpenDialog
-from inspector.gui.qt_session_model import LoadedSession, LoadProgress, QtSessionModel, load_session
+from inspector.gui.qt_session_model import QtSessionModel
 from inspector.gui.qt_settings import AppSettings
 from inspector.gui.qt_settings_dialog import QtSettingsDialog
+from inspector.gui.qt_window_layout import QtWindowLayout
 from inspector.gui.views.qt_code_view import QtCodeView
 from inspector.gui.views.qt_dashboard import QtDashboard
 from inspector.gui.views.qt_log_pane import QtLogPane
@@ -56,11 +57,7 @@ from inspector.gui.views.qt_xla_view import QtXlaView
 
 SESSIONS_DIR = Path(tempfile.gettempdir()) / "torch-compile-inspector"
 MIN_PAGE_WIDTH, MIN_PAGE_HEIGHT = 560, 240
-DEFAULT_WIDTH, DEFAULT_HEIGHT = 1400, 900  # the window's size where the screen has room for it
-SCREEN_SHARE = 0.9  # a screen whose free area the default size fills less than this opens maximised
-BOTTOM_ROWS = 10  # the most problem rows the bottom panel grows to show before it scrolls
 View = TypeVar("View", bound=QWidget)
-LAYOUT_VERSION = 2  # bump when docks change, so an old saved layout is not restored onto new docks
 TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and sources",
             "Graph": "The selected unit's FX graph at any stage, folded into modules",
             "Source": "Your script with graph breaks and recompiles marked",
@@ -73,7 +70,7 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "History": "The runs of this script over time: compile time, breaks, recompiles, cache hits, speed"}
 
 
-class QtMainWindow(QMainWindow):
+class QtMainWindow(QtWindowLayout):
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
         answer_the_ui_first()  # workers computing in Python let go of the GIL sooner while the window paints
@@ -84,12 +81,9 @@ class QtMainWindow(QMainWindow):
         self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
-        self._opens = LatestRequest(self)  # a session opened while another still loads replaces it
-        self._reading: LoadProgress | None = None  # the progress of the latest open
-        self._compares = LatestRequest(self)  # and a second Compare With, the first
+        self._compares = LatestRequest(self)  # a second Compare With replaces the first
+        self._opening: Path | None = None  # what the latest open was asked to open
         self.shown_first = False  # the latest open showed its per-rank overview or a preview (reset as each open starts)
-        # a preview on its way to the views, and what its load's worker waits for: every view having it
-        self._preview_shown: tuple[LoadedSession, threading.Event] | None = None
         self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
@@ -152,6 +146,9 @@ class QtMainWindow(QMainWindow):
         self.progress_bar.hide()
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress_bar)
+        self.model.sigOpening.connect(self._on_opening)
+        self.model.sigLoadEvent.connect(self._on_load_event)
+        self.model.sigLoadFailed.connect(self._on_load_failed)
         self.model.sigLoaded.connect(self._on_loaded)
         self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.source_view))
         self.capture.sigStarted.connect(self._on_capture_started)
@@ -204,13 +201,6 @@ class QtMainWindow(QMainWindow):
         self._action(self.view_menu, "&Find in View", QKeySequence.StandardKey.Find, self.find_in_view)
         self._action(self.view_menu, "&Reset Layout", "", self.reset_layout)
 
-    def _default_sizes(self) -> None:
-        """The tabs first: a Session column a quarter of the width (a resume frame's name fits at 1280), the
-        bottom panel a fifth of the height."""
-        width, height = max(self.width(), 1000), max(self.height(), 600)
-        self.resizeDocks([self.session_dock], [max(240, min(420, width // 4))], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.problems_dock], [max(120, height // 5)], Qt.Orientation.Vertical)
-
     def toggle_bottom_panel(self) -> None:
         """Hide Problems and Log together (the tabs take the height), or bring them back."""
         docks = [self.problems_dock, self.log_dock]
@@ -238,57 +228,6 @@ class QtMainWindow(QMainWindow):
             dock.show()
         self.stages_dock.setVisible(self.capture.running)
         self._default_sizes()
-
-    def _screen_area(self):
-        """The free area (without panels and docks) of the screen the window opens on."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry() if screen is not None else None
-
-    def _fit_screen(self) -> None:
-        """The default size: 1400×900 where the screen has more room, else the screen's whole free area
-        (and `fill_screen` asks the app to show it maximised: a 1280×720 laptop needs every pixel)."""
-        area = self._screen_area()
-        self.fill_screen = False
-        if area is None or area.isEmpty():
-            self.resize(DEFAULT_WIDTH, DEFAULT_HEIGHT)
-            return
-        self.fill_screen = area.width() < DEFAULT_WIDTH / SCREEN_SHARE or area.height() < DEFAULT_HEIGHT / SCREEN_SHARE
-        width, height = (area.width(), area.height()) if self.fill_screen else (DEFAULT_WIDTH, DEFAULT_HEIGHT)
-        self.resize(width, height)
-        self.move(area.left() + (area.width() - width) // 2, area.top() + (area.height() - height) // 2)
-
-    def _frame_inside_screen(self) -> None:
-        area, frame = self._screen_area(), self.frameGeometry()
-        if area is None or area.contains(frame):
-            return
-        extra_w, extra_h = max(0, frame.width() - area.width()), max(0, frame.height() - area.height())
-        self.resize(self.width() - extra_w, self.height() - extra_h)
-        self.move(area.topLeft())
-
-    def _fits_screen(self) -> bool:
-        area = self._screen_area()
-        return area is None or area.isEmpty() or (self.width() <= area.width() and self.height() <= area.height())
-
-    def _restore_layout(self) -> None:
-        store = self.settings.store
-        geometry, state = store.value("window/geometry"), store.value("window/state")
-        if isinstance(geometry, QByteArray):  # the saved size wins where it fits this screen
-            if not self.restoreGeometry(geometry) or not self._fits_screen():
-                self._fit_screen()
-        self.restored = isinstance(state, QByteArray) and self.restoreState(state, LAYOUT_VERSION)
-        self.stages_dock.hide()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self.fill_screen and not self.isMaximized():  # the window's frame inside the free area too
-            self._frame_inside_screen()
-        if not self.restored and not getattr(self, "_sized", False):
-            self._sized = True  # docks size against the real window once it is on screen
-            QTimer.singleShot(0, self._default_sizes)
-
-    def save_layout(self) -> None:
-        self.settings.store.setValue("window/geometry", self.saveGeometry())
-        self.settings.store.setValue("window/state", self.saveState(LAYOUT_VERSION))
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -342,48 +281,23 @@ class QtMainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: Path) -> None:
-        """A .py script is set up for a run; anything else is opened as saved compile output, its kind
-        detected once here (a few stats and globs) and handed to the load worker. Open Recent gets
-        `path` once it has opened (not an input that failed)."""
+        """A .py script is set up for a run; anything else is detected once here (a few stats and globs)
+        and opened: a session by the model's load worker (core/loading.py), another kind in its tab.
+        Open Recent gets `path` once it has opened (not an input that failed)."""
         if path.suffix == ".py" and path.is_file():
-            self.settings.add_recent(path)
-            self.script = path
-            self.setWindowTitle(f"{path.name} — torch.compile Inspector")
-            self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
-            self.model.show_location(str(path), 0)
-            return
-        source = self._detect(path)
-        if source is None:
-            return
-        if not source.kind.opens_session:
+            self._set_script(path)
+        elif (source := self._detect(path)) is not None and not source.kind.opens_session:
             self._open_document(source, lambda: self.settings.add_recent(path))
-            return
-        self.status.setText(f"Opening {path}…")
-        self.shown_first = False
-        if self._preview_shown is not None:  # the views will not finish taking it: its worker need not wait
-            self._preview_shown[1].set()
-            self._preview_shown = None
-        self.model.opening(path)
-        self.progress_bar.setRange(0, 0)
-        self.progress_bar.show()
-        started = time.perf_counter()
-        if self._reading is not None:
-            self._reading.detach()
-        reading = self._reading = LoadProgress(self.progress_bar, self)
-        # connected before the worker starts, so it cannot emit first; the overview of an open superseded
-        # meanwhile is not shown (the slot runs on this thread, after `request` is set below)
-        reading.sigOverview.connect(lambda report, where: (self._on_overview(report, where, path, started)
-                                                           if request == self._opens.latest else None,
-                                                           reading.after_drawing()))
-        reading.sigPreview.connect(lambda loaded: self._on_preview(loaded, path, started, reading)
-                                   if request == self._opens.latest
-                                   else (close_session(loaded.session), reading.after_drawing()))
-        dask = self.settings.dask_target
-        request = self._opens.run(lambda: load_session(source, reading.report, reading.overview, dask, reading.preview),
-                                  lambda loaded: (reading.deleteLater(), self._on_session_ready(loaded, started),
-                                                  self.settings.add_recent(path)),
-                                  lambda message, _tb: (reading.deleteLater(), self._on_load_failed(path, message)),
-                                  lambda loaded: (reading.deleteLater(), close_session(loaded.session)))
+        elif source is not None:
+            self._opening = path
+            self.model.open(source, self.settings.dask_target)
+
+    def _set_script(self, path: Path) -> None:
+        self.settings.add_recent(path)
+        self.script = path
+        self.setWindowTitle(f"{path.name} — torch.compile Inspector")
+        self.status.setText(f"{path.name}: press F5 (Run ▸ Run) to compile it in the background")
+        self.model.show_location(str(path), 0)
 
     def ask_compare(self) -> None:
         path = QtOpenDialog.ask(self, "Compare with which run (log, bundle, session or debug folder)?")
@@ -424,7 +338,7 @@ class QtMainWindow(QMainWindow):
             return detect(path)
         except (OSError, ValueError) as error:
             if title == "Cannot open":
-                self._on_load_failed(path, str(error))
+                self.model.load_failed(path, str(error))
             else:
                 self.show_message(title, str(error))
             return None
@@ -494,39 +408,54 @@ class QtMainWindow(QMainWindow):
                               lambda _: self.status.setText(f"Report written to {target}"),
                               lambda message, _tb: self.show_message("Could not export", message), self)
 
-    def _on_overview(self, report, where: str, path: Path, started: float) -> None:
+    def _on_opening(self, _path: str) -> None:
+        self.status.setText(f"Opening {self._opening}…")
+        self.shown_first = False
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.show()
+
+    def _on_load_event(self, event) -> None:
+        """What the latest open has got so far (core/loading.py's events), on the bar and the status line."""
+        took = seconds(event.after_s)
+        match event:
+            case ReadProgress(done, total):
+                self._show_progress(done, total)
+            case Overview(report, where):
+                self._on_overview(report, where, took)
+            case Preview(loaded):
+                self.status.setText(f"{self._opening}: its {loaded.preview_extent} in {took}; reading the rest…")
+            case Loaded(loaded):
+                self.progress_bar.hide()
+                self.status.setText(f"Opened {loaded.session.source} in {took}")
+                self.settings.add_recent(self._opening)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        """A determinate bar with megabytes while bytes are read, an indeterminate one while what was read
+        is analysed."""
+        if total <= 0 or done >= total:
+            self.progress_bar.setRange(0, 0)
+            return
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setValue(int(1000 * done / total))
+        self.progress_bar.setFormat(f"%p% of {megabytes(total)}")
+
+    def _on_overview(self, report, where: str, took: str) -> None:
         """A big distributed job: its per-rank overview now, on the Ranks tab (the ranks read so far
         first, if reading them all takes a while); its details follow. Where it was read is said when
         the Dask setting is on (and why not on the cluster, if not)."""
         if not self.shown_first:  # else the user is already looking at (or away from) its first rows
             self.tabs.setCurrentWidget(self.ranks_view)
         self.shown_first = True
-        self.model.show_overview(report)
-        took = seconds(time.perf_counter() - started)
+        ranks = count(len(report.figures), 'rank')
         if report.unread:
-            self.status.setText(f"{path}: the first {count(len(report.figures), 'rank')} of "
-                                f"{len(report.figures) + report.unread} in {took}; reading the rest…")
+            self.status.setText(f"{self._opening}: the first {ranks} of {len(report.figures) + report.unread} "
+                                f"in {took}; reading the rest…")
             return
-        self.status.setText(f"{path}: per-rank overview of {count(len(report.figures), 'rank')} in {took}"
+        self.status.setText(f"{self._opening}: per-rank overview of {ranks} in {took}"
                             + (f" ({where})" if where else "") + "; reading every rank's details…")
 
-    def _on_preview(self, loaded: LoadedSession, path: Path, started: float, reading: LoadProgress) -> None:
-        """A big log's first records, shown while the whole log is read (`reading`'s worker waits until
-        every view has them); the tab the user then chooses stays when the whole session replaces it."""
-        self._preview_shown = (loaded, reading.drawn)
-        self.model.set_loaded(loaded)
-        self.status.setText(f"{path}: its {loaded.preview_extent} in {seconds(time.perf_counter() - started)}; "
-                            "reading the rest…")
-
-    def _on_session_ready(self, loaded: LoadedSession, started: float) -> None:
-        self._preview_shown = None  # a preview the views had not finished taking (its worker stopped waiting)
+    def _on_load_failed(self, path: str, message: str) -> None:
         self.progress_bar.hide()
-        self.model.set_loaded(loaded)
-        self.status.setText(f"Opened {loaded.session.source} in {seconds(time.perf_counter() - started)}")
-
-    def _on_load_failed(self, path: Path, message: str) -> None:
-        self.progress_bar.hide()
-        self.model.load_failed(path, message)
         self.status.setText(f"Could not open {path}")
         self.show_message("Cannot open", message)
 
@@ -538,10 +467,6 @@ class QtMainWindow(QMainWindow):
         self.last_message = text
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
-        waiting = self._preview_shown
-        if waiting is not None and waiting[0] is loaded:
-            self._preview_shown = None
-            QTimer.singleShot(0, waiting[1].set)  # once it is painted, the load worker reads the rest
         preview = " (preview)" if loaded.session.preview else ""
         self.setWindowTitle(f"{Path(str(loaded.session.source)).name}{preview} — torch.compile Inspector")
         if not self.shown_first:  # else the user is already looking at (or away from) the overview or preview
@@ -549,17 +474,6 @@ class QtMainWindow(QMainWindow):
         self.shown_first = self.shown_first or bool(preview)
         if not self.restored:  # a layout the user saved keeps its sizes
             self._fit_bottom_panel(len(loaded.problems))
-
-    def _fit_bottom_panel(self, problems: int) -> None:
-        """The bottom panel as tall as the session's problems need (each on a row), between a sixth
-        and a third of the window: six problems no longer scroll in five rows, and a clean run gives
-        the room back to the tabs."""
-        rows = max(1, min(problems, BOTTOM_ROWS))
-        row = self.problems_view.sizeHintForRow(0) if self.problems_view.topLevelItemCount() else 0
-        row = max(row, self.problems_view.fontMetrics().height() + 4)
-        wanted = self.problems_view.header().height() + rows * row + 2 * self.problems_view.frameWidth() + 30
-        height = max(self.height() // 6, min(wanted, self.height() // 3))
-        self.resizeDocks([self.problems_dock], [height], Qt.Orientation.Vertical)
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:

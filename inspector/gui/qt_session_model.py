@@ -1,282 +1,73 @@
 """The app's one model: the open session, its summary and problems, and the selection every view
-follows. Built by a worker off the UI thread; views subscribe to its signals."""
+follows, as Qt signals. What an open does and in which order (overview, preview, the whole session)
+is decided by the Qt-free loading pipeline, `core/loading.py`, on a worker; this module only carries
+its events to the UI thread and hands each session to the views."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
-from functools import cached_property
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QProgressBar
+from PySide6.QtCore import QObject, Signal
 
-from inspector.core.analysis.dask_engine import DaskTarget, EngineUnavailable, overview_on_dask
-from inspector.core.analysis.issues import Issue
-from inspector.core.analysis.divergence_rules import rank_report
-from inspector.core.analysis.rank_figures import RankReport, index_ranks, report_so_far
-from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
-from inspector.core.analysis.source_time import SourceTime
+from inspector.core.analysis.dask_engine import DaskTarget
+from inspector.core.loading import LoadedSession, LoadEvent, Loaded, Overview, Preview, ReadProgress, load_session
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.selection import Change, Selection
-from inspector.core.model.session import CompileUnit, Session
-from inspector.core.numbers import megabytes
-from inspector.core.outputs.cached_summary import kernel_counts, session_glance, session_issues
-from inspector.core.outputs.summary import summarize
-from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers import index_cache
-from inspector.core.readers.session_loader import close_session, open_session
-from inspector.core.readers.session_builder import build_preview_session
-from inspector.core.readers.sources import TRACE_LOG, Source, detect
-from inspector.core.readers.torch_trace import rank_from_filename
+from inspector.core.model.session import CompileUnit
+from inspector.core.readers.session_loader import close_session
+from inspector.core.readers.sources import Source
 from inspector.gui.code_highlight import compile_lexers
-from inspector.core.gc_policy import collector_paused
+from inspector.gui.qt_background import in_turns, next_turn, run_in_background
 
-# A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
-# ranks' logs are read into in parallel, is shown first. A smaller one opens straight to the Summary.
-OVERVIEW_FIRST_BYTES = 32 << 20
-# The ranks read in this long are shown while the rest are read (their overview's first rows).
-FIRST_RANKS_AFTER_S = 0.3
-# A single log this big (never read before) is shown first as a preview: the session of its whole
-# records within its first PREVIEW_BYTES, read in ~0.1 s, while the whole log is read (~10 s a GB).
-PREVIEW_FIRST_BYTES = 32 << 20
-PREVIEW_BYTES = 8 << 20
-# A log this big is previewed at a reopen too: its index, read from the cache, and the analysis take
-# the first view past 0.5 s (0.49–0.57 s for a 213 MB log, 1.9 s for 1 GB; 0.33 s for 106 MB).
-REOPEN_PREVIEW_BYTES = 128 << 20
-
-
-class LoadedSession:
-    """The open session and its analysis, computed in the worker so the UI thread only displays it."""
-
-    def __init__(self, analysis: SessionAnalysis, overview: RankReport | None = None):
-        self.analysis = analysis
-        self._overview = overview  # the per-rank overview this load showed first, if it did
-
-    def made_ahead(self) -> LoadedSession:
-        """What every view reads first beyond `analyse`'s facts, made now (on the worker that calls this):
-        the parts of the summary a reopen takes from the index cache, the lanes, the lexers."""
-        self.ranks.lanes  # the Ranks tab's lanes
-        compile_lexers()  # the Source and Code views highlight the session's code next
-        self.glance  # made here, where it costs the UI thread nothing; the dashboard reads it
-        self.kernel_counts  # the navigator's
-        self.problems  # the Problems list's
-        return self
-
-    @property
-    def session(self) -> Session:
-        return self.analysis.session
-
-    @property
-    def preview_extent(self) -> str:
-        """How much of its log a preview holds ("first 8 MB of 1,056 MB"; '' for a whole session)."""
-        if self.session.preview is None:
-            return ""
-        read, total = self.session.preview
-        return f"first {megabytes(read)} of {megabytes(total)}"
-
-    @property
-    def preview_note(self) -> str:
-        """What a preview shows, said wherever its figures are ('' for a whole session)."""
-        if self.session.preview is None:
-            return ""
-        return (f"Preview: the whole records in the log's {self.preview_extent}. Every figure covers those "
-                "only, and a unit still compiling there shows as cut off; the whole log is being read.")
-
-    @cached_property
-    def problems(self) -> list[Issue]:
-        """Every problem, worst first; on a reopen, from the index cache."""
-        return session_issues(self.analysis)
-
-    @property
-    def kernel_time(self) -> SourceTime | None:
-        """The one table of kernel time (per unit and call site), None without a profile trace."""
-        return self.analysis.kernel_time
-
-    @cached_property
-    def ranks(self) -> RankReport:
-        """The Ranks tab's report: the analysis's, holding the overview's own figures when they are
-        the same, so the tab, which shows the overview meanwhile, sees that its rows stay by identity
-        rather than by a comparison of every rank's figures (~15 ms for 1,024 ranks, twice)."""
-        report = self.analysis.ranks
-        if self._overview is not None and report.figures == self._overview.figures:
-            return replace(report, figures=self._overview.figures)
-        return report
-
-    @cached_property
-    def glance(self) -> Summary:
-        """The summary's parts the dashboard shows, typed (the model every output renders); on a reopen,
-        from the index cache."""
-        return session_glance(self.analysis)
-
-    @cached_property
-    def kernel_counts(self) -> dict[CompileUnit, int]:
-        """How many kernels each unit holds; on a reopen, from the index cache."""
-        return dict(zip(self.session.units, kernel_counts(self.analysis)))
-
-    @cached_property
-    def summary(self) -> dict:
-        """The summary document (what `summary --json` prints), for exports that want it whole."""
-        return summarize(self.analysis)
-
-
-def load_session(source: Source | Path, progress: Callable[[int, int], None] | None = None,
-                 overview: Callable[[RankReport, str], None] | None = None, dask: DaskTarget | None = None,
-                 preview: Callable[[LoadedSession], None] | None = None) -> LoadedSession:
-    """Runs on a worker thread, on a source the window detected (a path is detected here). For a big
-    distributed job, `overview` first gets the per-rank overview from the index (seconds before the
-    whole job is read) and where it was read: on the Dask cluster `dask` names when one is set and can be
-    reached, else on this machine (and why). For a big single log, `preview` first gets the session
-    of its first records (`PREVIEW_BYTES`). The cyclic garbage collector is paused meanwhile, the
-    overview's reading too: a full collection over the hundreds of thousands of objects a big job
-    makes holds the GIL for 60+ ms, which the UI thread would feel as a freeze. The session's objects
-    are then frozen out of later collections."""
-    source = source if isinstance(source, Source) else detect(source)
-    shown = None
-    with collector_paused():
-        if overview is not None and source.is_rank_logs:
-            try:
-                logs = sorted(source.files, key=_in_rank_order)  # the ranks read first are 0, 1, 2…
-                if len(logs) > 1 and sum(log.stat().st_size for log in logs) >= OVERVIEW_FIRST_BYTES:
-                    report, where = _rank_overview(logs, dask, _FirstRanks(len(logs), overview))
-                    report.lanes  # made here, not on the UI thread that draws them
-                    overview(report, where)
-                    shown = report
-            except Exception:  # the overview only saves waiting: the whole read below says what is wrong
-                pass
-        if preview is not None and _worth_a_preview(source):
-            try:
-                preview(LoadedSession(analyse(build_preview_session(source.files[0], source.path, PREVIEW_BYTES)))
-                        .made_ahead())
-            except Exception:  # as the overview: the whole read says what is wrong
-                pass
-        return LoadedSession(analyse(open_session(source, progress)), shown).made_ahead()
-
-
-def _worth_a_preview(source: Source) -> bool:
-    """A single log big enough to take seconds to read, not opened before, or so big that even its
-    reopen takes seconds. A reopen reads its index from the cache: tried with a preview, the 106 MB
-    GPT-2 log's first view came ~0.4 s sooner but the whole ~0.3 s later, with longer UI stalls (50–65
-    ms against 33–39 ms, 2026-12-06); without one, a reopen of it grown to 1 GB showed nothing for 1.9 s."""
-    if source.kind is not TRACE_LOG:
-        return False
-    try:
-        size = source.files[0].stat().st_size
-        return size >= PREVIEW_FIRST_BYTES and (size >= REOPEN_PREVIEW_BYTES or not index_cache.has_log(source.files[0]))
-    except OSError:
-        return False
-
-
-def _rank_overview(logs: list[Path], dask: DaskTarget | None, first: _FirstRanks) -> tuple[RankReport, str]:
-    """The per-rank report and where it was read; read on this machine, the ranks read in the first
-    FIRST_RANKS_AFTER_S are shown `first`."""
-    if dask:
-        try:
-            cluster = overview_on_dask(logs, dask)
-            return cluster.report, cluster.said(len(logs))
-        except EngineUnavailable as error:
-            return rank_report(index_ranks(logs, start_method="spawn", read_so_far=first)), f"read on this machine: {error}"
-    return rank_report(index_ranks(logs, start_method="spawn", read_so_far=first)), ""
-
-
-def _in_rank_order(log: Path) -> tuple:
-    rank = rank_from_filename(log)
-    return (rank is None, rank or 0, log.name)
-
-
-class _FirstRanks:
-    """Shows, once, the ranks of a job read in its first FIRST_RANKS_AFTER_S, if some are still being
-    read then: the first open of a 256-rank job's 352 MB showed nothing for ~0.9 s."""
-
-    def __init__(self, logs: int, overview: Callable[[RankReport, str], None]):
-        self._logs, self._overview = logs, overview
-        self._due: float | None = time.perf_counter() + FIRST_RANKS_AFTER_S  # None once shown
-
-    def __call__(self, figures: tuple) -> None:
-        if self._due is not None and time.perf_counter() >= self._due:
-            self._due = None
-            report = report_so_far(figures, self._logs)
-            report.lanes  # made here, not on the UI thread that draws them
-            self._overview(report, "")
-
-
-# When the UI thread has not yet taken the worker's last progress this long after it was sent, the
-# worker sleeps GIVE_WAY_S before going on. A worker reading logs lets go of the GIL at every file
-# operation and takes it straight back, and a thread that waits for the GIL starts its wait over each
-# time it changes hands (CPython's convoy effect): the UI thread, painting or ticking, waited 40–60 ms
-# for it while a job's cached indexes were read, a fingerprint of a few reads per log.
+# The load worker waits for the UI thread to have taken what it sent, never longer than this: a big
+# job's overview or a big log's preview until every view shows it (drawn while the worker read on, the
+# Ranks table and lanes, or a reopened 2 GB log's views, waited on the GIL: ~80 ms against ~25 ms)…
+FIRST_VIEW_WAIT_S = 0.5
+# … and its progress, when the UI thread is UI_BEHIND_S late taking the last one, for GIVE_WAY_S: a
+# worker reading logs lets go of the GIL at every file operation and takes it straight back, and a
+# thread waiting for the GIL starts its wait over each time it changes hands (CPython's convoy
+# effect): the UI thread, painting or ticking, waited 40–60 ms for it while a job's cached indexes
+# were read.
 UI_BEHIND_S = 0.012
 GIVE_WAY_S = 0.002
-# The worker waits, at most this long, for the UI thread to draw a big job's overview before it goes
-# on to read the details: drawn while the worker read, the Ranks table and lanes waited on the GIL
-# (up to ~80 ms in all, against ~25 ms alone).
-OVERVIEW_DRAWN_WAIT_S = 0.5
 
 
-class LoadProgress(QObject):
-    """What the load worker has got so far, for the UI thread: how much of the logs it has read,
-    shown on `bar` (a determinate bar with megabytes while bytes are read, an indeterminate one while
-    what was read is analysed), and a big job's per-rank overview (`sigOverview`). A worker whose
-    progress the UI thread is behind on gives way to it a moment (UI_BEHIND_S)."""
+class _Carrier(QObject):
+    """One open's events, from its worker (`send`) to the UI thread (`sigEvent`, queued). The one way
+    the worker waits on the UI thread: `taken`, set by the UI thread once it has taken (and, for the
+    first view, shown) the last event, waited on for at most the bound above."""
 
-    sigBytes = Signal(object, object)  # done, total (Python ints: a log may pass 2 GB)
-    sigOverview = Signal(object, str)  # RankReport, where it was read ('' on this machine, as usual)
-    sigPreview = Signal(object)  # LoadedSession of a big log's first records, while the whole is read
+    sigEvent = Signal(object)
 
-    def __init__(self, bar: QProgressBar, parent: QObject | None = None):
+    def __init__(self, parent: QObject):
         super().__init__(parent)
-        self.bar: QProgressBar | None = bar  # None once detached
-        self._unseen_since: float | None = None  # when the progress the UI thread has not shown yet was sent
-        # the overview or the preview is on screen: the worker waits for it (a plain event, set even
-        # after this object is gone)
-        self.drawn = threading.Event()
-        self.sigBytes.connect(self._show)  # queued: `report` and `overview` run on the worker
+        self.taken = threading.Event()
+        self.taken.set()
+        self._sent_at = 0.0
 
-    def report(self, done: int, total: int) -> None:
-        sent = self._unseen_since
-        if sent is not None and time.perf_counter() - sent > UI_BEHIND_S:
-            time.sleep(GIVE_WAY_S)  # asleep, the worker leaves the GIL to the UI thread
-        if sent is None:
-            self._unseen_since = time.perf_counter()
-        self.sigBytes.emit(done, total)
+    def send(self, event: LoadEvent) -> None:
+        """On the worker."""
+        if isinstance(event, (Preview, Loaded)):
+            compile_lexers()  # the Source and Code views highlight the session's code next
+        behind = not self.taken.is_set() and time.perf_counter() - self._sent_at > UI_BEHIND_S
+        if isinstance(event, ReadProgress) and behind:
+            self.taken.wait(GIVE_WAY_S)  # asleep, the worker leaves the GIL to the UI thread
+        first_view = isinstance(event, (Overview, Preview))
+        if first_view or self.taken.is_set():
+            self.taken.clear()
+            self._sent_at = time.perf_counter()
+        self.sigEvent.emit(event)
+        if first_view:
+            self.taken.wait(FIRST_VIEW_WAIT_S)
 
-    def overview(self, report: RankReport, where: str) -> None:
-        self.drawn.clear()
-        self.sigOverview.emit(report, where)
-        self.drawn.wait(OVERVIEW_DRAWN_WAIT_S)
-
-    def preview(self, loaded: LoadedSession) -> None:
-        """A big log's first records, then a wait (OVERVIEW_DRAWN_WAIT_S at most) until every view shows
-        them: read meanwhile, a reopened 2 GB log's cached index held the GIL the views needed."""
-        self.drawn.clear()
-        self.sigPreview.emit(loaded)
-        self.drawn.wait(OVERVIEW_DRAWN_WAIT_S)
-
-    def after_drawing(self) -> None:
-        """Let the worker go on once what the overview's slot asked to repaint is painted (the UI thread
-        calls this at the end of that slot: the repaint was posted before it), or at once for a preview
-        that is not shown (its open was superseded)."""
-        QTimer.singleShot(0, self, self.drawn.set)
-
-    def detach(self) -> None:
-        """A newer open has the bar now: this (superseded) load no longer moves it."""
-        self.bar = None
-
-    def _show(self, done: int, total: int) -> None:
-        self._unseen_since = None
-        if self.bar is None:
-            return
-        if total <= 0 or done >= total:
-            self.bar.setRange(0, 0)
-            return
-        self.bar.setRange(0, 1000)
-        self.bar.setValue(int(1000 * done / total))
-        self.bar.setFormat(f"%p% of {megabytes(total)}")
-
-
-_DONE = object()  # what a view's exhausted steps give
+    def next_turn(self) -> None:
+        """On the UI thread: the worker goes on once what was asked to repaint is painted (the repaint
+        was posted before this), in the next turn."""
+        next_turn(self, self.taken.set)
 
 
 class QtSessionModel(QObject):
@@ -286,6 +77,7 @@ class QtSessionModel(QObject):
     `sigLoaded` says the session is open and every view shows it."""
 
     sigOpening = Signal(str)  # path: an open starts (what a view keeps for the open under way is dropped)
+    sigLoadEvent = Signal(object)  # each event (core/loading.py) of the latest open, once the model has acted on it
     sigOverview = Signal(object)  # RankReport of a job whose details are still being read
     sigLoaded = Signal(object)  # LoadedSession, once every view has it and its first unit is selected
     sigLoadFailed = Signal(str, str)  # path, message
@@ -299,6 +91,8 @@ class QtSessionModel(QObject):
         self._views: list[Callable[[LoadedSession], Iterator | None]] = []
         self._opened = 0  # sessions set so far: a handing of an older one than the last stops
         self.handing = False  # a session is on its way to the views: some still show the previous one
+        self._opens = 0  # opens started: the events of an older one than the last are dropped
+        self._carrier: _Carrier | None = None  # the latest open's, while its first view is being shown
         self.selection = Selection()  # the rules live there; this model turns its changes into signals
         self.selection.subscribe(self._on_selection)
 
@@ -310,12 +104,48 @@ class QtSessionModel(QObject):
     def kernel(self) -> Kernel | None:
         return self.selection.kernel
 
-    def opening(self, path: Path) -> None:
-        self.sigOpening.emit(str(path))
+    def open(self, source: Source, dask: DaskTarget | None = None) -> None:
+        """Load `source` on a worker (core/loading.load_session); its events come back as signals, on
+        this thread, until a newer open starts: a big job's overview (sigOverview), a big log's preview
+        and then the whole session (each handed to the views, then sigLoaded), or sigLoadFailed."""
+        self._opens += 1
+        number = self._opens
+        self._release_worker()  # a first view the views will not finish taking: its worker need not wait
+        self.sigOpening.emit(str(source.path))
+        carrier = self._carrier = _Carrier(self)
+        carrier.sigEvent.connect(lambda event: self._arrived(event, number, carrier))
 
-    def show_overview(self, report: RankReport) -> None:
-        """A big job's per-rank overview, before its details (`set_loaded`) arrive."""
-        self.sigOverview.emit(report)
+        def failed(message: str, _traceback: str) -> None:
+            carrier.deleteLater()
+            if number == self._opens:
+                self.load_failed(source.path, message)
+
+        run_in_background(lambda: load_session(source, carrier.send, dask), lambda _loaded: carrier.deleteLater(),
+                          failed, self)
+
+    def _arrived(self, event: LoadEvent, number: int, carrier: _Carrier) -> None:
+        if number != self._opens:  # superseded: what it holds is let go, its worker goes on at once
+            if isinstance(event, (Preview, Loaded)):
+                close_session(event.loaded.session)
+            carrier.taken.set()
+            return
+        if isinstance(event, Overview):
+            self.sigOverview.emit(event.report)
+        elif isinstance(event, (Preview, Loaded)):
+            self.set_loaded(event.loaded)
+        self.sigLoadEvent.emit(event)
+        if isinstance(event, ReadProgress):
+            carrier.taken.set()
+        elif isinstance(event, Overview):
+            carrier.next_turn()
+        elif isinstance(event, Loaded):
+            self._carrier = None
+        # a preview's worker goes on once every view has it (`_handing`, at sigLoaded)
+
+    def _release_worker(self) -> None:
+        if self._carrier is not None:
+            self._carrier.taken.set()
+            self._carrier = None
 
     def load_failed(self, path: Path, message: str) -> None:
         self.sigLoadFailed.emit(str(path), message)
@@ -332,33 +162,37 @@ class QtSessionModel(QObject):
         self.loaded = loaded
         self._opened += 1
         self.handing = True
-        self._hand_on(loaded, self._opened, 0)
+        in_turns(self._handing(loaded, self._opened), self)
 
-    def _hand_on(self, loaded: LoadedSession, number: int, view: int, steps: Iterator | None = None) -> None:
-        """The session to the view at `view` (or the next of its `steps`), and what follows in the
-        next turn; after the last view, the first unit is selected (what follows the selection takes
-        a turn too), then sigLoaded emitted. A newer session's handing ends this one."""
+    def _handing(self, loaded: LoadedSession, number: int) -> Iterator[None]:
+        """The session to each view in a turn of its own (each step of a view's steps too); after the
+        last view, the first unit is selected (what follows the selection takes a turn too), then
+        sigLoaded emitted. A newer session's handing ends this one; a view that raises stops no other."""
+        for take in list(self._views):
+            try:
+                taken = take(loaded)
+                for _step in taken if isinstance(taken, Iterator) else ():
+                    yield
+                    if number != self._opened:
+                        return
+            except Exception:  # reported as a slot's exception is
+                sys.excepthook(*sys.exc_info())
+            yield
+            if number != self._opened:
+                return
+        shown = self.selection.session  # a preview of this log: the unit chosen in it stays chosen
+        keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
+        try:
+            self.selection.open(loaded.session, self.selection.unit if keep else None)
+        except Exception:
+            sys.excepthook(*sys.exc_info())
+        yield
         if number != self._opened:
             return
-        if view > len(self._views):
-            self.handing = False
-            self.sigLoaded.emit(loaded)
-            return
-        if view == len(self._views):
-            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view + 1))
-            shown = self.selection.session  # a preview of this log: the unit chosen in it stays chosen
-            keep = shown is not None and shown.preview is not None and shown.source == loaded.session.source
-            self.selection.open(loaded.session, self.selection.unit if keep else None)
-            return
-        more = False  # this view has steps still to take
-        try:
-            if steps is None:
-                taken = self._views[view](loaded)
-                steps = taken if isinstance(taken, Iterator) else None
-            more = steps is not None and next(steps, _DONE) is not _DONE
-        finally:  # a view that raises stops no other
-            QTimer.singleShot(0, self, lambda: self._hand_on(loaded, number, view, steps) if more
-                              else self._hand_on(loaded, number, view + 1))
+        self.handing = False
+        self.sigLoaded.emit(loaded)
+        if loaded.session.preview is not None and self._carrier is not None:
+            self._carrier.next_turn()  # its load's worker reads the rest once this is painted
 
     def select_unit(self, unit: CompileUnit | None) -> None:
         self.selection.choose_unit(unit)

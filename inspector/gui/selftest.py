@@ -20,7 +20,7 @@ def run_selftest(session_dir: Path) -> int:
     from inspector.core.outputs.html_report import render_report
     from inspector.core.readers.session_bundle import save_bundle
     from inspector.gui.qt_main_window import QtMainWindow
-    from inspector.gui.qt_session_model import load_session
+    from inspector.core.loading import load_session
     from inspector.gui.qt_settings import AppSettings
 
     app = QApplication.instance() or QApplication([])

@@ -3,11 +3,14 @@ the blocks that come into view are formatted), shared by the source view and the
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer
+from collections.abc import Iterator
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextFormat, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from inspector.gui.code_highlight import LazyHighlighter
+from inspector.gui.qt_background import in_turns
 from inspector.gui.views.qt_status_icons import COLOURS
 from inspector.gui.qt_plain_text import plain_tip
 
@@ -80,12 +83,18 @@ class QtCodeEditor(QPlainTextEdit):
         else:
             self._rest = [("\n".join(lines[i:i + CHUNK_LINES])) for i in range(CHUNK_LINES, len(lines), CHUNK_LINES)]
             self.setPlainText("\n".join(lines[:CHUNK_LINES]))
-            QTimer.singleShot(0, self._append_next_chunk)
+            in_turns(self._appending(), self)
         self._format_visible()
 
     @property
     def loading(self) -> bool:
         return bool(self._rest)
+
+    def _appending(self) -> Iterator[None]:
+        """The rest of a long text, a chunk a turn of the event loop (this turn showed its first screens)."""
+        while self._rest:
+            yield
+            self._append_next_chunk()
 
     def _append_next_chunk(self) -> None:
         if not self._rest:
@@ -94,9 +103,7 @@ class QtCodeEditor(QPlainTextEdit):
         scroll = self.verticalScrollBar().value()
         self.appendPlainText(chunk)
         self.verticalScrollBar().setValue(scroll)
-        if self._rest:
-            QTimer.singleShot(0, self._append_next_chunk)
-        elif self._pending_line is not None:
+        if not self._rest and self._pending_line is not None:
             self.go_to_line(self._pending_line)
 
     def go_to_line(self, line: int, colour: str = COLOURS["warning"]) -> None:
