@@ -91,6 +91,11 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
                 problems.add("unknown_record", f"{file.name}: {_text(kind)!r}")
     listed = list(processes.values()) or [_Process({})]
     several = len(listed) > 1
+    for number, process in enumerate(listed if several else []):
+        for unit in process.units.values():  # shown as "rank N": the Nth process that wrote the file
+            unit.rank = number
+            for brk in unit.breaks:
+                brk.rank = number
     ranks = [Rank(number if several else None, _frames(process.units), log_path=path,
                   problems=problems if number == 0 else ReadProblems())
              for number, process in enumerate(listed)]
