@@ -205,3 +205,21 @@ def test_a_postgresql_password_is_never_shown(address):
     assert shown.returncode == 2
     assert "hunter2" not in shown.stdout + shown.stderr
     assert "password=***" in shown.stderr and "127.0.0.1" in shown.stderr
+
+
+def test_a_debug_folder_is_one_run_wherever_it_lies(compile_debug_run, tmp_path):
+    """A TORCH_COMPILE_DEBUG folder has no single log: its identity is the content of its files."""
+    folder = compile_debug_run.folder / "torch_compile_debug"
+    session = open_session(folder)
+    identity = run_identity(session, settled_only=False)
+    assert identity is not None
+    copy = shutil.copytree(folder, tmp_path / "copied", symlinks=True)
+    assert run_identity(open_session(copy), settled_only=False) == identity
+
+
+def test_a_folder_of_rank_logs_is_one_run_wherever_it_lies(corpus, tmp_path):
+    folder = corpus / "multi_rank_logs"
+    identity = run_identity(open_session(folder), settled_only=False)
+    assert identity is not None
+    copy = shutil.copytree(folder, tmp_path / "ranks")
+    assert run_identity(open_session(copy), settled_only=False) == identity

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,9 +20,10 @@ from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import BreakSite, CacheCount, Summary, Unit
 from inspector.core.readers import index_cache
-from inspector.core.readers.safe_files import check_regular, open_regular
+from inspector.core.readers.safe_files import check_regular, is_readable_file, open_regular
 
 DIGEST_PART_BYTES = 1 << 20
+FOLDER_FILES = 10_000  # a run's folder is read this far for its identity
 GATE_PASSED, GATE_FAILED = "pass", "fail"  # what `check --history` said of a run
 UNKNOWN_HOST = "unknown"  # the store's host of a run whose record does not say
 
@@ -139,7 +141,9 @@ def run_identity(session: Session, settled_only: bool = True) -> str | None:
     if session.kind == "capture" and (manifest is None or manifest.ended is None):
         return None
     files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
-    files = files or ([Path(session.source)] if session.kind != "capture" else [])
+    if not files and session.kind != "capture":  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
+        source = Path(session.source)
+        files = _folder_files(source) if source.is_dir() and not source.is_symlink() else [source]
     try:
         stats = [check_regular(file) for file in files]
         if settled_only and session.kind != "capture" and any(
@@ -153,6 +157,19 @@ def run_identity(session: Session, settled_only: bool = True) -> str | None:
         about = [_number(manifest.started), _number(manifest.ended), run_host(session), manifest.script]
     identity = [session.kind, about, digests]
     return hashlib.sha256(json.dumps(identity).encode()).hexdigest()
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The regular files in `folder` and below (links, FIFOs and devices left out), the first
+    FOLDER_FILES of them by name: what a folder run is made of."""
+    found = []
+    for place, folders, names in os.walk(folder):
+        folders.sort()
+        found += [Path(place) / name for name in sorted(names)
+                  if not os.path.islink(Path(place) / name) and is_readable_file(Path(place) / name)]
+        if len(found) >= FOLDER_FILES:
+            break
+    return found[:FOLDER_FILES]
 
 
 def _content_digest(file: Path) -> str:
