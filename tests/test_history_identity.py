@@ -223,3 +223,15 @@ def test_a_folder_of_rank_logs_is_one_run_wherever_it_lies(corpus, tmp_path):
     assert identity is not None
     copy = shutil.copytree(folder, tmp_path / "ranks")
     assert run_identity(open_session(copy), settled_only=False) == identity
+
+
+def test_the_triton_version_is_taken_from_torchs_compilation_metrics(tmp_path):
+    """torch's compilation metrics name the Triton a compile used (empty on a machine without one)."""
+    plain = open_session(BUNDLED_LOG)
+    assert record_of(plain, Summary.from_state(session_summary(plain)), "id", time.time()).triton_version is None
+    text = BUNDLED_LOG.read_text()
+    assert '"triton_version": ""' in text
+    log = tmp_path / "gpu.log"
+    log.write_text(text.replace('"triton_version": ""', '"triton_version": "3.5.0"'))
+    session = open_session(log)
+    assert record_of(session, Summary.from_state(session_summary(session)), "id", time.time()).triton_version == "3.5.0"

@@ -191,6 +191,18 @@ def run_host(session: Session) -> str | None:
     return session.host
 
 
+def run_triton(session: Session) -> str | None:
+    """The Triton version the run's own record states: a recorder's header, else torch's compilation
+    metrics (`triton_version`, empty where no Triton was installed); None when neither says."""
+    if session.triton_version:
+        return session.triton_version
+    for unit in session.units:
+        version = unit.metrics.get("triton_version")
+        if isinstance(version, str) and version.strip():
+            return version.strip()[:100]
+    return None
+
+
 def run_commit(session: Session) -> str | None:
     """The git commit the capture recorded for its script (a log says none). Read from the manifest
     only: the folders a log names may be anyone's, and reading them could hang (a FIFO as .git/HEAD)."""
@@ -210,7 +222,7 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
         kind=summary.kind, source=str(Path(summary.source).resolve()) if summary.source else str(session.source),
         script=str(Path(script).resolve()) if script else None,
         git_commit=run_commit(session), torch_version=summary.torch_version,
-        triton_version=session.triton_version, tool_version=__version__,
+        triton_version=run_triton(session), tool_version=__version__,
         mode=settings.pop("mode", None), options=settings, complete=summary.complete,
         compile_s=summary.compile_time.total_s, units=len(summary.units), breaks=len(summary.graph_breaks),
         recompiles=len(summary.recompiles), kernels=summary.kernels.total,
