@@ -130,3 +130,12 @@ def test_a_rotated_file_linked_out_of_the_folder_is_not_read(tmp_path):
     assert [str(unit.compile_id) for unit in session.units] == ["[0/0]", "[0/1]"]  # FILE.2 and FILE, one process
     summary = Summary.from_state(session_summary(session))
     assert "elsewhere" not in {unit.shown for unit in summary.units}
+
+
+def test_a_restart_appended_without_a_header_loses_no_compile(tmp_path):
+    """A file an older recorder appended to after a restart (one header, compile ids from 0/0 again)."""
+    events = tmp_path / "events.jsonl"
+    events.write_text("\n".join([header(10, 100.0), compile_line("0/0"), compile_line("0/1"),
+                                 compile_line("0/0"), compile_line("0/1")]) + "\n")
+    session = open_session(events)
+    assert [[str(unit.compile_id) for unit in rank.units] for rank in session.ranks] == [["[0/0]", "[0/1]"]] * 2

@@ -82,8 +82,10 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
             elif kind == "compile":
                 unit = _unit(record, problems)
                 if unit is not None:
-                    if current is None:  # compiles before any header: a damaged start, kept as one process
-                        current = processes.setdefault(("no header",), _Process({}))
+                    if current is None or str(unit.compile_id) in current.units:
+                        # compiles before any header, or a compile id again without a header between (an
+                        # older recorder appended a restart without one): another process, not a rewrite
+                        current = processes.setdefault(("no header", len(processes)), _Process({}))
                     current.units[str(unit.compile_id)] = unit
             elif kind == "problem":
                 problems.add("recorder_problem", _text(record.get("message")) or "")
