@@ -20,6 +20,7 @@ from history_stores import start_postgres
 
 from inspector.capture.launcher import CapturePlan, CaptureSettings, write_manifest
 from inspector.core.history.alerts import check_against_history, earlier_runs
+from inspector.core.history.history_text import render_runs
 from inspector.core.history.recording import check_session, record_run
 from inspector.core.history.run_record import UNKNOWN_HOST, record_of, run_identity
 from inspector.core.history.run_store import open_store
@@ -189,6 +190,8 @@ def test_a_break_site_or_recompile_cause_moved_down_a_line_is_not_new():
     checks = {check.name: check for check in check_against_history(run, earlier_runs(run, [earlier]))}
     assert checks["history-breaks"].passed, checks["history-breaks"].reason
     assert checks["history-recompiles"].passed, checks["history-recompiles"].reason
+    shown = render_runs(run.script, [earlier, run])
+    assert "new break site" not in shown and "new recompile cause" not in shown, shown
     # the same line with another reason is a new site
     other = dataclasses.replace(earlier, sites=tuple(dataclasses.replace(site, reason="another reason")
                                                      for site in earlier.sites))

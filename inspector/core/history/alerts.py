@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from inspector.core.analysis.comparison import compare_runs, meets
 from inspector.core.analysis.run_diff import Check, comparison_words
-from inspector.core.history.run_record import GATE_FAILED, RunRecord
+from inspector.core.history.run_record import GATE_FAILED, CauseRow, RunRecord
 from inspector.core.outputs.summary_model import BreakSite
 
 WINDOW = 5  # the recent runs a break site or cause must be absent from to be new
@@ -50,6 +51,16 @@ def _same_site(site: BreakSite, other: BreakSite) -> bool:
     return not (site.code and other.code) or site.code.strip() == other.code.strip()
 
 
+def new_sites(sites: Sequence[BreakSite], seen: Sequence[BreakSite]) -> list[BreakSite]:
+    """The break sites of `sites` that are none of `seen` (the same site after lines moved is not new)."""
+    return [site for site in sites if not any(_same_site(site, old) for old in seen)]
+
+
+def new_causes(causes: Sequence[CauseRow], seen: Sequence[CauseRow]) -> list[CauseRow]:
+    known = {cause_key(cause.cause) for cause in seen}
+    return [cause for cause in causes if cause_key(cause.cause) not in known]
+
+
 def cause_key(cause: str) -> str:
     """A recompile cause without a line number (causes kept by earlier versions named the line)."""
     return re.sub(r"(\([^()]*):\d+\)", r"\1)", cause)
@@ -84,8 +95,7 @@ def _script(run: RunRecord) -> str:
 
 
 def _new_breaks(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], against: str) -> Check:
-    seen = [site for other in earlier for site in other.sites]
-    new = [site for site in run.sites if not any(_same_site(site, old) for old in seen)]
+    new = new_sites(run.sites, [site for other in earlier for site in other.sites])
     change = f"graph breaks {latest.breaks} → {run.breaks}"
     if not new:
         return Check("history-breaks", True, f"no new graph-break site ({change}); {against}")
@@ -94,8 +104,7 @@ def _new_breaks(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], aga
 
 
 def _new_causes(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], against: str) -> Check:
-    seen = {cause_key(cause.cause) for other in earlier for cause in other.causes}
-    new = [cause for cause in run.causes if cause_key(cause.cause) not in seen]
+    new = new_causes(run.causes, [cause for other in earlier for cause in other.causes])
     change = f"recompiles {latest.recompiles} → {run.recompiles}"
     if not new:
         return Check("history-recompiles", True, f"no new recompile cause ({change}); {against}")
