@@ -14,8 +14,8 @@ from pathlib import Path
 
 from inspector import __version__
 from inspector.core.analysis.comparison import timed_rounds
-from inspector.core.history.git_work_tree import is_sha
 from inspector.core.analysis.speedup import Speedup
+from inspector.core.history.git_work_tree import is_sha
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import BreakSite, CacheCount, Summary, Unit

@@ -108,9 +108,9 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
 
 def _process_key(header: dict) -> tuple:
     """A process: its host, pid and start (a rotated file repeats its header; a restart has a new one).
-    A header of the first format, without a start, is told apart by its time."""
-    return (_text(header.get("host")), _count(header.get("pid")),
-            _number(header.get("started")) if "started" in header else _number(header.get("t")))
+    A header of the first format, without a start, by its host and pid alone (its time is the time of
+    the rotation that wrote it)."""
+    return _text(header.get("host")), _count(header.get("pid")), _number(header.get("started"))
 
 
 def _frames(units: dict[str, CompileUnit]) -> list[Frame]:
