@@ -496,7 +496,8 @@ def _check_or_history(args) -> int:
     session = _open(args.path)
     if session is None:
         return 2
-    checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance)
+    checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance,
+                                     failed_elsewhere=code == 1)
     for check in checks:
         _say(f"{check.word} {check.name}: {check.reason}")
     if recorded.failed:

@@ -19,7 +19,8 @@ from history_stores import start_postgres
 from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.history.alerts import check_against_history, earlier_runs
 from inspector.core.history.recording import record_run
-from inspector.core.history.run_record import git_commit, record_of, run_identity
+from inspector.core.history.git_work_tree import git_commit
+from inspector.core.history.run_record import record_of, run_identity
 from inspector.core.history.run_store import SCHEMA_VERSION, StoreError, default_store_path, open_store
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
@@ -188,7 +189,7 @@ def test_a_store_of_the_first_schema_is_migrated_and_its_runs_kept(tmp_path, bun
     connection.commit()
     connection.close()
     with open_store(str(path)) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 2
+        assert store.schema_version() == SCHEMA_VERSION == 3
         (old,) = store.runs_of()
         assert (old.breaks, old.recompiles, old.rounds) == (4, 3, ())
         run, new = store.add(record_of(session, Summary.from_state(summary), "new", time.time()))

@@ -22,6 +22,7 @@ from pathlib import Path
 from inspector import __version__
 from inspector.capture import process_tree
 from inspector.capture.options import OPTIONS, runner_argv
+from inspector.core.history.git_work_tree import git_commit
 from inspector.core.process_state import start_time
 from inspector.core.readers.session_format import ENTRIES as SESSION_ENTRIES
 from inspector.core.readers.session_format import FORMAT as SESSION_FORMAT
@@ -117,6 +118,7 @@ def write_manifest(plan: CapturePlan, **fields) -> dict:
             "command": plan.command, "script": str(plan.script) if plan.script else None,
             "script_args": plan.script_args, "settings": asdict(plan.settings),
             "host": {"platform": platform.platform(), "python": platform.python_version(), "node": platform.node()},
+            "git_commit": git_commit(plan.script.parent) if plan.script else None,
             "complete": False,
         }
     manifest.update(fields)

@@ -56,6 +56,7 @@ class Recorder:
         self._at_end: dict[str, tuple[list[str], int]] = {}  # compile id → (new break reasons, cudagraph skips)
         self._compiles = 0
         self._changed = False
+        self._process_started = time.time()  # with the pid and host, tells this process from a restart
         self._stop = threading.Event()
         self._breaks_before = self._break_counts()
         self._open()
@@ -155,8 +156,9 @@ class Recorder:
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "a", encoding="utf-8")
-        if self._file.tell() == 0:
-            self._write_locked(self._header())
+        # every process starts with its header, in a new file or after a restart's predecessor, so a
+        # reader tells the processes' compiles apart and sees a torch upgrade between them
+        self._write_locked(self._header())
 
     def _header(self) -> dict:
         torch = self._torch
@@ -167,7 +169,8 @@ class Recorder:
         except ImportError:
             triton_version = None
         return {"kind": "header", "format": FORMAT, "format_version": FORMAT_VERSION, "t": time.time(),
-                "pid": os.getpid(), "host": socket.gethostname(), "python": platform.python_version(),
+                "pid": os.getpid(), "started": self._process_started, "host": socket.gethostname(),
+                "python": platform.python_version(),
                 "torch": torch.__version__, "triton": triton_version, "program": sys.argv[0] if sys.argv else None}
 
     def _write(self, line: dict) -> None:

@@ -5,13 +5,16 @@ terms (`run_diff.Check`: PASS, FAIL, INCONCLUSIVE)."""
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from inspector.core.analysis.comparison import compare_runs, meets
+from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.run_diff import Check, comparison_words
-from inspector.core.history.run_record import RunRecord
+from inspector.core.history.run_record import GATE_FAILED, CauseRow, RunRecord
 
 WINDOW = 5  # the recent runs a break site or cause must be absent from to be new
 HIT_RATE_DROP = 0.1  # a fall of the cache hit rate by more than this share of lookups fails
@@ -20,13 +23,47 @@ HIT_RATE_DROP = 0.1  # a fall of the cache hit rate by more than this share of l
 def earlier_runs(run: RunRecord, history: list[RunRecord], window: int = WINDOW) -> list[RunRecord]:
     """The last `window` runs of the history that ended before `run` (itself left out), oldest first,
     of the same compile mode and device: a max-autotune run is not a regression of a default one. A
-    run that does not say (a log has no manifest) is compared with every run of its script."""
+    run that failed `check --history` is left out, so retrying a failed job compares it with the last
+    run that passed (or was never judged), not with the failure. A run that does not say its mode (a
+    log has no manifest) is compared with every run of its script."""
     def same(a, b) -> bool:
         return a is None or b is None or a == b
 
     before = [other for other in history if other.identity != run.identity and other.run_at <= run.run_at
+              and other.gate != GATE_FAILED
               and same(other.mode, run.mode) and same(other.options.get("device"), run.options.get("device"))]
     return sorted(before, key=lambda other: (other.run_at, other.run_id or 0))[-window:]
+
+
+def site_key(site: BreakSite) -> tuple[str, str, str, str]:
+    """What makes a break site the same site in two runs: its file, function and reason — not its line
+    number, which moves when a line is added above it."""
+    where, _, function = site.location.rpartition(" in ") if " in " in site.location else (site.location, "", "")
+    return re.sub(r":\d+$", "", where), function, site.reason, site.kind
+
+
+def _same_site(site: BreakSite, other: BreakSite) -> bool:
+    """The same file, function, reason and break kind, and the same line of code where both runs
+    recorded it (a run stored before the code was kept matches on the rest)."""
+    a, b = site_key(site), site_key(other)
+    if a[:3] != b[:3] or (a[3] and b[3] and a[3] != b[3]):
+        return False
+    return not (site.code and other.code) or site.code.strip() == other.code.strip()
+
+
+def new_sites(sites: Sequence[BreakSite], seen: Sequence[BreakSite]) -> list[BreakSite]:
+    """The break sites of `sites` that are none of `seen` (the same site after lines moved is not new)."""
+    return [site for site in sites if not any(_same_site(site, old) for old in seen)]
+
+
+def new_causes(causes: Sequence[CauseRow], seen: Sequence[CauseRow]) -> list[CauseRow]:
+    known = {cause_key(cause.cause) for cause in seen}
+    return [cause for cause in causes if cause_key(cause.cause) not in known]
+
+
+def cause_key(cause: str) -> str:
+    """A recompile cause without a line number (causes kept by earlier versions named the line)."""
+    return re.sub(r"(\([^()]*):\d+\)", r"\1)", cause)
 
 
 def check_against_history(run: RunRecord, earlier: list[RunRecord], tolerance: float = 0.1) -> list[Check]:
@@ -58,8 +95,7 @@ def _script(run: RunRecord) -> str:
 
 
 def _new_breaks(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], against: str) -> Check:
-    seen = {(site.location, site.reason) for other in earlier for site in other.sites}
-    new = [site for site in run.sites if (site.location, site.reason) not in seen]
+    new = new_sites(run.sites, [site for other in earlier for site in other.sites])
     change = f"graph breaks {latest.breaks} → {run.breaks}"
     if not new:
         return Check("history-breaks", True, f"no new graph-break site ({change}); {against}")
@@ -68,8 +104,7 @@ def _new_breaks(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], aga
 
 
 def _new_causes(run: RunRecord, latest: RunRecord, earlier: list[RunRecord], against: str) -> Check:
-    seen = {cause.cause for other in earlier for cause in other.causes}
-    new = [cause for cause in run.causes if cause.cause not in seen]
+    new = new_causes(run.causes, [cause for other in earlier for cause in other.causes])
     change = f"recompiles {latest.recompiles} → {run.recompiles}"
     if not new:
         return Check("history-recompiles", True, f"no new recompile cause ({change}); {against}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from inspector.core.history.alerts import new_causes, new_sites
 from inspector.core.history.run_record import RunRecord
 from inspector.core.numbers import seconds
 
@@ -38,19 +39,18 @@ def first_seen(runs: list[RunRecord]) -> dict[str, list[tuple[int, str]]]:
     """Where a graph-break site or a recompile cause first appeared (after the first run): the drift a
     trend shows as an event. {"breaks": [(index, words)], "recompiles": [(index, words)]}."""
     found: dict[str, list[tuple[int, str]]] = {"breaks": [], "recompiles": []}
-    seen_sites = {(site.location, site.reason) for site in runs[0].sites} if runs else set()
-    seen_causes = {cause.cause for cause in runs[0].causes} if runs else set()
+    seen_sites = list(runs[0].sites) if runs else []
+    seen_causes = list(runs[0].causes) if runs else []
     for index, run in enumerate(runs[1:], start=1):
-        sites = [site for site in run.sites if (site.location, site.reason) not in seen_sites]
-        causes = [cause for cause in run.causes if cause.cause not in seen_causes]
+        sites, causes = new_sites(run.sites, seen_sites), new_causes(run.causes, seen_causes)
         if sites:
             found["breaks"].append((index, f"new break site: {Path(sites[0].location).name}"
                                            + (f" (+{len(sites) - 1})" if len(sites) > 1 else "")))
         if causes:
             found["recompiles"].append((index, f"new recompile cause: {causes[0].cause}"
                                                + (f" (+{len(causes) - 1})" if len(causes) > 1 else "")))
-        seen_sites |= {(site.location, site.reason) for site in run.sites}
-        seen_causes |= {cause.cause for cause in run.causes}
+        seen_sites += sites
+        seen_causes += causes
     return found
 
 

@@ -69,14 +69,18 @@ def record_run(session: Session, summary: Summary | dict, store: str | None = No
 
 
 def check_session(session: Session, summary: Summary | dict, store: str | None = None,
-                  tolerance: float = 0.1) -> tuple[list, Recorded]:
-    """`check RUN --history`: the run's checks against the recent runs of its script, and what became
-    of recording it (it is kept, as every opened run is, unless the history is off). A store that
-    cannot be opened is one failed check: a gate must not pass on a history it could not read."""
+                  tolerance: float = 0.1, failed_elsewhere: bool = False) -> tuple[list, Recorded]:
+    """`check RUN --history`: the run's checks against the recent runs of its script that did not fail
+    this gate, and what became of recording it. The run is kept at once, even a log written a moment
+    ago: a gate runs after its producer has exited, and a run it does not keep could never become a
+    baseline. What the gate said of it (with `failed_elsewhere`: the other checks of the same `check`)
+    is kept too, so a failed run is never the baseline of the next. A run that cannot be kept (the
+    history off, a capture not ended) is compared, not kept; a store that cannot be opened is one
+    failed check: a gate must not pass on a history it could not read."""
     from inspector.core.analysis.run_diff import Check
     from inspector.core.history.alerts import check_against_history, earlier_runs
 
-    identity = run_identity(session)
+    identity = run_identity(session, settled_only=False)
     typed = summary if isinstance(summary, Summary) else Summary.from_state(summary)
     run = record_of(session, typed, identity or f"unsettled {session.source}", time.time())
     try:
@@ -88,9 +92,13 @@ def check_session(session: Session, summary: Summary | dict, store: str | None =
                 run, new = opened.add(run)
                 recorded = Recorded(run, new)
             history = opened.runs_of(run.script) if run.script else []
+            checks = check_against_history(run, earlier_runs(run, history), tolerance)
+            if recorded.run is not None:
+                failed = failed_elsewhere or any(check.passed is False for check in checks)
+                recorded = Recorded(opened.set_gate(recorded.run.run_id, not failed), recorded.new)
     except StoreError as error:
         return [Check("history", False, str(error))], Recorded(None, False, str(error), failed=True)
-    return check_against_history(run, earlier_runs(run, history), tolerance), recorded
+    return checks, recorded
 
 
 def record_and_read(session: Session, store: str | None = None, record: bool = True,

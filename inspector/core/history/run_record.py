@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,13 +16,17 @@ from inspector import __version__
 from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.speedup import Speedup
+from inspector.core.history.git_work_tree import is_sha
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import CacheCount, Summary, Unit
 from inspector.core.readers import index_cache
-from inspector.core.readers.session_format import MANIFEST, RESULTS
+from inspector.core.readers.safe_files import check_regular, is_readable_file, open_regular
 
-GIT_HEAD_BYTES = 4096  # a HEAD or ref file is one line; anything longer is not git's
+DIGEST_PART_BYTES = 1 << 20
+FOLDER_FILES = 10_000  # a run's folder is read this far for its identity
+GATE_PASSED, GATE_FAILED = "pass", "fail"  # what `check --history` said of a run
+UNKNOWN_HOST = "unknown"  # the store's host of a run whose record does not say
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,9 @@ class CauseRow:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """A run in the history. `identity` says which files it was read from (two opens of one log are
-    one run); `run_id` is the store's number for it (None until stored)."""
+    """A run in the history. `identity` is a digest of what the run is (its manifest and the content
+    of its logs: two opens of one run are one run); `run_id` is the store's number for it (None until
+    stored); `host` is where the run ran ("unknown" for a log, which does not say)."""
 
     identity: str
     run_at: float  # when the run ended (a capture's end, a log's last write), seconds since the epoch
@@ -69,6 +74,7 @@ class RunRecord:
     causes: tuple[CauseRow, ...] = ()
     unit_rows: tuple[Unit, ...] = ()
     caches: Mapping[str, CacheCount] = field(default_factory=dict)
+    gate: str | None = None  # GATE_PASSED / GATE_FAILED once `check --history` judged it, else None
     run_id: int | None = None
 
     @property
@@ -121,38 +127,94 @@ class RunRecord:
                           for name, count in self.caches.items()},
                 "cache_hit_rate": self.cache_hit_rate, "speedup": self.speedup, "t_eager_s": self.t_eager_s,
                 "t_compiled_s": self.t_compiled_s, "memory_mb": self.memory_mb, "timing_rounds": len(self.rounds),
-                "identity": self.identity}
+                "gate": self.gate, "identity": self.identity}
 
 
-def kept_site(location: str, reason: str, count: int) -> BreakSite:
-    """A break site with what the history keeps of it: where, why and how often."""
-    return BreakSite(location, reason, "", count, None, (), ())
+def kept_site(location: str, reason: str, count: int, kind: str, code: str | None) -> BreakSite:
+    """A break site with what the history keeps of it: where, why, what kind of break, its line of code
+    and how often."""
+    return BreakSite(location, reason, kind, count, code, (), ())
 
 
-def run_identity(session: Session) -> str | None:
-    """A digest of the files the run was read from (path, size, modification time of each, as the
-    index cache tells two versions of a log apart): two opens of one log are one run. None for a
-    session still changing — a preview, a capture not ended, a log written in the last seconds —
-    which is recorded once it settles."""
+def run_identity(session: Session, settled_only: bool = True) -> str | None:
+    """A digest of what the run is, never of where it lies: a capture's manifest (started, ended, host,
+    script) and the content of its logs, so two opens of one run — a bundle extracted into a new
+    temporary folder each time, a folder copied or moved — are one run. None for a session still
+    changing — a preview, a capture not ended, and (with `settled_only`) a log written in the last
+    seconds, recorded once it settles; `check` keeps a log at once (its producer has exited)."""
     if session.preview is not None:
         return None
     manifest = session.manifest
     if session.kind == "capture" and (manifest is None or manifest.ended is None):
         return None
-    source = Path(session.source)
     files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
-    if session.kind == "capture":
-        files += [source / name for name in (MANIFEST, RESULTS) if (source / name).is_file()]
-    files = files or [source]
+    if not files and session.kind != "capture":  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
+        source = Path(session.source)
+        files = _folder_files(source) if source.is_dir() and not source.is_symlink() else [source]
     try:
-        stats = [(str(file.resolve()), file.stat()) for file in files]
+        stats = [check_regular(file) for file in files]
+        if settled_only and session.kind != "capture" and any(
+                time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS for stat in stats):
+            return None  # a log still being written: its figures are not the run's yet
+        digests = sorted(_content_digest(file) for file in files)
     except OSError:
         return None
-    if session.kind != "capture" and any(time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS
-                                         for _, stat in stats):
-        return None  # a log still being written: its figures are not the run's yet
-    identity = [session.kind, str(source.resolve()), [[name, stat.st_size, stat.st_mtime_ns] for name, stat in stats]]
+    about = None
+    if manifest is not None:
+        about = [_number(manifest.started), _number(manifest.ended), run_host(session), manifest.script]
+    identity = [session.kind, about, digests]
     return hashlib.sha256(json.dumps(identity).encode()).hexdigest()
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The regular files in `folder` and below (links, FIFOs and devices left out), the first
+    FOLDER_FILES of them by name: what a folder run is made of."""
+    found = []
+    for place, folders, names in os.walk(folder):
+        folders.sort()
+        found += [Path(place) / name for name in sorted(names)
+                  if not os.path.islink(Path(place) / name) and is_readable_file(Path(place) / name)]
+        if len(found) >= FOLDER_FILES:
+            break
+    return found[:FOLDER_FILES]
+
+
+def _content_digest(file: Path) -> str:
+    """The SHA-256 of a log's bytes (a regular file only: a FIFO named like a log is refused)."""
+    digest = hashlib.sha256()
+    with open_regular(file) as handle:
+        while part := handle.read(DIGEST_PART_BYTES):
+            digest.update(part)
+    return digest.hexdigest()
+
+
+def run_host(session: Session) -> str | None:
+    """Where the run ran, as its own record says: the capture manifest's machine, the recorder's
+    header; None (unknown) for a log, which does not say — never the machine reading it."""
+    if session.manifest is not None:
+        host = session.manifest.host
+        node = host.get("node") if isinstance(host, Mapping) else host
+        return node[:255] if isinstance(node, str) and node else None
+    return session.host
+
+
+def run_triton(session: Session) -> str | None:
+    """The Triton version the run's own record states: a recorder's header, else torch's compilation
+    metrics (`triton_version`, empty where no Triton was installed); None when neither says."""
+    if session.triton_version:
+        return session.triton_version
+    for unit in session.units:
+        version = unit.metrics.get("triton_version")
+        if isinstance(version, str) and version.strip():
+            return version.strip()[:100]
+    return None
+
+
+def run_commit(session: Session) -> str | None:
+    """The git commit the capture recorded for its script (a log says none). Read from the manifest
+    only: the folders a log names may be anyone's, and reading them could hang (a FIFO as .git/HEAD)."""
+    commit = session.manifest.git_commit if session.manifest is not None else None
+    return commit if isinstance(commit, str) and is_sha(commit) else None
 
 
 def record_of(session: Session, summary: Summary, identity: str, now: float) -> RunRecord:
@@ -163,11 +225,11 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
     figures = {figure.key: figure.value for figure in summary.verdict}
     memory = (summary.run.memory or {}).get("compiled") if summary.run else None
     return RunRecord(
-        identity=identity, run_at=_run_at(session, now), recorded_at=now, host=socket.gethostname(),
+        identity=identity, run_at=_run_at(session, now), recorded_at=now, host=run_host(session) or UNKNOWN_HOST,
         kind=summary.kind, source=str(Path(summary.source).resolve()) if summary.source else str(session.source),
         script=str(Path(script).resolve()) if script else None,
-        git_commit=git_commit(Path(script).parent) if script else None,
-        torch_version=summary.torch_version, triton_version=None, tool_version=__version__,
+        git_commit=run_commit(session), torch_version=summary.torch_version,
+        triton_version=run_triton(session), tool_version=__version__,
         mode=settings.pop("mode", None), options=settings, complete=summary.complete,
         compile_s=summary.compile_time.total_s, units=len(summary.units), breaks=len(summary.graph_breaks),
         recompiles=len(summary.recompiles), kernels=summary.kernels.total,
@@ -175,7 +237,7 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
         t_eager_s=_number(figures.get("t_eager")), t_compiled_s=_number(figures.get("t_execute")),
         rounds=tuple(timed_rounds(session.results)),
         memory_mb=_peak_mb(memory),
-        sites=tuple(kept_site(site.location, site.reason, site.count)
+        sites=tuple(kept_site(site.location, site.reason, site.count, site.kind, site.code)
                     for site in summary.break_sites),
         causes=tuple(CauseRow(_cause(group), group.count) for group in summary.recompile_groups),
         unit_rows=tuple(Unit(compile_id=unit.compile_id, rank=unit.rank, shown=unit.shown, location=unit.location,
@@ -186,8 +248,9 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
 
 
 def _cause(group) -> str:
-    """A recompile group worded as a cause: the function and what changed, not the values."""
-    where = f" ({Path(group.file).name}:{group.line})" if group.file else ""
+    """A recompile group worded as a cause: the function, its file and what changed — not the values,
+    nor the line, which moves when a line is added above it."""
+    where = f" ({Path(group.file).name})" if group.file else ""
     what = " ".join(part for part in (group.shown_subject, group.aspect) if part) or group.guard
     return f"{group.shown}{where}: {what}"
 
@@ -224,60 +287,3 @@ def _peak_mb(memory) -> float | None:
     marks = [(key, value) for key, value in marks if value is not None]
     device = [value for key, value in marks if not key.startswith("cpu_")]
     return (device or [value for _, value in marks] or [None])[0]
-
-
-def git_commit(folder: Path) -> str | None:
-    """The commit checked out in the git work tree holding `folder`, read from its files (no git
-    process is started); None outside a work tree or where the files are not what git writes."""
-    try:
-        for place in (folder.resolve(), *folder.resolve().parents):
-            dot_git = place / ".git"
-            if dot_git.is_file():  # a worktree or submodule: "gitdir: PATH"
-                pointer = _small_text(dot_git)
-                if not pointer or not pointer.startswith("gitdir:"):
-                    return None
-                dot_git = (place / pointer.split(":", 1)[1].strip()).resolve()
-            if dot_git.is_dir():
-                return _head_commit(dot_git)
-    except OSError:
-        return None
-    return None
-
-
-def _head_commit(git_dir: Path) -> str | None:
-    head = _small_text(git_dir / "HEAD")
-    if head is None:
-        return None
-    if not head.startswith("ref:"):
-        return head if _is_sha(head) else None
-    ref = head.split(":", 1)[1].strip()
-    common = git_dir
-    common_file = _small_text(git_dir / "commondir")
-    if common_file:
-        common = (git_dir / common_file).resolve()
-    for folder in (git_dir, common):
-        sha = _small_text(folder / ref)
-        if sha and _is_sha(sha):
-            return sha
-    packed = common / "packed-refs"
-    if packed.is_file() and packed.stat().st_size < 16 * 1024 * 1024:
-        for line in packed.read_text(errors="replace").splitlines():
-            parts = line.split(" ")
-            if len(parts) == 2 and parts[1] == ref and _is_sha(parts[0]):
-                return parts[0]
-    return None
-
-
-def _small_text(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as file:
-            data = file.read(GIT_HEAD_BYTES)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace").strip()
-
-
-def _is_sha(text: str) -> bool:
-    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
-
-

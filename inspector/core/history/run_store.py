@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from inspector.core.history.run_record import CauseRow, RunRecord, kept_site
+from inspector.core.history.run_record import GATE_FAILED, GATE_PASSED, CauseRow, RunRecord, kept_site
 from inspector.core.outputs.summary_model import CacheCount, Unit
 
 APP_FOLDER = "torch-compile-inspector"
@@ -38,6 +38,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             compile_s {real}, kernels INTEGER NOT NULL)"""),
     # 2: each run's timing rounds, so a speed change is judged with both runs' noise
     ("ALTER TABLE runs ADD COLUMN timing_rounds TEXT",),
+    # 3: what `check --history` said of the run ("pass"/"fail"), so a failed run never becomes the
+    # baseline; a break site's kind and code line, so a site is known again after lines move
+    ("ALTER TABLE runs ADD COLUMN gate TEXT", "ALTER TABLE run_break_sites ADD COLUMN kind TEXT",
+     "ALTER TABLE run_break_sites ADD COLUMN code TEXT"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _DIALECTS = {"sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL"},
@@ -45,7 +49,7 @@ _DIALECTS = {"sqlite": {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL
 _RUN_COLUMNS = ("identity", "run_at", "recorded_at", "host", "kind", "source", "script", "git_commit",
                 "torch_version", "triton_version", "tool_version", "mode", "options", "complete", "compile_s",
                 "units", "breaks", "recompiles", "kernels", "speedup", "speedup_value", "speedup_low",
-                "speedup_high", "t_eager_s", "t_compiled_s", "memory_mb", "timing_rounds")
+                "speedup_high", "t_eager_s", "t_compiled_s", "memory_mb", "timing_rounds", "gate")
 
 
 class StoreError(Exception):
@@ -82,14 +86,14 @@ class RunStore:
                   record.compile_s, record.units, record.breaks, record.recompiles, record.kernels,
                   json.dumps(record.speedup) if record.speedup else None, speedup.get("value"), speedup.get("low"),
                   speedup.get("high"), record.t_eager_s, record.t_compiled_s, record.memory_mb,
-                  json.dumps(record.rounds) if record.rounds else None)
+                  json.dumps(record.rounds) if record.rounds else None, record.gate)
         try:
             with self._transaction() as cursor:
                 cursor.execute(self._sql(f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) VALUES "
                                          f"({', '.join('?' for _ in _RUN_COLUMNS)}) RETURNING id"), values)
                 run_id = cursor.fetchone()[0]
-                self._insert_rows(cursor, "run_break_sites", ("location", "reason", "count"), run_id,
-                                  [(s.location, s.reason, s.count) for s in record.sites])
+                self._insert_rows(cursor, "run_break_sites", ("location", "reason", "count", "kind", "code"), run_id,
+                                  [(s.location, s.reason, s.count, s.kind, s.code) for s in record.sites])
                 self._insert_rows(cursor, "run_recompile_causes", ("cause", "count"), run_id,
                                   [(c.cause, c.count) for c in record.causes])
                 self._insert_rows(cursor, "run_caches", ("cache", "hit", "miss", "bypass"), run_id,
@@ -110,6 +114,14 @@ class RunStore:
         if rows:
             cursor.executemany(self._sql(f"INSERT INTO {table} (run_id, {', '.join(columns)}) VALUES "
                                          f"({', '.join('?' for _ in range(len(columns) + 1))})"), rows)
+
+    def set_gate(self, run_id: int, passed: bool) -> RunRecord | None:
+        """Keep what `check --history` said of a stored run (the last word counts): a failed run is
+        left out of the runs later ones are compared with."""
+        with self._transaction() as cursor:
+            cursor.execute(self._sql("UPDATE runs SET gate = ? WHERE id = ?"), (GATE_PASSED if passed else GATE_FAILED,
+                                                                              run_id))
+        return self.run(run_id)
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -141,7 +153,7 @@ class RunStore:
             rows = cursor.fetchall()
             ids = [row[0] for row in rows]
             children = {table: self._children(cursor, table, columns, ids) for table, columns in (
-                ("run_break_sites", "location, reason, count"), ("run_recompile_causes", "cause, count"),
+                ("run_break_sites", "location, reason, count, kind, code"), ("run_recompile_causes", "cause, count"),
                 ("run_caches", "cache, hit, miss, bypass"),
                 ("run_units", "compile_id, rank, function, location, status, compile_s, kernels"))}
         return [_record(row, {table: rows_of.get(row[0], []) for table, rows_of in children.items()}) for row in rows]
@@ -256,13 +268,18 @@ def _open_postgres(url: str) -> RunStore:
         raise StoreError(f"cannot open the history at {_without_password(url)}: {error}") from error
 
 
-def _without_password(url: str) -> str:
-    """The address as it may be shown: a password in it replaced by ***."""
-    scheme, _, rest = url.partition("://")
-    credentials, at, place = rest.rpartition("@")
-    if at and ":" in credentials:
-        credentials = credentials.split(":", 1)[0] + ":***"
-    return f"{scheme}://{credentials}{at}{place}"
+def _without_password(address: str) -> str:
+    """The address as it may be shown: every password in it — user:PASSWORD@, ?password=…, a
+    key=value DSN's password=… — replaced by ***, as psycopg's own parser reads it."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        parts = conninfo_to_dict(address)
+    except Exception:  # noqa: BLE001 - no psycopg, or an address it cannot read: show none of it
+        return "a PostgreSQL address that cannot be read"
+    if "password" not in parts:
+        return address
+    return make_conninfo(**{**parts, "password": "***"})
 
 
 def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
@@ -289,8 +306,9 @@ def _record(row: tuple, children: dict[str, list[tuple]]) -> RunRecord:
         recompiles=named["recompiles"], kernels=named["kernels"],
         speedup=speedup if isinstance(speedup, dict) else None,
         t_eager_s=named["t_eager_s"], t_compiled_s=named["t_compiled_s"], memory_mb=named["memory_mb"], rounds=rounds,
-        sites=tuple(kept_site(location, reason, count)
-                    for location, reason, count in children["run_break_sites"]),
+        gate=named["gate"] if named["gate"] in (GATE_PASSED, GATE_FAILED) else None,
+        sites=tuple(kept_site(location, reason, count, kind or "", code)
+                    for location, reason, count, kind, code in children["run_break_sites"]),
         causes=tuple(CauseRow(*row) for row in children["run_recompile_causes"]),
         caches={cache: CacheCount(hit=hit, miss=miss, bypass=bypass)
                 for cache, hit, miss, bypass in children["run_caches"]},

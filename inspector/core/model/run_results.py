@@ -48,6 +48,9 @@ class Manifest(Record):
     error: RunError | None = None
     settings: Mapping[str, Any] | None = None  # the capture's options as given, stated by the summary
     launcher: Launcher | None = None
+    started: float | None = None
+    host: Mapping[str, str] | None = None  # the machine the capture ran on ("node": its name)
+    git_commit: str | None = None  # the commit of the script's work tree when the capture started
 
     NESTED = {"error": RunError, "launcher": Launcher}
 

@@ -396,6 +396,8 @@ class Session:
     load_problems: ReadProblems = field(default_factory=ReadProblems)  # beyond the logs: manifest, folders
     unknown_kinds: dict[str, int] = field(default_factory=dict)
     torch_version: str | None = None
+    triton_version: str | None = None  # as the run's own record states it (a recorder's header)
+    host: str | None = None  # the machine the run ran on, as its own record states it (a recorder's header)
     global_artifacts: list[TextArtifact] = field(default_factory=list)
     manifest: Manifest | None = None  # a capture's, decoded by its loader
     results: RunResults | None = None

@@ -6,6 +6,7 @@ history take it unchanged. Bounded: lines and files past their limits are counte
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.model.compile_id import CompileId
@@ -14,7 +15,7 @@ from inspector.core.model.session import (CacheEvent, CompileUnit, FailedGuard, 
                                           Session, SourceLocation)
 from inspector.core.readers import json_codec
 from inspector.core.readers.break_reasons import classify_break, explain_guard, parse_recompile_reasons
-from inspector.core.readers.safe_files import open_regular
+from inspector.core.readers.safe_files import is_readable_file, open_regular
 from inspector.core.readers.input_kind import file_kind
 
 FORMAT = "torch-compile-inspector/recorder"
@@ -43,15 +44,28 @@ def looks_like_recorder_file(path: Path) -> bool:
 
 
 def recorder_files(path: Path) -> list[Path]:
-    """The file and its rotated predecessors, oldest first (FILE.3, FILE.2, FILE.1, FILE)."""
+    """The file and its rotated predecessors, oldest first (FILE.3, FILE.2, FILE.1, FILE): regular
+    files in the file's own folder only — a rotated name that is a link leading out of it, a FIFO or
+    a device is not read."""
     rotated = [path.with_name(f"{path.name}.{number}") for number in range(MAX_ROTATED, 0, -1)]
-    return [file for file in rotated if looks_like_recorder_file(file)] + [path]
+    return [file for file in rotated if is_readable_file(file, path.parent) and looks_like_recorder_file(file)] + [path]
+
+
+@dataclass
+class _Process:
+    """One process that wrote to the file, as its header says (a service restarted appends a new one)."""
+
+    header: dict
+    units: dict[str, CompileUnit] = field(default_factory=dict)
 
 
 def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
+    """The file as a session: one rank per process that wrote to it when there are several (a service
+    restarted, appending to the same file), each with its own compiles — compile ids start again at
+    0/0 in every process, so a unit is (process, compile id)."""
     problems = ReadProblems()
-    header: dict = {}
-    units: dict[str, CompileUnit] = {}
+    processes: dict[tuple, _Process] = {}
+    current: _Process | None = None
     for file in files or recorder_files(path):
         for line in _lines(file, problems):
             try:
@@ -64,21 +78,55 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
                 continue
             kind = record.get("kind")
             if kind == "header":
-                header = header or record
+                current = processes.setdefault(_process_key(record), _Process(record))
             elif kind == "compile":
                 unit = _unit(record, problems)
                 if unit is not None:
-                    units[str(unit.compile_id)] = unit
+                    if current is None or str(unit.compile_id) in current.units:
+                        # compiles before any header, or a compile id again without a header between (an
+                        # older recorder appended a restart without one): another process, not a rewrite
+                        current = processes.setdefault(("no header", len(processes)), _Process({}))
+                    current.units[str(unit.compile_id)] = unit
             elif kind == "problem":
                 problems.add("recorder_problem", _text(record.get("message")) or "")
             elif kind != "summary":
                 problems.add("unknown_record", f"{file.name}: {_text(kind)!r}")
+    listed = list(processes.values()) or [_Process({})]
+    several = len(listed) > 1
+    for number, process in enumerate(listed if several else []):
+        for unit in process.units.values():  # shown as "rank N": the Nth process that wrote the file
+            unit.rank = number
+            for brk in unit.breaks:
+                brk.rank = number
+    ranks = [Rank(number if several else None, _frames(process.units), log_path=path,
+                  problems=problems if number == 0 else ReadProblems())
+             for number, process in enumerate(listed)]
+    headers = [process.header for process in listed]
+    return Session(source=path, kind=KIND, ranks=ranks, torch_version=_versions(headers, "torch"),
+                   triton_version=_versions(headers, "triton"), host=_versions(headers, "host", ", "))
+
+
+def _process_key(header: dict) -> tuple:
+    """A process: its host, pid and start (a rotated file repeats its header; a restart has a new one).
+    A header of the first format, without a start, by its host and pid alone (its time is the time of
+    the rotation that wrote it)."""
+    return _text(header.get("host")), _count(header.get("pid")), _number(header.get("started"))
+
+
+def _frames(units: dict[str, CompileUnit]) -> list[Frame]:
     frames: dict[int, Frame] = {}
     for unit in sorted(units.values(), key=lambda unit: unit.compile_id.unit_key):
         frame = frames.setdefault(unit.compile_id.frame, Frame(unit.compile_id.frame, unit.function, unit.location))
         frame.units.append(unit)
-    rank = Rank(None, [frames[key] for key in sorted(frames)], log_path=path, problems=problems)
-    return Session(source=path, kind=KIND, ranks=[rank], torch_version=_text(header.get("torch")))
+    return [frames[key] for key in sorted(frames)]
+
+
+def _versions(headers: list[dict], key: str, joiner: str = " → ") -> str | None:
+    """What the processes' headers say, in order, each change shown ("2.12.0 → 2.13.0": torch was
+    upgraded between two restarts); None when none says."""
+    said = [text for text in (_text(header.get(key)) for header in headers) if text]
+    changes = [text for index, text in enumerate(said) if index == 0 or text != said[index - 1]]
+    return joiner.join(changes) if changes else None
 
 
 def _lines(file: Path, problems: ReadProblems):
@@ -157,6 +205,11 @@ def _text(value) -> str | None:
 
 def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT else None
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        else None
 
 
 def _seconds(value) -> float | None:

@@ -67,7 +67,7 @@ MANIFEST = Obj({
     "error": _ERROR,
     "settings": Obj({"mode": str, "dynamic": str, "fullgraph": bool, "backend": str, "device": str, "runs": int,
                      "warmup": int, "profile": bool, "timeout_s": Nullable(NUMBER), "threads": Nullable(int)}),
-    "host": MapOf(str),
+    "host": MapOf(str), "git_commit": Nullable(str),
     "launcher": Obj({"pid": int, "start": Nullable(int), "node": str}, required=("pid", "node")),
 })
 
