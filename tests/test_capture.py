@@ -500,7 +500,7 @@ def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
 
 def test_the_runner_reads_the_launcher_pid_under_the_name_the_launcher_writes():
     """runner.py cannot import the session format module: its copy of the variable's name must stay
-    the same, or a killed launcher would leave the run going (tests/test_hostile_round2.py)."""
+    the same, or a killed launcher would leave the run going (tests/test_hostile_outputs_and_signals.py)."""
     from inspector.core.readers.session_format import LAUNCHER_ENV
 
     assert _runner_module().LAUNCHER_ENV == LAUNCHER_ENV

@@ -1,6 +1,5 @@
-"""Hostile input, second round (issue 28): the failure classes a second probe found, each rebuilt from
-its description on the bundled real session — outputs that are atomic and never clobber an input,
-SARIF/JUnit/Markdown a log cannot break or inject into, Unicode a terminal cannot print, a capture
+"""Hostile input against outputs, signals and processes, each failure class rebuilt from its description
+on the bundled real session — outputs that are atomic and never clobber an input, SARIF/JUnit/Markdown a log cannot break or inject into, Unicode a terminal cannot print, a capture
 that does not outlive its launcher, bundle folders that do not outlive a killed process, and small
 usage errors that end in one line instead of a traceback."""
 
