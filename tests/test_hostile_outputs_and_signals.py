@@ -1,7 +1,8 @@
 """Hostile input against outputs, signals and processes, each failure class rebuilt from its description
-on the bundled real session — outputs that are atomic and never clobber an input, SARIF/JUnit/Markdown a log cannot break or inject into, Unicode a terminal cannot print, a capture
-that does not outlive its launcher, bundle folders that do not outlive a killed process, and small
-usage errors that end in one line instead of a traceback."""
+on the bundled real session — outputs that are atomic and never clobber an input, SARIF/JUnit/Markdown
+a log cannot break or inject into, Unicode a terminal cannot print, a capture that does not outlive its
+launcher, bundle folders that do not outlive a killed process, and small usage errors that end in one
+line instead of a traceback."""
 
 from __future__ import annotations
 
