@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, events_delivered, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.sources import detect
@@ -19,10 +19,8 @@ from inspector.core.readers.stage_progress import StageProgress
 
 
 @pytest.fixture(scope="module")
-def workers_run(tmp_path_factory):
+def workers_run(tmp_path_factory, compiles):
     """A cold compile (empty cache: every kernel built) with 4 compile threads."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("workers")
     return run_traced(SCENARIOS / "parallel_kernels.py", folder, folder / "cold-cache",
                       extra_env={"TORCHINDUCTOR_COMPILE_THREADS": "4"})
@@ -133,7 +131,7 @@ def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window
     bar = max((b for b in view.timeline.bars if b.step == "code generation"), key=lambda b: b.end_s - b.start_s)
     view.plot.setXRange(bar.start_s, bar.end_s, padding=0.1)
     view.plot.setYRange(0, view.timeline.depth * len(view.timeline.lanes), padding=0)
-    qtbot.wait(60)
+    events_delivered()
     scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2,
                                                           bar.lane * view.timeline.depth + bar.depth + 0.5))
     point = view.plot.mapFromScene(scene)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MULTI_RANK, SCENARIOS, run_traced, torch_available
+from conftest import MULTI_RANK, SCENARIOS, run_traced
 from inspector.core.analysis.break_types import break_type, session_registry, site_types
 from inspector.core.analysis.recompile_groups import guarded_value, recompile_groups, recompile_limit
 from inspector.core.analysis.slowness import slowness
@@ -73,9 +73,7 @@ def test_a_sessions_own_registry_wins_and_says_so(tmp_path):
     assert registry.source == "session" and "torch 2.9.0 that ran the capture" in registry.described
 
 
-def test_installed_torch_registry_is_found_without_importing_torch():
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_installed_torch_registry_is_found_without_importing_torch(torch_runtime):
     code = ("import sys; from inspector.core.readers.graph_break_registry import find_registry; "
             "r = find_registry([]); print(r.source, len(r.types), 'torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -163,8 +161,6 @@ def test_a_log_without_profile_says_what_is_missing(corpus):
 
 @pytest.fixture(scope="session")
 def recompile_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "recompile_causes.py", tmp_path_factory.mktemp("recompiles"), inductor_cache)
 
 

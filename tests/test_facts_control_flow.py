@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
@@ -22,8 +22,6 @@ _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] "
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "facts_control_flow.py", tmp_path_factory.mktemp("control_flow"), inductor_cache,
                       extra_env={"TORCH_LOGS": "graph_breaks,recompiles,dynamic"})
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.attention import CountersCheck
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
@@ -24,8 +24,6 @@ CHAINED_BREAK = "\n\n*** While handling this graph break, another graph break oc
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     runs = {}
 
     def run(name: str):

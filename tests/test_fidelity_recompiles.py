@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
@@ -48,8 +48,6 @@ def torch_symbols(torch_logs: str) -> dict[str, tuple[str, str]]:
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory, inductor_cache):
     """Each scenario traced once for this module, with torch's create_symbol lines in its log."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     runs = {}
 
     def run(name: str, **env: str):

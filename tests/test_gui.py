@@ -86,9 +86,7 @@ def test_folder_that_is_no_debug_output_gets_a_message_not_a_crash(qtbot, window
 
 
 @pytest.mark.slow
-def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_path, compiles):
     script = tmp_path / "mlp_breaks.py"
     shutil.copy(EXAMPLES / "mlp_breaks.py", script)
     window.open_path(script)
@@ -109,9 +107,7 @@ def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_pat
 
 
 @pytest.mark.slow
-def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path, monkeypatch):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path, monkeypatch, compiles):
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cold"))
     window.open_path(EXAMPLES / "small_resnet.py")
     window.run_capture()
@@ -126,9 +122,7 @@ def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path,
 
 
 @pytest.mark.slow
-def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path, compiles):
     window.open_path(SCENARIOS / "crash_after_compile.py")
     with qtbot.waitSignal(window.model.sigLoaded, timeout=300_000) as blocker:
         window.run_capture()
@@ -164,9 +158,7 @@ def test_settings_dialog_lists_interpreters_and_says_which_have_torch(qtbot, win
 
 
 @pytest.mark.slow
-def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window, compiles):
     window.open_path(EXAMPLES / "small_resnet.py")
     with qtbot.waitSignal(window.modes.sigDone, timeout=600_000) as done:
         window.compare_modes()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, torch_available
+from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench" / "oracle"))
 import run_oracle  # noqa: E402
@@ -24,8 +24,6 @@ SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled",
 
 @pytest.fixture(scope="module")
 def oracle_rows(tmp_path_factory, inductor_cache) -> dict[str, dict]:
-    if not torch_available():
-        pytest.skip("torch is not installed")
     work = tmp_path_factory.mktemp("oracle")
     return {case: run_oracle.compare(case, work, inductor_cache) | {"work": work} for case in SUBSET}
 
