@@ -48,10 +48,22 @@ def _environment(changes: dict | None):
         os.environ.update(before)
 
 
-def _pipe() -> io.TextIOWrapper:
-    """A text stream that encodes as a UTF-8 pipe does: text a pipe cannot carry (a lone surrogate) fails
-    here as it would in a child process instead of passing through a StringIO."""
-    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", newline="\n", write_through=True)
+@contextlib.contextmanager
+def _in_folder(folder: Path):
+    """The current folder is `folder` for the block (contextlib.chdir, before Python 3.11)."""
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _pipe(errors: str) -> io.TextIOWrapper:
+    """A text stream that encodes as Python's stream on a UTF-8 pipe does (stdout strict, stderr with
+    backslash escapes): text stdout cannot carry (a lone surrogate) fails here as it would in a child
+    process, instead of passing through a StringIO."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors=errors, newline="\n", write_through=True)
 
 
 def _read(stream: io.TextIOWrapper, text: bool) -> str | bytes:
@@ -80,16 +92,18 @@ def run_cli(*args, env: dict | None = None, text: bool = True, traceback_allowed
     """`compile-inspector ARGS` in this process: exit code, stdout and stderr as a child process's would be
     (bytes where `text` is False).
 
-    Nothing a run changes outlives it: the environment (with `env` applied for the run) is restored, a
-    collector the CLI froze is unfrozen, and an exception that escapes `main` is written to stderr as a
+    It runs in the repository root, as the child processes do. Nothing a run changes outlives it: the
+    environment (with `env` applied for the run) and the SIGINT handler are restored, a collector the
+    CLI froze is unfrozen, and an exception that escapes `main` is written to stderr as a
     traceback with exit code 1, as the interpreter would."""
     from inspector import cli
 
     argv = [str(arg) for arg in args]
-    stdout, stderr = _pipe(), _pipe()
+    stdout, stderr = _pipe("strict"), _pipe("backslashreplace")
     frozen = gc.get_freeze_count()
     sigint = signal.getsignal(signal.SIGINT)
-    with _environment(env), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+    with _environment(env), _in_folder(ROOT), contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(stderr):
         try:
             code = cli.main(argv)
         except SystemExit as stop:
