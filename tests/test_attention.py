@@ -52,7 +52,6 @@ def test_fallbacks_are_stated_first_everywhere(fallbacks_run):
     assert md.index("**Attention:**") < md.index("| figure | value |")
 
 
-@pytest.mark.slow
 def test_the_dashboard_shows_the_fallbacks_under_its_headline(fallbacks_run, qtbot, window):
     loaded = open_and_wait(qtbot, window, fallbacks_run.trace_dir)
     dashboard = window.summary_view

@@ -39,7 +39,6 @@ def test_examples_are_exactly_the_expected_ones():
     assert sorted(path.stem for path in EXAMPLES.glob("*.py")) == sorted(EXPECTED)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", sorted(EXPECTED))
 def test_example_session_matches_torch_logs_and_counters(captured_examples, example):
     session_dir = captured_examples[example]
@@ -57,7 +56,6 @@ def test_example_session_matches_torch_logs_and_counters(captured_examples, exam
     assert summary["complete"] and summary["run"]["exit_status"] == 0
 
 
-@pytest.mark.slow
 def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_examples):
     session_dir = captured_examples["small_resnet"]
     results = json.loads((session_dir / "results.json").read_text())
@@ -77,7 +75,6 @@ def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_e
     assert any(node["nn_module_stack"] for node in graph["nodes"])
 
 
-@pytest.mark.slow
 def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     events, _ = tail_progress(captured_examples["mlp_breaks"])
     kinds = [event["event"] for event in events]
@@ -88,7 +85,6 @@ def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     assert phases[:4] == [("load", "start"), ("load", "end"), ("baseline", "start"), ("baseline", "end")]
 
 
-@pytest.mark.slow
 def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     process = capture(SCENARIOS / "crash_after_compile.py", tmp_path / "s", inductor_cache)
     assert process.exit_code == 1
@@ -100,7 +96,6 @@ def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     assert not session.complete and len(session.units) == 1 and session.units[0].kernels
 
 
-@pytest.mark.slow
 def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor_cache):
     plan = plan_script(EXAMPLES / "small_resnet.py", [], tmp_path / "s", CaptureSettings(threads=1))
     plan.env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "cold_cache")  # cold: compiling takes seconds
@@ -127,7 +122,6 @@ def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor
     assert "inductor_compile" in open_stages
 
 
-@pytest.mark.slow
 def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     process = capture(SCENARIOS / "hangs.py", tmp_path / "s", inductor_cache, timeout_s=45)
     assert process.exit_code == 124
@@ -137,7 +131,6 @@ def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     assert len(open_session(tmp_path / "s").units) == 1
 
 
-@pytest.mark.slow
 def test_fullgraph_break_is_explained_in_one_line(tmp_path, inductor_cache):
     process = capture(EXAMPLES / "mlp_breaks.py", tmp_path / "s", inductor_cache, fullgraph=True)
     assert process.exit_code == 1
@@ -157,14 +150,12 @@ def test_interpreter_without_torch_is_named_in_the_message(tmp_path):
     assert error["kind"] == "no_torch" and "cannot import torch" in error["message"] and str(bare) in error["message"]
 
 
-@pytest.mark.slow
 def test_flooding_stdout_goes_to_the_file_not_to_memory(tmp_path, inductor_cache):
     process = capture(SCENARIOS / "floods_stdout.py", tmp_path / "s", inductor_cache)
     assert process.exit_code == 0
     assert (tmp_path / "s" / "stdout.txt").stat().st_size == 30 * 1024 * 1024
 
 
-@pytest.mark.slow
 def test_any_command_mode_traces_without_measuring(tmp_path, compiles):
     done = subprocess.run([sys.executable, "-m", "inspector", "capture", "-o", str(tmp_path / "s"), "--quiet", "--",
                            sys.executable, str(EXAMPLES / "python_breaks.py")],
@@ -186,7 +177,6 @@ def test_runner_imports_only_the_standard_library_and_torch():
     assert imported - set(sys.stdlib_module_names) == {"torch"}
 
 
-@pytest.mark.slow
 def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(captured_examples):
     """The readable graph text in the log, parsed, against the graph object torch handed the backend."""
     checked = 0
@@ -425,7 +415,6 @@ def test_modes_command_reports_each_modes_failure(tmp_path, torch_runtime):
     assert conclusion == "No mode finished a measured run."  # and no "fastest" claimed
 
 
-@pytest.mark.slow
 def test_modes_command_compares_real_captures_each_mode_cold_then_warm(tmp_path, inductor_cache, monkeypatch):
     """Each mode compiles in its own empty caches (torch's own cache events say no hit), so a later mode
     does not look cheaper for the first one's kernels; once more warm, from that cache, it hits. "Fastest"

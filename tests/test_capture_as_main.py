@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from conftest import SCENARIOS, capture
 
 from inspector.core.readers.session_loader import open_session
@@ -19,7 +18,6 @@ def _last_json_line(text: str) -> dict:
     return json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
 
 
-@pytest.mark.slow
 def test_a_script_prints_under_capture_what_it_prints_under_python(tmp_path, inductor_cache):
     script = SCENARIOS / "as_main_script.py"
     env = dict(os.environ, OMP_NUM_THREADS="1", TORCHINDUCTOR_CACHE_DIR=str(inductor_cache))
@@ -39,7 +37,6 @@ def test_a_script_prints_under_capture_what_it_prints_under_python(tmp_path, ind
     assert under_capture == expected
 
 
-@pytest.mark.slow
 def test_an_entry_point_storing_a_global_and_calling_cond_eagerly_is_measured(tmp_path, inductor_cache):
     process = capture(SCENARIOS / "as_main_entry_point.py", tmp_path / "s", inductor_cache, profile=False)
     assert process.exit_code == 0, (tmp_path / "s" / "stderr.txt").read_text()[-3000:]

@@ -68,7 +68,6 @@ def tiny_runs(tmp_path_factory, compiles) -> dict[str, Path]:
     return runs
 
 
-@pytest.mark.slow
 def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbot, window, tiny_runs):
     analysis = SessionAnalysis(open_session(tiny_runs["crowded"]))
     speedup = analysis.speedup
@@ -132,7 +131,6 @@ def test_a_baseline_check_that_cannot_exclude_a_regression_is_inconclusive(tmp_p
     assert check.passed is True
 
 
-@pytest.mark.slow
 def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qtbot, window, tiny_runs):
     a, b = tiny_runs["a"], tiny_runs["b"]
     comparison = run_comparison(SessionAnalysis(open_session(a)), SessionAnalysis(open_session(b)))
@@ -173,7 +171,6 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     assert all("eager" in note for note in notes)
 
 
-@pytest.mark.slow
 def test_diff_kernel_rows_say_whether_noise_explains_them(tiny_runs):
     """Kernel times of a quiet run against an oversubscribed one: the rows say the change is not
     the kernels' (the whole call was crowded), where they used to print bare µs."""

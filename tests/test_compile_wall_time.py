@@ -37,7 +37,6 @@ def _summary_text(trace_dir) -> str:
     return done.stdout
 
 
-@pytest.mark.slow
 def test_where_it_went_adds_up_to_the_wall_time_and_shows_the_workers_apart(workers_run):
     analysis = SessionAnalysis(open_session(detect(str(workers_run.trace_dir))))
     torch_total = sum(unit.compile_s for unit in analysis.session.units if unit.compile_s is not None)
@@ -90,7 +89,6 @@ def _stage_events(trace_dir):
     return events
 
 
-@pytest.mark.slow
 def test_live_strip_and_summary_give_each_step_one_value(workers_run):
     progress = StageProgress()
     for event in _stage_events(workers_run.trace_dir):
@@ -105,7 +103,6 @@ def test_live_strip_and_summary_give_each_step_one_value(workers_run):
     assert progress.concurrent[unit_id]["compile_file"] >= 2
 
 
-@pytest.mark.slow
 def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window, workers_run):
     from conftest import open_and_wait
     from inspector.core.numbers import seconds

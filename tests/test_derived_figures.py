@@ -68,7 +68,6 @@ def twice_run(tmp_path_factory, compiles):
     return run_traced(script, folder / "run", folder / "cache")
 
 
-@pytest.mark.slow
 def test_k_divides_by_launches_and_n_fused_leaves_lone_library_calls_out(twice_run):
     analysis = SessionAnalysis(open_session(twice_run.trace_dir))
     fusion = analysis.fusion
@@ -85,7 +84,6 @@ def test_k_divides_by_launches_and_n_fused_leaves_lone_library_calls_out(twice_r
     assert "ops inside generated kernels made from ≥ 2 ops" in analysis.verdict["fused_ops"].formula
 
 
-@pytest.mark.slow
 def test_t_compile_leaves_out_what_torch_compiled_for_an_eager_cond(tmp_path, inductor_cache):
     script = tmp_path / "eager_cond.py"
     script.write_text(EAGER_COND)

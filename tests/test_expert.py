@@ -164,7 +164,6 @@ def recompile_run(tmp_path_factory, inductor_cache):
     return run_traced(SCENARIOS / "recompile_causes.py", tmp_path_factory.mktemp("recompiles"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompile_run):
     session = open_session(recompile_run.trace_dir)
     from_torch = torch_recompiles(recompile_run.torch_logs)
@@ -184,14 +183,12 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
     assert "Recompile ×3 scale: x dtype (Float → Double → Half → BFloat16)" in titles
 
 
-@pytest.mark.slow
 def test_traced_run_gb_ids_and_recompiles_equal_torchs(breaks_run):
     session = open_session(breaks_run.trace_dir)
     assert {m.gb_id for _, m in site_types(session)} == torch_gb_ids(breaks_run.counters, breaks_run.torch_logs)
     assert our_recompiles(session) == torch_recompiles(breaks_run.torch_logs)
 
 
-@pytest.mark.slow
 def test_every_example_capture_keeps_the_registry_and_agrees_with_torch(captured_examples):
     for name, folder in captured_examples.items():
         assert (folder / REGISTRY_FILE).is_file(), name

@@ -15,7 +15,6 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] "
                           r"Recompiling function (?P<fn>\S+) in (?P<file>\S+):")
 

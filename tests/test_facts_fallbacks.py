@@ -17,7 +17,6 @@ from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.break_reasons import counted_by_torch
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 TORCH_LOGS = "graph_breaks,recompiles,recompiles_verbose,dynamic"
 CHAINED_BREAK = "\n\n*** While handling this graph break, another graph break occurred: ***\n\n"  # torch's words
 

@@ -13,7 +13,6 @@ from conftest import SCENARIOS, run_traced
 from inspector import cli
 from inspector.core.outputs.gpu_summary import SOURCE_TIME_KEY
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

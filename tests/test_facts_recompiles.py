@@ -17,7 +17,6 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _VERBOSE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles_verbose\]\s+- (?P<against>\d+/\d+): "
                       r"(?P<guard>.+?)(?:\s+#.*)?$")
 _SYMBOL = re.compile(r"create_symbol (?P<symbol>\S+) = (?P<value>\S+) for (?P<source>\S+)")

@@ -17,7 +17,6 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _CREATED = re.compile(r"create_symbol (?P<symbol>\S+) = \S+ for (?P<source>\S+) (?P<range>\[[^\]]+\])")
 
 

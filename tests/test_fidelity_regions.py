@@ -123,7 +123,6 @@ def training_run(tmp_path_factory, inductor_cache):
     return run_traced(SCENARIOS / "fidelity_training.py", tmp_path_factory.mktemp("training"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_run):
     session = open_session(training_run.trace_dir)
     analysis = SessionAnalysis(session)
@@ -153,7 +152,6 @@ def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_r
 
 
 
-@pytest.mark.slow
 def test_a_training_steps_backward_stages_and_code_are_named_backward(training_run, qtbot, window):
     """Inductor compiles the backward graph through the same stages as the forward one: the stage list
     and the Code pane say which is which, not `post_grad #2` / `output code #2`."""

@@ -42,7 +42,6 @@ def test_without_cuda_every_check_skips_in_one_line(tmp_path, torch_runtime):
     assert report["finished"] and report["failed"] == []
 
 
-@pytest.mark.slow
 def test_cpu_dry_run_proves_the_pipeline(tmp_path, compiles):
     out = tmp_path / "out"
     done, report = _run(out, "--cpu-dry-run", "--budget", "280", timeout=330)

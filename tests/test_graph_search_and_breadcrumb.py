@@ -85,7 +85,6 @@ def test_breadcrumb_shows_the_module_path_and_a_segment_folds_and_opens_its_grou
     qtbot.waitUntil(lambda: graph.layer is not None and "addmm" in graph.layer.index, timeout=30_000)
 
 
-@pytest.mark.slow
 def test_a_cpu_log_without_provenance_says_what_would_fill_the_kernel_field(qtbot, window, tmp_path, compiles):
     run = run_traced(EXAMPLES / "mlp_breaks.py", tmp_path / "run", tmp_path / "cache",
                      extra_env={"INDUCTOR_PROVENANCE": None, "TORCH_COMPILE_DEBUG": None})

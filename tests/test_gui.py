@@ -87,7 +87,6 @@ def test_folder_that_is_no_debug_output_gets_a_message_not_a_crash(qtbot, window
     assert "holds no torch.compile output" in window.last_message
 
 
-@pytest.mark.slow
 def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_path, compiles):
     script = tmp_path / "mlp_breaks.py"
     shutil.copy(EXAMPLES / "mlp_breaks.py", script)
@@ -108,7 +107,6 @@ def test_a_real_capture_runs_live_and_fills_the_dashboard(qtbot, window, tmp_pat
     assert not window.cancel_action.isEnabled()
 
 
-@pytest.mark.slow
 def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path, monkeypatch, compiles):
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cold"))
     window.open_path(EXAMPLES / "small_resnet.py")
@@ -123,7 +121,6 @@ def test_cancel_mid_compile_keeps_an_incomplete_session(qtbot, window, tmp_path,
     qtbot.waitUntil(lambda: "Incomplete session" in window.summary_view.title.text(), timeout=LOAD_TIMEOUT_MS)
 
 
-@pytest.mark.slow
 def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path, compiles):
     window.open_path(SCENARIOS / "crash_after_compile.py")
     with qtbot.waitSignal(window.model.sigLoaded, timeout=300_000) as blocker:
@@ -159,7 +156,6 @@ def test_settings_dialog_lists_interpreters_and_says_which_have_torch(qtbot, win
     assert window.settings.capture_settings().runs == 7
 
 
-@pytest.mark.slow
 def test_mode_comparison_captures_three_modes_and_tabulates_them(qtbot, window, compiles):
     window.open_path(EXAMPLES / "small_resnet.py")
     with qtbot.waitSignal(window.modes.sigDone, timeout=600_000) as done:

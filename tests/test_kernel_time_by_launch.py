@@ -147,7 +147,6 @@ def units_run(tmp_path_factory, inductor_cache):
     return run_traced(SCENARIOS / "profiled_units.py", tmp_path_factory.mktemp("profiled_units"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_each_addmm_call_site_has_its_own_time_and_the_cond_region_that_ran_keeps_its_kernels(units_run, capsys):
     session = detect(next(units_run.trace_dir.glob("*.log"))).open()
     profile = units_run.folder / "profile.pt.trace.json"
@@ -240,7 +239,6 @@ def training_run(tmp_path_factory, inductor_cache):
     return run_traced(SCENARIOS / "profiled_training.py", tmp_path_factory.mktemp("profiled_training"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_a_backward_run_under_compiled_function_backward_is_its_own_unit_s_backward(training_run):
     """The backward graph calls run outside every compiled region: their FX graph key ties them to
     [0/1]'s backward code, not to [0/0]'s of the same names; forward and backward together are the
@@ -271,7 +269,6 @@ def uncached_training_run(tmp_path_factory, compiles):
                       extra_env={"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"})
 
 
-@pytest.mark.slow
 def test_a_backward_no_key_ties_runs_the_backward_of_the_forward_before_it(uncached_training_run):
     profile = uncached_training_run.folder / "profile.pt.trace.json"
     assert "## Call CompiledFxGraph None ##" in profile.read_text()

@@ -27,7 +27,6 @@ def memory_session(tmp_path_factory, compiles):
     return folder / "session"
 
 
-@pytest.mark.slow
 def test_each_phase_has_its_own_peak_and_compiled_comes_out_lower(memory_session):
     results = open_session(memory_session).results
     eager, compiled = results.memory_eager, results.memory_compiled

@@ -55,7 +55,6 @@ def test_cli_summary_of_a_modes_folder_prints_the_comparison(tmp_path):
     assert done.stdout.splitlines()[0].startswith("mode ") and "\ndefault " in done.stdout
 
 
-@pytest.mark.slow
 def test_the_strip_says_what_each_mode_compiled_during_compare_modes(qtbot, window, tmp_path, monkeypatch, compiles):
     import inspector.gui.qt_main_window as main_window
 

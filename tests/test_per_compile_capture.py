@@ -108,7 +108,6 @@ torch.compile(f, backend="eager")(torch.randn(3))
 """
 
 
-@pytest.mark.slow
 def test_without_depyf_the_capture_keeps_bytecode_and_says_why_there_is_no_python(tmp_path, compiles):
     folder = tmp_path / "dynamo_code"
     done = subprocess.run([sys.executable, "-c", NO_DEPYF, str(ROOT / "inspector" / "capture" / "dynamo_code.py"),

@@ -48,7 +48,6 @@ def _union_us(spans: list[tuple[float, float]]) -> float:
     return total
 
 
-@pytest.mark.slow
 def test_the_slow_rank_and_its_lone_recompile_are_named(job):
     assert detect(job).kind is PROFILER_TRACES
     done = run_cli("summary", job)
@@ -76,7 +75,6 @@ def test_the_slow_rank_and_its_lone_recompile_are_named(job):
     assert [d["kind"] for d in summary["differences"]] == ["slow_rank", "region_calls", "region_on_some_ranks"]
 
 
-@pytest.mark.slow
 def test_the_gpu_tab_shows_the_ranks_side_by_side(qtbot, window, job, no_slot_errors):
     window.open_path(job)
     view = window.gpu_view

@@ -21,7 +21,6 @@ from inspector.core.readers import sources
 from inspector.core.readers.session_loader import open_session
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

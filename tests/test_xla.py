@@ -156,7 +156,6 @@ def test_a_dump_cut_before_its_entry_has_no_kernel_count(jax_dump, tmp_path):
     assert module.n_kernels is None and module.fusion_ratio is None  # unknown, never a wrong count
 
 
-@pytest.mark.slow
 def test_bundled_example_torch_compile_beside_xla(tmp_path_factory, inductor_cache, capsys):
     folder = tmp_path_factory.mktemp("xla_compare")
     done = subprocess.run([sys.executable, str(XLA_EXAMPLE), "--jax", str(folder / "dump")], cwd=folder,
