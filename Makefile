@@ -27,8 +27,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-# The inner loop: everything but the tests that run real torch.compile captures or freeze the app,
-# on every core (each module on one worker, so its fixtures are made once). `make test` stays serial.
+# The inner loop: everything but the tests marked slow (real torch.compile captures, the frozen app, the
+# bench scripts' smoke runs), on every core (each module on one worker, so its fixtures are made once).
+# `make test` stays serial.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow" -n auto --dist loadscope
 

@@ -3,6 +3,7 @@ logs from other machines (tests that need it skip when ../shared/corpus is absen
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 
@@ -30,15 +31,63 @@ EXAMPLES = ROOT / "resources" / "examples"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
-# Fixtures that run real torch.compile captures: a test that uses one is slow (`make test-fast` skips it).
-COMPILING_FIXTURES = {"inductor_cache", "breaks_run", "dynamic_run", "compile_debug_run", "captured_examples",
-                      "profiled_run"}
+# What a test needs, read off the fixtures it uses (with everything they use in turn), so that a new
+# fixture that compiles cannot land in the fast tier by a forgotten mark: it asks for `compiles` (or
+# for a fixture that does, as `inductor_cache`), and `run_traced`/`capture` refuse to run for a test
+# that did not. `-m "not slow"` is `make test-fast`; `-m "not torch"` runs on a machine without torch.
+MARKS_BY_FIXTURE = {
+    "compiles": ("slow", "torch"),  # runs real torch.compile captures: seconds to minutes each
+    "torch_runtime": ("torch",),  # needs torch installed (skipped cleanly without it)
+    "qtbot": ("gui",),  # a real Qt widget, offscreen
+}
+# Names that, referenced by a test (or a helper of its module it calls), start a child process.
+STARTS_A_PROCESS = {"run_cli_process", "subprocess", "Popen", "run_traced", "capture", "CaptureProcess"}
+
+
+def _starts_a_process(function, seen: set | None = None) -> bool:
+    """Whether `function`, or a function of the tests it calls by name, refers to a way of starting a
+    child process (read off the names its code uses, nested functions included)."""
+    seen = set() if seen is None else seen
+    code = getattr(function, "__code__", None)
+    if code is None or code in seen:
+        return False
+    seen.add(code)
+    names, stack = set(), [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(const for const in current.co_consts if hasattr(const, "co_names"))
+    if names & STARTS_A_PROCESS:
+        return True
+    here = getattr(function, "__globals__", {})
+    return any(_starts_a_process(here[name], seen) for name in names
+               if inspect.isfunction(here.get(name)) and here[name].__module__ == function.__module__)
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if COMPILING_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
+        needs = set(getattr(item, "fixturenames", ()))
+        for fixture, marks in MARKS_BY_FIXTURE.items():
+            if fixture in needs:
+                for mark in marks:
+                    item.add_marker(getattr(pytest.mark, mark))
+        if _starts_a_process(getattr(item, "function", None)):
+            item.add_marker(pytest.mark.subprocess)
+
+
+_running: list = []  # the test being set up or run (its fixtures included), for the compile guard below
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _running[:] = [item]
+
+
+def _compiling_allowed() -> None:
+    """A real compile runs only for a test that asked for `compiles`: that is what marks it slow and torch."""
+    if _running and "compiles" not in getattr(_running[0], "fixturenames", ()):
+        raise AssertionError(f"{_running[0].nodeid} runs a real compile without the `compiles` fixture: "
+                             "ask for it (or for a fixture that does), so the test is marked slow and torch")
 
 
 @dataclass
@@ -61,6 +110,7 @@ def torch_available() -> bool:
 
 def run_traced(script: Path, folder: Path, cache_dir: Path, extra_env: dict | None = None,
                cwd: Path | None = None) -> TracedRun:
+    _compiling_allowed()
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, TORCH_TRACE=str(folder / "trace"), TORCH_LOGS="graph_breaks,recompiles",
                INDUCTOR_PROVENANCE="1", TORCHINDUCTOR_CACHE_DIR=str(cache_dir), OMP_NUM_THREADS="1")
@@ -78,22 +128,29 @@ def run_traced(script: Path, folder: Path, cache_dir: Path, extra_env: dict | No
 
 
 @pytest.fixture(scope="session")
-def inductor_cache(tmp_path_factory) -> Path:
+def torch_runtime() -> None:
+    """torch is installed: a test that needs it asks for this and is skipped cleanly where it is not."""
+
+
+@pytest.fixture(scope="session")
+def compiles(torch_runtime) -> None:
+    """The test (or a fixture it uses) runs real torch.compile captures: it is marked slow and torch."""
+
+
+@pytest.fixture(scope="session")
+def inductor_cache(tmp_path_factory, compiles) -> Path:
+    """The Inductor cache every compile of the session shares (warm after the first compile of a model)."""
     return tmp_path_factory.mktemp("inductor_cache")
 
 
 @pytest.fixture(scope="session")
 def breaks_run(tmp_path_factory, inductor_cache) -> TracedRun:
     """The MLP example: a data-dependent break, an explicit break, and a batch-size recompile."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(EXAMPLES / "mlp_breaks.py", tmp_path_factory.mktemp("breaks"), inductor_cache)
 
 
 @pytest.fixture(scope="session")
 def dynamic_run(tmp_path_factory, inductor_cache) -> TracedRun:
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "dynamic_shapes.py", tmp_path_factory.mktemp("dynamic"), inductor_cache)
 
 
@@ -101,16 +158,12 @@ def dynamic_run(tmp_path_factory, inductor_cache) -> TracedRun:
 def profiled_run(tmp_path_factory, inductor_cache) -> TracedRun:
     """A small model's TORCH_TRACE log (provenance on) and the torch.profiler trace of the same run,
     `profile.pt.trace.json` in the folder above the log's: the pair a profile is joined to a log from."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "profiled_model.py", tmp_path_factory.mktemp("profiled"), inductor_cache)
 
 
 @pytest.fixture(scope="session")
-def compile_debug_run(tmp_path_factory) -> TracedRun:
+def compile_debug_run(tmp_path_factory, compiles) -> TracedRun:
     """TORCH_COMPILE_DEBUG=1 output (with a cold private cache, else no per-graph folders are written)."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("compile_debug")
     return run_traced(SCENARIOS / "dynamic_shapes.py", folder, folder / "cache",
                       extra_env={"TORCH_COMPILE_DEBUG": "1", "TORCH_TRACE": None}, cwd=folder)
@@ -128,6 +181,7 @@ def capture(script: Path, session: Path, cache_dir: Path, timeout_s: float | Non
     """Capture `script` with our launcher, with torch's own TORCH_LOGS written to the session's stderr."""
     from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script
 
+    _compiling_allowed()
     plan = plan_script(script, [], session, CaptureSettings(runs=5, warmup=1, threads=1, timeout_s=timeout_s,
                                                             **settings), python)
     plan.env.update(TORCH_LOGS="graph_breaks,recompiles", TORCHINDUCTOR_CACHE_DIR=str(cache_dir))
@@ -139,8 +193,6 @@ def capture(script: Path, session: Path, cache_dir: Path, timeout_s: float | Non
 @pytest.fixture(scope="session")
 def captured_examples(tmp_path_factory, inductor_cache) -> dict[str, Path]:
     """Every bundled example captured once through our own capture (entry points measured)."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     sessions = {}
     for script in sorted(EXAMPLES.glob("*.py")):
         session = tmp_path_factory.mktemp(script.stem)
@@ -198,6 +250,24 @@ def on_two_threads_at_once(work) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def events_delivered() -> None:
+    """Every event posted so far delivered (a repaint, a queued signal, a zero-time timer): what a
+    test waits for before it reads what the window did with an input it sent."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop
+
+    QCoreApplication.sendPostedEvents()
+    QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
+
+
+def background_settled(qtbot, timeout_ms: int = 60_000) -> None:
+    """Work running off the UI thread (a load, a layout) has finished and what it sent to the UI thread
+    was delivered: the condition a test needs before asserting that a late answer changed nothing."""
+    from PySide6.QtCore import QThreadPool
+
+    qtbot.waitUntil(lambda: QThreadPool.globalInstance().activeThreadCount() == 0, timeout=timeout_ms)
+    events_delivered()
 
 
 def open_and_wait(qtbot, window, path: Path):

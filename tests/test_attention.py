@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, open_and_wait, run_traced, torch_available
+from conftest import ROOT, SCENARIOS, open_and_wait, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.ci_reports import markdown
 from inspector.core.outputs.html_report import render_report
@@ -21,8 +21,6 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
 @pytest.fixture(scope="module")
 def fallbacks_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "fidelity_breaks_fallbacks.py", tmp_path_factory.mktemp("fallbacks"), inductor_cache)
 
 
@@ -54,7 +52,6 @@ def test_fallbacks_are_stated_first_everywhere(fallbacks_run):
     assert md.index("**Attention:**") < md.index("| figure | value |")
 
 
-@pytest.mark.slow
 def test_the_dashboard_shows_the_fallbacks_under_its_headline(fallbacks_run, qtbot, window):
     loaded = open_and_wait(qtbot, window, fallbacks_run.trace_dir)
     dashboard = window.summary_view

@@ -16,6 +16,10 @@ from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
+# Slow: each runs a bench script end to end in its own process, on inputs it generates, and guards the
+# bench harness rather than what the app shows; together they were a long pole of `make test-fast`
+# (one module runs on one worker). `make test` runs them.
+pytestmark = pytest.mark.slow
 
 
 def run_bench(tmp_path: Path, *args: str) -> str:

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, SCENARIOS, capture, torch_available
+from conftest import EXAMPLES, SCENARIOS, capture
+from cli_runner import run_cli_process
 
 from inspector.capture.launcher import (
     CaptureProcess, CaptureSettings, plan_command, plan_script, probe_interpreter, tail_progress,
@@ -38,7 +39,6 @@ def test_examples_are_exactly_the_expected_ones():
     assert sorted(path.stem for path in EXAMPLES.glob("*.py")) == sorted(EXPECTED)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", sorted(EXPECTED))
 def test_example_session_matches_torch_logs_and_counters(captured_examples, example):
     session_dir = captured_examples[example]
@@ -56,7 +56,6 @@ def test_example_session_matches_torch_logs_and_counters(captured_examples, exam
     assert summary["complete"] and summary["run"]["exit_status"] == 0
 
 
-@pytest.mark.slow
 def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_examples):
     session_dir = captured_examples["small_resnet"]
     results = json.loads((session_dir / "results.json").read_text())
@@ -76,7 +75,6 @@ def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_e
     assert any(node["nn_module_stack"] for node in graph["nodes"])
 
 
-@pytest.mark.slow
 def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     events, _ = tail_progress(captured_examples["mlp_breaks"])
     kinds = [event["event"] for event in events]
@@ -87,10 +85,7 @@ def test_progress_stream_announces_stages_as_they_happen(captured_examples):
     assert phases[:4] == [("load", "start"), ("load", "end"), ("baseline", "start"), ("baseline", "end")]
 
 
-@pytest.mark.slow
 def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     process = capture(SCENARIOS / "crash_after_compile.py", tmp_path / "s", inductor_cache)
     assert process.exit_code == 1
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
@@ -101,10 +96,7 @@ def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     assert not session.complete and len(session.units) == 1 and session.units[0].kernels
 
 
-@pytest.mark.slow
 def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     plan = plan_script(EXAMPLES / "small_resnet.py", [], tmp_path / "s", CaptureSettings(threads=1))
     plan.env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "cold_cache")  # cold: compiling takes seconds
     process = CaptureProcess(plan)
@@ -130,10 +122,7 @@ def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor
     assert "inductor_compile" in open_stages
 
 
-@pytest.mark.slow
 def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     process = capture(SCENARIOS / "hangs.py", tmp_path / "s", inductor_cache, timeout_s=45)
     assert process.exit_code == 124
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
@@ -142,10 +131,7 @@ def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     assert len(open_session(tmp_path / "s").units) == 1
 
 
-@pytest.mark.slow
 def test_fullgraph_break_is_explained_in_one_line(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     process = capture(EXAMPLES / "mlp_breaks.py", tmp_path / "s", inductor_cache, fullgraph=True)
     assert process.exit_code == 1
     error = json.loads((tmp_path / "s" / "manifest.json").read_text())["error"]
@@ -164,19 +150,13 @@ def test_interpreter_without_torch_is_named_in_the_message(tmp_path):
     assert error["kind"] == "no_torch" and "cannot import torch" in error["message"] and str(bare) in error["message"]
 
 
-@pytest.mark.slow
 def test_flooding_stdout_goes_to_the_file_not_to_memory(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     process = capture(SCENARIOS / "floods_stdout.py", tmp_path / "s", inductor_cache)
     assert process.exit_code == 0
     assert (tmp_path / "s" / "stdout.txt").stat().st_size == 30 * 1024 * 1024
 
 
-@pytest.mark.slow
-def test_any_command_mode_traces_without_measuring(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_any_command_mode_traces_without_measuring(tmp_path, compiles):
     done = subprocess.run([sys.executable, "-m", "inspector", "capture", "-o", str(tmp_path / "s"), "--quiet", "--",
                            sys.executable, str(EXAMPLES / "python_breaks.py")],
                           capture_output=True, text=True, cwd=Path(__file__).parent.parent)
@@ -197,7 +177,6 @@ def test_runner_imports_only_the_standard_library_and_torch():
     assert imported - set(sys.stdlib_module_names) == {"torch"}
 
 
-@pytest.mark.slow
 def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(captured_examples):
     """The readable graph text in the log, parsed, against the graph object torch handed the backend."""
     checked = 0
@@ -280,11 +259,6 @@ def test_stored_settings_with_a_wrong_type_fall_back_to_the_default():
 
 # --- faults: exit reporting, the whole tree stopped --------------------------------------------------
 
-def _cli(*argv, timeout=120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *argv], capture_output=True, text=True, cwd=ROOT,
-                          timeout=timeout)
-
-
 def _gone(pid: int) -> bool:
     """No such process, or only its zombie (killed, waiting for a parent outside our control to reap it)."""
     try:
@@ -294,9 +268,7 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def test_os_exit_in_the_script_is_not_reported_as_a_missing_torch(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_os_exit_in_the_script_is_not_reported_as_a_missing_torch(tmp_path, torch_runtime):
     process = CaptureProcess(plan_script(SCENARIOS / "exits_without_python.py", [], tmp_path / "s", CaptureSettings()))
     assert process.wait() == 3 and process.exit_code == 3
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
@@ -306,7 +278,8 @@ def test_os_exit_in_the_script_is_not_reported_as_a_missing_torch(tmp_path):
 
 
 def test_a_native_crash_is_reported_with_its_signal_alike_in_manifest_and_exit_status(tmp_path):
-    done = _cli("capture", "-o", str(tmp_path / "s"), "--quiet", "--", sys.executable, str(SCENARIOS / "segfaults.py"))
+    done = run_cli_process("capture", "-o", str(tmp_path / "s"), "--quiet", "--", sys.executable,
+                           str(SCENARIOS / "segfaults.py"))
     assert done.returncode == 128 + 11  # as a shell reports a SIGSEGV death, not 245
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
     assert manifest["exit_status"] == -11 and manifest["exit_signal"] == "SIGSEGV" and not manifest["complete"]
@@ -318,8 +291,8 @@ def test_a_native_crash_is_reported_with_its_signal_alike_in_manifest_and_exit_s
 def test_timeout_ends_children_that_left_the_process_group(tmp_path, monkeypatch):
     pids_file = tmp_path / "pids"
     monkeypatch.setenv("SCENARIO_PIDS", str(pids_file))
-    done = _cli("capture", "-o", str(tmp_path / "s"), "--quiet", "--timeout", "4", "--",
-                sys.executable, str(SCENARIOS / "spawns_daemons.py"))
+    done = run_cli_process("capture", "-o", str(tmp_path / "s"), "--quiet", "--timeout", "4", "--",
+                           sys.executable, str(SCENARIOS / "spawns_daemons.py"))
     assert done.returncode == 124, done.stderr
     child, daemon = map(int, pids_file.read_text().split())
     deadline = time.time() + 5
@@ -429,11 +402,9 @@ def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
 
 # --- mode comparison from the command line ------------------------------------------------------------
 
-def test_modes_command_reports_each_modes_failure(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
-    done = _cli("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
-                "--modes", "default", "max-autotune")
+def test_modes_command_reports_each_modes_failure(tmp_path, torch_runtime):
+    done = run_cli_process("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
+                           "--modes", "default", "max-autotune")
     assert done.returncode == 1
     for mode in ("default", "max-autotune"):
         assert f"{mode}: FAILED (signal): killed by SIGSEGV" in done.stderr
@@ -444,17 +415,14 @@ def test_modes_command_reports_each_modes_failure(tmp_path):
     assert conclusion == "No mode finished a measured run."  # and no "fastest" claimed
 
 
-@pytest.mark.slow
 def test_modes_command_compares_real_captures_each_mode_cold_then_warm(tmp_path, inductor_cache, monkeypatch):
     """Each mode compiles in its own empty caches (torch's own cache events say no hit), so a later mode
     does not look cheaper for the first one's kernels; once more warm, from that cache, it hits. "Fastest"
     is only said when the modes' intervals separate, and each mode's relation to eager is said."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(inductor_cache))  # warm from earlier tests: must not be used
-    done = _cli("modes", str(EXAMPLES / "small_resnet.py"), "-o", str(tmp_path / "m"), "--quiet", "--json", "--warm",
-                "--modes", "default", "reduce-overhead", "--runs", "5", "--warmup", "1", "--threads", "1",
-                "--no-profile", timeout=900)
+    done = run_cli_process("modes", str(EXAMPLES / "small_resnet.py"), "-o", str(tmp_path / "m"), "--quiet",
+                           "--json", "--warm", "--modes", "default", "reduce-overhead", "--runs", "5", "--warmup",
+                           "1", "--threads", "1", "--no-profile", timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     document = json.loads(done.stdout)
     rows = document["modes"]
@@ -476,8 +444,8 @@ def test_modes_command_compares_real_captures_each_mode_cold_then_warm(tmp_path,
 
 
 def test_modes_command_reports_an_interpreter_that_cannot_start(tmp_path):
-    done = _cli("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
-                "--python", str(tmp_path / "no-such-python"), "--modes", "default", "reduce-overhead")
+    done = run_cli_process("modes", str(SCENARIOS / "segfaults.py"), "-o", str(tmp_path / "m"), "--quiet",
+                           "--python", str(tmp_path / "no-such-python"), "--modes", "default", "reduce-overhead")
     assert done.returncode == 1
     for mode in ("default", "reduce-overhead"):
         assert f"{mode}: FAILED (cannot_start): " in done.stderr and "no-such-python" in done.stderr
@@ -500,7 +468,7 @@ def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
 
 def test_the_runner_reads_the_launcher_pid_under_the_name_the_launcher_writes():
     """runner.py cannot import the session format module: its copy of the variable's name must stay
-    the same, or a killed launcher would leave the run going (tests/test_hostile_round2.py)."""
+    the same, or a killed launcher would leave the run going (tests/test_hostile_outputs_and_signals.py)."""
     from inspector.core.readers.session_format import LAUNCHER_ENV
 
     assert _runner_module().LAUNCHER_ENV == LAUNCHER_ENV

@@ -9,8 +9,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-from conftest import SCENARIOS, capture, torch_available
+from conftest import SCENARIOS, capture
 
 from inspector.core.readers.session_loader import open_session
 
@@ -19,10 +18,7 @@ def _last_json_line(text: str) -> dict:
     return json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
 
 
-@pytest.mark.slow
 def test_a_script_prints_under_capture_what_it_prints_under_python(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     script = SCENARIOS / "as_main_script.py"
     env = dict(os.environ, OMP_NUM_THREADS="1", TORCHINDUCTOR_CACHE_DIR=str(inductor_cache))
     plain = subprocess.run([sys.executable, str(script), "--flag", "7"], capture_output=True, text=True, env=env,
@@ -41,10 +37,7 @@ def test_a_script_prints_under_capture_what_it_prints_under_python(tmp_path, ind
     assert under_capture == expected
 
 
-@pytest.mark.slow
 def test_an_entry_point_storing_a_global_and_calling_cond_eagerly_is_measured(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     process = capture(SCENARIOS / "as_main_entry_point.py", tmp_path / "s", inductor_cache, profile=False)
     assert process.exit_code == 0, (tmp_path / "s" / "stderr.txt").read_text()[-3000:]
     session = open_session(tmp_path / "s")

@@ -8,8 +8,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-import pytest
-from conftest import ROOT, torch_available
+from conftest import ROOT
 
 
 def _runner():
@@ -19,9 +18,7 @@ def _runner():
     return module
 
 
-def test_hooks_are_removed_and_a_failing_hook_is_counted_not_raised(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_hooks_are_removed_and_a_failing_hook_is_counted_not_raised(tmp_path, torch_runtime):
     import torch
     from torch._dynamo import convert_frame, utils
     from torch._inductor.codecache import PyCodeCache

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import open_and_wait, torch_available
+from conftest import open_and_wait
+from cli_runner import run_cli
 from test_gate_follows_interval import gate_word
 from test_timing import BUSY, QUIET, edited_copy, timed_state
 
@@ -40,11 +41,6 @@ def inspector_model():
 OVERSUBSCRIBED = {"cores": 2, "torch_threads": 2, "others_cpu_cores": 1.5, "load_before": 2.9, "load_during": 3.4}
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT)
-
-
 def capture(script: Path, session: Path, cache: Path, threads: int) -> Path:
     done = subprocess.run([sys.executable, "-m", "inspector", "capture", str(script), "-o", str(session), "--runs", "8",
                            "--round-time", "0.01", "--warmup", "1", "--threads", str(threads), "--quiet"],
@@ -55,11 +51,9 @@ def capture(script: Path, session: Path, cache: Path, threads: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny_runs(tmp_path_factory) -> dict[str, Path]:
+def tiny_runs(tmp_path_factory, compiles) -> dict[str, Path]:
     """The same tiny model captured twice with one thread (A, B), and once with a torch thread per core
     while a busy loop holds one of them (oversubscribed: more threads than free cores)."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("comparison")
     script = folder / "tiny.py"
     script.write_text(TINY)
@@ -74,7 +68,6 @@ def tiny_runs(tmp_path_factory) -> dict[str, Path]:
     return runs
 
 
-@pytest.mark.slow
 def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbot, window, tiny_runs):
     analysis = SessionAnalysis(open_session(tiny_runs["crowded"]))
     speedup = analysis.speedup
@@ -85,7 +78,7 @@ def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbo
     text = render_text(summarize(analysis))
     assert "Speedup INCONCLUSIVE" in text and f"capture again with --threads {threads}" in text
     assert "oversubscribed" in at_a_glance(analysis).headline
-    done = cli("check", str(tiny_runs["crowded"]), "--min-speedup", "1.0")
+    done = run_cli("check", str(tiny_runs["crowded"]), "--min-speedup", "1.0")
     assert done.returncode == 4 and "oversubscribed" in done.stdout
     open_and_wait(qtbot, window, tiny_runs["crowded"])  # the app's Summary says the same, in red
     timing = window.summary_view.timing
@@ -121,14 +114,14 @@ def test_a_baseline_check_that_cannot_exclude_a_regression_is_inconclusive(tmp_p
     """`check B --baseline A` said PASS on 1.73× [0.123–5.44] vs 1.78× [0.551–9.05]."""
     base = edited_copy(tmp_path / "a", **timed_state(WIDE_A, QUIET))
     run = edited_copy(tmp_path / "b", **timed_state(WIDE_B, QUIET))
-    done = cli("check", str(run), "--baseline", str(base))
+    done = run_cli("check", str(run), "--baseline", str(base))
     assert done.returncode == 4, done.stdout
     line = next(line for line in done.stdout.splitlines() if "speedup-vs-baseline" in line)
     assert line.startswith("INCONCLUSIVE") and "cannot exclude a regression of more than 10%" in line
     # the same runs in the diff: the same comparison, word for word
     comparison = run_comparison(SessionAnalysis(open_session(base)), SessionAnalysis(open_session(run)))
     assert comparison_words(comparison) in line
-    assert comparison_words(comparison) in cli("diff", str(base), str(run)).stdout
+    assert comparison_words(comparison) in run_cli("diff", str(base), str(run)).stdout
     # two steady runs: no measurable difference, and the gate passes
     steady_a = edited_copy(tmp_path / "sa", **timed_state(STEADY, QUIET))
     steady_b = edited_copy(tmp_path / "sb", **timed_state(STEADY, QUIET))
@@ -138,20 +131,19 @@ def test_a_baseline_check_that_cannot_exclude_a_regression_is_inconclusive(tmp_p
     assert check.passed is True
 
 
-@pytest.mark.slow
 def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qtbot, window, tiny_runs):
     a, b = tiny_runs["a"], tiny_runs["b"]
     comparison = run_comparison(SessionAnalysis(open_session(a)), SessionAnalysis(open_session(b)))
     words = comparison_words(comparison)
     assert comparison.value is not None and comparison.has_interval
     # check: the word follows the comparison's interval, and the exit status the word
-    done = cli("check", str(b), "--baseline", str(a))
+    done = run_cli("check", str(b), "--baseline", str(a))
     line = next(line for line in done.stdout.splitlines() if "speedup-vs-baseline" in line)
     expected = gate_word(comparison.low, comparison.high, 0.9)  # from the interval's ends, not from the gate
     assert line.startswith(expected) and words in line
     assert done.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 4}[expected]
     # diff, on the terminal and in its document
-    assert words in cli("diff", str(a), str(b)).stdout
+    assert words in run_cli("diff", str(a), str(b)).stdout
     assert diff_runs(open_session(a), open_session(b))["steady_state"]["b_vs_a"]["state"] == comparison.state.value
     # modes: the candidate is the run with the shorter compiled call, compared by the one call comparison
     rows = compare_modes({"a": a, "b": b})
@@ -179,11 +171,10 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     assert all("eager" in note for note in notes)
 
 
-@pytest.mark.slow
 def test_diff_kernel_rows_say_whether_noise_explains_them(tiny_runs):
     """Kernel times of a quiet run against an oversubscribed one: the rows say the change is not
     the kernels' (the whole call was crowded), where they used to print bare µs."""
-    printed = cli("diff", str(tiny_runs["a"]), str(tiny_runs["crowded"])).stdout
+    printed = run_cli("diff", str(tiny_runs["a"]), str(tiny_runs["crowded"])).stdout
     rows = [line for line in printed.splitlines() if "µs per call" in line and line.lstrip().startswith("[")]
     assert rows, printed
     assert all("noise may explain it" in row and "oversubscribed" in row for row in rows), rows

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, events_delivered, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.sources import detect
@@ -19,10 +19,8 @@ from inspector.core.readers.stage_progress import StageProgress
 
 
 @pytest.fixture(scope="module")
-def workers_run(tmp_path_factory):
+def workers_run(tmp_path_factory, compiles):
     """A cold compile (empty cache: every kernel built) with 4 compile threads."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("workers")
     return run_traced(SCENARIOS / "parallel_kernels.py", folder, folder / "cold-cache",
                       extra_env={"TORCHINDUCTOR_COMPILE_THREADS": "4"})
@@ -39,7 +37,6 @@ def _summary_text(trace_dir) -> str:
     return done.stdout
 
 
-@pytest.mark.slow
 def test_where_it_went_adds_up_to_the_wall_time_and_shows_the_workers_apart(workers_run):
     analysis = SessionAnalysis(open_session(detect(str(workers_run.trace_dir))))
     torch_total = sum(unit.compile_s for unit in analysis.session.units if unit.compile_s is not None)
@@ -92,7 +89,6 @@ def _stage_events(trace_dir):
     return events
 
 
-@pytest.mark.slow
 def test_live_strip_and_summary_give_each_step_one_value(workers_run):
     progress = StageProgress()
     for event in _stage_events(workers_run.trace_dir):
@@ -107,7 +103,6 @@ def test_live_strip_and_summary_give_each_step_one_value(workers_run):
     assert progress.concurrent[unit_id]["compile_file"] >= 2
 
 
-@pytest.mark.slow
 def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window, workers_run):
     from conftest import open_and_wait
     from inspector.core.numbers import seconds
@@ -133,7 +128,7 @@ def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window
     bar = max((b for b in view.timeline.bars if b.step == "code generation"), key=lambda b: b.end_s - b.start_s)
     view.plot.setXRange(bar.start_s, bar.end_s, padding=0.1)
     view.plot.setYRange(0, view.timeline.depth * len(view.timeline.lanes), padding=0)
-    qtbot.wait(60)
+    events_delivered()
     scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2,
                                                           bar.lane * view.timeline.depth + bar.depth + 0.5))
     point = view.plot.mapFromScene(scene)

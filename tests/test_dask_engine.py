@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from make_many_ranks import TEMPLATE, make_job  # noqa: E402
-from test_dask_security import cli, tls_files  # noqa: E402,F401  (tls_files: a fixture, the cluster's certificates)
+from cli_runner import run_cli_process  # noqa: E402
+from test_dask_security import tls_files  # noqa: E402,F401  (a fixture: the cluster's certificates)
 
 from inspector.core.analysis.divergence_rules import rank_report  # noqa: E402
 from inspector.core.analysis.rank_figures import EXECUTOR_BATCH, index_ranks  # noqa: E402
@@ -60,7 +61,7 @@ def tls_args(tls_files) -> list:
 
 def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster, tls_args):
     assert cluster.scheduler_address.startswith("tls://")
-    done = cli("summary", job, "--dask", cluster.scheduler_address, *tls_args, "--json")
+    done = run_cli_process("summary", job, "--dask", cluster.scheduler_address, *tls_args, "--json")
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr
     document = json.loads(done.stdout)
@@ -69,7 +70,7 @@ def test_the_overview_read_on_the_cluster_is_the_local_one(job, cluster, tls_arg
     assert document["per_rank"] == local
     kinds = {finding["kind"] for finding in document["per_rank"]["divergence"]}
     assert {"collective_sequence", "tensor_meta", "recompiles", "straggler"} <= kinds
-    text = cli("summary", job, "--dask", cluster.scheduler_address, *tls_args).stdout
+    text = run_cli_process("summary", job, "--dask", cluster.scheduler_address, *tls_args).stdout
     assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in text
     assert "Rank divergence:" in text
 
@@ -86,7 +87,7 @@ def test_the_workers_did_the_reading(job, cluster, security):
 
 
 def test_an_unreachable_scheduler_is_one_line(job, tls_args):
-    done = cli("summary", job, "--dask", "tls://127.0.0.1:9", *tls_args, "--dask-timeout", "1", timeout=120)
+    done = run_cli_process("summary", job, "--dask", "tls://127.0.0.1:9", *tls_args, "--dask-timeout", "1", timeout=120)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot reach the Dask scheduler" in done.stderr
 
@@ -98,15 +99,15 @@ def test_a_scheduler_without_the_clients_certificate_is_refused(job, cluster, tm
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                     "-days", "2", "-subj", "/CN=someone-else"], check=True, capture_output=True, timeout=60)
-    done = cli("summary", job, "--dask", cluster.scheduler_address, "--dask-tls-ca", cert, "--dask-tls-cert", cert,
-               "--dask-tls-key", key, "--dask-timeout", "5", timeout=120)
+    done = run_cli_process("summary", job, "--dask", cluster.scheduler_address, "--dask-tls-ca", cert,
+                           "--dask-tls-cert", cert, "--dask-tls-key", key, "--dask-timeout", "5", timeout=120)
     assert done.returncode == 2
     assert f"TLS with the Dask scheduler at {cluster.scheduler_address} failed" in done.stderr, done.stderr
 
 
 def test_dask_takes_only_a_folder_of_rank_logs(cluster, tls_args):
-    done = cli("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask", cluster.scheduler_address,
-               *tls_args)
+    done = run_cli_process("summary", ROOT / "resources" / "sessions" / "mlp_breaks", "--dask",
+                           cluster.scheduler_address, *tls_args)
     assert done.returncode == 2 and "--dask reads a folder of rank logs" in done.stderr
 
 

@@ -8,12 +8,10 @@ clear line within --dask-timeout, no file made, no traceback."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import socket
 import struct
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MULTI_RANK
+from cli_runner import run_cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 msgpack = pytest.importorskip("msgpack")
@@ -110,19 +109,12 @@ def peer():
         each.close()
 
 
-def cli(*args, timeout: float = 90) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done
-
-
 def test_a_plain_tcp_scheduler_is_refused_before_connecting_unless_opted_in(job, peer, tmp_path):
     """The issue's attack: the listener's greeting unpickles into an object creating a file. Without
     the opt-in the address is refused before a socket is opened; the message says why and how."""
     made = tmp_path / "peer_code_ran"
     listener = peer(pickled_greeting(made))
-    done = cli("summary", job, "--dask", listener.address, "--dask-timeout", "5")
+    done = run_cli_process("summary", job, "--dask", listener.address, "--dask-timeout", "5")
     assert done.returncode == 2
     assert not made.exists(), "the peer's pickled object ran"
     assert listener.connections == 0
@@ -136,7 +128,7 @@ def test_an_opted_in_tcp_peer_whose_first_greeting_carries_a_pickle_is_one_line(
     pickling on its second connection: test_dask_plain_tcp_warning.py)."""
     made = tmp_path / "peer_code_ran"
     listener = peer(pickled_greeting(made))
-    done = cli("summary", job, "--dask", listener.address, "--dask-allow-insecure", "--dask-timeout", "5")
+    done = run_cli_process("summary", job, "--dask", listener.address, "--dask-allow-insecure", "--dask-timeout", "5")
     assert done.returncode == 2
     assert not made.exists(), "the peer's pickled object ran"
     assert listener.connections == 1
@@ -155,7 +147,7 @@ def test_an_opted_in_tcp_peer_whose_first_greeting_carries_a_pickle_is_one_line(
 def test_a_peer_that_is_no_dask_scheduler_is_one_line_within_the_timeout(job, peer, greeting, said):
     listener = peer(greeting)
     started = time.monotonic()
-    done = cli("summary", job, "--dask", listener.address, "--dask-allow-insecure", "--dask-timeout", "2")
+    done = run_cli_process("summary", job, "--dask", listener.address, "--dask-allow-insecure", "--dask-timeout", "2")
     took = time.monotonic() - started
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -166,7 +158,8 @@ def test_a_peer_that_is_no_dask_scheduler_is_one_line_within_the_timeout(job, pe
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "soon"])
 def test_the_dask_timeout_must_be_a_finite_positive_number(job, value):
-    done = cli("summary", job, "--dask", "tcp://127.0.0.1:9", "--dask-allow-insecure", f"--dask-timeout={value}")
+    done = run_cli_process("summary", job, "--dask", "tcp://127.0.0.1:9", "--dask-allow-insecure",
+                           f"--dask-timeout={value}")
     assert done.returncode == 2
     assert "--dask-timeout" in done.stderr and "seconds" in done.stderr
 
@@ -182,7 +175,7 @@ def test_the_dask_timeout_must_be_a_finite_positive_number(job, value):
      "is not a readable file"),
 ])
 def test_an_address_that_cannot_be_used_is_a_usage_error(job, address, extra, said):
-    done = cli("summary", job, "--dask", address, *extra, "--dask-timeout", "2")
+    done = run_cli_process("summary", job, "--dask", address, *extra, "--dask-timeout", "2")
     assert done.returncode == 2
     assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
@@ -191,8 +184,8 @@ def test_a_tls_address_answered_by_a_plain_peer_fails_the_tls_handshake(job, pee
     made = tmp_path / "peer_code_ran"
     listener = peer(pickled_greeting(made))
     address = listener.address.replace("tcp://", "tls://")
-    done = cli("summary", job, "--dask", address, "--dask-tls-ca", tls_files["ca"], "--dask-tls-cert",
-               tls_files["cert"], "--dask-tls-key", tls_files["key"], "--dask-timeout", "5")
+    done = run_cli_process("summary", job, "--dask", address, "--dask-tls-ca", tls_files["ca"], "--dask-tls-cert",
+                           tls_files["cert"], "--dask-tls-key", tls_files["key"], "--dask-timeout", "5")
     assert done.returncode == 2 and not made.exists()
     assert f"TLS with the Dask scheduler at {address} failed" in done.stderr
     assert "warning" not in done.stderr

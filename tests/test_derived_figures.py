@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_traced, torch_available
+from conftest import run_traced
 from test_timing import QUIET, edited_copy, timed_state
 
 from inspector.core.analysis.unit_origin import eager_trigger as started_by_torch
@@ -61,16 +61,13 @@ LAUNCH = re.compile(r"^\s+(?:\w+\.run|cpp_fused_\w+|triton_\w+|extern_kernels\.\
 
 
 @pytest.fixture(scope="module")
-def twice_run(tmp_path_factory):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def twice_run(tmp_path_factory, compiles):
     folder = tmp_path_factory.mktemp("twice")
     script = folder / "twice.py"
     script.write_text(TWICE)
     return run_traced(script, folder / "run", folder / "cache")
 
 
-@pytest.mark.slow
 def test_k_divides_by_launches_and_n_fused_leaves_lone_library_calls_out(twice_run):
     analysis = SessionAnalysis(open_session(twice_run.trace_dir))
     fusion = analysis.fusion
@@ -87,10 +84,7 @@ def test_k_divides_by_launches_and_n_fused_leaves_lone_library_calls_out(twice_r
     assert "ops inside generated kernels made from ≥ 2 ops" in analysis.verdict["fused_ops"].formula
 
 
-@pytest.mark.slow
 def test_t_compile_leaves_out_what_torch_compiled_for_an_eager_cond(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     script = tmp_path / "eager_cond.py"
     script.write_text(EAGER_COND)
     done = subprocess.run([sys.executable, "-m", "inspector", "capture", str(script), "-o", str(tmp_path / "s"),

@@ -4,12 +4,11 @@ recompile pair, default vs max-autotune), and `check` on good, regressed and inc
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, capture, open_and_wait, run_traced, torch_available
+from conftest import EXAMPLES, capture, open_and_wait, run_traced
+from cli_runner import run_cli, run_cli_process
 
 from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.graphs.graph_diff import diff_graphs
@@ -38,10 +37,6 @@ RENAMED = '''class G(torch.nn.Module):
         add_3: "f32[4]" = relu_7 + 1
         return (add_3,)
 '''
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_inserted_op_is_added_and_its_user_changed():
@@ -77,8 +72,6 @@ def test_recompile_pair_shows_the_symbolic_dimension_as_changed_shapes():
 
 @pytest.fixture(scope="module")
 def fixed_break_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("fixed")
     script = folder / "mlp_breaks.py"
     script.write_text((EXAMPLES / "mlp_breaks.py").read_text().replace(
@@ -94,9 +87,9 @@ def test_removing_a_break_shows_as_fixed_and_the_graphs_merge(breaks_run, fixed_
     # the frames after the if were two compiled regions; now they are one graph
     assert len(before.units) == 6 and len(after.units) == 4
     assert {row["status"] for row in result["units"]} == {"in both", "only in A"}
-    done = cli("check", str(fixed_break_run.trace_dir), "--baseline", str(breaks_run.trace_dir))
+    done = run_cli("check", str(fixed_break_run.trace_dir), "--baseline", str(breaks_run.trace_dir))
     assert done.returncode == 0 and "PASS no-new-breaks" in done.stdout
-    regressed = cli("check", str(breaks_run.trace_dir), "--baseline", str(fixed_break_run.trace_dir))
+    regressed = run_cli("check", str(breaks_run.trace_dir), "--baseline", str(fixed_break_run.trace_dir))
     assert regressed.returncode == 1
     assert "FAIL no-new-breaks: new graph break(s):" in regressed.stdout and "graph_break()" in regressed.stdout
 
@@ -109,7 +102,7 @@ def test_default_against_max_autotune(captured_examples, tmp_path, inductor_cach
     assert unit["status"] == "in both" and unit["graph"]["similarity"] == 1.0  # same Dynamo graph
     assert result["breaks"]["new"] == result["breaks"]["fixed"] == []
     assert result["steady_state"]["speedup_a"] and result["steady_state"]["speedup_b"]
-    done = cli("diff", str(captured_examples["small_resnet"]), str(tmp_path / "autotune"), "--json")
+    done = run_cli("diff", str(captured_examples["small_resnet"]), str(tmp_path / "autotune"), "--json")
     assert json.loads(done.stdout)["schema"] == "torch-compile-inspector/diff"
 
 
@@ -118,14 +111,14 @@ def test_check_gates_breaks_speedup_and_compile_time():
     assert checks["complete"].passed and checks["max-compile-time"].passed
     assert not checks["max-breaks"].passed and checks["max-breaks"].reason == "4 graph break(s), allowed 0"
     assert not checks["min-speedup"].passed
-    done = cli("check", str(BUNDLED), "--max-breaks", "4")
+    done = run_cli("check", str(BUNDLED), "--max-breaks", "4")
     assert done.returncode == 0 and done.stdout.count("PASS") == 2
 
 
 def test_check_on_an_incomplete_session_fails_with_a_reason(corpus, tmp_path):
     cut = tmp_path / "cut.log"
     cut.write_bytes((corpus / "inductor_provenance_jit_cuda_log.txt").read_bytes()[:60_000])
-    done = cli("check", str(cut))
+    done = run_cli("check", str(cut))
     assert done.returncode == 1 and "FAIL complete: the run did not finish" in done.stdout
     assert "Traceback" not in done.stderr
 
@@ -145,7 +138,7 @@ def test_side_by_side_view_colours_and_steps_through_differences(qtbot, window, 
     qtbot.waitUntil(lambda: diff.diff is not None and bool(diff.run.toPlainText()), timeout=60_000)
     assert window.tabs.currentWidget() is diff
     assert "fixed:" in diff.run.toPlainText() and "graph_break()" in diff.run.toPlainText()
-    printed = cli("diff", str(breaks_run.trace_dir), str(fixed_break_run.trace_dir)).stdout
+    printed = run_cli("diff", str(breaks_run.trace_dir), str(fixed_break_run.trace_dir)).stdout
     shown = {" ".join(line.split()) for line in diff.run.toPlainText().splitlines()}
     missing = [line for line in printed.splitlines() if line.strip() and " ".join(line.split()) not in shown]
     assert not missing, f"the Diff pane lacks what `compile-inspector diff` says: {missing}"
@@ -180,12 +173,11 @@ def test_a_diff_lists_fixed_sites_in_the_runs_order_every_time_and_says_breaks_f
     fixed.write_text("\n".join(record.render() for record in records) + "\n")
     outputs = []
     for seed in ("1", "2", "3"):
-        done = subprocess.run([sys.executable, "-m", "inspector", "diff", str(BUNDLED), str(fixed)], capture_output=True,
-                              text=True, cwd=ROOT, env=dict(os.environ, PYTHONHASHSEED=seed, TCI_NO_CACHE="1"))
+        done = run_cli_process("diff", BUNDLED, fixed, env={"PYTHONHASHSEED": seed}, cache=False)
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] == outputs[2]
-    a, b = (json.loads(cli("summary", "--json", str(path)).stdout) for path in (BUNDLED, fixed))
+    a, b = (json.loads(run_cli("summary", "--json", str(path)).stdout) for path in (BUNDLED, fixed))
     shown = [line.split("fixed:")[1].strip() for line in outputs[0].splitlines() if line.strip().startswith("fixed:")]
     assert shown == [f"{site['location']}  {site['reason']}" for site in a["break_sites"]]
     sites_b = len(b["break_sites"])

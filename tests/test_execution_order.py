@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, torch_available
+from conftest import ROOT, SCENARIOS
 from fuzz_cases import fix_md5, split_records
 from inspector.core.analysis.divergence_rules import session_rank_report
 from inspector.core.outputs.summary import summarize
@@ -30,8 +30,6 @@ CALLS = ("[0/0]", "[1/0]", "[0/0]", "[1/0]")  # two steps, two compiled function
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory, inductor_cache) -> dict[str, Path]:
-    if not torch_available():
-        pytest.skip("torch is not installed")
     made = {}
     for mode in ("reordered", "recompiled"):
         folder = tmp_path_factory.mktemp(mode)

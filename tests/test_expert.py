@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MULTI_RANK, SCENARIOS, run_traced, torch_available
+from conftest import MULTI_RANK, SCENARIOS, run_traced
 from inspector.core.analysis.break_types import break_type, session_registry, site_types
 from inspector.core.analysis.recompile_groups import guarded_value, recompile_groups
 from inspector.core.analysis.recompile_limit import recompile_limit
@@ -74,9 +74,7 @@ def test_a_sessions_own_registry_wins_and_says_so(tmp_path):
     assert registry.source == "session" and "torch 2.9.0 that ran the capture" in registry.described
 
 
-def test_installed_torch_registry_is_found_without_importing_torch():
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_installed_torch_registry_is_found_without_importing_torch(torch_runtime):
     code = ("import sys; from inspector.core.readers.graph_break_registry import find_registry; "
             "r = find_registry([]); print(r.source, len(r.types), 'torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -164,12 +162,9 @@ def test_a_log_without_profile_says_what_is_missing(corpus):
 
 @pytest.fixture(scope="session")
 def recompile_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "recompile_causes.py", tmp_path_factory.mktemp("recompiles"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompile_run):
     session = open_session(recompile_run.trace_dir)
     from_torch = torch_recompiles(recompile_run.torch_logs)
@@ -189,14 +184,12 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
     assert "Recompile ×3 scale: x dtype (Float → Double → Half → BFloat16)" in titles
 
 
-@pytest.mark.slow
 def test_traced_run_gb_ids_and_recompiles_equal_torchs(breaks_run):
     session = open_session(breaks_run.trace_dir)
     assert {m.gb_id for _, m in site_types(session)} == torch_gb_ids(breaks_run.counters, breaks_run.torch_logs)
     assert our_recompiles(session) == torch_recompiles(breaks_run.torch_logs)
 
 
-@pytest.mark.slow
 def test_every_example_capture_keeps_the_registry_and_agrees_with_torch(captured_examples):
     for name, folder in captured_examples.items():
         assert (folder / REGISTRY_FILE).is_file(), name

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from conftest import MULTI_RANK, open_and_wait  # noqa: E402
+from conftest import MULTI_RANK, events_delivered, open_and_wait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -45,7 +45,7 @@ def hover_every_row(qtbot, tree):
                 QApplication.sendEvent(tree.viewport(), QHelpEvent(QEvent.Type.ToolTip, point,
                                                                   tree.viewport().mapToGlobal(point)))
                 tree.itemClicked.emit(row, 0)
-    qtbot.wait(10)
+    events_delivered()
 
 
 def shown_text(tooltip: str) -> str:

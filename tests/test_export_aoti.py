@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import SCENARIOS, open_and_wait, run_traced, torch_available
+from conftest import SCENARIOS, open_and_wait, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
@@ -18,8 +18,6 @@ from inspector.core.readers.session_loader import open_session
 
 @pytest.fixture(scope="module")
 def aoti_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     run = run_traced(SCENARIOS / "export_aoti.py", tmp_path_factory.mktemp("aoti"), inductor_cache)
     return run, json.loads((run.folder / "aoti_facts.json").read_text())
 
@@ -68,8 +66,6 @@ def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
 
 @pytest.fixture(scope="module")
 def draft_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("draft")
     run = run_traced(SCENARIOS / "draft_export.py", folder, inductor_cache,
                      extra_env={"TORCH_DTRACE": str(folder / "trace")})  # where draft export writes its log

@@ -8,22 +8,19 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] "
                           r"Recompiling function (?P<fn>\S+) in (?P<file>\S+):")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "facts_control_flow.py", tmp_path_factory.mktemp("control_flow"), inductor_cache,
                       extra_env={"TORCH_LOGS": "graph_breaks,recompiles,dynamic"})
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.notices import CountersCheck
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
@@ -17,15 +17,12 @@ from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.break_reasons import counted_by_torch
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 TORCH_LOGS = "graph_breaks,recompiles,recompiles_verbose,dynamic"
 CHAINED_BREAK = "\n\n*** While handling this graph break, another graph break occurred: ***\n\n"  # torch's words
 
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     runs = {}
 
     def run(name: str):

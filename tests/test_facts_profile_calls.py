@@ -9,17 +9,14 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector import cli
 from inspector.core.outputs.gpu_summary import SOURCE_TIME_KEY
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "facts_profiled_cpp_only.py", tmp_path_factory.mktemp("cpp_only"), inductor_cache)
 
 

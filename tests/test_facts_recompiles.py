@@ -10,14 +10,13 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _VERBOSE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles_verbose\]\s+- (?P<against>\d+/\d+): "
                       r"(?P<guard>.+?)(?:\s+#.*)?$")
 _SYMBOL = re.compile(r"create_symbol (?P<symbol>\S+) = (?P<value>\S+) for (?P<source>\S+)")
@@ -27,8 +26,6 @@ _REFINED = re.compile(r"\[(?P<id>\d+/\d+)\] set_replacement (?P<symbol>\S+) = (?
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "facts_training_guards.py", tmp_path_factory.mktemp("guards"), inductor_cache,
                       extra_env={"TORCH_LOGS": "graph_breaks,recompiles,recompiles_verbose,dynamic"})
 

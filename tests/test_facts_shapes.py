@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.shapes import unit_shapes
@@ -17,14 +17,11 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
 
-pytestmark = pytest.mark.slow
 _CREATED = re.compile(r"create_symbol (?P<symbol>\S+) = \S+ for (?P<source>\S+) (?P<range>\[[^\]]+\])")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "facts_dynamic_marks.py", tmp_path_factory.mktemp("marks"), inductor_cache,
                       extra_env={"TORCH_LOGS": "recompiles,recompiles_verbose,dynamic"})
 
@@ -67,8 +64,6 @@ def test_a_new_dynamic_mark_recompiles_in_plain_words(run):
 
 @pytest.fixture(scope="module")
 def bert_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     pytest.importorskip("transformers")
     return run_traced(SCENARIOS / "facts_bert_padded.py", tmp_path_factory.mktemp("bert"), inductor_cache,
                       extra_env={"TORCH_LOGS": "recompiles,dynamic"})

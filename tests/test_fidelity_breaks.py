@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SCENARIOS, capture, run_traced, torch_available
+from conftest import SCENARIOS, capture, run_traced
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session
@@ -25,8 +25,6 @@ RECOMPILE_LIMIT = "Dynamo recompile limit exceeded"
 
 
 def _traced(name: str, tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / f"fidelity_breaks_{name}.py", tmp_path_factory.mktemp(name), inductor_cache)
 
 
@@ -53,8 +51,6 @@ def fallbacks_run(tmp_path_factory, inductor_cache):
 @pytest.fixture(scope="module")
 def library_capture(tmp_path_factory, inductor_cache) -> Path:
     """The library scenario through our own capture, which records torch's counters beside the log."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     session = tmp_path_factory.mktemp("library_capture")
     process = capture(SCENARIOS / "fidelity_breaks_library.py", session, inductor_cache, backend="eager")
     assert process.exit_code == 0, (session / "stderr.txt").read_text()[-3000:]

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
@@ -48,8 +48,6 @@ def torch_symbols(torch_logs: str) -> dict[str, tuple[str, str]]:
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory, inductor_cache):
     """Each scenario traced once for this module, with torch's create_symbol lines in its log."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     runs = {}
 
     def run(name: str, **env: str):
@@ -62,7 +60,6 @@ def traced(tmp_path_factory, inductor_cache):
     return run
 
 
-@pytest.mark.slow
 def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     transformers = pytest.importorskip("transformers")
     run = traced("wrapper")
@@ -89,7 +86,6 @@ def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     assert "fix: Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic(input_ids, 1)`" in text
 
 
-@pytest.mark.slow
 def test_a_model_compiled_through_a_library_decorator_is_named_by_its_forward(traced):
     """transformers decorates GPT-2's forward, so Dynamo compiles the decorator's `wrapper`
     (transformers/utils/generic.py): the unit is listed as the model's `forward` at its own line, via
@@ -107,7 +103,6 @@ def test_a_model_compiled_through_a_library_decorator_is_named_by_its_forward(tr
     assert "forward (via wrapper)" in line and "modeling_gpt2.py:" in line, line
 
 
-@pytest.mark.slow
 def test_a_data_dependent_size_gets_the_fix_for_data_dependent_sizes(traced):
     run = traced("data_dependent")
     assert any(key.startswith("Dynamic shape operator") for key in run.counters["graph_break"])
@@ -123,7 +118,6 @@ def test_a_data_dependent_size_gets_the_fix_for_data_dependent_sizes(traced):
     assert "___stack0" not in group.fix and "Padding" not in group.fix and "dynamic=True" not in group.fix
 
 
-@pytest.mark.slow
 def test_a_python_value_with_guard_comments_is_one_group_with_its_history(traced):
     run = traced("python_value")
     logged = torch_recompiles(run.torch_logs)
@@ -150,7 +144,6 @@ def test_a_python_value_with_guard_comments_is_one_group_with_its_history(traced
     assert f"The recompile [{compile_id}] made `times` symbolic ({symbol}): automatic dynamic" in times.diagnosis
 
 
-@pytest.mark.slow
 def test_automatic_dynamic_is_stated_from_the_create_symbol_record(traced, tmp_path):
     run = traced("automatic_dynamic")
     [(compile_id, _, guard)] = torch_recompiles(run.torch_logs)
@@ -170,7 +163,6 @@ def test_automatic_dynamic_is_stated_from_the_create_symbol_record(traced, tmp_p
     assert "Dynamo usually makes the dim symbolic" in hedged.diagnosis and "symbolic (s" not in hedged.diagnosis
 
 
-@pytest.mark.slow
 def test_functions_sharing_a_wrapper_frame_are_one_cause_with_the_fix_for_it(traced):
     run = traced("shared_wrapper")
     logged = torch_recompiles(run.torch_logs)
@@ -183,7 +175,6 @@ def test_functions_sharing_a_wrapper_frame_are_one_cause_with_the_fix_for_it(tra
     assert "share its recompile limit" in group.diagnosis and "`torch.compile(fn)` inside the decorator" in group.fix
 
 
-@pytest.mark.slow
 def test_keyword_inputs_and_module_buffers_get_advice_that_torch_confirms(traced):
     run = traced("keywords")
     logged = torch_recompiles(run.torch_logs)
@@ -205,7 +196,6 @@ def test_keyword_inputs_and_module_buffers_get_advice_that_torch_confirms(traced
     assert torch_recompiles(fixed.torch_logs) == [] and fixed.counters["stats"]["unique_graphs"] == 2
 
 
-@pytest.mark.slow
 def test_the_session_tree_lists_the_wrapped_forward_with_the_wrapper_in_its_tooltip(traced, qtbot, window):
     pytest.importorskip("transformers")
     from conftest import open_and_wait

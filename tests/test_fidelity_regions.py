@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, capture, run_traced, torch_available
+from conftest import ROOT, SCENARIOS, capture, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import summarize
@@ -24,8 +24,6 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 @pytest.fixture(scope="module")
 def regions_session(tmp_path_factory, inductor_cache):
     """fidelity_regions.py captured with our launcher (timed and profiled)."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     session = tmp_path_factory.mktemp("regions")
     process = capture(SCENARIOS / "fidelity_regions.py", session, inductor_cache)
     assert process.exit_code == 0, (session / "stderr.txt").read_text()[-3000:]
@@ -123,12 +121,9 @@ def test_a_damaged_profile_trace_leaves_the_summary_whole(tmp_path):
 
 @pytest.fixture(scope="module")
 def training_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "fidelity_training.py", tmp_path_factory.mktemp("training"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_run):
     session = open_session(training_run.trace_dir)
     analysis = SessionAnalysis(session)
@@ -158,7 +153,6 @@ def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_r
 
 
 
-@pytest.mark.slow
 def test_a_training_steps_backward_stages_and_code_are_named_backward(training_run, qtbot, window):
     """Inductor compiles the backward graph through the same stages as the forward one: the stage list
     and the Code pane say which is which, not `post_grad #2` / `output code #2`."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 from test_timing import QUIET, edited_copy, timed_state
@@ -22,15 +21,11 @@ from inspector.core.analysis.run_diff import run_comparison
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, SLOWER
 from inspector.core.readers.session_loader import open_session
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 EXIT = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 4}
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT)
 
 
 def noisy(scale_eager: float, spread: tuple[float, float], scale_compiled: float, seed: int) -> list[tuple]:
@@ -61,7 +56,7 @@ def test_min_speedup_passes_an_interval_that_spans_1_but_lies_wholly_above_the_f
     assert speedup.state == INCONCLUSIVE and speedup.low < 1 < speedup.high  # the case the gate got wrong
     for floor in (0.5, speedup.high * 1.2, 1.0):
         expected = gate_word(speedup.low, speedup.high, floor)
-        done = cli("check", str(session), "--min-speedup", str(floor))
+        done = run_cli("check", str(session), "--min-speedup", str(floor))
         assert check_line(done, "min-speedup").startswith(expected), (floor, done.stdout)
         assert done.returncode == EXIT[expected]
     assert gate_word(speedup.low, speedup.high, 0.5) == "PASS"  # the first floor is the reported bug
@@ -72,7 +67,7 @@ def test_baseline_gate_passes_when_the_whole_ratio_interval_clears_the_floor(tmp
     run = edited_copy(tmp_path / "run", **timed_state(NOISY_RUN, QUIET))
     comparison = run_comparison(SessionAnalysis(open_session(base)), SessionAnalysis(open_session(run)))
     assert comparison.state == INCONCLUSIVE and 0.9 <= comparison.low < 1 < comparison.high  # the reported case
-    done = cli("check", str(run), "--baseline", str(base))
+    done = run_cli("check", str(run), "--baseline", str(base))
     expected = gate_word(comparison.low, comparison.high, 0.9)
     line = check_line(done, "speedup-vs-baseline")
     assert expected == "PASS" and line.startswith("PASS"), done.stdout
@@ -80,7 +75,7 @@ def test_baseline_gate_passes_when_the_whole_ratio_interval_clears_the_floor(tmp
     # the same pair against a floor inside the interval: neither pass nor fail
     floor = (comparison.low + 1) / 2
     tolerance = f"{1 - floor:.4f}"
-    done = cli("check", str(run), "--baseline", str(base), "--tolerance", tolerance)
+    done = run_cli("check", str(run), "--baseline", str(base), "--tolerance", tolerance)
     assert gate_word(comparison.low, comparison.high, 1 - float(tolerance)) == "INCONCLUSIVE"
     assert check_line(done, "speedup-vs-baseline").startswith("INCONCLUSIVE") and done.returncode == 4
 
@@ -90,7 +85,7 @@ def test_an_interval_wider_than_max_width_gates_nothing_even_above_the_floor(tmp
     session = edited_copy(tmp_path / "wide", **timed_state(wide, QUIET))
     speedup = SessionAnalysis(open_session(session)).speedup
     assert speedup.low >= 0.5 and speedup.high / speedup.low > MAX_WIDTH
-    done = cli("check", str(session), "--min-speedup", "0.5")
+    done = run_cli("check", str(session), "--min-speedup", "0.5")
     assert check_line(done, "min-speedup").startswith("INCONCLUSIVE") and done.returncode == 4
 
 
@@ -104,10 +99,10 @@ def older_capture(tmp_path: Path, name: str, eager_s: float, compiled_s: float) 
 
 
 def test_a_run_against_itself_without_an_interval_is_no_difference_not_faster():
-    done = cli("diff", str(BUNDLED), str(BUNDLED))
+    done = run_cli("diff", str(BUNDLED), str(BUNDLED))
     line = next(line for line in done.stdout.splitlines() if "B against A" in line)
     assert "no difference" in line and "faster" not in line and "no interval: older capture" in line
-    done = cli("check", str(BUNDLED), "--baseline", str(BUNDLED))
+    done = run_cli("check", str(BUNDLED), "--baseline", str(BUNDLED))
     line = check_line(done, "speedup-vs-baseline")
     assert line.startswith("PASS") and "faster" not in line and "no difference" in line
 
@@ -117,7 +112,7 @@ def test_two_older_captures_apart_state_no_direction_and_modes_names_no_fastest(
     b = older_capture(tmp_path, "b", 2e-4, 1.5e-4)
     comparison = run_comparison(SessionAnalysis(open_session(a)), SessionAnalysis(open_session(b)))
     assert not comparison.has_interval and comparison.state == INCONCLUSIVE
-    assert "no interval: older capture" in cli("diff", str(a), str(b)).stdout
+    assert "no interval: older capture" in run_cli("diff", str(a), str(b)).stdout
     best = fastest(compare_modes({"default": a, "max-autotune": b}))
     assert best.mode is None and "No mode is measurably fastest" in best.text
     # one older capture alone keeps its direction; at S = 1.0 it is no measurable difference

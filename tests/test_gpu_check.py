@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, torch_available
+from conftest import ROOT
 
 SCRIPT = ROOT / "bench" / "gpu_check.py"
 CPU_CHECKS = ("capture", "timing", "kernels", "profile_join", "cli_profile_join", "reduce_overhead")
@@ -31,9 +31,7 @@ def _run(out: Path, *options: str, timeout: float) -> tuple[subprocess.Completed
     return done, json.loads((out / "gpu_check.json").read_text(encoding="utf-8"))
 
 
-def test_without_cuda_every_check_skips_in_one_line(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_without_cuda_every_check_skips_in_one_line(tmp_path, torch_runtime):
     if _cuda():
         pytest.skip("this machine has CUDA: the check would run for real")
     done, report = _run(tmp_path, timeout=120)
@@ -44,10 +42,7 @@ def test_without_cuda_every_check_skips_in_one_line(tmp_path):
     assert report["finished"] and report["failed"] == []
 
 
-@pytest.mark.slow
-def test_cpu_dry_run_proves_the_pipeline(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_cpu_dry_run_proves_the_pipeline(tmp_path, compiles):
     out = tmp_path / "out"
     done, report = _run(out, "--cpu-dry-run", "--budget", "280", timeout=330)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from inspector.core.analysis.gpu_profile import OUTSIDE, gpu_profile
 from inspector.core.readers.profiler_trace import read_profiler_trace
 from inspector.core.readers.sources import PROFILER_TRACE, TRITON_TRACE, detect
 from inspector.core.readers.tritonparse_trace import read_tritonparse
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -35,13 +34,6 @@ def _corpus():
 def _events(path: Path) -> list[dict]:
     with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as handle:
         return [json.loads(line) for line in handle if line.strip()]
-
-
-def cli(*args) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
 
 
 def test_the_registry_tells_each_gpu_file_apart():
@@ -92,7 +84,7 @@ def test_a_damaged_trace_opens_with_what_is_readable_and_counts_the_rest(tmp_pat
     trace = read_tritonparse(damaged)
     assert trace.kernels and trace.problems.counts["bad_json"] >= 1
     assert trace.problems.counts["truncated"] + trace.problems.counts["bad_json"] >= 2
-    done = cli("summary", damaged, "--strict")
+    done = run_cli("summary", damaged, "--strict")
     assert done.returncode == 3 and "kernel compilation(s)" in done.stdout
 
 
@@ -123,12 +115,12 @@ def test_a_training_profile_accounts_for_every_gpu_event():
 
 
 def test_cli_summary_text_and_json_of_both_kinds():
-    text = cli("summary", TORCH_KERNELS).stdout
+    text = run_cli("summary", TORCH_KERNELS).stdout
     assert "triton_poi_fused_add_0  (torch.compile unit [0/0]" in text and "PTX" in text
-    summary = json.loads(cli("summary", TRAINING_PROFILE, "--json").stdout)
+    summary = json.loads(run_cli("summary", TRAINING_PROFILE, "--json").stdout)
     assert summary["schema"] == "gpu-profile-summary/1" and summary["rank"] == 1
     assert {row["region"] for row in summary["regions"]} >= {"CompiledFunction", "CompiledFunctionBackward"}
-    text = cli("summary", TRITON_PROFILE).stdout
+    text = run_cli("summary", TRITON_PROFILE).stdout
     assert "compile unit [0/0]" in text and "triton_poi_fused_add_cos_sin_0" in text
 
 

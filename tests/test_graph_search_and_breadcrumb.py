@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QToolButton  # noqa: E402
 
-from conftest import EXAMPLES, open_and_wait, run_traced, torch_available  # noqa: E402
+from conftest import EXAMPLES, open_and_wait, run_traced  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -85,10 +85,7 @@ def test_breadcrumb_shows_the_module_path_and_a_segment_folds_and_opens_its_grou
     qtbot.waitUntil(lambda: graph.layer is not None and "addmm" in graph.layer.index, timeout=30_000)
 
 
-@pytest.mark.slow
-def test_a_cpu_log_without_provenance_says_what_would_fill_the_kernel_field(qtbot, window, tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_a_cpu_log_without_provenance_says_what_would_fill_the_kernel_field(qtbot, window, tmp_path, compiles):
     run = run_traced(EXAMPLES / "mlp_breaks.py", tmp_path / "run", tmp_path / "cache",
                      extra_env={"INDUCTOR_PROVENANCE": None, "TORCH_COMPILE_DEBUG": None})
     graph = open_graph(qtbot, window, run.trace_dir)

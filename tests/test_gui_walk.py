@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QToolTip  # noqa: E402
 
-from conftest import CUDA_LOG, MULTI_RANK, open_and_wait  # noqa: E402
+from conftest import CUDA_LOG, MULTI_RANK, background_settled, events_delivered, open_and_wait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -28,12 +28,13 @@ def test_the_hook_catches_an_exception_in_a_slot(qtbot):
         raise RuntimeError("raised in a slot")
     with qtbot.capture_exceptions() as exceptions:
         QTimer.singleShot(0, broken)
-        qtbot.wait(50)
+        qtbot.waitUntil(lambda: len(exceptions) > 0, timeout=5_000)
     assert len(exceptions) == 1 and "raised in a slot" in str(exceptions[0][1])
 
 
-def _settle(qtbot, ms: int = 60) -> None:
-    qtbot.wait(ms)
+def _settle(qtbot) -> None:
+    """What the last action started has run: work off the UI thread finished, its answers delivered."""
+    background_settled(qtbot)
 
 
 def _sweep(qtbot, widget, steps: int = 5, click: bool = True) -> None:
@@ -116,7 +117,7 @@ def _click_items(qtbot, tree, limit: int = 12) -> None:
         if rect.isValid() and tree.viewport().rect().contains(rect.center()):
             QTest.mouseMove(tree.viewport(), rect.center())
             QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
-            QTest.qWait(10)
+            events_delivered()
 
 
 @pytest.mark.parametrize("name", list(SOURCES))
@@ -126,7 +127,7 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
         pytest.skip(f"{path} is not present beside this checkout")
     window.resize(1280, 720)
     loaded = open_and_wait(qtbot, window, path)
-    _settle(qtbot, 200)
+    _settle(qtbot)
     bar = window.tabs.tabBar()
     for index in range(window.tabs.count()):  # Ctrl+1 … Ctrl+9 switch tabs; later ones by a click on the tab
         if index < 9:
@@ -135,7 +136,7 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
             QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, bar.tabRect(index).center())
         assert window.tabs.currentIndex() == index
         view = window.tabs.currentWidget()
-        _settle(qtbot, 150)
+        _settle(qtbot)
         for child in [view, *view.findChildren(QAbstractScrollArea)]:
             if child.isVisible():
                 _sweep(qtbot, child)
@@ -144,10 +145,10 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
     window.tabs.setCurrentWidget(window.timeline_view)
     _walk_timeline(qtbot, window)
     window.tabs.setCurrentWidget(window.kernels_view)
-    _settle(qtbot, 150)
+    _settle(qtbot)
     _walk_kernels(qtbot, window)
     window.tabs.setCurrentWidget(window.code_view)
-    _settle(qtbot, 300)
+    _settle(qtbot)
     _click_items(qtbot, window.code_view.outline)
     # Ctrl+F puts the cursor in the Code pane's find box
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from conftest import open_and_wait  # noqa: E402
+from conftest import events_delivered, open_and_wait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -72,7 +72,7 @@ def test_wrong_typed_fields_and_infinite_times_still_open_every_tab(qtbot, windo
     assert loaded.session.problems.counts["bad_field"] >= 3
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
-        qtbot.wait(20)
+        events_delivered()
 
 
 def test_markup_in_a_break_reason_shows_as_text(qtbot, window, tmp_path):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,20 +15,13 @@ import pytest
 from inspector.core.readers.session_bundle import UnsafeBundle, extract_bundle, save_bundle
 from inspector.core.readers.session_loader import open_session
 from inspector.core.readers.sources import NotCompileOutput
+from cli_runner import run_cli, run_cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 LOG = next((BUNDLED / "trace").glob("*.log"))
 SECRET = "s3cr3t-0f-an0ther-f0lder"
 pytestmark = pytest.mark.timeout(120)
-
-
-def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """The CLI in a child process, so a hang is a failed test rather than a stuck run."""
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done
 
 
 @pytest.fixture
@@ -65,18 +56,18 @@ def test_a_fifo_or_device_named_like_a_log_is_skipped_and_counted(tmp_path, sess
     opened = open_session(session)
     assert opened.problems.counts["unsafe_file"] == 1
     assert len(opened.units) == len(open_session(BUNDLED).units)
-    done = cli("summary", session)
+    done = run_cli("summary", session)
     assert done.returncode == 0 and "left out" in done.stdout
-    assert cli("report", session, "-o", tmp_path / "r.html").returncode == 0
-    assert cli("diff", session, BUNDLED).returncode == 0
-    done = cli("bundle", session, "-o", tmp_path / "b")
+    assert run_cli("report", session, "-o", tmp_path / "r.html").returncode == 0
+    assert run_cli("diff", session, BUNDLED).returncode == 0
+    done = run_cli("bundle", session, "-o", tmp_path / "b")
     assert done.returncode == 0 and "dedicated_log_torch_trace_rank_9.log" in done.stderr
     alone = tmp_path / "alone"
     alone.mkdir()
     (alone / target.name).symlink_to(target) if kind != "fifo" else os.mkfifo(alone / target.name)
-    done = cli("summary", alone)
+    done = run_cli("summary", alone)
     assert done.returncode == 2 and "left out" in done.stderr
-    done = cli("summary", alone / target.name)
+    done = run_cli("summary", alone / target.name)
     assert done.returncode == 2 and "not a regular file" in done.stderr
 
 
@@ -84,11 +75,11 @@ def test_a_log_linked_from_outside_the_session_is_not_read(tmp_path, session, se
     (session / "trace" / "dedicated_log_torch_trace_rank_1.log").symlink_to(secret)
     opened = open_session(session)
     assert opened.problems.counts["unsafe_file"] == 1
-    done = cli("summary", session)
+    done = run_cli("summary", session)
     assert SECRET not in done.stdout and "outside the opened folder" in done.stdout
-    cli("report", session, "-o", tmp_path / "r.html")
+    run_cli("report", session, "-o", tmp_path / "r.html")
     assert SECRET not in (tmp_path / "r.html").read_text()
-    json_out = cli("summary", "--json", session).stdout
+    json_out = run_cli("summary", "--json", session).stdout
     assert SECRET not in json_out
 
 
@@ -143,11 +134,11 @@ def test_a_wrong_typed_field_is_counted_and_the_session_opens(tmp_path, session,
     opened = open_session(session)
     assert opened.problems.counts["bad_field"] >= 1
     assert len(opened.units) == len(open_session(BUNDLED).units)
-    summary = cli("summary", session)
+    summary = run_cli("summary", session)
     assert summary.returncode == 0 and "unexpected type" in summary.stdout
-    json.loads(cli("summary", "--json", session).stdout, parse_constant=_no_constants)
-    assert cli("report", session, "-o", tmp_path / "r.html").returncode == 0
-    assert cli("check", session, "--baseline", BUNDLED, "--max-breaks", "9").returncode in (0, 1)
+    json.loads(run_cli("summary", "--json", session).stdout, parse_constant=_no_constants)
+    assert run_cli("report", session, "-o", tmp_path / "r.html").returncode == 0
+    assert run_cli("check", session, "--baseline", BUNDLED, "--max-breaks", "9").returncode in (0, 1)
 
 
 def _no_constants(name):
@@ -172,16 +163,16 @@ def test_deep_json_in_envelopes_payloads_manifest_and_results_is_counted(tmp_pat
     opened = open_session(session)
     assert opened.problems.counts["bad_json"] >= 3  # manifest, results, the envelope
     assert len(opened.units) == len(open_session(BUNDLED).units)
-    done = cli("summary", session)
+    done = run_cli("summary", session)
     assert done.returncode == 0 and "nested too deeply" in done.stdout
-    assert cli("report", session, "-o", tmp_path / "r.html").returncode == 0
+    assert run_cli("report", session, "-o", tmp_path / "r.html").returncode == 0
 
 
 def test_unknown_results_fields_nested_deep_are_left_out(session):
     _edit_json(session / "results.json", lambda r: {**r, "extra": json.loads("[" * 200 + "]" * 200)})
     opened = open_session(session)
     assert "extra" not in opened.results.get_state() and opened.problems.counts["bad_field"] == 1
-    json.loads(cli("summary", "--json", session).stdout)
+    json.loads(run_cli("summary", "--json", session).stdout)
 
 
 # --- 7, 12: numbers and arguments -------------------------------------------------------------
@@ -213,19 +204,20 @@ def test_json_outputs_are_strict_json_with_infinite_values_in_the_log(tmp_path):
     log.write_text(text.replace('"entire_frame_compile_time_s": ', '"entire_frame_compile_time_s": Infinity, "was": ')
                    .replace('"graph_op_count": ', '"graph_op_count": NaN, "was_count": '))
     for args in (("summary", "--json", log), ("diff", "--json", log, LOG)):
-        done = cli(*args)
+        done = run_cli(*args)
         assert done.returncode == 0
         json.loads(done.stdout, parse_constant=_no_constants)
 
 
 def test_a_negative_tolerance_is_refused():
-    done = cli("check", BUNDLED, "--baseline", BUNDLED, "--tolerance", "-5")
+    done = run_cli("check", BUNDLED, "--baseline", BUNDLED, "--tolerance", "-5")
     assert done.returncode == 2 and "--tolerance" in done.stderr
 
 
 def test_a_diff_of_two_ranks_names_the_rank(corpus):
     ranks = corpus / "multi_rank_logs"
-    done = cli("diff", ranks / "dedicated_log_torch_trace_rank_0.log", ranks / "dedicated_log_torch_trace_rank_1.log")
+    done = run_cli("diff", ranks / "dedicated_log_torch_trace_rank_0.log",
+                   ranks / "dedicated_log_torch_trace_rank_1.log")
     only = [line for line in done.stdout.splitlines() if "only in" in line]
     assert only and all("rank " in line for line in only)
 
@@ -237,10 +229,10 @@ def test_log_text_cannot_drive_the_terminal_or_reorder_text(tmp_path):
     text = LOG.read_text()
     log = tmp_path / "dedicated_log_torch_trace_esc.log"
     log.write_text(text.replace("mlp_breaks.py", "mlp" + json.dumps(hostile)[1:-1] + ".py"))
-    done = cli("summary", log)
+    done = run_cli("summary", log)
     assert "\\x1b]0;pwned" in done.stdout
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
-    cli("report", log, "-o", tmp_path / "r.html")
+    run_cli("report", log, "-o", tmp_path / "r.html")
     assert "\u202e" not in (tmp_path / "r.html").read_text()
 
 
@@ -322,12 +314,12 @@ def test_malformed_zips_are_refused_with_a_message_and_leave_nothing(tmp_path, n
     with pytest.raises(UnsafeBundle, match=reason):
         extract_bundle(bundle, parent)
     assert not any(parent.iterdir())
-    done = cli("summary", bundle)
+    done = run_cli("summary", bundle)
     assert done.returncode == 2 and reason in done.stderr
 
 
 def test_bundle_into_a_missing_folder_says_so(tmp_path):
-    done = cli("bundle", BUNDLED, "-o", tmp_path / "missing" / "dir" / "x")
+    done = run_cli("bundle", BUNDLED, "-o", tmp_path / "missing" / "dir" / "x")
     assert done.returncode == 2 and "does not exist" in done.stderr
 
 
@@ -346,17 +338,16 @@ def test_a_bundle_the_cli_opened_is_removed_when_it_exits(tmp_path):
     bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
     work = tmp_path / "tmp"
     work.mkdir()
-    done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(bundle)], capture_output=True, text=True,
-                          timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(work)))
+    done = run_cli_process("summary", bundle, timeout=60, env={"TMPDIR": work})
     assert done.returncode == 0 and not any(work.iterdir())
 
 
 def test_a_mismatch_with_nan_errors_is_still_reported(session):
     _edit_json(session / "results.json", lambda r: {**r, "allclose": False, "correctness": [
         {"inputs": "example", "outputs": 1, "max_abs_error": float("nan"), "max_rel_error": float("inf"), "allclose": False}]})
-    done = cli("summary", session)
+    done = run_cli("summary", session)
     assert "MISMATCH, max abs error nan" in done.stdout
-    json.loads(cli("summary", "--json", session).stdout, parse_constant=_no_constants)
+    json.loads(run_cli("summary", "--json", session).stdout, parse_constant=_no_constants)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "deep", "link_out"])
@@ -370,6 +361,6 @@ def test_a_hostile_graph_break_registry_in_a_session_is_not_read(session, secret
         registry.write_text("[" * 100_000 + "]" * 100_000)
     else:
         registry.symlink_to(secret)
-    done = cli("summary", "--json", session, timeout=60)
+    done = run_cli("summary", "--json", session)
     assert done.returncode == 0 and "Traceback" not in done.stderr and SECRET not in done.stdout
     assert json.loads(done.stdout)["break_types"]["registry"]["source"] != "session"

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CUDA_LOG, MULTI_RANK
+from cli_runner import run_cli
 from fuzz_cases import fix_md5, split_records
 from inspector.core.analysis.export_report import export_findings
 from inspector.core.model.output_code import parse_output_code
@@ -30,14 +28,7 @@ LOG = next((ROOT / "resources" / "sessions" / "mlp_breaks" / "trace").glob("*.lo
 PREFIX = "V1207 03:06:10.598000 15316 torch/_logging/_internal.py:1578] "
 MAX_RATIO = 50  # 10x the input: ~10x the time when linear, ~100x when quadratic
 pytestmark = pytest.mark.timeout(240)
-
-
-def cli(*args, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TCI_NO_CACHE="1", PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=env)
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done
+NO_CACHE = {"TCI_NO_CACHE": "1"}  # every read from the log itself, not from an index an earlier test wrote
 
 
 def written_log(folder: Path, text: str, name: str = LOG.name) -> Path:
@@ -95,7 +86,7 @@ def _wrong_typed_shapes(text: str) -> str:
 
 def test_shape_records_with_numbers_for_text_are_counted_not_a_traceback(tmp_path):
     log = written_log(tmp_path / "trace", _wrong_typed_shapes(LOG.read_text(encoding="utf-8")))
-    done = cli("summary", log, "--json")
+    done = run_cli("summary", log, "--json", env=NO_CACHE)
     assert done.returncode == 0
     summary = json.loads(done.stdout)
     assert summary["unreadable"]["bad_record"]["count"] == 2
@@ -103,7 +94,7 @@ def test_shape_records_with_numbers_for_text_are_counted_not_a_traceback(tmp_pat
     events = [event for unit in summary["shapes"] for event in unit["events"]]
     specialised = [event for event in events if event["kind"] == "specialization"]
     assert specialised and specialised[0]["detail"] == "s77 specialised to 16"  # read without its bad reason
-    text = cli("summary", log)
+    text = run_cli("summary", log, env=NO_CACHE)
     assert text.returncode == 0 and "2 records with an unexpected shape for their kind" in text.stdout
 
 
@@ -112,7 +103,7 @@ def test_check_writes_both_reports_or_neither(tmp_path):
     made before either is written; here both are, whole."""
     log = written_log(tmp_path / "trace", _wrong_typed_shapes(LOG.read_text(encoding="utf-8")))
     junit, sarif = tmp_path / "checks.xml", tmp_path / "findings.sarif"
-    done = cli("check", log, "--junit", junit, "--sarif", sarif)
+    done = run_cli("check", log, "--junit", junit, "--sarif", sarif, env=NO_CACHE)
     assert done.returncode in (0, 1, 4), done.stderr
     assert ET.parse(junit).getroot() is not None
     assert json.loads(sarif.read_text())["runs"]
@@ -205,12 +196,12 @@ def test_a_4_mb_guard_is_cut_in_the_text_with_a_count(tmp_path):
     expression = "s77 + " * 700_000 + "1 <= 4096"
     text = LOG.read_text(encoding="utf-8").replace('"expr": "128*s77 <= 4096"', f'"expr": "{expression}"', 1)
     log = written_log(tmp_path / "trace", text)
-    done = cli("summary", log)
+    done = run_cli("summary", log, env=NO_CACHE)
     assert done.returncode == 0
     assert len(done.stdout) < 100_000, len(done.stdout)
     guard = next(line for line in done.stdout.split("\n") if line.startswith("    guard s77 + s77"))
     assert re.search(r"… \([\d,]+ more characters; --json has it whole\)$", guard)
-    shapes = json.loads(cli("summary", log, "--json").stdout)["shapes"]
+    shapes = json.loads(run_cli("summary", log, "--json", env=NO_CACHE).stdout)["shapes"]
     assert any(event["detail"].startswith(expression) for unit in shapes for event in unit["events"])
 
 
@@ -224,7 +215,7 @@ def test_a_job_of_hundreds_of_ranks_is_summarised_per_group(tmp_path):
     job.mkdir()
     for rank in range(400):
         (job / f"dedicated_log_torch_trace_rank_{rank}.log").write_text(template, encoding="utf-8")
-    done = cli("summary", job)
+    done = run_cli("summary", job, env=NO_CACHE)
     assert done.returncode == 0
     text = done.stdout
     assert len(text) < 16_000, len(text)
@@ -232,5 +223,5 @@ def test_a_job_of_hundreds_of_ranks_is_summarised_per_group(tmp_path):
     assert re.search(r"^  ranks 0–399 \[0/0\] +fn +failed", text, re.M)
     assert "  … 368 more rank(s) not listed (32–399): units 1, breaks 0, recompiles 0, failed 1" in text
     assert "(×400)" in text
-    document = json.loads(cli("summary", job, "--json").stdout)
+    document = json.loads(run_cli("summary", job, "--json", env=NO_CACHE).stdout)
     assert len(document["per_rank"]["figures"]) == 400 and len(document["units"]) == 400

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, open_and_wait, run_traced, torch_available
+from conftest import ROOT, SCENARIOS, open_and_wait, run_traced
 from inspector import cli
 from inspector.core.analysis.profile_ops import AGREE_BOUND, profile_check, profile_ops
 from inspector.core.analysis.run_diff import diff_runs
@@ -145,12 +145,9 @@ def test_the_diff_sets_each_unit_s_call_site_against_its_own():
 
 @pytest.fixture(scope="module")
 def units_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "profiled_units.py", tmp_path_factory.mktemp("profiled_units"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_each_addmm_call_site_has_its_own_time_and_the_cond_region_that_ran_keeps_its_kernels(units_run, capsys):
     session = detect(next(units_run.trace_dir.glob("*.log"))).open()
     profile = units_run.folder / "profile.pt.trace.json"
@@ -240,12 +237,9 @@ def test_a_consistency_claim_states_its_factor_and_is_made_only_within_its_bound
 
 @pytest.fixture(scope="module")
 def training_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "profiled_training.py", tmp_path_factory.mktemp("profiled_training"), inductor_cache)
 
 
-@pytest.mark.slow
 def test_a_backward_run_under_compiled_function_backward_is_its_own_unit_s_backward(training_run):
     """The backward graph calls run outside every compiled region: their FX graph key ties them to
     [0/1]'s backward code, not to [0/0]'s of the same names; forward and backward together are the
@@ -268,17 +262,14 @@ def test_a_backward_run_under_compiled_function_backward_is_its_own_unit_s_backw
 
 
 @pytest.fixture(scope="module")
-def uncached_training_run(tmp_path_factory):
+def uncached_training_run(tmp_path_factory, compiles):
     """The same training step with the FX graph and AOTAutograd caches off: every graph call is
     `## Call CompiledFxGraph None ##`, so no key ties a backward to its unit."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("profiled_training_uncached")
     return run_traced(SCENARIOS / "profiled_training.py", folder, folder / "cache",
                       extra_env={"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"})
 
 
-@pytest.mark.slow
 def test_a_backward_no_key_ties_runs_the_backward_of_the_forward_before_it(uncached_training_run):
     profile = uncached_training_run.folder / "profile.pt.trace.json"
     assert "## Call CompiledFxGraph None ##" in profile.read_text()

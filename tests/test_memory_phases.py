@@ -11,16 +11,14 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, capture, torch_available
+from conftest import ROOT, SCENARIOS, capture
 from inspector.core.readers.session_loader import open_session
 
 MB_TEMPORARIES = 128  # two temporaries of 64 MB each in the eager run
 
 
 @pytest.fixture(scope="module")
-def memory_session(tmp_path_factory):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def memory_session(tmp_path_factory, compiles):
     if not open("/proc/self/status").read():  # noqa: SIM115 - Linux only: the reset is /proc/self/clear_refs
         pytest.skip("no /proc")
     folder = tmp_path_factory.mktemp("memory")
@@ -29,7 +27,6 @@ def memory_session(tmp_path_factory):
     return folder / "session"
 
 
-@pytest.mark.slow
 def test_each_phase_has_its_own_peak_and_compiled_comes_out_lower(memory_session):
     results = open_session(memory_session).results
     eager, compiled = results.memory_eager, results.memory_compiled

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from conftest import EXAMPLES, torch_available  # noqa: E402
+from conftest import EXAMPLES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -55,10 +55,7 @@ def test_cli_summary_of_a_modes_folder_prints_the_comparison(tmp_path):
     assert done.stdout.splitlines()[0].startswith("mode ") and "\ndefault " in done.stdout
 
 
-@pytest.mark.slow
-def test_the_strip_says_what_each_mode_compiled_during_compare_modes(qtbot, window, tmp_path, monkeypatch):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_the_strip_says_what_each_mode_compiled_during_compare_modes(qtbot, window, tmp_path, monkeypatch, compiles):
     import inspector.gui.qt_main_window as main_window
 
     monkeypatch.setattr(main_window, "SESSIONS_DIR", tmp_path)

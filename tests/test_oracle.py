@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, torch_available
+from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench" / "oracle"))
 import run_oracle  # noqa: E402
@@ -24,13 +24,10 @@ SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled",
 
 @pytest.fixture(scope="module")
 def oracle_rows(tmp_path_factory, inductor_cache) -> dict[str, dict]:
-    if not torch_available():
-        pytest.skip("torch is not installed")
     work = tmp_path_factory.mktemp("oracle")
     return {case: run_oracle.compare(case, work, inductor_cache) | {"work": work} for case in SUBSET}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", SUBSET)
 def test_every_field_of_the_case_equals_torchs_record(oracle_rows, case):
     row = oracle_rows[case]
@@ -40,7 +37,6 @@ def test_every_field_of_the_case_equals_torchs_record(oracle_rows, case):
     assert differing == {}
 
 
-@pytest.mark.slow
 def test_torchs_record_names_every_guard_that_failed_not_only_the_first(oracle_rows):
     """torch logs `which == 0` alone; the value that changed beside it (self.scale 1.0 -> 0.5) is in
     the capture's record of the same recompile."""
@@ -49,7 +45,6 @@ def test_torchs_record_names_every_guard_that_failed_not_only_the_first(oracle_r
     assert oracle_rows["modulelist_index_and_scale"]["fields"]["recompiles"] == (2, 2)
 
 
-@pytest.mark.slow
 def test_a_recompile_names_every_value_that_changed_from_torchs_record(oracle_rows):
     """The log names `which == 0` alone; with torch's record the recompile and its group also name
     `self.scale`, which changed from 1.0 at the same call."""
@@ -64,7 +59,6 @@ def test_a_recompile_names_every_value_that_changed_from_torchs_record(oracle_ro
     assert "which, self.scale" in group["diagnosis"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case, gb_id", [("fullgraph_error", "GB0025"), ("custom_op_without_fake", "GB4315")])
 def test_a_compile_that_failed_instead_of_breaking_has_its_break_type(oracle_rows, case, gb_id):
     session = open_session(oracle_rows[case]["work"] / case)
@@ -72,7 +66,6 @@ def test_a_compile_that_failed_instead_of_breaking_has_its_break_type(oracle_row
     assert [(failed["compile_id"], failed["type"]["gb_id"]) for failed in failures] == [("[0/0]", gb_id)]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case, breaks", [("explicit_graph_break", 1), ("fullgraph_error", 1), ("cond_eager", 0)])
 def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_rows, case, breaks):
     """A script's capture keeps no benchmark counters; torch's record of the process has them, and a
@@ -83,7 +76,6 @@ def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_r
     assert not [notice for notice in summary["notices"] if notice["key"] == "counters"]
 
 
-@pytest.mark.slow
 def test_a_frame_skipped_for_a_break_in_a_loop_is_listed_with_the_frames_skipped(oracle_rows):
     """torch counts GB7000 (chained to the break inside the loop) and runs forward eagerly: the summary
     lists forward among the frames skipped, as well as keeping the break itself."""
@@ -94,7 +86,6 @@ def test_a_frame_skipped_for_a_break_in_a_loop_is_listed_with_the_frames_skipped
     assert oracle_rows["break_in_loop"]["fields"]["frame_skips"] == (1, 1)
 
 
-@pytest.mark.slow
 def test_a_damaged_torch_record_opens_with_the_rest_and_counts_what_was_not(oracle_rows, tmp_path):
     session = tmp_path / "s"
     shutil.copytree(oracle_rows["batch_size_recompile"]["work"] / "batch_size_recompile", session)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CUDA_LOG, MULTI_RANK, ROOT, SCENARIOS, run_traced, torch_available
-from inspector import cli
+from conftest import CUDA_LOG, MULTI_RANK, ROOT, SCENARIOS, run_traced
+from cli_runner import run_cli
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"  # what `make run` opens: a capture with measurements
 BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))  # its raw TORCH_TRACE log, checked in
@@ -455,19 +455,19 @@ def read_dashboard(dashboard) -> Reading:
 
 # --- rendering every output of one input -------------------------------------------------------------
 
-def _cli(capsys, *args: str) -> str:
-    capsys.readouterr()
-    assert cli.main(list(args)) in (0, 1, 4), capsys.readouterr().err  # 1: a check failed; 4: inconclusive
-    return capsys.readouterr().out
+def _cli(*args: str) -> str:
+    done = run_cli(*args)
+    assert done.returncode in (0, 1, 4), done.stderr  # 1: a check failed; 4: inconclusive
+    return done.stdout
 
 
-def render_all(path: Path, tmp_path: Path, capsys) -> tuple[dict, list[Reading]]:
+def render_all(path: Path, tmp_path: Path) -> tuple[dict, list[Reading]]:
     """The JSON document and every other output of `path`, each read as a reader reads it."""
-    doc = json.loads(_cli(capsys, "summary", str(path), "--json"))
-    text = _cli(capsys, "summary", str(path))
-    md = _cli(capsys, "summary", str(path), "--markdown")
-    _cli(capsys, "report", str(path), "-o", str(tmp_path / "report.html"))
-    _cli(capsys, "check", str(path), "--max-breaks", "1000000", "--min-speedup", "0.0001",
+    doc = json.loads(_cli("summary", str(path), "--json"))
+    text = _cli("summary", str(path))
+    md = _cli("summary", str(path), "--markdown")
+    _cli("report", str(path), "-o", str(tmp_path / "report.html"))
+    _cli("check", str(path), "--max-breaks", "1000000", "--min-speedup", "0.0001",
          "--junit", str(tmp_path / "checks.xml"), "--sarif", str(tmp_path / "results.sarif"))
     page, sarif, junit = (tmp_path / name for name in ("report.html", "results.sarif", "checks.xml"))
     shown = [(read_text, text), (read_markdown, md), (read_html, page.read_text()),
@@ -533,22 +533,20 @@ def _need(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", list(_inputs()))
-def test_every_output_states_the_json_counts(path, tmp_path, capsys):
+def test_every_output_states_the_json_counts(path, tmp_path):
     _need(path)
-    doc, readings = render_all(path, tmp_path, capsys)
+    doc, readings = render_all(path, tmp_path)
     assert_agree(doc, readings)
 
 
 @pytest.fixture(scope="module")
 def aoti_log(tmp_path_factory, inductor_cache) -> Path:
     """A torch.export + AOTInductor log (no Dynamo frame: [-/-]); the corpus holds none, so it is made."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "export_aoti.py", tmp_path_factory.mktemp("aoti"), inductor_cache).trace_dir
 
 
-def test_every_output_of_an_export_log_states_the_json_counts(aoti_log, tmp_path, capsys):
-    doc, readings = render_all(aoti_log, tmp_path, capsys)
+def test_every_output_of_an_export_log_states_the_json_counts(aoti_log, tmp_path):
+    doc, readings = render_all(aoti_log, tmp_path)
     assert doc["units"] and doc["units"][0]["compile_id"] == "[-/-]" and doc["kernels"]["total"]
     assert_agree(doc, readings)
 
@@ -577,11 +575,11 @@ def _has_qt() -> bool:
 
 
 @pytest.mark.parametrize("path", [BUNDLED, *CORPUS_INPUTS], ids=lambda p: p.name)
-def test_the_dashboard_states_the_json_counts(path, request, capsys):
+def test_the_dashboard_states_the_json_counts(path, request):
     _need(path)
     if not _has_qt():
         pytest.skip("PySide6 is not installed")
-    doc = json.loads(_cli(capsys, "summary", str(path), "--json"))
+    doc = json.loads(_cli("summary", str(path), "--json"))
     reading = dashboard_reading(path, request.getfixturevalue("qtbot"))
     missing = MUST_STATE["dashboard"] - reading.figures()
     assert not missing, f"the dashboard states no {missing}"
@@ -607,9 +605,9 @@ def other_verdicts(reading: Reading, state: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", list(_inputs()))
-def test_no_output_states_another_verdict(path, tmp_path, capsys, request):
+def test_no_output_states_another_verdict(path, tmp_path, request):
     _need(path)
-    doc, readings = render_all(path, tmp_path, capsys)
+    doc, readings = render_all(path, tmp_path)
     if _has_qt():
         readings.append(dashboard_reading(path, request.getfixturevalue("qtbot")))
     wrong = [line for reading in readings for line in other_verdicts(reading, doc["speedup"]["state"])]

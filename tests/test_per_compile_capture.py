@@ -12,14 +12,12 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES, ROOT, capture, open_and_wait, torch_available
+from conftest import EXAMPLES, ROOT, capture, open_and_wait
 
 
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory, inductor_cache):
     """python_breaks.py, copied to a folder of its own (a test edits it), captured once."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     pytest.importorskip("depyf")
     folder = tmp_path_factory.mktemp("per_compile_capture")
     script = folder / "python_breaks.py"
@@ -110,10 +108,7 @@ torch.compile(f, backend="eager")(torch.randn(3))
 """
 
 
-@pytest.mark.slow
-def test_without_depyf_the_capture_keeps_bytecode_and_says_why_there_is_no_python(tmp_path):
-    if not torch_available():
-        pytest.skip("torch is not installed")
+def test_without_depyf_the_capture_keeps_bytecode_and_says_why_there_is_no_python(tmp_path, compiles):
     folder = tmp_path / "dynamo_code"
     done = subprocess.run([sys.executable, "-c", NO_DEPYF, str(ROOT / "inspector" / "capture" / "dynamo_code.py"),
                            str(folder)], capture_output=True, text=True, timeout=300)

@@ -6,18 +6,12 @@ carries (resume functions' bytecode, guards)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, run_traced, torch_available
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *args, "--no-cache"], cwd=ROOT,
-                          capture_output=True, text=True)
+from conftest import SCENARIOS, run_traced
+from cli_runner import run_cli
 
 
 def _logged_metrics(log: Path) -> list[dict]:
@@ -35,14 +29,12 @@ def _logged_metrics(log: Path) -> list[dict]:
 @pytest.fixture(scope="session")
 def cond_run(tmp_path_factory, inductor_cache):
     """An explicit break, a torch.cond and a data-dependent branch at two batch sizes."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "per_compile_cond.py", tmp_path_factory.mktemp("per_compile"), inductor_cache)
 
 
 def test_a_failed_compile_shows_its_trigger_stack_failure_and_unknown_metrics(corpus):
     log = corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_0.log"
-    done = cli("summary", str(log))
+    done = run_cli("summary", str(log), "--no-cache")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Triggered from (the user's frames of each compile's stack, folded):" in out
@@ -61,15 +53,15 @@ def test_a_metrics_field_of_a_newer_torch_is_listed_not_dropped(corpus, tmp_path
     log = tmp_path / "newer.log"
     log.write_text((corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_0.log").read_text().replace(
         '{"compilation_metrics": {', '{"compilation_metrics": {"warp_drive_time_us": 42, ', 1))
-    out = cli("summary", str(log)).stdout
+    out = run_cli("summary", str(log), "--no-cache").stdout
     assert "metrics fields this version does not know: warp_drive_time_us" in out
-    unit = json.loads(cli("summary", str(log), "--json").stdout)["units"][0]["compile"]
+    unit = json.loads(run_cli("summary", str(log), "--json", "--no-cache").stdout)["units"][0]["compile"]
     assert unit["unknown_metrics"] == ["warp_drive_time_us"] and unit["metrics"]["warp_drive_time_us"] == 42
 
 
 def test_the_json_keeps_every_metrics_field_torch_wrote(corpus):
     log = corpus / "multi_rank_logs" / "dedicated_log_torch_trace_rank_0.log"
-    done = cli("summary", str(log), "--json")
+    done = run_cli("summary", str(log), "--json", "--no-cache")
     unit = json.loads(done.stdout)["units"][0]["compile"]
     (logged,) = _logged_metrics(log)
     assert set(unit["metrics"]) == set(logged)
@@ -79,14 +71,14 @@ def test_the_json_keeps_every_metrics_field_torch_wrote(corpus):
 
 
 def test_cache_misses_of_a_cuda_compile_are_listed_per_unit(corpus):
-    done = cli("summary", str(corpus / "inductor_provenance_jit_cuda_log.txt"), "--json")
+    done = run_cli("summary", str(corpus / "inductor_provenance_jit_cuda_log.txt"), "--json", "--no-cache")
     lookups = json.loads(done.stdout)["units"][0]["compile"]["cache_lookups"]
     outcomes = {(lookup["cache"], lookup["outcome"]) for lookup in lookups}
     assert outcomes >= {("fx_graph", "miss"), ("aotautograd", "miss")}
 
 
 def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_run):
-    done = cli("summary", str(cond_run.trace_dir))
+    done = run_cli("summary", str(cond_run.trace_dir), "--no-cache")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     per_compile = out[out.index("Per compile"):out.index("Graph breaks:")]
@@ -103,7 +95,7 @@ def test_a_real_compile_shows_bypass_reasons_restarts_and_resume_bytecode(cond_r
 
 
 def test_the_json_carries_the_transformed_bytecode_of_each_resume_function(cond_run):
-    document = json.loads(cli("summary", str(cond_run.trace_dir), "--json").stdout)
+    document = json.loads(run_cli("summary", str(cond_run.trace_dir), "--json", "--no-cache").stdout)
     resumed = next(unit for unit in document["units"] if unit["compile_id"] == "[1/0]")
     code = {text["title"]: text.get("text") for text in resumed["compile"]["code"]}
     transformed = code["branchy (resumed at line 8): transformed bytecode"]

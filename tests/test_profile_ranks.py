@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import torch_available
+from cli_runner import run_cli
 from inspector.core.analysis.profile_ranks import COLLECTIVE
 from inspector.core.outputs.gpu_summary import summarize_profile_ranks
 from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, RANK_LOGS, detect
@@ -26,8 +26,6 @@ SCENARIOS = ROOT / "tests" / "scenarios"
 @pytest.fixture(scope="module")
 def job(tmp_path_factory, inductor_cache) -> Path:
     """The three ranks' traces of tests/scenarios/profiled_ranks.py (rank 2 slow, and alone recompiling)."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("profiled_ranks")
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor_cache), OMP_NUM_THREADS="1")
     done = subprocess.run([sys.executable, str(SCENARIOS / "profiled_ranks.py")], env=env, cwd=folder,
@@ -50,24 +48,16 @@ def _union_us(spans: list[tuple[float, float]]) -> float:
     return total
 
 
-def cli(*args) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
-    assert "Traceback" not in done.stderr, done.stderr
-    return done
-
-
-@pytest.mark.slow
 def test_the_slow_rank_and_its_lone_recompile_are_named(job):
     assert detect(job).kind is PROFILER_TRACES
-    done = cli("summary", job)
+    done = run_cli("summary", job)
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert "Profiler traces of 3 rank(s)" in text and "times from the CPU calls" in text
     assert "rank 2 is the slow rank" in text and "the other ranks waited for it in collectives" in text
     assert "compile unit [0/1] ran on rank 2 only, not on ranks 0, 1" in text
     assert "compile unit [0/0] was entered a different number of times: 4× on ranks 0, 1; 3× on rank 2" in text
-    summary = json.loads(cli("summary", "--json", job).stdout)
+    summary = json.loads(run_cli("summary", "--json", job).stdout)
     assert [rank["rank"] for rank in summary["ranks"]] == [0, 1, 2]
     for rank in summary["ranks"]:  # each figure from the trace's own events
         events = _raw_events(Path(rank["source"]))
@@ -85,7 +75,6 @@ def test_the_slow_rank_and_its_lone_recompile_are_named(job):
     assert [d["kind"] for d in summary["differences"]] == ["slow_rank", "region_calls", "region_on_some_ranks"]
 
 
-@pytest.mark.slow
 def test_the_gpu_tab_shows_the_ranks_side_by_side(qtbot, window, job, no_slot_errors):
     window.open_path(job)
     view = window.gpu_view
@@ -107,8 +96,9 @@ def _as_rank(trace: Path, rank: int, target: Path) -> None:
     with gzip.open(trace, "rt") as handle:
         document = json.load(handle)
     document["distributedInfo"] = {**document.get("distributedInfo", {}), "rank": rank}
-    with gzip.open(target, "wt") as handle:
-        json.dump(document, handle)
+    text = json.dumps(document).encode()  # what json.dump writes, in one piece: its many small writes take seconds
+    with gzip.open(target, "wb", compresslevel=1) as handle:
+        handle.write(text)
 
 
 def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, corpus):
@@ -133,7 +123,7 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
     for rank in summary["ranks"]:
         assert rank["collective_us"] == pytest.approx(_union_us(nccl))
         assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
-    text = cli("summary", tmp_path).stdout
+    text = run_cli("summary", tmp_path).stdout
     assert "times from the device's events" in text and "The ranks do not differ." in text
     assert "2 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
 
@@ -147,12 +137,12 @@ def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, corpus)
     summary = summarize_profile_ranks(detect(tmp_path).open())
     assert len(summary["ranks"]) == 2 and summary["differences"] == []
     assert "rank(s) 1 appear in more than one trace" in summary["not_compared"]
-    assert "Not compared: rank(s) 1 appear in more than one trace" in cli("summary", tmp_path).stdout
+    assert "Not compared: rank(s) 1 appear in more than one trace" in run_cli("summary", tmp_path).stdout
     for step in (1, 2):
         (tmp_path / f"host_{step}.pt.trace.json.gz").write_bytes(b"\x1f\x8b not a gzip stream")
     (tmp_path / "empty.pt.trace.json").write_text('{"traceEvents": []}')
     (tmp_path / "empty2.pt.trace.json").write_text('{"traceEvents": []}')
-    done = cli("summary", tmp_path)
+    done = run_cli("summary", tmp_path)
     assert done.returncode == 2 and "no profiler trace could be read" in done.stderr
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, open_and_wait
+from conftest import CORPUS, background_settled, open_and_wait
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -48,10 +48,6 @@ def found(report) -> list[tuple[str, tuple]]:
 
 def planted(expected: list[dict]) -> list[tuple[str, tuple]]:
     return sorted((entry["kind"], tuple(entry["ranks"])) for entry in expected)
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_every_planted_difference_reported_and_nothing_else(planted_job):
@@ -172,16 +168,16 @@ def test_missing_and_cut_off_logs_are_reported_not_fatal(planted_job, tmp_path):
 
 def test_check_max_rank_divergence(planted_job):
     folder, expected = planted_job
-    allowed = cli("check", str(folder), "--max-rank-divergence", str(len(expected)))
+    allowed = run_cli("check", str(folder), "--max-rank-divergence", str(len(expected)))
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert f"PASS max-rank-divergence: {len(expected)} finding(s) across {RANKS} rank(s)" in allowed.stdout
-    refused = cli("check", str(folder), "--max-rank-divergence", str(len(expected) - 1))
+    refused = run_cli("check", str(folder), "--max-rank-divergence", str(len(expected) - 1))
     assert refused.returncode == 1
     assert "FAIL max-rank-divergence" in refused.stdout
     for line in ("rank 16: extra recompile [0/7]  [recompiles]", "ranks 3, 29: [0/2] cache", "rank 31: compile-time straggler",
                  "rank 19: reaches its first collective late"):
         assert line in refused.stdout
-    document = json.loads(cli("summary", "--json", str(folder)).stdout)
+    document = json.loads(run_cli("summary", "--json", str(folder)).stdout)
     assert len(document["per_rank"]["divergence"]) == len(expected)
 
 
@@ -390,7 +386,7 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     assert "rank 2 is selected once they are in" in view.heading.text()
     loaded = open_and_wait(qtbot, window, MULTI_RANK)  # opened before the job's details came
     held_details.release()  # ...which now arrive for an open nobody waits for
-    qtbot.wait(300)
+    background_settled(qtbot)
     assert window.model.loaded is loaded and window.model.unit is loaded.session.units[0]  # not rank 2's
     assert view.phase == DETAILS and view.rows.rowCount() == 4
     assert view.report.figures[view.selected_row()].rank == 0  # the row of the unit selected, not rank 2's

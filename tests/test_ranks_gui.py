@@ -19,7 +19,7 @@ from PySide6.QtGui import QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
-from conftest import MULTI_RANK, open_and_wait  # noqa: E402
+from conftest import MULTI_RANK, events_delivered, open_and_wait  # noqa: E402
 from inspector.core.outputs.html_report import LANE_HEIGHT, TIMELINE_DEPTH, timeline_svg  # noqa: E402
 from inspector.core.readers.session_loader import open_session  # noqa: E402
 from inspector.gui.views.qt_problems import PROBLEM_ROLE, RANK_COLUMN  # noqa: E402
@@ -195,7 +195,7 @@ def test_timeline_lanes_aligned_per_rank_with_a_wall_clock_toggle(qtbot, window,
     bar = max((b for b in timeline.bars if b.depth == 0 and timeline.lane_ranks[b.lane] == 3),
               key=lambda b: b.end_s - b.start_s)
     view.plot.setXRange(bar.start_s, bar.end_s, padding=0.1)
-    qtbot.wait(50)
+    events_delivered()
     scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2, bar.lane * timeline.depth + 0.5))
     point = view.plot.mapFromScene(scene)
     view.hover_text = ""

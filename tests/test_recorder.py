@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SCENARIOS, open_and_wait, torch_available
+from conftest import SCENARIOS, open_and_wait
 
 from inspector.core.model.compile_id import CompileId
 from inspector.core.outputs.summary import summarize
@@ -21,13 +21,10 @@ from inspector.core.readers import sources
 from inspector.core.readers.session_loader import open_session
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("recorded")
     paths = folder / "events.jsonl", folder / "small.jsonl", folder / "counters.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCHINDUCTOR_CACHE_DIR": str(inductor_cache),

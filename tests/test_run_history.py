@@ -9,7 +9,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,15 +24,11 @@ from inspector.core.history.run_store import SCHEMA_VERSION, StoreError, default
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers.session_loader import open_session
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))
-
-
-def cli(*args, env: dict | None = None):
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=300)
 
 
 @pytest.fixture
@@ -66,12 +61,12 @@ def bundled():
 
 
 def test_summary_records_the_run_once_with_the_figures_its_summary_states(data_home):
-    first = cli("summary", str(BUNDLED))
+    first = run_cli("summary", str(BUNDLED))
     assert first.returncode == 0, first.stderr
     assert default_store_path() == data_home / "torch-compile-inspector" / "history.sqlite"
-    assert cli("summary", str(BUNDLED), "--json").returncode == 0  # the same files again: the same run
-    summary = json.loads(cli("summary", str(BUNDLED), "--json").stdout)
-    listed = cli("history", json.loads((BUNDLED / "manifest.json").read_text())["script"], "--json")
+    assert run_cli("summary", str(BUNDLED), "--json").returncode == 0  # the same files again: the same run
+    summary = json.loads(run_cli("summary", str(BUNDLED), "--json").stdout)
+    listed = run_cli("history", json.loads((BUNDLED / "manifest.json").read_text())["script"], "--json")
     runs = json.loads(listed.stdout)["runs"]
     assert len(runs) == 1
     run = runs[0]
@@ -89,28 +84,28 @@ def test_summary_records_the_run_once_with_the_figures_its_summary_states(data_h
 
 
 def test_history_lists_a_scripts_runs_with_their_figures(data_home):
-    assert cli("summary", str(BUNDLED)).returncode == 0
-    assert cli("summary", str(BUNDLED_LOG)).returncode == 0  # its log: another run of the same script
+    assert run_cli("summary", str(BUNDLED)).returncode == 0
+    assert run_cli("summary", str(BUNDLED_LOG)).returncode == 0  # its log: another run of the same script
     script = json.loads((BUNDLED / "manifest.json").read_text())["script"]
-    shown = cli("history", script)
+    shown = run_cli("history", script)
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[0] == f"2 run(s) of {script}"
     rows = [line for line in lines if line.lstrip().startswith("#")]
     assert len(rows) == 2 and all("4 @ 2" in row and "23.2 s" in row and "2.13.0+cpu" in row for row in rows)
-    scripts = cli("history")
+    scripts = run_cli("history")
     assert f"2 run(s), latest" in scripts.stdout and script in scripts.stdout
 
 
 def test_no_history_switches_record_nothing(data_home):
-    assert cli("summary", str(BUNDLED), "--no-history").returncode == 0
-    assert cli("summary", str(BUNDLED), env={"TCI_NO_HISTORY": "1"}).returncode == 0
-    assert not default_store_path().exists() or "holds no run" in cli("history").stdout
+    assert run_cli("summary", str(BUNDLED), "--no-history").returncode == 0
+    assert run_cli("summary", str(BUNDLED), env={"TCI_NO_HISTORY": "1"}).returncode == 0
+    assert not default_store_path().exists() or "holds no run" in run_cli("history").stdout
 
 
 def test_check_history_names_the_run_it_compares_with(data_home):
-    assert cli("summary", str(BUNDLED)).returncode == 0
-    checked = cli("check", str(BUNDLED_LOG), "--history")
+    assert run_cli("summary", str(BUNDLED)).returncode == 0
+    checked = run_cli("check", str(BUNDLED_LOG), "--history")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert ("PASS history-breaks: no new graph-break site (graph breaks 4 → 4); compared with run #1 of"
             in checked.stdout)
@@ -240,16 +235,16 @@ def test_three_captures_are_recorded_and_the_third_s_new_break_fails_the_gate(tm
            "OMP_NUM_THREADS": "1"}
     for number, extra in enumerate(("", "", "        torch._dynamo.graph_break()\n"), start=1):
         script.write_text(TINY.format(extra=extra))
-        done = cli("capture", str(script), "-o", str(tmp_path / f"s{number}"), "--runs", "3", "--warmup", "1",
-                   "--threads", "1", env=env)
+        done = run_cli("capture", str(script), "-o", str(tmp_path / f"s{number}"), "--runs", "3", "--warmup", "1",
+                       "--threads", "1", env=env)
         assert done.returncode == 0, done.stderr[-2000:]
         assert f"recorded in the history as run #{number}" in done.stderr
-    listed = json.loads(cli("history", str(script), "--json", env=env).stdout)["runs"]
+    listed = json.loads(run_cli("history", str(script), "--json", env=env).stdout)["runs"]
     assert [run["breaks"] for run in listed] == [0, 0, 1]
     assert [Path(run["source"]).name for run in listed] == ["s1", "s2", "s3"]
-    third = cli("history", str(script), env=env).stdout.splitlines()[-1]
+    third = run_cli("history", str(script), env=env).stdout.splitlines()[-1]
     assert third.lstrip().startswith("#3 ") and third.endswith("← new break site: model.py:11 in forward")
-    checked = cli("check", str(tmp_path / "s3"), "--history", env=env)
+    checked = run_cli("check", str(tmp_path / "s3"), "--history", env=env)
     assert checked.returncode == 1, checked.stdout
     assert (f"FAIL history-breaks: graph breaks 0 → 1, first seen in this run: {script}:11 in forward: "
             "Call to `torch._dynamo.graph_break()` (×1); compared with run #2 of") in checked.stdout

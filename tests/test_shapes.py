@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import SCENARIOS, open_and_wait, run_traced, torch_available
+from conftest import SCENARIOS, open_and_wait, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
@@ -21,8 +21,6 @@ _SPECIAL = re.compile(r"\[(?P<id>\d+/\d+)\] set_replacement (?P<symbol>\w+) = (?
 
 @pytest.fixture(scope="module")
 def shapes_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "shape_specialisation.py", tmp_path_factory.mktemp("shapes"), inductor_cache,
                       extra_env={"TORCH_LOGS": "recompiles,dynamic"})
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import open_and_wait
+from cli_runner import run_cli
 
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.profile_ops import profile_check
@@ -146,16 +145,11 @@ def test_inconclusive_speedup_shows_no_break_even_anywhere(tmp_path):
     assert diff["verdict_a"]["state"] == "inconclusive" and diff["verdict_b"]["low"] is None
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT)
-
-
 def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_path):
     folder = edited_copy(tmp_path, **timed_state(NOISE_AROUND_1, QUIET))
     (check,) = [c for c in check_run(open_session(folder), min_speedup=1.0) if c.name == "min-speedup"]
     assert check.passed is None and "inconclusive" in check.reason
-    done = cli("check", str(folder), "--min-speedup", "1.0")
+    done = run_cli("check", str(folder), "--min-speedup", "1.0")
     assert done.returncode == 4 and "INCONCLUSIVE min-speedup" in done.stdout
     # a conclusive run passes or fails on its interval
     fast = edited_copy(tmp_path / "fast", **timed_state(CLEARLY_FASTER, QUIET))
@@ -168,7 +162,7 @@ def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_pat
 
 def test_check_refuses_nonsense_thresholds():
     for args in (("--min-speedup", "-1"), ("--tolerance", "-0.1"), ("--max-compile-time", "-5"), ("--max-breaks", "-1")):
-        done = cli("check", str(BUNDLED), *args)
+        done = run_cli("check", str(BUNDLED), *args)
         assert done.returncode == 2 and "is not" in done.stderr and "Traceback" not in done.stderr
     with pytest.raises(ValueError):
         check_run(open_session(BUNDLED), tolerance=-0.5)

@@ -20,7 +20,6 @@ from inspector.core.readers.session_loader import open_session
 BURN = "while True: pass"
 
 
-@pytest.mark.slow
 def test_capture_records_interleaved_rounds_and_the_machine(captured_examples):
     results = json.loads((captured_examples["small_resnet"] / "results.json").read_text())
     timing = results["timing"]
@@ -39,7 +38,6 @@ def test_capture_records_interleaved_rounds_and_the_machine(captured_examples):
     assert speedup["machine"]["note"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", ["mlp_breaks", "small_resnet"])
 def test_a_normal_capture_has_kernel_times_that_fit_in_the_call(captured_examples, example):
     check = profile_check(open_session(captured_examples[example]).results)
@@ -47,7 +45,6 @@ def test_a_normal_capture_has_kernel_times_that_fit_in_the_call(captured_example
     assert 0 < check.kernel_us_per_call <= 2 * check.slowest_call_us
 
 
-@pytest.mark.slow
 def test_a_capture_on_a_machine_kept_busy_never_states_the_opposite_direction(captured_examples, tmp_path,
                                                                              inductor_cache):
     """The MLP example (compiled is slower there: graph-break overhead on a tiny model), captured

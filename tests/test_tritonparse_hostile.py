@@ -12,18 +12,17 @@ import gzip
 import json
 import os
 import random
-import resource
 import signal
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import pytest
 
 from inspector.core.outputs.gpu_summary import render_triton_text, summarize_triton
 from inspector.core.readers.tritonparse_trace import CAPS, MAX_GRIDS, MAX_IR_CHARS, read_tritonparse
+from cli_runner import CliRun, run_cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT.parent / "shared" / "corpus" / "tritonparse-traces"
@@ -67,30 +66,15 @@ def _line(event: dict) -> bytes:
     return json.dumps(event).encode() + b"\n"
 
 
-def cli_summary(path: Path, *args: str) -> tuple[subprocess.CompletedProcess, int]:
-    """`summary PATH` in a child process under the memory limit, and the child's peak RSS in bytes: the
-    high-water mark of its own memory (VmHWM). ru_maxrss would carry over the test process's, which
-    Linux keeps across the fork and exec: a long serial test run then read as a 2.7 GB child."""
-    script = ("import re, runpy, sys\n"
-              "sys.argv = ['compile-inspector', *sys.argv[1:]]\n"
-              "try:\n    runpy.run_module('inspector', run_name='__main__')\n"
-              "except SystemExit as stop:\n    code = stop.code\nelse:\n    code = 0\n"
-              "status = open('/proc/self/status').read()\n"
-              "print('peak-rss', re.search(r'VmHWM:\\s*(\\d+)', status)[1], file=sys.stderr)\n"
-              "sys.exit(code)\n")
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT + (1 << 30), MEMORY_LIMIT + (1 << 30)))
-
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TCI_NO_CACHE="1", PYTHONDONTWRITEBYTECODE="1")
+def cli_summary(path: Path, *args: str) -> tuple[CliRun, int]:
+    """`summary PATH` in a child process under the memory limit, within LIMIT_S, and the child's peak
+    resident memory in bytes."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", script, "summary", str(path), *args], capture_output=True,
-                          text=True, timeout=LIMIT_S + 30, cwd=ROOT, env=env, preexec_fn=limit)
+    done = run_cli_process("summary", path, *args, timeout=LIMIT_S + 30, cache=False, measure_peak=True,
+                           limit_memory_bytes=MEMORY_LIMIT + (1 << 30))
     took = time.perf_counter() - started
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert took < LIMIT_S, f"{path.name}: {took:.1f} s"
-    peak = int(done.stderr.rsplit("peak-rss", 1)[1].split()[0]) * 1024
-    return done, peak
+    return done, done.peak_bytes
 
 
 @pytest.fixture(scope="module")

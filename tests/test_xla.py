@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, SCENARIOS, run_traced, torch_available
+from conftest import EXAMPLES, SCENARIOS, run_traced
 
 from inspector.cli import main as cli_main
 from inspector.core.analysis.fusion_compare import compare_fusion
@@ -156,10 +156,7 @@ def test_a_dump_cut_before_its_entry_has_no_kernel_count(jax_dump, tmp_path):
     assert module.n_kernels is None and module.fusion_ratio is None  # unknown, never a wrong count
 
 
-@pytest.mark.slow
 def test_bundled_example_torch_compile_beside_xla(tmp_path_factory, inductor_cache, capsys):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("xla_compare")
     done = subprocess.run([sys.executable, str(XLA_EXAMPLE), "--jax", str(folder / "dump")], cwd=folder,
                           env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""Lanes, round 2, read off the pixels the real window paints: in the Ranks tab a rank's back-to-back
+"""Lanes, read off the pixels the real window paints: in the Ranks tab a rank's back-to-back
 compile units are told apart once zoomed in (still merged zoomed out) and the hover names the unit
 under the mouse; a rank whose compile failed or was cut off shows that compile outlined in red, and a
 rank with no compile a hatched lane with a note; in the Timeline tab an event marker never covers a

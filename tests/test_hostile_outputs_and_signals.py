@@ -1,15 +1,14 @@
-"""Hostile input, second round (issue 28): the failure classes a second probe found, each rebuilt from
-its description on the bundled real session — outputs that are atomic and never clobber an input,
-SARIF/JUnit/Markdown a log cannot break or inject into, Unicode a terminal cannot print, a capture
-that does not outlive its launcher, bundle folders that do not outlive a killed process, and small
-usage errors that end in one line instead of a traceback."""
+"""Hostile input against outputs, signals and processes, each failure class rebuilt from its description
+on the bundled real session — outputs that are atomic and never clobber an input, SARIF/JUnit/Markdown
+a log cannot break or inject into, Unicode a terminal cannot print, a capture that does not outlive its
+launcher, bundle folders that do not outlive a killed process, and small usage errors that end in one
+line instead of a traceback."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -22,27 +21,14 @@ import pytest
 
 from fuzz_cases import fix_md5, split_records
 from inspector.core.readers.session_bundle import extract_bundle, remove_extracted, remove_stale_folders, save_bundle
+from cli_runner import child_env, cli_command, run_cli, run_cli_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 LOG = next((BUNDLED / "trace").glob("*.log"))
 EXAMPLE_PATH = "/work/main/resources/examples/mlp_breaks.py"  # where the bundled session was captured
 pytestmark = pytest.mark.timeout(180)
-
-
-def cli(*args, timeout: float = 90, limit_file_bytes: int | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """The CLI in a child process (a hang is a failed test), without the cache; `limit_file_bytes`
-    makes every write past that size fail, as a full disk does."""
-    def limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_bytes, limit_file_bytes))
-
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TCI_NO_CACHE="1", PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-m", "inspector", *map(os.fsencode, args)], capture_output=True,
-                          timeout=timeout, cwd=ROOT, env=env, preexec_fn=limit if limit_file_bytes else None, **kwargs)
-    stderr = done.stderr.decode("utf-8", "replace")
-    assert "Traceback" not in stderr, stderr[-3000:]
-    return done
+NO_CACHE = {"TCI_NO_CACHE": "1"}  # every read from the log itself, not from an index an earlier test wrote
 
 
 def _lines(done: subprocess.CompletedProcess) -> list[str]:
@@ -73,7 +59,7 @@ def test_sarif_survives_a_crafted_first_line_number(tmp_path, value):
 
     log = edited_log(tmp_path, craft)
     sarif = tmp_path / "out.sarif"
-    done = cli("check", log, "--sarif", sarif)
+    done = run_cli("check", log, "--sarif", sarif, env=NO_CACHE, text=False)
     assert done.returncode == 0, _lines(done)
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     regions = [location["physicalLocation"].get("region") for result in results
@@ -87,11 +73,11 @@ def test_sarif_survives_a_crafted_first_line_number(tmp_path, value):
 def test_a_lone_surrogate_in_a_log_is_shown_as_an_escape(tmp_path):
     log = edited_log(tmp_path, lambda text: text.replace('"co_name": "forward"', '"co_name": "for\\ud800ward"')
                      .replace('"name": "forward"', '"name": "for\\ud800ward"'))
-    done = cli("summary", log)
+    done = run_cli("summary", log, env=NO_CACHE, text=False)
     assert done.returncode == 0, _lines(done)
     assert "for\\ud800ward" in done.stdout.decode()
     report = tmp_path / "report.html"
-    assert cli("report", log, "-o", report).returncode == 0
+    assert run_cli("report", log, "-o", report, env=NO_CACHE, text=False).returncode == 0
     assert "for\\ud800ward" in report.read_text(encoding="utf-8")
 
 
@@ -100,9 +86,9 @@ def test_odd_bytes_in_a_path_give_a_report_and_well_formed_junit(tmp_path, name)
     log = tmp_path / os.fsdecode(name)
     shutil.copyfile(LOG, log)
     report, junit = tmp_path / "report.html", tmp_path / "junit.xml"
-    assert cli("report", log, "-o", report).returncode == 0
+    assert run_cli("report", log, "-o", report, env=NO_CACHE, text=False).returncode == 0
     assert report.stat().st_size > 1000
-    done = cli("check", log, "--junit", junit, "--max-breaks", "100")
+    done = run_cli("check", log, "--junit", junit, "--max-breaks", "100", env=NO_CACHE, text=False)
     assert done.returncode == 0, _lines(done)
     session = ET.parse(junit).getroot().find("testsuite/properties/property").get("value")
     assert session.endswith(".log") and ("\\udcff" in session or "\\x01\\x1b" in session)
@@ -123,7 +109,7 @@ def _hostile_markdown_log(folder: Path) -> Path:
 
 def test_markdown_summary_passes_no_link_image_html_or_broken_cell(tmp_path):
     markdown_it = pytest.importorskip("markdown_it")
-    done = cli("summary", "--markdown", _hostile_markdown_log(tmp_path))
+    done = run_cli("summary", "--markdown", _hostile_markdown_log(tmp_path), env=NO_CACHE, text=False)
     assert done.returncode == 0, _lines(done)
     text = done.stdout.decode()
     assert "javascript" in text and "evil.example" in text, "the hostile text is shown, as text"
@@ -145,7 +131,7 @@ def test_report_onto_its_own_input_is_refused(tmp_path):
     log = tmp_path / LOG.name
     shutil.copyfile(LOG, log)
     before = log.read_bytes()
-    done = cli("report", log, "-o", log)
+    done = run_cli("report", log, "-o", log, env=NO_CACHE, text=False)
     assert done.returncode == 2 and "input" in _lines(done)[-1] and len(_lines(done)) == 1
     assert log.read_bytes() == before
 
@@ -155,10 +141,10 @@ def test_ci_reports_inside_the_session_are_refused(tmp_path):
     shutil.copytree(BUNDLED, session)
     manifest = (session / "manifest.json").read_bytes()
     for option in ("--sarif", "--junit"):
-        done = cli("check", session, option, session / "manifest.json")
+        done = run_cli("check", session, option, session / "manifest.json", env=NO_CACHE, text=False)
         assert done.returncode == 2 and "inside" in _lines(done)[-1]
         assert (session / "manifest.json").read_bytes() == manifest
-    done = cli("report", session, "-o", session / "report.html")
+    done = run_cli("report", session, "-o", session / "report.html", env=NO_CACHE, text=False)
     assert done.returncode == 2 and not (session / "report.html").exists()
 
 
@@ -172,7 +158,7 @@ def test_a_full_disk_leaves_the_previous_file_and_no_half_written_one(tmp_path, 
     args = {"report": ["report", BUNDLED, "-o", out], "bundle": ["bundle", BUNDLED, "-o", out],
             "junit": ["check", BUNDLED, "--max-breaks", "9", "--junit", out],
             "sarif": ["check", BUNDLED, "--max-breaks", "9", "--sarif", out]}[command]
-    done = cli(*args, limit_file_bytes=256)
+    done = run_cli_process(*args, limit_file_bytes=256, cache=False, text=False)
     assert done.returncode == 2, _lines(done)
     assert len(_lines(done)) == 1 and "File too large" in _lines(done)[0]
     assert out.read_text() == "the previous, complete output\n"
@@ -194,9 +180,8 @@ def _start_capture(tmp_path: Path) -> tuple[subprocess.Popen, int, Path]:
     the script's pid (the runner's process) once it runs, and the session."""
     script, marker, session = tmp_path / "sleeper.py", tmp_path / "pid", tmp_path / "session"
     script.write_text(SLEEPER)
-    launcher = subprocess.Popen([sys.executable, "-m", "inspector", "capture", str(script), str(marker),
-                                 "-o", str(session), "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    launcher = subprocess.Popen(cli_command("capture", script, marker, "-o", session, "--quiet"), cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
     deadline = time.monotonic() + 120
     while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline and launcher.poll() is None:
         time.sleep(0.1)
@@ -235,7 +220,7 @@ def test_a_killed_launcher_takes_the_traced_program_along_and_the_session_says_s
     launcher.kill()
     launcher.wait(timeout=30)
     assert _gone(child), "SIGKILL to the launcher left the traced program running"
-    done = cli("summary", session)
+    done = run_cli("summary", session, env=NO_CACHE, text=False)
     assert "launcher" in done.stdout.decode() and "died before the run ended" in done.stdout.decode()
 
 
@@ -278,18 +263,18 @@ def test_folders_left_by_dead_processes_are_cleared_when_a_bundle_is_opened(tmp_
 def test_capture_into_an_existing_file_is_one_line(tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("mine")
-    done = cli("capture", ROOT / "resources" / "examples" / "mlp_breaks.py", "-o", taken)
+    done = run_cli("capture", ROOT / "resources" / "examples" / "mlp_breaks.py", "-o", taken, env=NO_CACHE, text=False)
     assert done.returncode == 2 and len(_lines(done)) == 1 and "is a file" in _lines(done)[0]
     assert taken.read_text() == "mine"
 
 
 def test_bundle_to_an_empty_path_is_one_line(tmp_path):
-    done = cli("bundle", BUNDLED, "-o", "")
+    done = run_cli("bundle", BUNDLED, "-o", "", env=NO_CACHE, text=False)
     assert done.returncode == 2 and _lines(done) == ["compile-inspector: no output file given (the path is empty)"]
 
 
 def test_a_home_folder_of_nobody_is_one_line():
-    done = cli("summary", "~nosuchuser-tci/x.log")
+    done = run_cli("summary", "~nosuchuser-tci/x.log", env=NO_CACHE, text=False)
     assert done.returncode == 2 and len(_lines(done)) == 1
 
 
@@ -297,9 +282,8 @@ def test_ctrl_c_during_a_long_summary_is_one_line(tmp_path):
     big = tmp_path / "dedicated_log_torch_trace_big.log"
     subprocess.run([sys.executable, str(ROOT / "bench" / "make_big_log.py"), str(LOG), str(big), "--mb", "60"],
                    check=True, capture_output=True)
-    reading = subprocess.Popen([sys.executable, "-m", "inspector", "summary", str(big)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=dict(os.environ, PYTHONPATH=str(ROOT), TCI_NO_CACHE="1"))
+    reading = subprocess.Popen(cli_command("summary", big), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=child_env(cache=False))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and reading.poll() is None and not _has_open(reading.pid, big):
         time.sleep(0.02)
@@ -419,13 +403,14 @@ def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_cou
             return text.replace("Graph Break Reason:", "Graph Break Reason: " + "Graph break (" * ((megabytes << 20) // 13), 1)
         log = edited_log(tmp_path / str(megabytes), padded)
         started = time.perf_counter()
-        done = cli("summary", "--json", log, timeout=120)
+        done = run_cli("summary", "--json", log, env=NO_CACHE, text=False)
         seconds[megabytes] = time.perf_counter() - started
         summary = json.loads(done.stdout)
-        normal = json.loads(cli("summary", "--json", LOG).stdout)
+        normal = json.loads(run_cli("summary", "--json", LOG, env=NO_CACHE, text=False).stdout)
         assert len(summary["graph_breaks"]) == len(normal["graph_breaks"]), "every break is still counted"
         oversized = summary["unreadable"]["oversized_text"]
         assert oversized["count"] == 1 and "dynamo_graph_break_reason" in oversized["examples"][0]
         assert summary["graph_breaks"][0]["reason"].count("Graph break (") <= INTERPRETED_CHARS // 13
-        assert "read on their first MiB only" in cli("summary", log).stdout.decode().split("Could not read:")[1]
+        shown = run_cli("summary", log, env=NO_CACHE, text=False).stdout.decode()
+        assert "read on their first MiB only" in shown.split("Could not read:")[1]
     assert seconds[24] < 4 * seconds[2] + 5, seconds  # the interpreters read 1 MiB of each; only the read grows

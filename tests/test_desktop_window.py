@@ -1,4 +1,4 @@
-"""Issue #29, desktop round 2: Open Recent holds only inputs that opened (absolute, once, still there);
+"""The desktop window: Open Recent holds only inputs that opened (absolute, once, still there);
 the default window fits the screen; a Graph search follows the selected unit; the stage strip says how
 a capture that did not succeed ended."""
 

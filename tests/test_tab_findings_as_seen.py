@@ -1,4 +1,4 @@
-"""What the third and fourth new-user walks through every tab found, each as the user now sees it: the
+"""What new-user walks through every tab found, each as the user now sees it: the
 Ranks heading counts only findings and says who agrees, a one-process run's findings box says why it is empty,
 a symbol torch logged twice is one symbol, the Code tab tells repeated records apart and its columns
 say what they measure, and opening a trace says so in the status bar."""
