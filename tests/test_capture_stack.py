@@ -8,15 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, ROOT, capture, torch_available
+from conftest import EXAMPLES, ROOT, capture
 
 CAPTURE = ROOT / "inspector" / "capture"
 
 
 @pytest.mark.slow
 def test_the_compile_stack_of_a_measured_entry_point_names_no_file_of_the_capture(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     from inspector.core.analysis.compile_detail import trigger_stack
     from inspector.core.readers.session_loader import open_session
 

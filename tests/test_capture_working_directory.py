@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import torch_available
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +28,6 @@ print(json.dumps({"cwd": os.getcwd(), "read": said}))
 
 @pytest.mark.slow
 def test_a_capture_runs_the_script_in_the_callers_working_directory(tmp_path, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     script_folder, caller = tmp_path / "m", tmp_path / "caller"
     script_folder.mkdir()
     caller.mkdir()

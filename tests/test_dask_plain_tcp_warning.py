@@ -6,25 +6,20 @@ tls:// (the user's CA) the same peer fails the handshake and nothing runs."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
+from cli_runner import run_cli_process
 
 from inspector.core.analysis.dask_engine import DaskTarget, overview_on_dask
 from inspector.core.readers.trace_logs import find_trace_logs
 
-from test_dask_security import ROOT, job, peer, pickled_greeting, plain_greeting, tls_files  # noqa: F401 (fixtures)
+from test_dask_security import job, peer, pickled_greeting, plain_greeting, tls_files  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def summary_on_dask(*args) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "inspector", "summary", *map(str, args)], capture_output=True,
-                          text=True, timeout=90, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done
+def summary_on_dask(*args):
+    """In a child process, as the Dask security tests: a peer's code that runs stays in that child."""
+    return run_cli_process("summary", *map(str, args), timeout=90)
 
 
 def test_opted_in_a_peer_pickling_after_a_plain_greeting_runs_code_as_the_warning_says(job, peer, tmp_path):

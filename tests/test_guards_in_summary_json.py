@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import MULTI_RANK, ROOT
+from cli_runner import run_cli
+from conftest import MULTI_RANK
 
 from inspector.core.analysis.compile_detail import CODE_JSON_CHARS
 
@@ -39,8 +37,7 @@ def logged_guards(lines: list[str]) -> dict[str, str]:
 
 
 def json_guards(log: Path) -> dict[str, str]:
-    done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(log), "--json", "--no-cache"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    done = run_cli("summary", str(log), "--json", "--no-cache")
     assert done.returncode == 0, done.stderr[-3000:]
     units = json.loads(done.stdout)["units"]
     return {unit["compile_id"]: entry.get("text") for unit in units for entry in unit["compile"]["code"]

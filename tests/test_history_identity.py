@@ -11,11 +11,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli, run_cli_process
 from history_stores import start_postgres
 
 from inspector.capture.launcher import CapturePlan, CaptureSettings, write_manifest
@@ -32,11 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))
 SCRIPT = json.loads((BUNDLED / "manifest.json").read_text())["script"]
-
-
-def cli(*args, env: dict | None = None, timeout: float = 300):
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 @pytest.fixture
@@ -70,7 +65,7 @@ def settled_copy(log: Path, to: Path) -> Path:
 
 
 def runs_of(script: str, env: dict | None = None) -> list[dict]:
-    listed = cli("history", script, "--json", env=env)
+    listed = run_cli("history", script, "--json", env=env)
     assert listed.returncode == 0, listed.stderr
     return json.loads(listed.stdout)["runs"]
 
@@ -89,7 +84,7 @@ def test_a_log_naming_a_fifo_as_git_head_opens_with_commit_and_host_unknown(tmp_
     log.write_text(text)
     before = time.time() - 60
     os.utime(log, (before, before))
-    shown = cli("summary", str(log), timeout=120)  # before the fix: blocked in open(.git/HEAD) forever
+    shown = run_cli_process("summary", str(log), timeout=120)  # a child: a hang in open(.git/HEAD) is contained
     assert shown.returncode == 0, shown.stderr
     (run,) = runs_of(str(hostile / "mlp_breaks.py"))
     assert run["git_commit"] is None and run["host"] == UNKNOWN_HOST == "unknown"
@@ -117,7 +112,7 @@ def test_a_capture_keeps_its_commit_and_host_and_the_history_takes_them_from_it(
 
 def test_one_bundle_opened_twice_is_one_run(tmp_path):
     bundle = tmp_path / "run.tcinspect"
-    assert cli("bundle", str(BUNDLED), "-o", str(bundle)).returncode == 0
+    assert run_cli("bundle", str(BUNDLED), "-o", str(bundle)).returncode == 0
     store = str(tmp_path / "history.sqlite")
     kept = []
     for _ in range(2):  # each open extracts the bundle into a new temporary folder
@@ -138,14 +133,14 @@ def test_check_history_keeps_a_log_written_a_moment_ago(tmp_path, data_home):
     the next job has a baseline."""
     log = tmp_path / "fresh.log"
     log.write_bytes(BUNDLED_LOG.read_bytes())
-    checked = cli("check", str(log), "--history")
+    checked = run_cli("check", str(log), "--history")
     assert "still changing" not in checked.stderr + checked.stdout
     assert "PASS history: no earlier run of mlp_breaks.py in the history" in checked.stdout
     (run,) = runs_of(SCRIPT)
     assert run["source"] == str(log) and run["gate"] == "pass"
     again = tmp_path / "next.log"  # the next job's log
     again.write_bytes(BUNDLED_LOG.read_bytes() + b"\n")
-    nxt = cli("check", str(again), "--history")
+    nxt = run_cli("check", str(again), "--history")
     assert nxt.returncode == 0 and f"compared with run #{run['run']} of" in nxt.stdout
 
 
@@ -204,7 +199,7 @@ def test_a_break_site_or_recompile_cause_moved_down_a_line_is_not_new():
                                      "postgresql://u:hunter2@127.0.0.1:1/db",
                                      "postgres://u@127.0.0.1:1/db?sslmode=disable&password=hunter2"])
 def test_a_postgresql_password_is_never_shown(address):
-    shown = cli("history", "--store", address, timeout=60)
+    shown = run_cli("history", "--store", address)
     assert shown.returncode == 2
     assert "hunter2" not in shown.stdout + shown.stderr
     assert "password=***" in shown.stderr and "127.0.0.1" in shown.stderr

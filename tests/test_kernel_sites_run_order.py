@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SCENARIOS, run_traced, torch_available
+from conftest import SCENARIOS, run_traced
 from inspector import cli
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.readers.sources import detect
@@ -23,8 +23,6 @@ GRAPH_CALL = "## Call CompiledFxGraph"
 
 @pytest.fixture(scope="module")
 def cond_run(tmp_path_factory, inductor_cache):
-    if not torch_available():
-        pytest.skip("torch is not installed")
     return run_traced(SCENARIOS / "profiled_cond_sites.py", tmp_path_factory.mktemp("cond_sites"), inductor_cache)
 
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import torch_available
+from cli_runner import run_cli
 
 from inspector.core.history.recording import record_run
 from inspector.core.outputs.cached_summary import session_summary
@@ -41,16 +41,9 @@ recorder.close()
 '''
 
 
-def cli(*args, env: dict | None = None):
-    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=300)
-
-
 @pytest.fixture(scope="module")
 def restarted(tmp_path_factory, inductor_cache) -> Path:
     """The recorder file of a service run twice (a restart), both processes appending to one file."""
-    if not torch_available():
-        pytest.skip("torch is not installed")
     folder = tmp_path_factory.mktemp("restarted")
     (folder / "service.py").write_text(SERVICE)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCHINDUCTOR_CACHE_DIR": str(inductor_cache),
@@ -73,7 +66,7 @@ def test_a_restarted_service_keeps_both_processes_compiles(restarted):
     session = open_session(restarted)
     assert len(session.units) == len(compiles)
     assert [[str(unit.compile_id) for unit in rank.units] for rank in session.ranks] == [["[0/0]", "[0/1]"]] * 2
-    shown = cli("summary", str(restarted), "--no-history")
+    shown = run_cli("summary", str(restarted), "--no-history")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[1] == "Compile units: 4 on 2 ranks"  # a rank of a recorder file is a process that wrote it
@@ -91,7 +84,7 @@ def test_a_torch_upgrade_between_restarts_is_shown(restarted, tmp_path):
     first["torch"] = "2.12.0"  # the first process ran the torch before the upgrade
     upgraded = tmp_path / "events.jsonl"
     upgraded.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
-    shown = cli("summary", str(upgraded), "--no-history")
+    shown = run_cli("summary", str(upgraded), "--no-history")
     assert shown.returncode == 0, shown.stderr
     assert f"torch 2.12.0 → {torch.__version__}" in shown.stdout.splitlines()[0]
 
