@@ -14,7 +14,8 @@ def source_marks(session: Session) -> dict[str, dict[int, tuple[str, str]]]:
     marks: dict[str, dict[int, tuple[str, str]]] = {}
     for brk in session.breaks:
         if brk.location:
-            marks.setdefault(brk.location.file, {})[brk.location.line or 0] = (GRAPH_BREAK, f"graph break: {brk.reason}")
+            marks.setdefault(brk.location.file, {})[brk.location.line or 0] = (GRAPH_BREAK,
+                                                                               f"graph break: {brk.reason}")
     for unit in session.units:
         if unit.recompile and unit.location and unit.location.line:
             guards = unit.recompile.failed_guards

@@ -99,7 +99,8 @@ def session_issues(analysis: SessionAnalysis) -> list[Issue]:
     """The session's problems, worst first. From the cache when the session was opened before (finding
     them read every recompile's guards, ~0.06 s of the app's reopen of a 106 MB log); found and kept
     otherwise."""
-    return _kept_part(analysis, "problems", lambda document: [Issue.from_state(state) for state in document["problems"]],
+    return _kept_part(analysis, "problems",
+                      lambda document: [Issue.from_state(state) for state in document["problems"]],
                       lambda: analysis.issues,
                       lambda problems: {"problems": [problem.get_state() for problem in problems]})
 

@@ -77,7 +77,8 @@ def parse_break_reason(text: str) -> BreakText:
     parsed.explanation = explanation["text"].strip() if explanation else ""
     if parsed.explanation_prefix:
         parsed.explanation = f"{parsed.explanation_prefix} {parsed.explanation}".strip()
-    parsed.hints = list(dict.fromkeys(hint["text"].strip() for hint in _HINT.finditer(text.split("User code traceback:", 1)[0])))
+    parsed.hints = list(dict.fromkeys(hint["text"].strip()
+                                      for hint in _HINT.finditer(text.split("User code traceback:", 1)[0])))
     traceback = text.split("User code traceback:", 1)
     if len(traceback) == 2:
         parsed.stack = [(frame["file"], int(frame["line"]), frame["fn"], frame["code"].strip())
@@ -300,7 +301,8 @@ def _guard_comment(guard: str) -> tuple[str, str, str, str] | None:
         if code is None:
             return None
         start = code.start()
-        while second < len(marks) and (marks[second] < start + 2 or _comment_place(guard, marks[second], places) is None):
+        while second < len(marks) and (marks[second] < start + 2
+                                       or _comment_place(guard, marks[second], places) is None):
             second += 1
         if second == len(marks):
             return None
