@@ -132,8 +132,8 @@ def rank_line(per_rank: PerRank | None) -> str:
         middle = statistics.median(seconds for seconds, _ in timed)
         (low, low_rank), (high, high_rank) = timed[0], timed[-1]
         recorded = f" ({len(timed)} of {count} ranks recorded one)" if len(timed) < count else ""
-        text += (f" Compile time per rank{recorded}: min {fmt_seconds(low)} (rank {low_rank}), median {fmt_seconds(middle)}, "
-                 f"max {fmt_seconds(high)} (rank {high_rank})")
+        text += (f" Compile time per rank{recorded}: min {fmt_seconds(low)} (rank {low_rank}), median "
+                 f"{fmt_seconds(middle)}, max {fmt_seconds(high)} (rank {high_rank})")
         stragglers = per_rank.stragglers()
         text += f"; straggler: rank{'s' if len(stragglers) > 1 else ''} {rank_ranges(stragglers)}." if stragglers \
             else "; no straggler."

@@ -11,7 +11,9 @@ import posixpath
 from collections.abc import Iterator
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
 
 from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.rank_figures import rank_ranges
@@ -126,7 +128,8 @@ class QtProblems(QTreeWidget):
         count = str(problem.count) if problem.kind in ("graph_break", "recompile") else ""
         ranks = rank_ranges(problem.ranks)
         item = QTreeWidgetItem(self, [problem.title, count, where, str(problem.compile_id or ""), ranks])
-        item.setToolTip(RANK_COLUMN, f"on rank{'s' if len(problem.ranks) > 1 else ''} {ranks}" if ranks else "the whole run")
+        item.setToolTip(RANK_COLUMN, f"on rank{'s' if len(problem.ranks) > 1 else ''} {ranks}" if ranks
+                        else "the whole run")
         item.setIcon(0, kind_icon(problem.kind, problem.severity))
         tip = tooltip_text(problem)
         item.setToolTip(0, plain_tip(tip))

@@ -9,7 +9,9 @@ a click made meanwhile takes effect when they are in."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget,
+)
 
 from inspector.core.analysis.rank_figures import RankReport
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -38,8 +40,10 @@ class QtRanksView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # a line a rank: more ranks in view
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # by rank, until the user sorts by a column: then that stays
+        # a line a rank: more ranks in view
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        # by rank, until the user sorts by a column: then that stays
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
         self.findings = QListWidget()
         self.findings.setWordWrap(True)
@@ -122,7 +126,8 @@ class QtRanksView(QWidget):
         """The open under way failed: if it showed an overview, that stays, saying why it is all there is."""
         if self.phase == OVERVIEW:
             self.phase, self.pending = FAILED, None
-            self.heading.setText(self._counts(self.report) + f" Only this overview: the details could not be read: {message}")
+            self.heading.setText(self._counts(self.report)
+                                 + f" Only this overview: the details could not be read: {message}")
 
     def _clear(self) -> None:
         self.phase, self.report, self._place_of_unit = EMPTY, None, {}
@@ -157,7 +162,8 @@ class QtRanksView(QWidget):
             self.findings.addItem(item)
         if not report.findings:
             words = (report.lines()[0] + "." if report.unread
-                     else "One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
+                     else "One process wrote this run: there is no other rank to compare with."
+                     if len(report.figures) < 2
                      else report.lines()[0] + ": nothing differs between them.")
             item = QListWidgetItem(words)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
