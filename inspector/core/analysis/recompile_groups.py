@@ -308,8 +308,8 @@ def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:
 
 
 def _lines_with(text: str, word: str) -> Iterator[str]:
-    """The lines of `text` that hold `word`, in order: a GPT-2 recompile's guards are ~300 KB, and
-    rewriting them whole (`L['x']` to `x`) to find one guard took ~0.7 ms each."""
+    """The lines of `text` that hold `word`, in order: a big model's guards run to hundreds of KB, and
+    rewriting them whole (`L['x']` to `x`) to find one guard would cost that much work per guard."""
     at = text.find(word)
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
@@ -322,8 +322,8 @@ def _lines_with(text: str, word: str) -> Iterator[str]:
 def _specialised_before(by_id: dict[tuple, CompileUnit], group: _GroupDraft) -> ShapeEvent | None:
     """The specialisation, in the unit whose guard failed first, of the dim that changed: a dynamic
     dim the code made static (`if x.shape[0] == 4:`) is why a new size could not reuse that graph.
-    `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
-    has a group per rank: searching every unit for each took ~2.8 s)."""
+    `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a big job has a
+    group per rank: searching every unit for each grows with the square of the ranks)."""
     first = group.units[0]
     newest = _newest_failure(first.recompile.failed_guards) if first.recompile else None
     against = newest.against if newest else ""

@@ -1,6 +1,6 @@
 """The user's lines a session marks, by file: each graph break's line, and the line of each frame
 that recompiled with the guard that failed. The Source view's gutter draws them; the app's load
-worker makes them, since going through a big job's units took ~25 ms of the UI thread."""
+worker makes them, since going through a big job's units would hold the UI thread."""
 
 from __future__ import annotations
 

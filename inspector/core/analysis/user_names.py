@@ -211,7 +211,7 @@ def _called_function(unit: CompileUnit) -> SourceLocation | None:
 def shown_function(unit: CompileUnit) -> str:
     """The unit's function as lists name it: `forward (via wrapper)` where a library wrapped it,
     `forward (resumed at line 19)` for the resume function Dynamo made after a break there (its name,
-    `torch_dynamo_resume_in_forward_at_19`, was elided to `t…d_at_19` in a narrow list)."""
+    `torch_dynamo_resume_in_forward_at_19`, is elided to `t…d_at_19` in a narrow list)."""
     called = called_function(unit)
     if called:
         return f"{called.function} (via {unit.function})"

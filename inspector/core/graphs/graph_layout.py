@@ -64,7 +64,7 @@ def dot_program() -> str | None:
 class _Context:
     """What one layout() call knows about the whole graph, computed once: each node's group, each open
     group's edges between its direct items, and each open group's placed content (asked for by its
-    parent for its size and again when placed: without it a group ten levels deep was laid out ten times)."""
+    parent for its size and again when placed: without it a group ten levels deep is laid out ten times)."""
 
     expanded: set[str]
     group_of: dict[str, tuple[str, ...]]

@@ -15,7 +15,7 @@ _GRAPH_BREAK, _IN_USER_CODE = "Graph break", " in user code at "
 _LINE_TAIL = re.compile(r"(\d+)\s*")
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
 # `[^\S\n]*`, not `\s*`, after `^` (re.M): the same "Explanation:" is found (whitespace reaching back to a line
-# start), but a run of blank lines is no longer rescanned from each of its line starts (quadratic).
+# start), and a run of blank lines is not rescanned from each of its line starts (quadratic).
 _EXPLANATION = re.compile(r"^[^\S\n]*Explanation:\s*(?P<text>.*)$", re.M)
 _HINT = re.compile(r"^[^\S\n]*Hint:\s*(?P<text>.*)$", re.M)
 _TRACE_FRAME = re.compile(r'^[^\S\n]*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)',
