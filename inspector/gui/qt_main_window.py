@@ -78,7 +78,7 @@ class QtMainWindow(QtWindowLayout):
         compile_lexers_meanwhile()  # the first open's worker finds them made
         self.setWindowTitle("torch.compile Inspector")
         self.setAcceptDrops(True)
-        # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
+        # buttons as wide as their words (the style's 80 px floor would make toolbars wider than the window)
         self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
@@ -143,7 +143,7 @@ class QtMainWindow(QtWindowLayout):
         self.status = QLabel("Ready")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(220)  # wide enough for its words ("42% of 1,056 MB" was cut in two)
+        self.progress_bar.setMaximumWidth(220)  # wide enough for its words ("42% of 1,056 MB" in one piece)
         self.progress_bar.setMinimumWidth(self.progress_bar.fontMetrics().horizontalAdvance("100% of 99,999 MB") + 40)
         self.progress_bar.hide()
         self.statusBar().addWidget(self.status, 1)

@@ -52,8 +52,8 @@ class QtDashboard(QWidget):
         self.table.setColumnWidth(1, 130)
         self.table.setColumnWidth(2, 330)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        # every figure's row on show: the table is as tall as its rows and the page scrolls (at 1280×720 the
-        # table scrolled two rows at a time inside a page with room below it)
+        # every figure's row on show: the table is as tall as its rows and the page scrolls (else, at 1280×720,
+        # the table scrolls two rows at a time inside a page with room below it)
         self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)

@@ -104,9 +104,9 @@ class QtNavigator(QTreeWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> Iterator[None]:
         """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
-        listed when it is opened or one of its units is selected elsewhere (256 ranks' 1,800 items
-        took ~80 ms of the UI thread, and most ranks are never opened). The rows come in steps, one a
-        turn of the event loop: RANKS_A_TURN ranks (1,024 took ~20 ms in one) or UNITS_A_TURN units."""
+        listed when it is opened or one of its units is selected elsewhere (listing every rank's items would
+        hold the UI thread, and most ranks are never opened). The rows come in steps, one a turn of the event
+        loop, RANKS_A_TURN ranks or UNITS_A_TURN units, so the UI thread answers the user between them."""
         self.clear()
         self._items.clear()
         self._live = {}
@@ -135,8 +135,8 @@ class QtNavigator(QTreeWidget):
             QTreeWidgetItem(self, ["no compile units in this session"])
 
     def _list_units(self, parent: QTreeWidgetItem, rank) -> Iterator[None]:
-        """The rank's frames and units under `parent`, UNITS_A_TURN units a step (a 1 GB log of one
-        rank holds thousands: listed at once, ~120 ms of the UI thread)."""
+        """The rank's frames and units under `parent`, UNITS_A_TURN units a step (a big log of one rank
+        holds thousands, and listing them at once would freeze the UI thread)."""
         listed = 0
         for frame in rank.frames:
             if listed >= UNITS_A_TURN:

@@ -23,7 +23,7 @@ NOTHING_OPEN = "Open a distributed run (a folder of per-rank logs) to compare it
 # What the view shows: nothing, a big job's overview while its details are read, an overview whose
 # details could not be read, or the open session's report.
 EMPTY, OVERVIEW, FAILED, DETAILS = "empty", "overview", "failed", "details"
-SIZED_ROWS = 128  # rows whose text sets a column's width: measuring all 1,024 took ~30 ms of the UI thread
+SIZED_ROWS = 128  # rows whose text sets a column's width: measuring every rank's would hold the UI thread
 
 
 class QtRanksView(QWidget):
@@ -115,7 +115,7 @@ class QtRanksView(QWidget):
         self.phase = DETAILS
         report = loaded.ranks
         self._show(report)
-        # made now, in the view's own turn: looking through every rank's units took ~20 ms a selection
+        # made now, in the view's own turn: looking through every rank's units at each selection is too slow
         places = {(f.rank, f.log): place for place, f in enumerate(report.figures)}
         self._place_of_unit = {unit: places.get((rank.rank, rank.log_path.name if rank.log_path else ""))
                                for rank in loaded.session.ranks for unit in rank.units}
@@ -149,7 +149,7 @@ class QtRanksView(QWidget):
     def _show(self, report: RankReport) -> None:
         """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none).
         The details of a big job mostly bring the overview's figures again: then the table stays as it
-        is (its rows, order and selection), since rebuilding 1,024 rows took ~0.2 s of the UI thread."""
+        is (its rows, order and selection), since rebuilding a big job's rows holds the UI thread."""
         same_rows = (self.report is not None and report.figures == self.report.figures
                      and report.stragglers() == self.report.stragglers())
         self.report = report
@@ -177,7 +177,7 @@ class QtRanksView(QWidget):
 
     def _size_columns(self) -> None:
         """Each column as wide as its longest text in the first SIZED_ROWS rows, measured once: Qt's
-        own sizing asked the model for every role of every cell it measured (~40 ms for 1,024 ranks)."""
+        own sizing asks the model for every role of every cell it measures, slow for a big job."""
         metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
         rows = range(min(SIZED_ROWS, self.rows.rowCount()))
         for column in range(self.rows.columnCount()):

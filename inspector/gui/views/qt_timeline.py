@@ -276,7 +276,8 @@ class QtTimeline(QWidget):
         self.wall_clock.toggled.connect(self._on_clock_toggled)
         self.clock_request = LatestRequest(self)
         self.rank_lines: list[pg.InfiniteLine] = []
-        export = QPushButton("Export trace…")  # short: the legend shares its row (it was cut at 1280 with ranks)
+        # short: the legend shares its row (and is cut at 1280 with ranks otherwise)
+        export = QPushButton("Export trace…")
         export.setToolTip("Save the compile stages as a Perfetto / Chrome trace (JSON), to open in ui.perfetto.dev")
         export.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         export.clicked.connect(self.ask_export)
@@ -367,7 +368,7 @@ class QtTimeline(QWidget):
     def _mark_ranks(self, timeline: Timeline) -> None:
         """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks; none for a single
         process. Past LABELLED_RANKS the lane names the axis has room for carry the rank, and the rules
-        are one item drawn across the data: 256 separate rules took ~0.3 s of the UI thread to add and paint."""
+        are one item drawn across the data: hundreds of separate rules are slow to add and paint."""
         self.rank_lines = []
         groups = timeline.rank_groups()
         many = len(groups) > 1

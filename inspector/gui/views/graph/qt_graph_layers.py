@@ -276,7 +276,7 @@ class EdgeLayer(QGraphicsItem):
 
     def _lines(self, chosen) -> list[QLineF]:
         """QLineFs made when drawn (once per recorded cell), not for all segments up front: building
-        400k of them cost a second when everything was opened."""
+        hundreds of thousands of them when everything is opened costs about a second."""
         return list(map(QLineF, *self.segments[chosen].T.tolist()))
 
     def _record(self, painter: QPainter, members) -> None:

@@ -166,7 +166,7 @@ class QtGraphView(QWidget):
         side = QSplitter(Qt.Orientation.Vertical)
         for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
-        # the details get the height the minimap and legend do not need: at 1280×720 they were four lines
+        # the details get the height the minimap and legend do not need: more than four lines at 1280×720
         self.legend.setMinimumHeight(self.legend.fontMetrics().height() * 2 + 8)
         for index, stretch in enumerate((0, 0, 1, 3)):
             side.setStretchFactor(index, stretch)
@@ -196,7 +196,7 @@ class QtGraphView(QWidget):
     def _follow_selection(self, model: QtSessionModel) -> None:
         """The unit and the kernel selected anywhere in the app, shown here."""
         # a unit chosen while the tab is hidden is laid out when it is opened: laying out and drawing a
-        # graph nobody looks at cost every selection, and as a session arrived ~100 ms of the UI thread
+        # graph nobody looks at would cost every selection, and the UI thread's time as a session arrives
         self._when_shown = QtShownLater(self)
         model.sigUnitSelected.connect(lambda unit: self._when_shown.run(lambda: self._on_unit_selected(unit)))
         model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
@@ -241,7 +241,7 @@ class QtGraphView(QWidget):
             graph = unit.graphs[stage].graph
             graphs = StageGraphs(unit)
             paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through
-            # the parsed graphs live as long as the session: later collections skip them (2× faster here)
+            # the parsed graphs live as long as the session: later collections skip them
             freeze_alive()
             root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
