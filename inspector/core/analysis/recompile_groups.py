@@ -428,9 +428,8 @@ def _explain(group: _GroupDraft) -> tuple[str, str]:
         diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
         fix = "Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
     elif group.aspect == "value" and group.subject.startswith("len("):
-        diagnosis = (f"The graph was specialised on the length {said} "
-                     f"({' → '.join(group.history) or 'see the guard'}): "
-                     f"a Python value, not a tensor; Dynamo recompiled {times}.")
+        diagnosis = (f"The graph was specialised on the length {said} ({' → '.join(group.history) or 'see the guard'})"
+                     f": a Python value, not a tensor; Dynamo recompiled {times}.")
         fix = (f"Keep `{name}` the same between calls, or compute it outside the compiled code and pass it in as a "
                f"tensor; else accept one compile per value (up to the recompile limit).")
     elif group.aspect == "value":
@@ -439,8 +438,8 @@ def _explain(group: _GroupDraft) -> tuple[str, str]:
         function = group.subject.removesuffix(".__code__")
         diagnosis = (f"{group.function or 'This frame'}() ran with a different `{function}` ({times}): each graph was "
                      f"compiled for one `{function}` and guards on {said}. A wrapper's frame is shared by every "
-                     f"function it wraps, so "
-                     f"each new one compiles again in that frame, and all of them share its recompile limit.")
+                     f"function it wraps, so each new one compiles again in that frame, and all of them share its "
+                     f"recompile limit.")
         fix = (f"Compile the wrapped function, not the wrapper that calls it: `torch.compile({function})` inside "
                f"the decorator, or decorate a function that is compiled already; or raise "
                f"`torch._dynamo.config.recompile_limit` if more functions share the wrapper than it allows.")
@@ -578,9 +577,8 @@ def _explain_size(group: _GroupDraft, named: UserName, times: str) -> tuple[str,
     elif named.role and not named.user:
         fix = (f"Mark dim {dim} dynamic before the first call on the tensor Dynamo calls `{named.dynamo}` "
                f"({named.role}): `torch._dynamo.mark_dynamic(tensor, {dim})` (or "
-               f"`torch._dynamo.maybe_mark_dynamic(tensor, {dim})` if "
-               f"it may stay static), or compile with `torch.compile(..., dynamic=True)`. Padding it to a few fixed "
-               f"sizes also works.")
+               f"`torch._dynamo.maybe_mark_dynamic(tensor, {dim})` if it may stay static), or compile with "
+               f"`torch.compile(..., dynamic=True)`. Padding it to a few fixed sizes also works.")
     else:
         fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
                f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "
