@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--tolerance", type=float, default=0.1, help="allowed speedup drop vs the baseline (0.1 = 10%%)")
     check.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (one testcase per check)")
     check.add_argument("--sarif", metavar="FILE",
-                       help="also write graph breaks and recompiles as SARIF 2.1.0 at your source lines (code scanning)")
+                       help="also write graph breaks and recompiles as SARIF 2.1.0 at your source lines "
+                            "(code scanning)")
     check.add_argument("--source-root", metavar="DIR",
                        help="repository root that SARIF paths are relative to (default: the current folder)")
     _add_no_cache(check)

@@ -210,7 +210,8 @@ class CaptureProcess:
 
     def _finish(self, code: int) -> None:
         if self.stopped_by:  # what ignored SIGTERM, or was orphaned by the runner's end, goes too
-            self._tree |= process_tree.members(None, self.mark, self._since)  # the runner is reaped: its pid is free again
+            # the runner is reaped: its pid is free again
+            self._tree |= process_tree.members(None, self.mark, self._since)
             process_tree.signal_tree(None, process_tree.alive(self._tree), signal.SIGKILL)
         self._close_files()
         manifest = finish_manifest(self.plan, code, self.stopped_by)

@@ -94,7 +94,8 @@ def add_arguments(parser, runner_only: bool = False, skip: tuple[str, ...] = ())
     for option in OPTIONS:
         if (runner_only and not option.runner) or option.name in skip:
             continue
-        help_text = option.help + ("" if option.default is None or option.type is bool else f" (default {option.default})")
+        help_text = option.help + ("" if option.default is None or option.type is bool
+                                   else f" (default {option.default})")
         if option.type is bool:
             help_text = f"turn off: {help_text}" if option.default else help_text
             parser.add_argument(option.cli_flag, dest=option.name, help=help_text,
@@ -107,4 +108,5 @@ def add_arguments(parser, runner_only: bool = False, skip: tuple[str, ...] = ())
 
 def runner_argv(values: dict) -> list[str]:
     """The runner's command-line options for `values` (a mapping of option name to value)."""
-    return [part for option in OPTIONS if option.runner for part in option.argv(values.get(option.name, option.default))]
+    return [part for option in OPTIONS if option.runner
+            for part in option.argv(values.get(option.name, option.default))]

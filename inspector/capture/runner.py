@@ -106,7 +106,8 @@ def record_graphs(torch, folder: Path, progress: Progress) -> None:
 
     original = getattr(output_graph.OutputGraph, "call_user_compiler", None)
     if original is None:
-        progress.emit("warning", message="structured graphs not recorded: this torch has no OutputGraph.call_user_compiler")
+        progress.emit("warning",
+                      message="structured graphs not recorded: this torch has no OutputGraph.call_user_compiler")
         return
     folder.mkdir(parents=True, exist_ok=True)
 
@@ -140,7 +141,8 @@ def _node_record(node) -> dict:
         "name": node.name, "op": node.op, "target": _target_name(node.target),
         "inputs": [arg.name for arg in node.all_input_nodes],
         "shape": shape, "dtype": dtype, "stride": stride,
-        "nn_module_stack": [[key, str(path), getattr(kind, "__name__", str(kind))] for key, (path, kind) in stack.items()]
+        "nn_module_stack": [[key, str(path), getattr(kind, "__name__", str(kind))]
+                            for key, (path, kind) in stack.items()]
         if isinstance(stack, dict) else [],
         "source_fn_stack": [[name, getattr(fn, "__name__", str(fn))] for name, fn in meta.get("source_fn_stack") or []],
         "stack_trace": meta.get("stack_trace"),
@@ -183,7 +185,8 @@ def script_line(error: BaseException, script: Path) -> dict:
     """{file, line} of the script's last line the error passed through (where the user's code called
     what raised), or {} when it never did."""
     target = os.path.realpath(script)
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if os.path.realpath(frame.filename) == target]
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.realpath(frame.filename) == target]
     return {"file": frames[-1].filename, "line": frames[-1].lineno} if frames else {}
 
 

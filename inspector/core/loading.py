@@ -106,7 +106,7 @@ class LoadedSession:
     def ranks(self) -> RankReport:
         """The Ranks tab's report: the analysis's, holding the overview's own figures when they are
         the same, so the tab, which shows the overview meanwhile, sees that its rows stay by identity
-        rather than by a comparison of every rank's figures (~15 ms for 1,024 ranks, twice)."""
+        rather than by a comparison of every rank's figures (twice, for each of a big job's ranks)."""
         report = self.analysis.ranks
         if self._overview is not None and report.figures == self._overview.figures:
             return replace(report, figures=self._overview.figures)
@@ -218,9 +218,9 @@ def _worth_an_overview(source: Source) -> bool:
 
 def _worth_a_preview(source: Source) -> bool:
     """A single log big enough to take seconds to read, not opened before, or so big that even its
-    reopen takes seconds. A reopen reads its index from the cache: previewed, a 106 MB log's first view
-    came ~0.4 s sooner but the whole ~0.3 s later, with longer UI stalls; not previewed, a reopen of it
-    grown to 1 GB showed nothing for 1.9 s."""
+    reopen takes seconds. A reopen reads its index from the cache: a preview shows it first a little sooner
+    but the whole later, with longer UI stalls, so a reopen is previewed only where, without one, the window
+    would show nothing for seconds (docs/benchmarks.md, "The app's first view of a big log")."""
     if not source.kind.previewable:
         return False
     try:
@@ -276,7 +276,7 @@ def in_rank_order(logs: Iterable[Path]) -> list[Path]:
 
 class _FirstRanks:
     """Sends, once, the ranks of a job read in its first FIRST_RANKS_AFTER_S, if some are still being
-    read then: the first open of a 256-rank job's 352 MB showed nothing for ~0.9 s."""
+    read then: without it, the first open of a job of hundreds of ranks shows nothing for most of a second."""
 
     def __init__(self, logs: int, send: Callable[[RankReport], None]):
         self._logs, self._send = logs, send

@@ -4,14 +4,13 @@ glibc serves a block of at least its mmap threshold (128 KiB at first) with a ma
 when such a block is freed it raises the threshold to that block's size (up to 32 MiB), so later blocks
 of the size come from the heap instead. The reader's 2 MiB chunks, a big payload's copies and the
 envelopes it parses and lets go then leave free pages between blocks still in use, and those pages
-stay resident: what comes next adds to them. One log's summary peaked at 41 or 52 MiB from run to run
-(the 110 MB Mixtral bench log: 0.39× or 0.50× the log's size, against a target of 0.5×), and the 105 MB
-synthetic log of small records kept 3–4 MB it no longer used.
+stay resident: what comes next adds to them, so one log's peak varies from run to run and a log of
+small records keeps megabytes it does not use (docs/benchmarks.md holds the measurements).
 
 Handing them back (malloc_trim) after a log is read and after its stage spans are made costs a few
 milliseconds, and every run then peaks the same, at the low figure. Holding the thresholds fixed
-instead (mallopt) did as much for memory but cost 10–20% of a read: chunks were trimmed and faulted in
-afresh."""
+instead (mallopt) does as much for memory but costs a noticeable share of a read: chunks are trimmed and
+faulted in afresh."""
 
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ import sys
 
 
 # A phase over less of a log than this leaves too little behind to matter, and trimming after each of a
-# job's hundreds of small rank logs cost 0.3 s of system time on 256 ranks (the pages, handed back,
-# were faulted in again by the next log).
+# job's hundreds of small rank logs costs system time for nothing (the pages, handed back, are faulted in
+# again by the next log).
 MIN_BYTES = 16 << 20
 
 

@@ -16,7 +16,8 @@ from typing import TypeVar
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QTabWidget,
+    QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea,
+    QTabWidget,
     QWidget,
 )
 
@@ -77,13 +78,14 @@ class QtMainWindow(QtWindowLayout):
         compile_lexers_meanwhile()  # the first open's worker finds them made
         self.setWindowTitle("torch.compile Inspector")
         self.setAcceptDrops(True)
-        # buttons as wide as their words (the style's 80 px floor made toolbars wider than the window)
+        # buttons as wide as their words (the style's 80 px floor would make toolbars wider than the window)
         self.setStyleSheet("QPushButton { padding: 3px 10px; }")
         self.settings = settings or AppSettings()
         self.model = QtSessionModel(self)
         self._compares = LatestRequest(self)  # a second Compare With replaces the first
         self._opening: Path | None = None  # what the latest open was asked to open
-        self.shown_first = False  # the latest open showed its per-rank overview or a preview (reset as each open starts)
+        # the latest open showed its per-rank overview or a preview (reset as each open starts)
+        self.shown_first = False
         self.partial_offer: QMessageBox | None = None  # the choice a failed run leaves, while a session is on screen
         self.capture = QtCaptureController(self)
         self.script: Path | None = None
@@ -141,7 +143,7 @@ class QtMainWindow(QtWindowLayout):
         self.status = QLabel("Ready")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # shows paths and messages from the input
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(220)  # wide enough for its words ("42% of 1,056 MB" was cut in two)
+        self.progress_bar.setMaximumWidth(220)  # wide enough for its words ("42% of 1,056 MB" in one piece)
         self.progress_bar.setMinimumWidth(self.progress_bar.fontMetrics().horizontalAdvance("100% of 99,999 MB") + 40)
         self.progress_bar.hide()
         self.statusBar().addWidget(self.status, 1)
@@ -195,7 +197,8 @@ class QtMainWindow(QtWindowLayout):
         self._action(self.view_menu, "Show/Hide &Bottom Panel", "Ctrl+J", self.toggle_bottom_panel)
         self.view_menu.addSeparator()
         for index in range(self.tabs.count()):
-            self._action(self.view_menu, f"&{index + 1} {self.tabs.tabText(index)}", f"Ctrl+{index + 1}" if index < 9 else "",
+            self._action(self.view_menu, f"&{index + 1} {self.tabs.tabText(index)}", f"Ctrl+{index + 1}" if index < 9
+                         else "",
                          lambda _=False, i=index: self.tabs.setCurrentIndex(i))
         self.view_menu.addSeparator()
         self._action(self.view_menu, "&Find in View", QKeySequence.StandardKey.Find, self.find_in_view)
@@ -544,7 +547,8 @@ class QtMainWindow(QtWindowLayout):
             self._offer_partial(Path(session), error)
             return
         if error:
-            self.show_message("Capture did not finish", f"{error.get('message')}\n\nWhat was captured is kept: {session}")
+            self.show_message("Capture did not finish",
+                              f"{error.get('message')}\n\nWhat was captured is kept: {session}")
         self.open_path(Path(session))
 
     def _offer_partial(self, session: Path, error: dict) -> None:

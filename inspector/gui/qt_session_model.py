@@ -24,14 +24,14 @@ from inspector.gui.code_highlight import compile_lexers
 from inspector.gui.qt_background import in_turns, next_turn, run_in_background
 
 # The load worker waits for the UI thread to have taken what it sent, never longer than this: a big
-# job's overview or a big log's preview until every view shows it (drawn while the worker read on, the
-# Ranks table and lanes, or a reopened 2 GB log's views, waited on the GIL: ~80 ms against ~25 ms)…
+# job's overview or a big log's preview until every view shows it (drawn while the worker reads on, the
+# Ranks table and lanes, or a reopened big log's views, wait on the GIL several times as long)…
 FIRST_VIEW_WAIT_S = 0.5
 # … and its progress, when the UI thread is UI_BEHIND_S late taking the last one, for GIVE_WAY_S: a
 # worker reading logs lets go of the GIL at every file operation and takes it straight back, and a
 # thread waiting for the GIL starts its wait over each time it changes hands (CPython's convoy
-# effect): the UI thread, painting or ticking, waited 40–60 ms for it while a job's cached indexes
-# were read.
+# effect): the UI thread, painting or ticking, would wait tens of milliseconds for it while a job's
+# cached indexes are read.
 UI_BEHIND_S = 0.012
 GIVE_WAY_S = 0.002
 
@@ -72,8 +72,8 @@ class _Carrier(QObject):
 
 class QtSessionModel(QObject):
     """Views take each session through `on_each_session`, one view per turn of the event loop, so the
-    UI thread answers the user between them (on a 1,024-rank job the views together took ~150 ms, one
-    freeze, when they all took it in one signal). Then the session's first unit is selected, and
+    UI thread answers the user between them (on a big job the views together, taking it in one signal,
+    would be one long freeze). Then the session's first unit is selected, and
     `sigLoaded` says the session is open and every view shows it."""
 
     sigOpening = Signal(str)  # path: an open starts (what a view keeps for the open under way is dropped)

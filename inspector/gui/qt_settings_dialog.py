@@ -114,7 +114,8 @@ class QtSettingsDialog(QDialog):
         """Say next to each interpreter found whether it has torch (probed once, in the background)."""
         for index in range(self.python.count()):
             info = probes.get(self.python.itemText(index)) or {}
-            label = f"torch {info['torch']}" + (", CUDA" if info.get("cuda") else "") if info.get("torch") else "no torch"
+            label = (f"torch {info['torch']}" + (", CUDA" if info.get("cuda") else "") if info.get("torch")
+                     else "no torch")
             self.python.setItemData(index, label, Qt.ItemDataRole.ToolTipRole)
             self.python.setItemData(index, label, Qt.ItemDataRole.UserRole)
         self.candidate_labels = {self.python.itemText(i): self.python.itemData(i, Qt.ItemDataRole.UserRole)
@@ -188,7 +189,8 @@ class QtSettingsDialog(QDialog):
             cuda = "CUDA available" if info.get("cuda") else "no CUDA (CPU only)"
             self.interpreter_info.setText(f"Python {info['python']}, torch {info['torch']}, {cuda}")
         else:
-            self.interpreter_info.setText(f"<b>No usable torch</b>: {html.escape(str(info.get('error', 'unknown error')))}")
+            self.interpreter_info.setText(f"<b>No usable torch</b>: "
+                                          f"{html.escape(str(info.get('error', 'unknown error')))}")
 
     def _dask_target(self) -> DaskTarget:
         files = (self.dask_tls[name].text().strip() for name in ("ca", "cert", "key"))

@@ -1,6 +1,6 @@
 """A view's update that waits until the view is on screen: a tab nobody has open does not make the UI
-thread pay for a session as it arrives. On a 1,024-rank job the Timeline's ~100 ms and the Kernels'
-~30 ms were part of the one freeze when the session came; now they are paid when the tab is opened."""
+thread pay for a session as it arrives. On a big job the Timeline's and the Kernels' updates would add to
+the one freeze as the session comes; instead they are paid when the tab is opened."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ class QtWindowLayout(QMainWindow):
 
     def _fit_bottom_panel(self, problems: int) -> None:
         """The bottom panel as tall as the session's problems need (each on a row), between a sixth
-        and a third of the window: six problems no longer scroll in five rows, and a clean run gives
+        and a third of the window: six problems do not scroll in five rows, and a clean run gives
         the room back to the tabs."""
         rows = max(1, min(problems, BOTTOM_ROWS))
         row = self.problems_view.sizeHintForRow(0) if self.problems_view.topLevelItemCount() else 0

@@ -45,13 +45,16 @@ def run_selftest(session_dir: Path) -> int:
                     window.tabs.setCurrentWidget(view)
                 app.processEvents()
                 image = view.grab().toImage()
-                check(not image.isNull() and image.width() > 10, f"view '{name}' renders ({image.width()}×{image.height()})")
+                check(not image.isNull() and image.width() > 10,
+                      f"view '{name}' renders ({image.width()}×{image.height()})")
             check("graph-break site" in window.summary_view.title.text(), "dashboard shows the verdict")
             bundle, _ = save_bundle(session_dir, Path(work) / "roundtrip")
             again = load_session(bundle)
-            check(len(again.session.units) == len(loaded.session.units), f"a .tcinspect bundle round-trips ({bundle.stat().st_size} bytes)")
+            check(len(again.session.units) == len(loaded.session.units),
+                  f"a .tcinspect bundle round-trips ({bundle.stat().st_size} bytes)")
             html = render_report(loaded.analysis)
-            check("<script" not in html.lower() and "Was it worth it?" in html, f"HTML report renders ({len(html)} bytes)")
+            check("<script" not in html.lower() and "Was it worth it?" in html,
+                  f"HTML report renders ({len(html)} bytes)")
             check(RUNNER.is_file(), f"capture runner ships with the app ({RUNNER})")
             window.close()
         except Exception:

@@ -165,7 +165,8 @@ def overview_on_dask(logs: Iterable[Path], target: DaskTarget, timeout_s: float 
     try:
         from distributed import Client
     except ImportError:
-        raise EngineUnavailable("reading on Dask needs Dask's distributed: pip install 'compile-inspector[dask]'") from None
+        raise EngineUnavailable("reading on Dask needs Dask's distributed: "
+                                "pip install 'compile-inspector[dask]'") from None
     try:
         security = target.security()
         ssl_context = security.get_connection_args("client")["ssl_context"] if security is not None else None

@@ -91,20 +91,21 @@ def _finding(issue: ExportIssue, rank: int | None) -> ExportFinding:
         check = expression if issue.result in (None, "True") else f"not ({expression})"
         return _made(issue, rank, expression,
                              f"export could not evaluate `{expression}` (`{issue.subject}`){where}: it depends on a "
-                             f"tensor's data, so export assumed {issue.result or 'a value'} and asserts it in the graph "
-                             f"(met {issue.count}×)",
+                             f"tensor's data, so export assumed {issue.result or 'a value'} and asserts it in the "
+                             f"graph (met {issue.count}×)",
                              f"state the assumption before that line: `torch._check({check})`, or write the branch "
                              "with `torch.cond` if both outcomes occur")
     if issue.kind == "guard_added":
-        expression = _as_python(re.sub(r"\b[su]\d+\b", lambda m: user_source(issue.sources.get(m[0], m[0])), issue.subject))
+        expression = _as_python(re.sub(r"\b[su]\d+\b", lambda m: user_source(issue.sources.get(m[0], m[0])),
+                                       issue.subject))
         inputs = " and ".join(sorted({user_source(source) for source in issue.sources.values()})) or "an input's size"
         return _made(issue, rank, expression,
-                             f"export added the guard `{expression}` (`{issue.subject}`){where}: {inputs} was traced as "
-                             f"dynamic, but this line made the exported program valid only where the guard holds — the "
-                             f"dim is specialised or restricted (met {issue.count}×)",
-                             f"if {inputs} really varies, keep the branch on it out of the traced code (or write it with "
-                             "`torch.cond`); if not, mark it `Dim.AUTO` so export infers what stays dynamic, or give its "
-                             "`Dim` the range the guard implies")
+                             f"export added the guard `{expression}` (`{issue.subject}`){where}: {inputs} was traced "
+                             f"as dynamic, but this line made the exported program valid only where the guard holds — "
+                             f"the dim is specialised or restricted (met {issue.count}×)",
+                             f"if {inputs} really varies, keep the branch on it out of the traced code (or write it "
+                             f"with `torch.cond`); if not, mark it `Dim.AUTO` so export infers what stays dynamic, or "
+                             "give its `Dim` the range the guard implies")
     op = issue.subject
     if issue.kind == "missing_fake_kernel":
         return _made(issue, rank, op, f"torch.ops.{op} has no fake kernel{where}: export cannot trace through it "

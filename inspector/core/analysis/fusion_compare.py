@@ -86,11 +86,14 @@ def compare_fusion(session: Session, module: XlaModule, xla_source: str = "") ->
         a, b = torch["families"].get(family), xla["families"].get(family)
         if a is not None or b is not None:
             rows.append({"family": family, "torch": a, "xla": b,
-                         "torch_status": _status(a), "xla_status": _status(b), "verdict": _verdict(_status(a), _status(b))})
+                         "torch_status": _status(a), "xla_status": _status(b),
+                         "verdict": _verdict(_status(a), _status(b))})
     return {
         "torch": torch, "xla": xla, "families": rows,
-        "only_torch_fuses": [row["family"] for row in rows if (row["torch_status"], row["xla_status"]) == ("fused", "alone")],
-        "only_xla_fuses": [row["family"] for row in rows if (row["torch_status"], row["xla_status"]) == ("alone", "fused")],
+        "only_torch_fuses": [row["family"] for row in rows
+                             if (row["torch_status"], row["xla_status"]) == ("fused", "alone")],
+        "only_xla_fuses": [row["family"] for row in rows
+                           if (row["torch_status"], row["xla_status"]) == ("alone", "fused")],
         "note": "ops before: torch post-grad graph vs HLO before optimisation; kernels: Inductor kernels "
                 "(generated and library calls) vs XLA fusions and unfused ops. An op is fused when its "
                 "kernel holds at least two ops. Per family, XLA counts ops before optimisation but fused/alone "

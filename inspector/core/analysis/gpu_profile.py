@@ -101,7 +101,8 @@ def gpu_profile(trace: ProfilerTrace) -> GpuProfile:
         row = kernels.get(event.name)
         if row is None:
             op = triton.get(event.args.get("External id"))
-            row = kernels[event.name] = KernelRow(event.name, kind, kernel_file=op.args.get("kernel_file") if op else None,
+            row = kernels[event.name] = KernelRow(event.name, kind, kernel_file=op.args.get("kernel_file") if op
+                                                  else None,
                                                   grid=op.args.get("grid") if op else None)
         row.count += 1
         row.total_us += event.duration_us
@@ -125,7 +126,8 @@ def _regions(trace: ProfilerTrace) -> dict[str, list[TraceEvent]]:
         match = REGION.match(event.name) if event.category in ("cpu_op", "user_annotation") else None
         if match:
             name = match.group("id") or match.group("fn")
-            found[event.thread].append(TraceEvent(name, event.category, event.start_us, event.duration_us, event.thread))
+            found[event.thread].append(TraceEvent(name, event.category, event.start_us, event.duration_us,
+                                                  event.thread))
     return found
 
 

@@ -75,7 +75,8 @@ class Issue:
     count: int = 1
     reference: str = ""  # torch's registry entry for a break type: GB id, explanation, hints, link
     units: tuple[tuple[str, CompileId], ...] = ()  # a recompile group's recompiles: (what changed, unit)
-    per_rank: tuple[tuple[int | None, CompileId], ...] = ()  # a break site seen on several ranks: each with its first unit
+    # a break site seen on several ranks: each with its first unit
+    per_rank: tuple[tuple[int | None, CompileId], ...] = ()
 
     @property
     def ranks(self) -> tuple[int | None, ...]:
@@ -100,7 +101,8 @@ class Issue:
         """`get_state`'s problem again; ValueError (or a TypeError) on anything it did not write."""
         kind, severity, title, detail, compile_id, rank, file, line, count, reference, units, per_rank = state
         return cls(IssueKind(kind), Severity(severity), _checked(title, str), _checked(detail, str), _id_of(compile_id),
-                   _checked(rank, int, None), _checked(file, str, None), _checked(line, int, None), _checked(count, int),
+                   _checked(rank, int, None), _checked(file, str, None), _checked(line, int, None),
+                   _checked(count, int),
                    _checked(reference, str), tuple((_checked(changed, str), _id_of(unit)) for changed, unit in units),
                    tuple((_checked(rank, int, None), _id_of(unit)) for rank, unit in per_rank))
 
@@ -142,7 +144,8 @@ def find_issues(analysis: IssueFacts) -> list[Issue]:
             per_rank=tuple(per_rank.items()) if len(session.ranks) > 1 else ()))
     for finding in analysis.export_issues:
         issues.append(Issue(
-            IssueKind.EXPORT, Severity.WARNING, f"Export: {finding.title}" + (f" ×{finding.count}" if finding.count > 1 else ""),
+            IssueKind.EXPORT, Severity.WARNING, f"Export: {finding.title}"
+            + (f" ×{finding.count}" if finding.count > 1 else ""),
             f"{finding.what}\nFix: {finding.fix}", None, finding.rank, finding.file, finding.line, finding.count))
     limit = analysis.recompile_limit
     for group in analysis.recompile_groups:
@@ -150,13 +153,15 @@ def find_issues(analysis: IssueFacts) -> list[Issue]:
         values = f" ({' → '.join(group.history)})" if group.history else ""
         rank = f"rank {group.rank} " if group.rank is not None else ""
         issues.append(Issue(
-            IssueKind.RECOMPILE, Severity.WARNING, f"Recompile ×{group.count} {rank}{group.shown}: {group.shown_subject} {group.aspect}{values}",
+            IssueKind.RECOMPILE, Severity.WARNING,
+            f"Recompile ×{group.count} {rank}{group.shown}: {group.shown_subject} {group.aspect}{values}",
             f"{group.diagnosis}\nFix: {group.fix}\n{STANCE}\nLimit: {limit.text}\n"
             f"Guard (torch's words): {group.guard}",
             first.compile_id, group.rank, group.file, group.line, group.count,
             units=tuple((_changed(unit), unit.compile_id) for unit in group.units)))
     for frame in limit.frames_at_limit:
-        issues.append(Issue(IssueKind.FALLBACK, Severity.ERROR, f"Recompile limit reached: {frame} now runs eagerly", limit.text))
+        issues.append(Issue(IssueKind.FALLBACK, Severity.ERROR, f"Recompile limit reached: {frame} now runs eagerly",
+                            limit.text))
     for unit in session.units:
         failed = failure(unit)
         if failed is not None:
@@ -167,11 +172,13 @@ def find_issues(analysis: IssueFacts) -> list[Issue]:
                 unit.compile_id, unit.rank, unit.location.file if unit.location else None,
                 unit.location.line if unit.location else None))
         for warning in unit.warnings:
-            issues.append(Issue(IssueKind.FALLBACK, Severity.WARNING, f"Silent fallback {unit.compile_id}: {warning}", warning,
+            issues.append(Issue(IssueKind.FALLBACK, Severity.WARNING, f"Silent fallback {unit.compile_id}: {warning}",
+                                warning,
                                     unit.compile_id, unit.rank))
     issues += _run_issues(analysis)
     if session.problems:
-        issues.append(Issue(IssueKind.UNREADABLE, Severity.INFO, f"{session.problems.total} unreadable item(s) in the input",
+        issues.append(Issue(IssueKind.UNREADABLE, Severity.INFO,
+                            f"{session.problems.total} unreadable item(s) in the input",
                                 "\n".join(session.problems.describe())))
     return sorted(issues, key=lambda p: (SEVERITY_ORDER[p.severity], p.kind is not IssueKind.GRAPH_BREAK))
 
@@ -197,17 +204,21 @@ def _run_issues(analysis: IssueFacts) -> list[Issue]:
     if speedup.state == SLOWER and speedup.value:  # stated only when the timing supports the direction
         causes = []
         if session.breaks:
-            causes.append(f"{len(analysis.break_sites)} graph break site(s): each call leaves and re-enters compiled code")
+            causes.append(f"{len(analysis.break_sites)} graph break site(s): each call leaves and re-enters compiled "
+                          f"code")
         if eager and eager < 1e-3:
-            causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than fusion saves")
+            causes.append(f"the model is tiny ({eager * 1e6:.0f} µs eager): guard checks and wrappers cost more than "
+                          f"fusion saves")
         if session.recompiles:
             causes.append(f"{len(session.recompiles)} recompile(s): guards are checked against several graphs")
         measured = analysis.slowness
         if measured.call_us is not None:
-            causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): " + ", ".join(
+            causes.append("measured in the profile of one compiled call (" + f"{measured.call_us:.0f} µs): "
+                          + ", ".join(
                 f"{cost.label} {cost.share:.0%}" for cost in measured.costs if cost.share is not None))
         issues.append(Issue(
-            IssueKind.SLOWER, Severity.WARNING, f"Compiled is {speedup.range_text()} slower than eager ({speedup.interval_text()})",
+            IssueKind.SLOWER, Severity.WARNING,
+            f"Compiled is {speedup.range_text()} slower than eager ({speedup.interval_text()})",
             "Likely causes:\n- " + "\n- ".join(causes or ["no obvious cause in the log; see the profile"])))
     error = session.manifest.error if session.manifest is not None else None
     if error is not None:

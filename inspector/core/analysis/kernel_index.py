@@ -72,7 +72,8 @@ def kernel_compiles(unit: CompileUnit) -> dict[tuple[int, str], KernelCompile]:
     forward and its backward can both hold a `triton_poi_fused_mul_0`."""
     tuned = [(span.args.get("is_backward") is True, name, span.duration_us() / 1e6)
              for root in unit.spans for span in root.walk()
-             if span.name == AUTOTUNE_STAGE and isinstance(name := span.args.get("kernel_name"), str) and not span.is_open]
+             if span.name == AUTOTUNE_STAGE and isinstance(name := span.args.get("kernel_name"), str)
+             and not span.is_open]
     if not tuned and not unit.kernel_info:  # every CPU log: no output code is looked at
         return {}
     roles = [code.code.role for code in unit.output_code]

@@ -66,7 +66,8 @@ def notices(session: Session, counters_note: str | None) -> list[Notice]:
     disagreement with torch, None when they agree or the run kept no counters)."""
     ranked = len(session.ranks) > 1  # [0/0] of rank 0 and [0/0] of rank 2 are two fallbacks
     found = [Notice("fallback", str(unit.compile_id),
-                    (f"rank {unit.rank} " if ranked and unit.rank is not None else "") + f"{unit.compile_id} {unit.function or '?'}"
+                    (f"rank {unit.rank} " if ranked and unit.rank is not None else "")
+                    + f"{unit.compile_id} {unit.function or '?'}"
                     + (f" ({unit.location})" if unit.location else "") + f" {failed.text}")
              for unit in session.units if (failed := failure(unit)) is not None]
     if counters_note:

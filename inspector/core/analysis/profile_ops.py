@@ -12,7 +12,8 @@ from inspector.core.model.records import Record
 from inspector.core.model.run_results import ProfileOp, RunResults
 
 COMPILED_REGION = "Torch-Compiled Region"
-WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction", "ProfilerStep")
+WRAPPERS = (COMPILED_REGION, "TorchDynamo", "## ", "Pregraph bytecode", "AOTDispatcher", "CompiledFunction",
+            "ProfilerStep")
 _CPU_KERNEL = re.compile(r"^graph_\d+_")
 
 

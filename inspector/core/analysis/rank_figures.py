@@ -270,7 +270,8 @@ def _collectives(unit: CompileUnit, graph_text: str) -> tuple[str, ...]:
                 continue
             if isinstance(schedule, list):
                 return tuple(str(name) for name in schedule)
-    if "c10d" not in graph_text and "torch.distributed" not in graph_text:  # the pattern's words, found ~10× faster
+    # a substring test is far cheaper than the pattern
+    if "c10d" not in graph_text and "torch.distributed" not in graph_text:
         return ()
     return tuple(match.group(1) for match in _COLLECTIVE_OP.finditer(graph_text))
 
@@ -325,7 +326,7 @@ def _figures_of_log(path: Path) -> RankFigures:
     index cache when the job was opened whole before, so a reopened job's overview reads no log.
 
     Payload checksums are left for when a rank is opened (checking them here, to cache the index
-    for the whole read that follows, took a 1,024-rank overview from 4.7 s to 9.1 s), except where
+    for the whole read that follows, would about double the time to a big job's overview), except where
     the file ends mid-line (a run cut off): then they are checked now, so the cut shows."""
     log = indexed_log(path, verify_md5=False)
     rank = build_rank(log, Session(source=path, kind="torch_trace"))

@@ -238,8 +238,8 @@ def recompile_groups(session: Session) -> list[RecompileGroup]:
                                            for unit in group.units):
             group.diagnosis += f" Guards of several earlier graphs failed ({FIRST_GUARD_ONLY})."
         if any(says_limit_hit(unit.fail_reason or "") for unit in group.units):
-            group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs eagerly, "
-                                "with only a log warning.")
+            group.diagnosis += (" The last one hit the recompile limit: Dynamo gave up and this frame now runs "
+                                "eagerly, with only a log warning.")
     return [group.record() for group in sorted(groups.values(), key=lambda g: (-g.count, g.rank or 0, g.frame))]
 
 
@@ -308,8 +308,8 @@ def _value_in_guards(unit: CompileUnit, subject: str) -> str | None:
 
 
 def _lines_with(text: str, word: str) -> Iterator[str]:
-    """The lines of `text` that hold `word`, in order: a GPT-2 recompile's guards are ~300 KB, and
-    rewriting them whole (`L['x']` to `x`) to find one guard took ~0.7 ms each."""
+    """The lines of `text` that hold `word`, in order: a big model's guards run to hundreds of KB, and
+    rewriting them whole (`L['x']` to `x`) to find one guard would cost that much work per guard."""
     at = text.find(word)
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
@@ -322,8 +322,8 @@ def _lines_with(text: str, word: str) -> Iterator[str]:
 def _specialised_before(by_id: dict[tuple, CompileUnit], group: _GroupDraft) -> ShapeEvent | None:
     """The specialisation, in the unit whose guard failed first, of the dim that changed: a dynamic
     dim the code made static (`if x.shape[0] == 4:`) is why a new size could not reuse that graph.
-    `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a 1,024-rank job
-    has a group per rank: searching every unit for each took ~2.8 s)."""
+    `by_id`: every unit by (rank, compile id) — looked up per group, not searched (a big job has a
+    group per rank: searching every unit for each grows with the square of the ranks)."""
     first = group.units[0]
     newest = _newest_failure(first.recompile.failed_guards) if first.recompile else None
     against = newest.against if newest else ""
@@ -414,7 +414,8 @@ def _explain(group: _GroupDraft) -> tuple[str, str]:
         diagnosis = f"{said} arrived with a different memory layout (stride); Dynamo recompiled {times}."
         fix = f"Make the layout the same on every call, e.g. `{name}.contiguous()` before the compiled call."
     elif group.aspect in ("dtype", "device", "rank", "dispatch key set"):
-        diagnosis = f"{said} changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); Dynamo recompiled {times}."
+        diagnosis = (f"{said} changed {group.aspect} ({' → '.join(group.history) or 'see the guard'}); "
+                     f"Dynamo recompiled {times}.")
         fix = (f"Pass `{name}` with one {group.aspect} on every call (cast or move it before the call), or accept one "
                f"graph per {group.aspect}.")
     elif group.aspect == "dynamic marking":
@@ -427,8 +428,8 @@ def _explain(group: _GroupDraft) -> tuple[str, str]:
         diagnosis = f"{said} switched requires_grad (or grad mode) between calls; Dynamo recompiled {times}."
         fix = "Call the compiled code in one grad mode (e.g. always under `torch.no_grad()` for inference)."
     elif group.aspect == "value" and group.subject.startswith("len("):
-        diagnosis = (f"The graph was specialised on the length {said} ({' → '.join(group.history) or 'see the guard'}): "
-                     f"a Python value, not a tensor; Dynamo recompiled {times}.")
+        diagnosis = (f"The graph was specialised on the length {said} ({' → '.join(group.history) or 'see the guard'})"
+                     f": a Python value, not a tensor; Dynamo recompiled {times}.")
         fix = (f"Keep `{name}` the same between calls, or compute it outside the compiled code and pass it in as a "
                f"tensor; else accept one compile per value (up to the recompile limit).")
     elif group.aspect == "value":
@@ -436,13 +437,15 @@ def _explain(group: _GroupDraft) -> tuple[str, str]:
     elif group.aspect == "object identity" and group.subject.endswith(".__code__"):
         function = group.subject.removesuffix(".__code__")
         diagnosis = (f"{group.function or 'This frame'}() ran with a different `{function}` ({times}): each graph was "
-                     f"compiled for one `{function}` and guards on {said}. A wrapper's frame is shared by every function it wraps, so "
-                     f"each new one compiles again in that frame, and all of them share its recompile limit.")
+                     f"compiled for one `{function}` and guards on {said}. A wrapper's frame is shared by every "
+                     f"function it wraps, so each new one compiles again in that frame, and all of them share its "
+                     f"recompile limit.")
         fix = (f"Compile the wrapped function, not the wrapper that calls it: `torch.compile({function})` inside "
                f"the decorator, or decorate a function that is compiled already; or raise "
                f"`torch._dynamo.config.recompile_limit` if more functions share the wrapper than it allows.")
     elif group.aspect in ("object identity", "type"):
-        diagnosis = f"{said} is a different {'object' if group.aspect == 'object identity' else 'type'} than the graph was compiled for ({times})."
+        diagnosis = (f"{said} is a different {'object' if group.aspect == 'object identity' else 'type'} "
+                     f"than the graph was compiled for ({times}).")
         fix = (f"Create `{name}` once outside the loop (a new module, function or closure per call forces a "
                f"recompile each time).")
     else:
@@ -573,9 +576,9 @@ def _explain_size(group: _GroupDraft, named: UserName, times: str) -> tuple[str,
                f"when you assign it: `torch._dynamo.mark_dynamic({name}, {dim})`.")
     elif named.role and not named.user:
         fix = (f"Mark dim {dim} dynamic before the first call on the tensor Dynamo calls `{named.dynamo}` "
-               f"({named.role}): `torch._dynamo.mark_dynamic(tensor, {dim})` (or `torch._dynamo.maybe_mark_dynamic(tensor, {dim})` if "
-               f"it may stay static), or compile with `torch.compile(..., dynamic=True)`. Padding it to a few fixed "
-               f"sizes also works.")
+               f"({named.role}): `torch._dynamo.mark_dynamic(tensor, {dim})` (or "
+               f"`torch._dynamo.maybe_mark_dynamic(tensor, {dim})` if it may stay static), or compile with "
+               f"`torch.compile(..., dynamic=True)`. Padding it to a few fixed sizes also works.")
     else:
         fix = (f"Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic({name}, {dim})` "
                f"(or `torch._dynamo.maybe_mark_dynamic({name}, {dim})` if it may stay static), or compile with "

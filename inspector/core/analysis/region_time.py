@@ -3,7 +3,7 @@ frame runs inside its caller's 'Torch-Compiled Region' (the caller's bytecode ca
 code between a break and the resume function runs inside the caller's region too. So a region's own
 time is its span less the regions inside it, and of its own time only the compiled graphs it calls
 are compiled work: the rest is eager Python and ops. Counting the union of the spans as "compiled"
-called almost every call compiled once it broke, and gave Amdahl ceilings of 50-200×."""
+would call almost every call compiled once it broke, and give absurd Amdahl ceilings."""
 
 from __future__ import annotations
 

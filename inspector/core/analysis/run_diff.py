@@ -97,7 +97,8 @@ def diff_units(a: Session, b: Session, stage: str | None = None) -> list[dict]:
                 row["graph"] = None
                 row["note"] = f"no '{name}' graph in {'A' if name not in unit.graphs else 'B'}"
         rows.append(row)
-    rows += [{"compile_id": str(unit.compile_id), "rank": unit.rank, "status": "only in B"} for unit in units_b.values()]
+    rows += [{"compile_id": str(unit.compile_id), "rank": unit.rank, "status": "only in B"}
+             for unit in units_b.values()]
     return rows
 
 

@@ -227,8 +227,8 @@ def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
 
 
 # What the views read of the analysis as soon as a session arrives (`analyse` makes them on the app's
-# load worker, so the UI thread only displays them: on a 1,024-rank job computing them there was ~0.2 s
-# of a 0.85 s freeze). The Ranks view and the dashboard read `ranks`, which fingerprints every unit's
+# load worker, so the UI thread only displays them: on a big job, computing them there would be a large
+# part of a visible freeze). The Ranks view and the dashboard read `ranks`, which fingerprints every unit's
 # graph, and the timeline of a many-rank job takes a few hundred ms. Not here: the issues, the
 # verdict's fusion figures (which parse every graph) and the units' kernel counts, which the app
 # takes from the index cache on a reopen (outputs/cached_summary.py).

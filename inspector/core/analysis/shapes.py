@@ -178,7 +178,8 @@ def _json_type(value) -> str:
 
 def specialisation(unit: CompileUnit, source: str) -> ShapeEvent | None:
     """Where `unit` specialised the input `source` (L['x'].size()[0]) to a constant, if it did."""
-    return next((event for event in unit_shapes(unit) if event.kind == "specialization" and event.source == source), None)
+    return next((event for event in unit_shapes(unit) if event.kind == "specialization" and event.source == source),
+                None)
 
 
 def _detail(kind: str, record: dict, sources: dict[str, str]) -> str:

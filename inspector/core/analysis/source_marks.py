@@ -1,6 +1,6 @@
 """The user's lines a session marks, by file: each graph break's line, and the line of each frame
 that recompiled with the guard that failed. The Source view's gutter draws them; the app's load
-worker makes them, since going through a big job's units took ~25 ms of the UI thread."""
+worker makes them, since going through a big job's units would hold the UI thread."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ def source_marks(session: Session) -> dict[str, dict[int, tuple[str, str]]]:
     marks: dict[str, dict[int, tuple[str, str]]] = {}
     for brk in session.breaks:
         if brk.location:
-            marks.setdefault(brk.location.file, {})[brk.location.line or 0] = (GRAPH_BREAK, f"graph break: {brk.reason}")
+            marks.setdefault(brk.location.file, {})[brk.location.line or 0] = (GRAPH_BREAK,
+                                                                               f"graph break: {brk.reason}")
     for unit in session.units:
         if unit.recompile and unit.location and unit.location.line:
             guards = unit.recompile.failed_guards

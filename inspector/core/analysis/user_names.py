@@ -80,7 +80,8 @@ def user_name(session: Session, unit: CompileUnit, dynamo: str, comment: GuardCo
     if base.startswith("___stack"):
         produced_by = _break_before(session, unit)
         resumed = _RESUME.match(unit.function or "")
-        role = f"a value Dynamo handed to the code it resumed{f' in {resumed[1]}()' if resumed else ''} after a graph break"
+        role = (f"a value Dynamo handed to the code it resumed{f' in {resumed[1]}()' if resumed else ''} "
+                "after a graph break")
         if produced_by is not None and produced_by.location is not None:
             where = produced_by.location
             role += f" at {_short(where.file)}:{where.line}" + (f", `{where.code}`" if where.code else "")
@@ -97,12 +98,14 @@ def user_name(session: Session, unit: CompileUnit, dynamo: str, comment: GuardCo
         role = f"the {_ordinal(int(key) + 1)} value {_frame(unit)} got through *args"
         return UserName(dynamo, user, role, seen_at)
     if _MODULE_STEP.search(path):
-        readable = _MODULE_STEP.sub(lambda step: f"[{step['name']}]" if step["name"].isdigit() else f".{step['name']}", path)
+        readable = _MODULE_STEP.sub(lambda step: f"[{step['name']}]" if step["name"].isdigit() else f".{step['name']}",
+                                    path)
         return UserName(dynamo, base + readable, "Dynamo's spelling of that attribute path")
     return UserName(dynamo)
 
 
-def _length_name(session: Session, unit: CompileUnit, dynamo: str, inner: str, comment: GuardComment | None) -> UserName:
+def _length_name(session: Session, unit: CompileUnit, dynamo: str, inner: str,
+                 comment: GuardComment | None) -> UserName:
     """`len(___stack1)`: the length of a sequence; the guard's comment shows the user's `len(...)`."""
     of = user_name(session, unit, inner)
     if comment is None:
@@ -208,7 +211,7 @@ def _called_function(unit: CompileUnit) -> SourceLocation | None:
 def shown_function(unit: CompileUnit) -> str:
     """The unit's function as lists name it: `forward (via wrapper)` where a library wrapped it,
     `forward (resumed at line 19)` for the resume function Dynamo made after a break there (its name,
-    `torch_dynamo_resume_in_forward_at_19`, was elided to `t…d_at_19` in a narrow list)."""
+    `torch_dynamo_resume_in_forward_at_19`, is elided to `t…d_at_19` in a narrow list)."""
     called = called_function(unit)
     if called:
         return f"{called.function} (via {unit.function})"

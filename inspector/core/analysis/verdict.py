@@ -56,7 +56,8 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                (f"compilation_metrics of {units_measured} unit(s)" if units_measured
                 else "no compilation_metrics of the model's units in the log")
                + _torch_started(torch_s, torch_started)),
-        Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"), need(t_eager, _runs_note(results, "eager"))),
+        Figure("t_eager", "T_eager", t_eager, "s/call", _median_of(results, "eager"),
+               need(t_eager, _runs_note(results, "eager"))),
         Figure("t_execute", "T_execute", t_exec, "s/call", _median_of(results, "compiled"),
                need(t_exec, _runs_note(results, "compiled"))),
         Figure("t_total", "T_total", t_compile + t_exec if t_compile is not None and t_exec is not None else None, "s",
@@ -83,7 +84,8 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                eager.source if gap is not None or eager.share is None else missing),
         Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap: the part of a compiled call outside its "
                "compiled graphs), both from the profiles", ceiling_source),
-        Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None else None,
+        Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None
+               else None,
                "%", "FX graph cache hits / lookups",
                _cache_source(cache, cache_rates) if cache else "no cache events in the log"),
     ]
@@ -219,7 +221,8 @@ def _runs_note(results: RunResults, key: str) -> str:
     return f"{calls} timed calls{spread}, {results.threads} thread(s)"
 
 
-def top_kernels(results: RunResults | None, check: ProfileCheck, label: str = "compiled", limit: int = 10) -> list[dict]:
+def top_kernels(results: RunResults | None, check: ProfileCheck, label: str = "compiled",
+                limit: int = 10) -> list[dict]:
     """The profile's most expensive ops with their share of the profiled time (`check`: the
     session's profile check, whether those times agree with the measured call)."""
     ops = profile_ops(results, label)

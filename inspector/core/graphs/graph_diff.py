@@ -143,7 +143,8 @@ def _score(node: FxNode, candidate: FxNode, partners: list[str], b: FxGraph) -> 
         score += 4 * near / len(node.inputs)
     if node.name == candidate.name:
         score += 3
-    if node.source and candidate.source and (node.source.file, node.source.line) == (candidate.source.file, candidate.source.line):
+    if (node.source and candidate.source
+            and (node.source.file, node.source.line) == (candidate.source.file, candidate.source.line)):
         score += 2
     return score
 

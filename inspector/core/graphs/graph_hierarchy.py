@@ -226,8 +226,9 @@ def _nearest(positions: list[int], cursor: int) -> int | None:
 
 
 def _same_line(a: FxNode, b: FxNode) -> bool:
-    return (a.source is None and b.source is None) or (a.source is not None and b.source is not None
-                                                       and (a.source.file, a.source.line) == (b.source.file, b.source.line))
+    return (a.source is None and b.source is None) or (
+        a.source is not None and b.source is not None
+        and (a.source.file, a.source.line) == (b.source.file, b.source.line))
 
 
 def _op_name(target: str) -> str:
@@ -382,7 +383,8 @@ class OwnerMap(Mapping):
 _structure: dict[int, tuple[Group, dict, dict, dict]] = {}  # id(root) → (root, group_of, chains, edges by owner)
 
 
-def edges_by_owner(graph: FxGraph, root: Group) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, ...], list[tuple[str, str]]]]:
+def edges_by_owner(graph: FxGraph, root: Group) -> tuple[dict[str, tuple[str, ...]],
+                                                         dict[tuple[str, ...], list[tuple[str, str]]]]:
     """Each node's group, and each edge filed under its owner (the deepest group holding both ends),
     once per grouping: a view or a layout then visits only the edges of the groups that are open."""
     group_of, _chains, by_owner = _structure_of(graph, root)

@@ -64,7 +64,7 @@ def dot_program() -> str | None:
 class _Context:
     """What one layout() call knows about the whole graph, computed once: each node's group, each open
     group's edges between its direct items, and each open group's placed content (asked for by its
-    parent for its size and again when placed: without it a group ten levels deep was laid out ten times)."""
+    parent for its size and again when placed: without it a group ten levels deep is laid out ten times)."""
 
     expanded: set[str]
     group_of: dict[str, tuple[str, ...]]
@@ -219,7 +219,8 @@ def _compute(items: list[tuple[str, float, float]], edges: list[tuple[str, str]]
             placed[names[int(parts[1][1:])]] = (x, height - y, w, h)
         elif parts and parts[0] == "edge":
             count = int(parts[3])
-            controls = [(float(parts[4 + 2 * k]) * POINTS, height - float(parts[5 + 2 * k]) * POINTS) for k in range(count)]
+            controls = [(float(parts[4 + 2 * k]) * POINTS, height - float(parts[5 + 2 * k]) * POINTS)
+                        for k in range(count)]
             routes[(int(parts[1][1:]), int(parts[2][1:]))] = bezier_points(controls)
     order = [name for name in names if name in placed]
     position = {name: k for k, name in enumerate(order)}

@@ -27,7 +27,8 @@ def hlo_graph(module: HloModule) -> tuple[FxGraph, dict[str, tuple[str, ...]]]:
 
 
 def _add_computation(module: HloModule, instructions: list[HloInstruction], path: tuple[str, ...],
-                     wiring: dict[str, str], graph: FxGraph, paths: dict[str, tuple[str, ...]], depth: int) -> str | None:
+                     wiring: dict[str, str], graph: FxGraph, paths: dict[str, tuple[str, ...]],
+                     depth: int) -> str | None:
     """Add `instructions` under `path`; `wiring` maps names to the node that stands for them (fusion
     parameters → the fusion's operands). Returns the node that stands for the computation's root."""
     root = None

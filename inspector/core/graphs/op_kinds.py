@@ -10,14 +10,18 @@ from functools import lru_cache
 OP_KINDS = (
     ("input / weight", "#9fc5e8", re.compile(r"^$")),  # placeholders and get_attr, by op (see op_kind)
     ("output", "#cc4125", re.compile(r"^$")),
-    ("matmul / linear", "#3d78d8", re.compile(r"(^|\.)(_?(add)?b?mm|linear|matmul|conv\w*|baddbmm|einsum|addmm)(\.|$)")),
+    ("matmul / linear", "#3d78d8",
+     re.compile(r"(^|\.)(_?(add)?b?mm|linear|matmul|conv\w*|baddbmm|einsum|addmm)(\.|$)")),
     ("attention", "#8e5bb6", re.compile(r"scaled_dot_product|attention")),
     ("normalisation", "#16a085", re.compile(r"norm|var_mean|rsqrt")),
-    ("reduction / softmax", "#d9822b", re.compile(r"(^|\.)_?(sum|mean|amax|amin|max|min|softmax|log_softmax|argmax|cumsum|any|all)(\.|$)")),
-    ("view / layout", "#c9ccd1", re.compile(r"(^|\.)_?(view|reshape|permute|transpose|expand|unsqueeze|squeeze|slice|select|getitem|"
-                                            r"split\w*|cat|stack|clone|contiguous|t|unsafe_view|flatten|narrow|chunk|alias|as_strided|"
-                                            r"to|copy_?|size|dim|float|type_as)(\.|$)")),
-    ("creation", "#e0c341", re.compile(r"(^|\.)_?(arange|zeros|ones|full|empty\w*|new_\w+|scalar_tensor|randn?|iota)(\.|$)")),
+    ("reduction / softmax", "#d9822b",
+     re.compile(r"(^|\.)_?(sum|mean|amax|amin|max|min|softmax|log_softmax|argmax|cumsum|any|all)(\.|$)")),
+    ("view / layout", "#c9ccd1",
+     re.compile(r"(^|\.)_?(view|reshape|permute|transpose|expand|unsqueeze|squeeze|slice|select|getitem|"
+                r"split\w*|cat|stack|clone|contiguous|t|unsafe_view|flatten|narrow|chunk|alias|as_strided|"
+                r"to|copy_?|size|dim|float|type_as)(\.|$)")),
+    ("creation", "#e0c341",
+     re.compile(r"(^|\.)_?(arange|zeros|ones|full|empty\w*|new_\w+|scalar_tensor|randn?|iota)(\.|$)")),
     ("elementwise", "#6aa84f", re.compile(r".")),
 )
 

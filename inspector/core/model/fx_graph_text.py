@@ -35,7 +35,8 @@ _BINARY = re.compile(r"^(?P<left>[\w.]+)\s*(?P<op>\*\*|//|>=|<=|==|!=|[-+*/%<>&|
 _UNARY = re.compile(r"^(?P<op>[-~]|not\s)\s*(?P<operand>[A-Za-z_]\w*)$")
 _GETITEM = re.compile(r"^(?P<obj>[A-Za-z_]\w*)\[(?P<index>.*)\]$")
 _ATTR = re.compile(r"^self\.(?P<attr>[\w.]+)$")
-_TENSOR_ANNOT = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<shape>[^\]]*)\](?:\[(?P<stride>[^\]]*)\])?(?P<device>[a-z]*[:\d]*)$")
+_TENSOR_ANNOT = re.compile(r"^(?P<dtype>[a-z]+\d*)\[(?P<shape>[^\]]*)\]"
+                           r"(?:\[(?P<stride>[^\]]*)\])?(?P<device>[a-z]*[:\d]*)$")
 _OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
               "**": "pow", ">": "gt", "<": "lt", ">=": "ge", "<=": "le", "==": "eq", "!=": "ne",
               "&": "and_", "|": "or_", "^": "xor", "@": "matmul"}

@@ -278,6 +278,8 @@ def _resolve_sources(module: HloModule, tables: dict[str, dict[int, str]]) -> No
             frame_id = -instruction.source.line
             if frame_id not in resolved:
                 location = locations.get(frames.get(frame_id, {}).get("file_location_id", -1))
-                resolved[frame_id] = HloSource(files.get(location.get("file_name_id", -1), "?"), location.get("line", 0),
-                                               functions.get(location.get("function_name_id", -1))) if location else None
+                resolved[frame_id] = HloSource(files.get(location.get("file_name_id", -1), "?"),
+                                               location.get("line", 0),
+                                               functions.get(location.get("function_name_id", -1))
+                                               ) if location else None
             instruction.source = resolved[frame_id]

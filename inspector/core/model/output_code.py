@@ -94,7 +94,7 @@ class OutputCode:
 
 def parse_output_code(text: str, path: str | None = None, provenance: dict | None = None) -> OutputCode:
     """Split `text` into kernels; `provenance` is an ``inductor_provenance_tracking_node_mappings``."""
-    if "AOTInductorModel::run_impl(" in text and _AOT_RUN.search(text):  # the substring first: ~20× faster
+    if "AOTInductorModel::run_impl(" in text and _AOT_RUN.search(text):  # the substring first: far cheaper
         return _parse_aot_code(text, path, provenance)
     lines = text.split("\n")
     kernels: list[Kernel] = []

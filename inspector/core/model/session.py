@@ -279,7 +279,8 @@ class CompileUnit:
             return UnitStatus.GRAPH_BREAK
         if self.restart_reasons or self.attempts > 1:
             return UnitStatus.RESTART
-        if "dynamo" not in self.graphs and not self.output_code and not (self.compile_id.outside_dynamo and self.graphs):
+        if "dynamo" not in self.graphs and not self.output_code and not (self.compile_id.outside_dynamo
+                                                                         and self.graphs):
             return UnitStatus.EMPTY_GRAPH
         outcomes = {event.outcome for event in self.cache_events if event.cache == "fx_graph"}
         if outcomes == {"hit"}:

@@ -67,7 +67,7 @@ def session_glance(analysis: SessionAnalysis) -> Summary:
     """The app dashboard's part of the summary (`at_a_glance`), from the cache when nothing it depends
     on changed: the whole summary a `summary` run kept, or the part an earlier open of the app kept.
     Made and kept otherwise. A reopen of a big log then skips parsing every graph for its fusion
-    figures (~0.2 s of the worker's ~0.45 s on the 106 MB GPT-2 log)."""
+    figures, the larger part of the worker's time on such a reopen."""
     identity = summary_identity(analysis)
     for part in ("summary", "glance"):
         document = index_cache.load_summary(identity, part)
@@ -81,7 +81,7 @@ def session_glance(analysis: SessionAnalysis) -> Summary:
 def kernel_counts(analysis: SessionAnalysis) -> list[int]:
     """How many kernels each unit's output code holds, in the order of the session's units: the app's
     navigator lists them for every unit. From the cache when the session was opened before (parsing
-    every unit's code for them took ~0.07 s of the app's reopen of a 106 MB log); made and kept
+    every unit's code for them is a noticeable part of the app's reopen of a big log); made and kept
     otherwise. Kept by place, not by (rank, compile id): the logs of a job without rank numbers share those."""
     units = analysis.session.units
 
@@ -97,9 +97,10 @@ def kernel_counts(analysis: SessionAnalysis) -> list[int]:
 
 def session_issues(analysis: SessionAnalysis) -> list[Issue]:
     """The session's problems, worst first. From the cache when the session was opened before (finding
-    them read every recompile's guards, ~0.06 s of the app's reopen of a 106 MB log); found and kept
-    otherwise."""
-    return _kept_part(analysis, "problems", lambda document: [Issue.from_state(state) for state in document["problems"]],
+    them reads every recompile's guards, a noticeable part of the app's reopen of a big log); found and
+    kept otherwise."""
+    return _kept_part(analysis, "problems",
+                      lambda document: [Issue.from_state(state) for state in document["problems"]],
                       lambda: analysis.issues,
                       lambda problems: {"problems": [problem.get_state() for problem in problems]})
 

@@ -92,7 +92,8 @@ def sarif_log(subject: Summary | dict, source_root: Path | None = None) -> dict:
 
 def _break_rule(rule_id: str, kind: BreakTypeMatch | None) -> dict:
     if kind is None:
-        return {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": "Graph break of an unidentified type"}}
+        return {"id": rule_id, "name": "GraphBreak",
+                "shortDescription": {"text": "Graph break of an unidentified type"}}
     text = "\n".join([kind.explanation, *(f"Hint: {hint}" for hint in kind.hints)]).strip()
     rule = {"id": rule_id, "name": "GraphBreak", "shortDescription": {"text": f"{kind.gb_id}: {kind.gb_type}"},
             "helpUri": kind.url}

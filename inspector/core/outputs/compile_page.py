@@ -19,7 +19,8 @@ def compile_page(unit: CompileUnit, units: Sequence[CompileUnit] = ()) -> str:
     """The page of `unit`; with the session's `units`, their trigger stacks folded into one trie too."""
     detail = compile_detail(unit)
     lines = [f"Compile {unit_title(unit)}", "", "Triggered from (the user's frames of the stack, outermost first):"]
-    lines += [f"  {frame_label(frame)}" for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
+    lines += [f"  {frame_label(frame)}"
+              for frame in detail.trigger] or ["  (the log records no stack for this compile)"]
     trie = stack_trie(units) if len(units) > 1 else []
     if trie:
         own = str(unit.compile_id) if unit.rank is None else f"{unit.compile_id} (rank {unit.rank})"

@@ -30,7 +30,8 @@ def diff_sections(result: dict) -> list[Section]:
                 tuple(_unit_line(row) for row in result["units"])),
         Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])} (one compile of each "
                                 f"run, no interval: the load of the machine moves compile time too)", tuple(
-            f"{row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s" for row in timing["per_stage"][:SHOWN_STAGES])),
+            f"{row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s"
+            for row in timing["per_stage"][:SHOWN_STAGES])),
         Section("Kernels", f"+{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
                            f"{len(kernels['code_diffs'])} with changed code", tuple(
             [f"added: {name}" for name in kernels["added"][:SHOWN_NAMES]]
@@ -48,7 +49,8 @@ def diff_sections(result: dict) -> list[Section]:
 def _unit_line(row: dict) -> str:
     graph = row.get("graph")
     detail = (f"{row['stage']}: similarity {graph['similarity']:.2f} (structure {graph['structural_similarity']:.2f}), "
-              f"+{len(graph['added'])} -{len(graph['removed'])} ~{len(graph['changed'])}") if graph else row.get("note", "")
+              f"+{len(graph['added'])} -{len(graph['removed'])} ~{len(graph['changed'])}"
+              ) if graph else row.get("note", "")
     rank = f"rank {row['rank']} " if row.get("rank") is not None else ""
     return f"{rank}{row['compile_id']:<8} {row['status']:<10} {detail}".rstrip()
 

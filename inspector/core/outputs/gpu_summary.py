@@ -123,7 +123,8 @@ RANK_COLUMNS = ("rank", "profiled", "in collectives", "share", "outside collecti
 def profile_rank_rows(summary: dict) -> list[tuple[str, ...]]:
     """The cells of each rank's row (RANK_COLUMNS), for the text and the GPU tab alike."""
     return [(rank["name"].removeprefix("rank "), microseconds(rank["profiled_us"]), microseconds(rank["collective_us"]),
-             f"{rank['collective_us'] / rank['busy_us']:.0%}" if rank["busy_us"] else "—", microseconds(rank["compute_us"]),
+             f"{rank['collective_us'] / rank['busy_us']:.0%}" if rank["busy_us"] else "—",
+             microseconds(rank["compute_us"]),
              ", ".join(f"{region_label(name)} ×{entry['calls']}" for name, entry in rank["regions"].items()) or "—")
             for rank in summary["ranks"]]
 
@@ -182,19 +183,22 @@ def render_profile_text(summary: dict) -> str:
                      f"{microseconds(device['span_us'])} ({device['idle_share']:.0%} idle)")
     gpu = bool(summary["kernels"])  # a CPU run's profile: no GPU columns of zeros
     if summary["regions"]:
-        lines += ["", "Compiled regions (GPU time of the kernels queued while each ran):" if gpu else "Compiled regions:",
+        lines += ["", "Compiled regions (GPU time of the kernels queued while each ran):" if gpu
+                  else "Compiled regions:",
                   f"  {'region':<34} {'calls':>7} {'CPU':>10}"
                   + (f" {'GPU':>10} {'GPU/call':>10} {REGION_EVENTS:>15}" if gpu else "")]
         for row in summary["regions"]:
             per_call = microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—"
             cpu = microseconds(row["cpu_us"]) if row["calls"] else "—"
             lines.append(f"  {region_label(row['region'])[:34]:<34} {row['calls'] or '—':>7} {cpu:>10}"
-                         + (f" {microseconds(row['gpu_us']):>10} {per_call:>10} {number(row['kernels']):>15}" if gpu else ""))
+                         + (f" {microseconds(row['gpu_us']):>10} {per_call:>10} {number(row['kernels']):>15}"
+                            if gpu else ""))
     if gpu:
         lines += ["", f"Kernels by GPU time (top {min(TOP, len(summary['kernels']))} of {len(summary['kernels'])}):"]
     for row in summary["kernels"][:TOP]:
         source = f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""
-        lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} {row['name'][:70]}{source}")
+        lines.append(f"  {row['share']:>5.1%} {microseconds(row['total_us']):>10} ×{row['count']:<6} "
+                     f"{row['name'][:70]}{source}")
     if summary["unlinked_gpu_events"]:
         lines.append(f"\n{unlinked_text(summary)}")
     if damage := trace_damage_text(summary):
@@ -219,7 +223,8 @@ def profile_totals_text(summary: dict) -> str:
     if not summary["kernels"]:
         return NO_GPU
     return f"GPU time {microseconds(summary['gpu_us'])}: " + ", ".join(
-        f"{KIND_TIME.get(kind, kind)} {microseconds(us)}" for kind, us in sorted(summary["by_kind_us"].items(), key=lambda i: -i[1]))
+        f"{KIND_TIME.get(kind, kind)} {microseconds(us)}"
+        for kind, us in sorted(summary["by_kind_us"].items(), key=lambda i: -i[1]))
 
 
 def unlinked_text(summary: dict) -> str:
@@ -336,7 +341,8 @@ def render_source_time_text(section: dict) -> str:
     lines = [f"Profile of this run: {section['profile']}",
              f"  {section['graph_calls']} compiled graph call(s) tied to the log's code ({what}); kernel time "
              f"{microseconds(section['total_us'])}"
-             + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU" and section["graph_us"] else "")
+             + (f" of the calls' {microseconds(section['graph_us'])}" if section["device"] == "CPU"
+                and section["graph_us"] else "")
              + (f"; {section['unmatched_graph_calls']} call(s) of code the log does not hold"
                 if section["unmatched_graph_calls"] else "")
              + (f"; {section['unseen_launch_calls']} call(s) of code the log holds (its cache key) with none of its "
@@ -350,7 +356,8 @@ def render_source_time_text(section: dict) -> str:
               "made from nodes on several lines):"]
     for row in section["lines"][:TOP]:
         where = f"{Path(row['file']).name}:{row['line']}" if row["file"] else "no source line"
-        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} {where:<28} {(row['code'] or '')[:60]}")
+        lines.append(f"  {row['us'] / total:>5.1%} {microseconds(row['us']):>10}  {row['basis']:<18} {where:<28} "
+                     f"{(row['code'] or '')[:60]}")
     if section["unattributed_us"]:
         lines.append(f"  {section['unattributed_us'] / total:>5.1%} {microseconds(section['unattributed_us']):>10}  "
                      f"{'measured':<18} {'kernels the log names no nodes for'}")

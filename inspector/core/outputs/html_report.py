@@ -99,7 +99,8 @@ def render_report(subject: Session | SessionAnalysis) -> str:
     parts.append("<h2>Compile timeline</h2>")
     parts.append(timeline_svg(analysis.session))
     stages = summary.compile_time.per_stage_s
-    parts.append(_table(["Stage", "Seconds (all units)"], [[name, f"{seconds:.3f}"] for name, seconds in list(stages.items())[:15]]))
+    parts.append(_table(["Stage", "Seconds (all units)"],
+                        [[name, f"{seconds:.3f}"] for name, seconds in list(stages.items())[:15]]))
     kernels = summary.run.top_kernels if summary.run else ()
     if kernels:
         parts.append("<h2>Top kernels (compiled run, profiler)</h2>")
@@ -223,5 +224,6 @@ def _explained_sections(summary: Summary) -> list[str]:
         if slow.launches_per_call is not None:
             parts.append(f"<p>{_e(slow.launch_detail)}</p>")
     if slow.cudagraph_skips:
-        parts.append(_table(["Unit", "CUDA graphs skipped because"], [[s.compile_id, s.reason] for s in slow.cudagraph_skips]))
+        parts.append(_table(["Unit", "CUDA graphs skipped because"],
+                            [[s.compile_id, s.reason] for s in slow.cudagraph_skips]))
     return parts

@@ -42,7 +42,8 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
         "break_sites": _break_sites(analysis),
         "stack_trie": [node.get_state() for node in stack_trie(session.units)],
         "export_issues": [finding.get_state() for finding in analysis.export_issues],
-        "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank, "events": [event.get_state() for event in events]}
+        "shapes": [{"compile_id": str(unit.compile_id), "rank": unit.rank,
+                    "events": [event.get_state() for event in events]}
                    for unit, events in analysis.shapes],
         **_not_breaks(session),
         "recompiles": _recompiles(analysis),

@@ -348,7 +348,8 @@ class Summary(Record):
     NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
               "stack_trie": [StackTrieNode], "analysis_restarts": [Restart],
               "frame_skips": [FrameSkip], "export_issues": [ExportFinding], "shapes": [UnitShapes],
-              "recompiles": [RecompiledUnit], "compile_time": CompileTime, "kernels": Kernels, "cache": {str: CacheCount},
+              "recompiles": [RecompiledUnit], "compile_time": CompileTime, "kernels": Kernels,
+              "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,
               "break_types": BreakTypes, "recompile_groups": [RecompileGroup], "recompile_limit": RecompileLimit,
               "slowness": Slowness, "regions": RegionAccounting, "per_rank": PerRank}
@@ -385,7 +386,8 @@ class Summary(Record):
         elif value is None:
             parts.append(f"Run time not measured: {speedup.reason}.")
         else:
-            interval = f" (S = {value:.2f}×, interval {speedup.low:.2f}–{speedup.high:.2f})" if speedup.has_interval else ""
+            interval = (f" (S = {value:.2f}×, interval {speedup.low:.2f}–{speedup.high:.2f})"
+                        if speedup.has_interval else "")
             uncertain = "" if speedup.size_certain else " (the direction is certain, the size is not)"
             if speedup.state == INCONCLUSIVE:
                 parts.append(f"Speedup INCONCLUSIVE{interval or f' (S = {value:.2f}×)'}: {speedup.reason}.")

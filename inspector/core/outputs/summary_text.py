@@ -201,7 +201,8 @@ def _not_breaks(summary: Summary) -> list[str]:
               for skip in summary.frame_skips]
     counted = summary.run.torch_counted_frame_skips if summary.run else None
     if counted:
-        lines.append(f"  frames skipped per torch's counters (not breaks): {', '.join(f'{kind} ×{n}' for kind, n in counted.items())}")
+        lines.append(f"  frames skipped per torch's counters (not breaks): "
+                     f"{', '.join(f'{kind} ×{n}' for kind, n in counted.items())}")
     return lines
 
 
@@ -236,7 +237,8 @@ def _shapes(shapes: tuple[UnitShapes, ...]) -> list[str]:
     lines = ["", "Dynamic shapes (symbols, specialisations, guards; at your lines):"]
     for unit in shapes:
         lines.append(f"  {unit.compile_id}: " + ", ".join(
-            f"{event.shown_source or event.symbol} → {event.detail}" + (" (unbacked)" if event.kind == "unbacked" else "")
+            f"{event.shown_source or event.symbol} → {event.detail}"
+            + (" (unbacked)" if event.kind == "unbacked" else "")
             for event in unit.of_kind("symbol", "unbacked")))
         for event in unit.of_kind("specialization"):
             lines.append(f"    SPECIALISED {event.shown_source}: {event.detail} at {event.location or '?'}"
@@ -269,7 +271,8 @@ def _compile_time(summary: Summary) -> list[str]:
         lines.append(f"  of which {timing.total_s - model.value:.2f} s torch compiled for eager operator calls, not "
                      f"for the model: T_compile below ({model.value:.2f} s) leaves it out")
     if timing.backward_s is not None:
-        lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s ({count(len(timing.backward_units), 'unit')}: "
+        lines.append(f"  of which backward graphs: {timing.backward_s:.2f} s "
+                     f"({count(len(timing.backward_units), 'unit')}: "
                      f"{', '.join(timing.backward_units)}), compiled at the first backward call")
     if traced:
         lines.append(f"  where it went (wall clock: own time of each stage, nested stages excluded; "
@@ -314,8 +317,8 @@ def _kernels(summary: Summary) -> list[str]:
     if kernels.fusion_ratio is not None and kernels.launch_sites:  # the division, so a reader can redo it
         ratio = f"{kernels.n_ops}/{kernels.launch_sites} = {ratio}"
     kinds = ", ".join(f"{n} {kind}" for kind, n in kernels.by_kind.items()) or "none"
-    lines = [f"{summary.section(Part.KERNELS).heading} ({kinds}); ops {kernels.n_ops if kernels.n_ops is not None else 'n/a'}; "
-             f"K = N_ops/N_launches = {ratio}"]
+    lines = [f"{summary.section(Part.KERNELS).heading} ({kinds}); ops "
+             f"{kernels.n_ops if kernels.n_ops is not None else 'n/a'}; K = N_ops/N_launches = {ratio}"]
     if kernels.compiles:
         lines.append(f"  slowest Triton kernels to compile (of {len(kernels.compiles)} torch recorded):")
         lines += [f"    {row.where}  {row.kernel[:60]}: {row.described()}"
@@ -331,7 +334,8 @@ def _ranks(per_rank: PerRank | None) -> list[str]:
     if not per_rank:
         return []
     lines = ["", "Per rank (the figures above are all ranks together):",
-             "  (breaks: every graph break, not sites; cache: lookups of every cache together — FX graph, AOTAutograd, …)",
+             "  (breaks: every graph break, not sites; cache: lookups of every cache together — "
+             "FX graph, AOTAutograd, …)",
              f"  {'rank':>6} {'units':>6} {'breaks':>6} {'recompiles':>10} {'cache hit':>9} {'miss':>5} "
              f"{'failed':>6} {'compile s':>10} {'1st collective s':>16}"]
     stragglers = set(per_rank.stragglers())
@@ -420,20 +424,24 @@ def _verdict(summary: Summary) -> list[str]:
     if check is not None and check.consistent is not None:
         lines.append(f"  {check.note}")
     eager_check = run.eager_profile_check
-    if eager_check is not None and eager_check.consistent is False:  # eager op times are not listed here, but the GUI shows them
+    # eager op times are not listed here, but the GUI shows them
+    if eager_check is not None and eager_check.consistent is False:
         lines.append(f"  {eager_check.note}")
     if run.top_kernels:
         consistent = check is None or check.consistent is not False
         lines.append("  top kernels (compiled, profiler)" + (":" if consistent
-                                                             else " — NOT CONSISTENT with the measured call, shares only:"))
-        lines += [f"    {row.time_us_per_call:10.1f} µs/call {row.share:6.1%}  {row.name[:90]}" for row in run.top_kernels[:8]]
+                                                             else " — NOT CONSISTENT with the measured call, shares "
+                                                                  "only:"))
+        lines += [f"    {row.time_us_per_call:10.1f} µs/call {row.share:6.1%}  {row.name[:90]}"
+                  for row in run.top_kernels[:8]]
     return lines
 
 
 def _break_types(summary: Summary) -> list[str]:
     lines = ["", "Break types (torch's graph-break registry):"]
     registry = summary.break_types.registry
-    lines.append(f"  registry: {registry.described}" if registry else "  no registry found (torch < 2.7 and no bundled copy)")
+    lines.append(f"  registry: {registry.described}" if registry
+                 else "  no registry found (torch < 2.7 and no bundled copy)")
     for site in summary.break_types.sites:
         kind = site.type
         where = site.location + (f" ({site.via})" if site.via else "")
@@ -474,7 +482,8 @@ def _slowness(slowness: Slowness | None) -> list[str]:
         lines.append(f"  {slowness.note}")
     else:
         lines.append(f"  one call: {slowness.call_us:.1f} µs ({slowness.note})")
-        lines += [f"  {cost.us_per_call:9.1f} µs {cost.share:6.1%}  {cost.label}  [{cost.detail}]" for cost in slowness.costs]
+        lines += [f"  {cost.us_per_call:9.1f} µs {cost.share:6.1%}  {cost.label}  [{cost.detail}]"
+                  for cost in slowness.costs]
         if slowness.graphs_per_call is not None:
             lines.append(f"  compiled graphs entered per call: {slowness.graphs_per_call:g}")
         if slowness.launches_per_call is not None:

@@ -37,8 +37,10 @@ def render_dump_text(summary: dict) -> str:
              f"the largest: {summary['main_module'] or 'none'}", "",
              f"{'module':<44} {'ops':>6} {'kernels':>8} {'K':>6} {'fusions':>8}"]
     for module in summary["modules"]:
-        lines.append(f"{module['label'][:44]:<44} {format_count(module['ops_before']):>6} {format_count(module['kernels']):>8} "
-                     f"{format_ratio(module['fusion_ratio']):>6} {module['fusions']:>8}" + ("  (truncated)" if module["truncated"] else ""))
+        lines.append(f"{module['label'][:44]:<44} {format_count(module['ops_before']):>6} "
+                     f"{format_count(module['kernels']):>8} "
+                     f"{format_ratio(module['fusion_ratio']):>6} {module['fusions']:>8}"
+                     + ("  (truncated)" if module["truncated"] else ""))
     main = next((m for m in summary["modules"] if m["label"] == summary["main_module"]), None)
     if main and main["largest_fusions"]:
         lines += ["", f"Largest fusions in {main['label']}:"]
@@ -48,7 +50,8 @@ def render_dump_text(summary: dict) -> str:
     if summary["problems"]:
         lines += ["", "Could not read everything:"]
         lines += [f"  {entry['count']} {entry['meaning']}" for entry in summary["problems"].values()]
-    lines += ["", "K = ops before optimisation / kernels after (a fusion, a library call or an unfused op is one kernel)."]
+    lines += ["",
+              "K = ops before optimisation / kernels after (a fusion, a library call or an unfused op is one kernel)."]
     return "\n".join(lines)
 
 
@@ -61,7 +64,8 @@ def render_comparison_text(result: dict) -> str:
              f"{'K':<16} {format_ratio(torch['fusion_ratio']):>14} {format_ratio(xla['fusion_ratio']):>10}", "",
              "Op families (ops in a kernel with other ops / in a kernel alone):"]
     for row in result["families"]:
-        lines.append(f"  {row['family']:<14} torch {format_share(row['torch']):<12} XLA {format_share(row['xla']):<12} {row['verdict']}")
+        lines.append(f"  {row['family']:<14} torch {format_share(row['torch']):<12} XLA {format_share(row['xla']):<12} "
+                     f"{row['verdict']}")
     for label, side in (("torch.compile", torch), ("XLA", xla)):
         lines += ["", f"Largest kernels, {label}:"]
         for kernel in side["largest"]:

@@ -15,7 +15,7 @@ _GRAPH_BREAK, _IN_USER_CODE = "Graph break", " in user code at "
 _LINE_TAIL = re.compile(r"(\d+)\s*")
 _REASON = re.compile(r"^Graph Break Reason:\s*(?P<reason>.*)$", re.M)
 # `[^\S\n]*`, not `\s*`, after `^` (re.M): the same "Explanation:" is found (whitespace reaching back to a line
-# start), but a run of blank lines is no longer rescanned from each of its line starts (quadratic).
+# start), and a run of blank lines is not rescanned from each of its line starts (quadratic).
 _EXPLANATION = re.compile(r"^[^\S\n]*Explanation:\s*(?P<text>.*)$", re.M)
 _HINT = re.compile(r"^[^\S\n]*Hint:\s*(?P<text>.*)$", re.M)
 _TRACE_FRAME = re.compile(r'^[^\S\n]*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)',
@@ -77,7 +77,8 @@ def parse_break_reason(text: str) -> BreakText:
     parsed.explanation = explanation["text"].strip() if explanation else ""
     if parsed.explanation_prefix:
         parsed.explanation = f"{parsed.explanation_prefix} {parsed.explanation}".strip()
-    parsed.hints = list(dict.fromkeys(hint["text"].strip() for hint in _HINT.finditer(text.split("User code traceback:", 1)[0])))
+    parsed.hints = list(dict.fromkeys(hint["text"].strip()
+                                      for hint in _HINT.finditer(text.split("User code traceback:", 1)[0])))
     traceback = text.split("User code traceback:", 1)
     if len(traceback) == 2:
         parsed.stack = [(frame["file"], int(frame["line"]), frame["fn"], frame["code"].strip())
@@ -300,7 +301,8 @@ def _guard_comment(guard: str) -> tuple[str, str, str, str] | None:
         if code is None:
             return None
         start = code.start()
-        while second < len(marks) and (marks[second] < start + 2 or _comment_place(guard, marks[second], places) is None):
+        while second < len(marks) and (marks[second] < start + 2
+                                       or _comment_place(guard, marks[second], places) is None):
             second += 1
         if second == len(marks):
             return None

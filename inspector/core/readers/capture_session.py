@@ -37,7 +37,9 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
     for unit in session.units:
         name = f"{unit.compile_id.frame}_{unit.compile_id.compile}.json"
         if unit.compile_id.autograd is None and (path / GRAPHS_DIR / name).is_file():
-            unit.artifacts.append(TextArtifact("structured_graph", deferred_text(path / GRAPHS_DIR / name, path, session.load_problems), "json"))
+            unit.artifacts.append(TextArtifact("structured_graph",
+                                               deferred_text(path / GRAPHS_DIR / name, path, session.load_problems),
+                                               "json"))
     attach_dynamo_code(session, path)
     return session
 

@@ -15,7 +15,8 @@ from inspector.core.readers.session_builder import build_trace_session
 from inspector.core.readers.trace_logs import find_trace_logs
 from inspector.core.readers.input_kind import InputKind, Match
 
-_DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)_(?P<id>\d+)\.(?P<n>\d+)$")
+_DEBUG_GRAPH_DIR = re.compile(r"^(?P<model>.*)__(?P<graph>\d+)_(?P<kind>inference|forward|backward)"
+                              r"_(?P<id>\d+)\.(?P<n>\d+)$")
 # Debug-folder files shown per graph, and what a view calls them.
 DEBUG_GRAPH_FILES = {"fx_graph_readable.py": "debug_readable", "fx_graph_transformed.py": "debug_transformed"}
 DEBUG_TEXT_FILES = ("ir_pre_fusion.txt", "ir_post_fusion.txt", "fx_graph_runnable.py")
@@ -77,7 +78,8 @@ def _attach_debug_folder(unit: CompileUnit, folder: Path, root: Path, problems: 
         provenance = counted_json(provenance_file, root, problems)
         unit.provenance = provenance if isinstance(provenance, dict) else None
     if with_code and (folder / "output_code.py").is_file():
-        unit.output_code.append(CodeArtifact(str(folder / "output_code.py"), deferred_text(folder / "output_code.py", root, problems),
+        unit.output_code.append(CodeArtifact(str(folder / "output_code.py"),
+                                             deferred_text(folder / "output_code.py", root, problems),
                                              lambda: unit.provenance))
 
 

@@ -53,7 +53,8 @@ class BreakRegistry:
         return _type_index(self).get(_normalise(gb_type))
 
     def get_state(self) -> dict:
-        return {"source": self.source, "torch_version": self.torch_version, "path": str(self.path) if self.path else None,
+        return {"source": self.source, "torch_version": self.torch_version,
+                "path": str(self.path) if self.path else None,
                 "types": len(self.types), "described": self.described}
 
 

@@ -328,8 +328,8 @@ def _decode_ids(cids: list, compile_ids: dict[tuple, CompileId]) -> list[Compile
 
 
 # The event rows' columns are stored as their bytes (little-endian, base64), their compile ids as places
-# in a table: read back as lists of ints, the tens of thousands of rows of a big log made a reopen's peak
-# memory 0.6× the log's size.
+# in a table: read back as lists of ints, the tens of thousands of rows of a big log would make a reopen's
+# peak memory a large fraction of the log's size.
 def _encode_events(events: EventRows) -> dict:
     id_table, id_rows = _distinct(events.compile_ids)
     return {"line_no": _packed(events.line_nos), "start": _packed(events.starts), "end": _packed(events.ends),

@@ -45,7 +45,7 @@ def loads(data: bytes | memoryview | str):
 
 
 # Items of a list encoded by one call of `json`'s C encoder, which holds the GIL throughout: the index
-# of a 1 GB log encoded in one call held it ~300 ms, a freeze of the app's UI thread.
+# of a 1 GB log encoded in one call would hold it for hundreds of ms, a freeze of the app's UI thread.
 DUMPS_SLICE = 20_000
 
 

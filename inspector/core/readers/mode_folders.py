@@ -59,7 +59,8 @@ def mode_folders(path: Path) -> ModeFolders | None:
     if not cold:
         return None
     order = ("default", "reduce-overhead", "max-autotune")  # the order the comparison runs them in
-    cold = dict(sorted(cold.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
+    cold = dict(sorted(cold.items(),
+                       key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
     return ModeFolders(path, cold, {mode: warm[mode] for mode in cold if mode in warm})
 
 

@@ -45,7 +45,8 @@ SYMBOLIC_KINDS = ("create_symbol", "create_unbacked_symbol", "guard_added", "gua
                   "unbacked_symbol_rebinding")
 DESCRIBE_KINDS = ("describe_storage", "describe_tensor", "describe_source")
 LEFT_ON_DISK = frozenset(DESCRIBE_KINDS)  # records the reader and the index cache do not keep
-EXPORT_ISSUE_KINDS = {"propagate_real_tensors_provenance": "data_dependent", "missing_fake_kernel": "missing_fake_kernel",
+EXPORT_ISSUE_KINDS = {"propagate_real_tensors_provenance": "data_dependent",
+                      "missing_fake_kernel": "missing_fake_kernel",
                       "mismatched_fake_kernel": "mismatched_fake_kernel"}
 EXPORT_GUARD = "guard_added"  # an issue too, outside Dynamo only (see _on_symbolic)
 
@@ -292,7 +293,8 @@ def _on_cache(builder: RankBuilder, record: TraceRecord) -> None:
 
     def small_detail() -> dict:
         detail = log.payload_json(record)
-        return {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail, dict) else {}
+        return {key: value for key, value in detail.items() if is_small_value(value)} if isinstance(detail,
+                                                                                                    dict) else {}
 
     unit.cache_events.append(CacheEvent(cache, outcome, small_detail))
     unit.artifacts.append(builder.text_artifact(record))  # the whole record, as tlparse links it per compile
@@ -364,7 +366,8 @@ def _on_export_issue(builder: RankBuilder, record: TraceRecord, kind: str | None
     subject = str(meta.get("expr") or meta.get("op") or "?")
     stack = resolve_stack(meta.get("user_stack"), builder.log.strings, builder.log.problems)
     user = [frame for frame in stack if not is_library_file(frame["file"])] or stack
-    location = SourceLocation(user[-1]["file"], user[-1]["line"], user[-1]["function"], user[-1]["code"]) if user else None
+    location = SourceLocation(user[-1]["file"], user[-1]["line"], user[-1]["function"],
+                              user[-1]["code"]) if user else None
     key = (id(unit), kind, subject, str(location))
     met = builder.export_issues.get(key)
     if met is not None:
@@ -375,7 +378,8 @@ def _on_export_issue(builder: RankBuilder, record: TraceRecord, kind: str | None
     sources = meta.get("symbol_to_sources") if isinstance(meta.get("symbol_to_sources"), dict) else {}
     issue = builder.export_issues[key] = ExportIssue(
         kind, subject, location, str(meta["result"]) if meta.get("result") is not None else None,
-        {str(name): [str(symbol) for symbol in symbols] for name, symbols in names.items() if isinstance(symbols, list)},
+        {str(name): [str(symbol) for symbol in symbols] for name, symbols in names.items()
+         if isinstance(symbols, list)},
         {str(symbol): str(source) for symbol, source in sources.items()}, str(meta.get("reason") or ""))
     unit.export_issues.append(issue)
     unit.artifacts.append(artifact or TextArtifact(record.kind, lambda: json.dumps(meta, indent=1), "json"))
@@ -494,8 +498,8 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
 
 
 def _finish_breaks(builder: RankBuilder) -> None:
-    """Mark breaks after which Dynamo restarted and give each its rank, and add the breaks that only a restart reason reports
-    (older torch wrote no artifact). A restart that is no break (a float Dynamo could not turn into a
+    """Mark breaks after which Dynamo restarted and give each its rank, and add the breaks that only a restart reason
+    reports (older torch wrote no artifact). A restart that is no break (a float Dynamo could not turn into a
     tensor) stays a restart of the unit: its status says so and its attempts count it."""
     for unit in builder.units.values():
         for brk in unit.breaks:
@@ -547,7 +551,8 @@ def build_trace_session(log_paths: list[Path], source: Path, kind: str = "torch_
     total = sum(_size(path) for path in log_paths)
     done = 0
     for path in log_paths:
-        log = indexed_log(path, verify_md5, (lambda read, base=done: progress(base + read, total)) if progress else None)
+        log = indexed_log(path, verify_md5, (lambda read, base=done: progress(base + read, total)) if progress
+                          else None)
         done += log.size
         if progress:
             progress(done, total)

@@ -98,8 +98,8 @@ def check_bundle(archive: zipfile.ZipFile, archive_bytes: int | None = None) -> 
             files.add(key)
         folders |= parents
         if entry.file_size > MAX_ENTRY_BYTES:
-            raise UnsafeBundle(f"refused: {name!r} holds {entry.file_size >> 20} MiB (more than {MAX_ENTRY_BYTES >> 20} "
-                               f"MiB in one file)")
+            raise UnsafeBundle(f"refused: {name!r} holds {entry.file_size >> 20} MiB (more than "
+                               f"{MAX_ENTRY_BYTES >> 20} MiB in one file)")
         total += entry.file_size
         if total > MAX_TOTAL_BYTES:
             raise UnsafeBundle(f"refused: more than {MAX_TOTAL_BYTES >> 30} GiB once extracted (a zip bomb?)")

@@ -55,7 +55,8 @@ def upgrade(manifest: Any, results: Any) -> tuple[Any, Any]:
     if version > FORMAT_VERSION:
         tool = manifest.get("tool_version")
         raise NewerSessionFormat(
-            f"this session was written in session format {version} (by compile-inspector {tool or 'of a newer version'}); "
+            f"this session was written in session format {version} (by compile-inspector "
+            f"{tool or 'of a newer version'}); "
             f"this compile-inspector reads formats up to {FORMAT_VERSION}: update compile-inspector to open it")
     while version < FORMAT_VERSION:
         manifest, results = MIGRATIONS[version](manifest, results)

@@ -46,15 +46,19 @@ NUMBER = "number"  # a finite int or float, not a bool
 ANY_NUMBER = "any number"  # also inf or NaN: an output error of a run whose outputs held NaN is still a mismatch
 ANY = "any"
 
-_TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")} | {"n": int},
+_TIMES = Obj({key: NUMBER for key in ("median_s", "min_s", "max_s", "mean_s", "stdev_s", "p25_s", "p75_s")}
+             | {"n": int},
              required=("median_s",))  # a run without its median was not measured
-_PROFILE = Obj({"trace": str, "runs": int, "warmup_excluded": int, "wall_s": NUMBER, "time_key": str, "compiled_region_s": NUMBER,
+_PROFILE = Obj({"trace": str, "runs": int, "warmup_excluded": int, "wall_s": NUMBER, "time_key": str,
+                "compiled_region_s": NUMBER,
                 "ops": ListOf(Obj({"name": str}, required=("name",), extra=NUMBER))})
 _ERROR = Nullable(Obj({"kind": str, "message": str, "file": str, "line": int}))
 _BENCHMARK = Obj({  # the interleaved rounds of newer captures and the machine meanwhile
     "method": str, "round_budget_s": NUMBER,
-    "rounds": ListOf(Obj({"order": str, "eager_s": NUMBER, "compiled_s": NUMBER, "eager_calls": int, "compiled_calls": int})),
-    "environment": Obj({"cores": Nullable(int), "cpu_count": Nullable(int), "torch_threads": int, "torch_interop_threads": int,
+    "rounds": ListOf(Obj({"order": str, "eager_s": NUMBER, "compiled_s": NUMBER, "eager_calls": int,
+                          "compiled_calls": int})),
+    "environment": Obj({"cores": Nullable(int), "cpu_count": Nullable(int), "torch_threads": int,
+                        "torch_interop_threads": int,
                         "load_before": Nullable(NUMBER), "load_during": Nullable(NUMBER), "benchmark_wall_s": NUMBER,
                         "others_cpu_cores": Nullable(NUMBER), "own_cpu_cores": Nullable(NUMBER),
                         "thread_variables": MapOf(str)}),
@@ -82,7 +86,8 @@ RESULTS = Obj({
     "t_first_call_s": Nullable(NUMBER), "t_compile_s": Nullable(NUMBER), "t_eager_s": Nullable(NUMBER),
     "t_execute_s": Nullable(NUMBER), "speedup": Nullable(NUMBER), "break_even_calls": Nullable(NUMBER),
     "compile_phases_s": MapOf(NUMBER),
-    "correctness": ListOf(Obj({"inputs": str, "allclose": bool, "max_abs_error": ANY_NUMBER, "max_rel_error": ANY_NUMBER,
+    "correctness": ListOf(Obj({"inputs": str, "allclose": bool, "max_abs_error": ANY_NUMBER,
+                               "max_rel_error": ANY_NUMBER,
                                "outputs": int}, required=("inputs", "allclose", "max_abs_error", "max_rel_error"))),
     "allclose": Nullable(bool),
     "profile": MapOf(_PROFILE),

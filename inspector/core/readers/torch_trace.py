@@ -116,8 +116,8 @@ class TraceLog:
         Reads come from a window of READ_AHEAD bytes read at once: an analysis reads a log's payloads
         in file order, so most reads are slices of it. Each read from the file lets go of the GIL and
         takes it back at once, and a thread waiting for the GIL waits again whenever that happens: the
-        ~200,000 small reads of a 1,024-rank job's analysis kept the app's UI thread waiting up to
-        ~200 ms at a time. A few logs keep a window (`_WINDOWS`), so memory stays a few MiB."""
+        hundreds of thousands of small reads of a big job's analysis would keep the app's UI thread
+        waiting for long stretches. A few logs keep a window (`_WINDOWS`), so memory stays a few MiB."""
         window = self._window
         if window is not None and window[0] <= start and end <= window[0] + len(window[1]):
             return window[1][start - window[0]:end - window[0]]

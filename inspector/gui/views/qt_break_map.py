@@ -44,7 +44,8 @@ class QtBreakMap(QWidget):
         self.first_row = 0  # the first row drawn, when there are more rows than SHOWN_ROWS
         self.label_width = LABEL_W  # the row labels' column, as last painted
         self.hit_boxes: list[tuple[QRectF, CompiledRegion | Gap]] = []
-        self.drawn_labels: list[tuple[QRectF, str, str]] = []  # what the last paint wrote: where, the text shown, the whole text
+        # what the last paint wrote: where, the text shown, the whole text
+        self.drawn_labels: list[tuple[QRectF, str, str]] = []
         self.setMouseTracking(True)
         model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
@@ -123,7 +124,8 @@ class QtBreakMap(QWidget):
         self.hit_boxes = []
         self.drawn_labels = []
         label_w = max(LABEL_W, painter.fontMetrics().horizontalAdvance(self.row_label(len(self.rows))) + 8)
-        label_w = self.label_width = min(label_w, max(LABEL_W, self.width() // 3))  # a rank's long name is elided, not the map
+        # a rank's long name is elided, not the map
+        label_w = self.label_width = min(label_w, max(LABEL_W, self.width() // 3))
         width = self.width() - label_w - 4
         for place, index in enumerate(self.shown_rows()):
             row = self.rows[index]
@@ -178,9 +180,11 @@ class QtBreakMap(QWidget):
             title = label if label in part.unit.title else f"{label} (Dynamo: {part.unit.function})"
             QToolTip.showText(event.globalPosition().toPoint(), plain_tip(f"{title}\n{what}: {seconds}"), self)
         else:
-            whole = next((full for rect, shown, full in self.drawn_labels if shown != full and rect.contains(event.position())),
+            whole = next((full for rect, shown, full in self.drawn_labels if shown != full
+                          and rect.contains(event.position())),
                          None)
-            scroll = self.scroll_hint() if len(self.rows) > SHOWN_ROWS and event.position().x() < self.label_width else None
+            scroll = (self.scroll_hint() if len(self.rows) > SHOWN_ROWS and event.position().x() < self.label_width
+                      else None)
             tip = "\n".join(text for text in (whole, scroll) if text)
             if tip:
                 QToolTip.showText(event.globalPosition().toPoint(), plain_tip(tip), self)

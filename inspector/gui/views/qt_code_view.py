@@ -189,7 +189,8 @@ class QtCodeView(QWidget):
         previous.clicked.connect(lambda: self.find_next(backward=True))
         following.clicked.connect(lambda: self.find_next(backward=False))
         self.origin = QLabel("")
-        self.origin.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)  # never narrower than its text
+        # never narrower than its text
+        self.origin.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)
         bar = QHBoxLayout()
         for widget in (self.texts, self.find, previous, following, self.origin):
             bar.addWidget(widget)
@@ -230,7 +231,8 @@ class QtCodeView(QWidget):
                                 "the rows of one unit add up to at most 100%, the rest is time between kernels"),
                             (4, "How the kernel's FX nodes are known: exact (provenance tracking) or from "
                                 "Inductor's comments (over-includes)"),
-                            (COMPILE_COLUMN, "Compiling the kernel, every config of it, as torch recorded it for Triton kernels "
+                            (COMPILE_COLUMN,
+                             "Compiling the kernel, every config of it, as torch recorded it for Triton kernels "
                                 "(its tooltip: the autotune cache, the configs benchmarked, the one it runs with)")):
             outline.horizontalHeaderItem(column).setToolTip(tip)
         outline.verticalHeader().setVisible(False)
@@ -319,7 +321,8 @@ class QtCodeView(QWidget):
         table = self.model.loaded.kernel_time if self.model.loaded else None
         kernels = self.code.kernels
         origins = {kernel.source_origin for kernel in kernels}
-        self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels else "no kernels")
+        self.origin.setText("nodes: " + ", ".join(sorted(ORIGIN_WORDS[o] for o in origins)) if kernels
+                            else "no kernels")
         self.outline.setRowCount(len(kernels))
         for row, kernel in enumerate(kernels):
             time = table.kernel_time(self.unit, kernel) if table is not None and self.unit is not None else None

@@ -52,8 +52,8 @@ class QtDashboard(QWidget):
         self.table.setColumnWidth(1, 130)
         self.table.setColumnWidth(2, 330)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        # every figure's row on show: the table is as tall as its rows and the page scrolls (at 1280×720 the
-        # table scrolled two rows at a time inside a page with room below it)
+        # every figure's row on show: the table is as tall as its rows and the page scrolls (else, at 1280×720,
+        # the table scrolls two rows at a time inside a page with room below it)
         self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
@@ -132,8 +132,8 @@ def rank_line(per_rank: PerRank | None) -> str:
         middle = statistics.median(seconds for seconds, _ in timed)
         (low, low_rank), (high, high_rank) = timed[0], timed[-1]
         recorded = f" ({len(timed)} of {count} ranks recorded one)" if len(timed) < count else ""
-        text += (f" Compile time per rank{recorded}: min {fmt_seconds(low)} (rank {low_rank}), median {fmt_seconds(middle)}, "
-                 f"max {fmt_seconds(high)} (rank {high_rank})")
+        text += (f" Compile time per rank{recorded}: min {fmt_seconds(low)} (rank {low_rank}), median "
+                 f"{fmt_seconds(middle)}, max {fmt_seconds(high)} (rank {high_rank})")
         stragglers = per_rank.stragglers()
         text += f"; straggler: rank{'s' if len(stragglers) > 1 else ''} {rank_ranges(stragglers)}." if stragglers \
             else "; no straggler."

@@ -113,18 +113,21 @@ def node_tip(graph: FxGraph, name: str, side: int, diff: GraphDiff, other: FxGra
             f"; its {' and '.join(differing)} {'differ' if len(differing) > 1 else 'differs'}" if change else ", alike")
     lines = [f"<b>{html_text(node.name)}</b>",
              f"<span style='color:{COLOURS[kind]}'>■</span> {kind}: {status}",
-             f"op: {html_text(node.op)}", f"target: <code>{html_text(node.target)}</code>", f"shape: {html_text(node.shape_text)}"]
+             f"op: {html_text(node.op)}", f"target: <code>{html_text(node.target)}</code>",
+             f"shape: {html_text(node.shape_text)}"]
     if node.source:
         lines.append(f"source: {html_text(Path(node.source.file).name)}:{node.source.line} "
                      f"<code>{html_text(node.source.code.strip()[:120])}</code>")
     partner_node = other.node(partner) if change and other is not None else None
     if partner_node is not None:
-        values = {"target": lambda n: n.target, "shape": lambda n: n.shape_text, "dtype": lambda n: n.dtype or "—", "args": lambda n: n.args}
+        values = {"target": lambda n: n.target, "shape": lambda n: n.shape_text, "dtype": lambda n: n.dtype or "—",
+                  "args": lambda n: n.args}
         pair = (node, partner_node) if side == 0 else (partner_node, node)
         for field in change.fields:
             value = values.get(field)
             if value is not None:
-                lines.append(f"{CHANGED_FIELDS.get(field, field)} in A: <code>{html_text(value(pair[0])[:160])}</code>, "
+                lines.append(f"{CHANGED_FIELDS.get(field, field)} in A: "
+                             f"<code>{html_text(value(pair[0])[:160])}</code>, "
                              f"in B: <code>{html_text(value(pair[1])[:160])}</code>")
     return "<br>".join(lines)
 
@@ -245,7 +248,8 @@ class QtDiffView(QWidget):
         self.unit.clear()
         self.unit.addItems([unit_title(ua) for ua, _ub in self.pairs] or ["(no compile unit in both runs)"])
         self.unit.blockSignals(False)
-        self._runs.run(lambda: diff_runs(run_a, run_b), self._show_run, lambda message, _tb: self.run.setPlainText(message))
+        self._runs.run(lambda: diff_runs(run_a, run_b), self._show_run,
+                       lambda message, _tb: self.run.setPlainText(message))
         self._compare()
 
     def _on_loaded(self, loaded) -> None:
@@ -276,7 +280,8 @@ class QtDiffView(QWidget):
         self.note = ((f"{opened.source} was opened while B was being read, so {compared} is not shown" if finished_late
                       else f"You opened {opened.source}, so {compared} was closed")
                      + " (the open run is always A). File ▸ Compare With… compares it with another run.")
-        self.guidance.setText(f"<p style='color:#b35c00'><b>Comparison closed.</b> {html_text(self.note)}</p>" + GUIDANCE)
+        self.guidance.setText(f"<p style='color:#b35c00'><b>Comparison closed.</b> {html_text(self.note)}</p>"
+                              + GUIDANCE)
         self.pages.setCurrentWidget(self.guidance)
 
     def _let_go(self, session: Session) -> None:

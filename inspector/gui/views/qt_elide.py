@@ -27,7 +27,8 @@ def elide_at_boundary(text: str, metrics: QFontMetrics, width: int) -> str:
         from_end = bool(PATH_MARKS.search(text)) and " " not in text
         for keep in range(len(parts) - 1, 0, -1):
             shown = (ELLIPSIS + "".join(parts[-keep:]).lstrip("._/")) if from_end \
-                else ("".join(parts[:keep]).rstrip() + " " + ELLIPSIS if " " in text else "".join(parts[:keep]) + ELLIPSIS)
+                else ("".join(parts[:keep]).rstrip() + " " + ELLIPSIS if " " in text else "".join(parts[:keep])
+                      + ELLIPSIS)
             if metrics.horizontalAdvance(shown) <= width:
                 return shown
     return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)

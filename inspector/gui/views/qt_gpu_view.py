@@ -131,11 +131,12 @@ class QtGpuView(QWidget):
         self.devices = QLabel("")
         self.devices.setWordWrap(True)
         self.regions = rows_table(("compiled region", "calls", "CPU", "GPU", "GPU per call", REGION_EVENTS))
-        self.regions.horizontalHeaderItem(5).setToolTip("how many kernels, copies and fills were queued while the region "
-                                                        "ran (a count; their time is the GPU column)")
+        self.regions.horizontalHeaderItem(5).setToolTip("how many kernels, copies and fills were queued while the "
+                                                        "region ran (a count; their time is the GPU column)")
         self.regions_note = QLabel("")  # why the regions' GPU time falls short of the total
         self.regions_note.setWordWrap(True)
-        self.profile_kernels = rows_table(("share", "GPU time", "count", "mean", "kind", "kernel (Inductor source, grid)"))
+        self.profile_kernels = rows_table(("share", "GPU time", "count", "mean", "kind",
+                                           "kernel (Inductor source, grid)"))
         self.profile_splitter = page = QSplitter(Qt.Orientation.Vertical)
         head = QWidget()
         head_layout = QVBoxLayout(head)
@@ -154,7 +155,8 @@ class QtGpuView(QWidget):
         self.source_lines.horizontalHeaderItem(2).setToolTip(
             "measured: the time of launches wholly on this line; apportioned: shares of kernels made from nodes "
             "on several lines (a kernel made from k nodes gives each 1/k)")
-        self.modules = rows_table(("module", "share", "time", "measured / apportioned"))  # its name first: a narrow pane
+        # its name first: a narrow pane
+        self.modules = rows_table(("module", "share", "time", "measured / apportioned"))
         self.modules.horizontalHeaderItem(0).setToolTip(
             "Kernel time per module of the model: the submodule each FX node belongs to (from the parameter names "
             "Dynamo gives it); measured and apportioned as per source line")
@@ -276,10 +278,12 @@ class QtGpuView(QWidget):
         self.trace, self.kernel, self.ranks_summary, self.join = trace, None, None, join
         problems = "; ".join(trace.problems.describe())
         self.header.setText(f"tritonparse trace {trace.path.name}: {len(trace.kernels)} kernel compilation(s), "
-                            f"{number(trace.launches)} launch(es)" + (f" — could not read: {problems}" if problems else ""))
+                            f"{number(trace.launches)} launch(es)"
+                            + (f" — could not read: {problems}" if problems else ""))
         fill_rows(self.kernels, [(kernel.name, self._unit_cell(kernel), number(kernel.launches),
                                   str(kernel.metadata.get("num_warps", "")), str(kernel.metadata.get("num_stages", "")),
-                                  str(kernel.metadata.get("shared", "")), kernel.hash[:12]) for kernel in trace.kernels])
+                                  str(kernel.metadata.get("shared", "")), kernel.hash[:12])
+                                 for kernel in trace.kernels])
         self.pages.setCurrentIndex(0)
         self.pages.setVisible(True)
         self.kernels.setCurrentCell(-1, -1)  # row 0 current from an earlier trace would not say it changed
@@ -332,7 +336,8 @@ class QtGpuView(QWidget):
         rank = f" (rank {summary['rank']})" if summary["rank"] is not None else ""
         gpu = bool(summary["kernels"])
         origin = ("" if joined is None else " (found with the open run)" if not opened else
-                  " (opened on its own; not of the open run)" if not joined["graph_calls"] and joined["unmatched_graph_calls"]
+                  " (opened on its own; not of the open run)" if not joined["graph_calls"]
+                  and joined["unmatched_graph_calls"]
                   else " (opened on its own)")
         totals = profile_totals_text(summary)
         if not gpu and joined is not None and joined["graph_calls"] and joined["device"] == "CPU":
@@ -342,7 +347,8 @@ class QtGpuView(QWidget):
                             + (f"\n{damage}" if damage else ""))
         self.devices.setVisible(gpu)
         self.devices.setText("   ".join(f"Device {d['device']} {d['name']}: busy {microseconds(d['busy_us'])} of "
-                                        f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle" for d in summary["devices"]))
+                                        f"{microseconds(d['span_us'])}, {d['idle_share']:.0%} idle"
+                                        for d in summary["devices"]))
         fill_rows(self.regions, [(region_label(row["region"]), str(row["calls"] or "—"),
                                   microseconds(row["cpu_us"]) if row["calls"] else "—", microseconds(row["gpu_us"]),
                                   microseconds(row["gpu_us_per_call"]) if row["gpu_us_per_call"] is not None else "—",
@@ -353,12 +359,14 @@ class QtGpuView(QWidget):
         self.regions_note.setVisible(bool(self.regions_note.text()))
         self.profile_kernels.setVisible(gpu)
         fill_rows(self.profile_kernels, [
-            (f"{row['share']:.1%}", microseconds(row["total_us"]), number(row["count"]), microseconds(row["mean_us"]), row["kind"],
+            (f"{row['share']:.1%}", microseconds(row["total_us"]), number(row["count"]), microseconds(row["mean_us"]),
+             row["kind"],
              row["name"] + (f"  [{Path(row['kernel_file']).name}, {row['grid']}]" if row["kernel_file"] else ""))
             for row in summary["kernels"]])
         self._show_joined(joined)
         # the rows there are get the room: no empty table of lines beside a profile not joined
-        self.profile_splitter.setSizes([300 if gpu else 200, 300 if gpu else 0, 300 if (joined or {}).get("lines") else 80])
+        self.profile_splitter.setSizes([300 if gpu else 200, 300 if gpu else 0, 300 if (joined or {}).get("lines")
+                                        else 80])
         self.pages.setCurrentIndex(1)
         self.pages.setVisible(True)
 
@@ -366,7 +374,8 @@ class QtGpuView(QWidget):
         """A distributed run's profiler traces side by side (`summarize_profile_ranks`)."""
         self.ranks_summary, self.trace, self.profile, self.profile_trace = summary, None, None, None
         unreadable = (f"; {len(summary['unreadable'])} trace(s) could not be read: "
-                      + "; ".join(f"{name}: {why}" for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
+                      + "; ".join(f"{name}: {why}"
+                                  for name, why in summary["unreadable"].items())) if summary["unreadable"] else ""
         self.header.setText(f"Profiler traces of {len(summary['ranks'])} rank(s) in {Path(summary['source']).name}, "
                             f"times from {'the device' if summary['times_from'] == 'device' else 'the CPU calls'}"
                             f"{unreadable}" + (f"\n{damage}" if (damage := trace_damage_text(summary)) else ""))
@@ -388,11 +397,13 @@ class QtGpuView(QWidget):
             self.joined_label.setText(
                 (f"This profile is of another run: none of its {calls} compiled graph call(s) ran the open run's code"
                  if calls else "This profile holds no compiled graph call of the open run's code")
-                + (" — it was opened on its own, and is joined to each run opened after it." if self.profile_opened else "."))
+                + (" — it was opened on its own, and is joined to each run opened after it." if self.profile_opened
+                   else "."))
         else:
-            what = "GPU time of the kernels each launch queued" if joined["device"] == "GPU" else "CPU time of each launch"
-            self.joined_label.setText(f"Kernel time per line of the model ({what}): {microseconds(joined['total_us'])} in "
-                                      f"{joined['graph_calls']} compiled graph call(s)"
+            what = ("GPU time of the kernels each launch queued" if joined["device"] == "GPU"
+                    else "CPU time of each launch")
+            self.joined_label.setText(f"Kernel time per line of the model ({what}): {microseconds(joined['total_us'])} "
+                                      f"in {joined['graph_calls']} compiled graph call(s)"
                                       + "".join(f". {note}" for note in joined["notes"]))
         total = (joined or {}).get("total_us") or 1.0
         fill_rows(self.source_lines, [
@@ -433,7 +444,8 @@ class QtGpuView(QWidget):
                f" In the open run: {joined.kernel.name} of {joined.unit.compile_id} (found by {joined.matched_by})."
                if joined is not None else f" Not joined to the open run: {self.join.why_not(kernel)}.")
         self.kernel_info.setText(
-            f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton {kernel.metadata.get('triton_version', '?')}, "
+            f"{kernel.name} — {where}; {kernel.metadata.get('arch', '?')}, Triton "
+            f"{kernel.metadata.get('triton_version', '?')}, "
             f"cache {'hit' if kernel.metadata.get('cache_hit') else 'miss'}"
             + (f". Varies between launches: {varying}" if varying else "")
             + ("" if kernel.mappings else ". No source mappings: run tritonparse's parser on the trace to link lines.")

@@ -26,7 +26,8 @@ LISTED_RANKS = 16  # up to this many ranks, every rank's units are listed (and s
 RANKS_A_TURN = 256  # ranks' rows added in one turn of the event loop as a session arrives
 UNITS_A_TURN = 256  # units' rows added in one turn of the event loop as a session arrives
 COLUMN_TIPS = ("compile id and function", "graph breaks in this unit",
-               "kernels Inductor generated", "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
+               "kernels Inductor generated",
+               "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
 
 
 def status_legend() -> str:
@@ -37,7 +38,8 @@ def status_legend() -> str:
 
 
 STATUS_WORDS = {UnitStatus.OK: "compiled", UnitStatus.CACHE_HIT: "compiled from the FX graph cache",
-                UnitStatus.GRAPH_BREAK: "compiled up to a graph break", UnitStatus.RESTART: "Dynamo restarted its analysis",
+                UnitStatus.GRAPH_BREAK: "compiled up to a graph break",
+                UnitStatus.RESTART: "Dynamo restarted its analysis",
                 UnitStatus.FAILED: "failed (the frame runs eagerly)", UnitStatus.EMPTY_GRAPH: "captured no operations",
                 UnitStatus.CUT: "cut off: the run ended inside its compile"}
 
@@ -102,9 +104,9 @@ class QtNavigator(QTreeWidget):
 
     def _on_loaded(self, loaded: LoadedSession) -> Iterator[None]:
         """Every unit, under its frame, under its rank. Past LISTED_RANKS ranks a rank's units are
-        listed when it is opened or one of its units is selected elsewhere (256 ranks' 1,800 items
-        took ~80 ms of the UI thread, and most ranks are never opened). The rows come in steps, one a
-        turn of the event loop: RANKS_A_TURN ranks (1,024 took ~20 ms in one) or UNITS_A_TURN units."""
+        listed when it is opened or one of its units is selected elsewhere (listing every rank's items would
+        hold the UI thread, and most ranks are never opened). The rows come in steps, one a turn of the event
+        loop, RANKS_A_TURN ranks or UNITS_A_TURN units, so the UI thread answers the user between them."""
         self.clear()
         self._items.clear()
         self._live = {}
@@ -119,7 +121,8 @@ class QtNavigator(QTreeWidget):
                 yield from self._list_units(self.invisibleRootItem(), rank)
                 continue
             item = QTreeWidgetItem(self, [f"{rank.label}  ({count(len(rank.units), 'unit')})"])
-            item.setToolTip(0, plain_tip(f"{item.text(0)}\n{rank.log_path or ''}".rstrip()))  # whole, where the column is narrow
+            # whole, where the column is narrow
+            item.setToolTip(0, plain_tip(f"{item.text(0)}\n{rank.log_path or ''}".rstrip()))
             if on_demand:  # keyed by place: logs of one job may share a rank number, or have none
                 item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
                 item.setData(0, RANK_ROLE, position)
@@ -132,8 +135,8 @@ class QtNavigator(QTreeWidget):
             QTreeWidgetItem(self, ["no compile units in this session"])
 
     def _list_units(self, parent: QTreeWidgetItem, rank) -> Iterator[None]:
-        """The rank's frames and units under `parent`, UNITS_A_TURN units a step (a 1 GB log of one
-        rank holds thousands: listed at once, ~120 ms of the UI thread)."""
+        """The rank's frames and units under `parent`, UNITS_A_TURN units a step (a big log of one rank
+        holds thousands, and listing them at once would freeze the UI thread)."""
         listed = 0
         for frame in rank.frames:
             if listed >= UNITS_A_TURN:
@@ -152,7 +155,8 @@ class QtNavigator(QTreeWidget):
                 item.setIcon(0, status_icon(unit.status.value))
                 named = f"\nDynamo's name: {unit.function}" if unit.function and unit.function not in title else ""
                 item.setToolTip(0, plain_tip(f"{title}{named}\nstatus: {unit.status.value.replace('_', ' ')}"
-                                             + (f"\nyour function: {called}\ncompiled as its wrapper: " if called else "\n")
+                                             + (f"\nyour function: {called}\ncompiled as its wrapper: " if called
+                                                else "\n")
                                              + f"{unit.location or ''}\nattempts: {unit.attempts}"
                                              + (f"\nrecompiled: {unit.recompile.failed_guards[0].plain}"
                                                 if unit.recompile and unit.recompile.failed_guards else "")))

@@ -1,5 +1,5 @@
 """A pyqtgraph plot's title over the whole plot: pyqtgraph centres it over the data column only, so a
-title wider than that column (a legend in the title, a narrow pane at 1280 px) was cut at both ends."""
+title wider than that column (a legend in the title, a narrow pane at 1280 px) would be cut at both ends."""
 
 from __future__ import annotations
 

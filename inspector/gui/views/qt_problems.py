@@ -11,7 +11,9 @@ import posixpath
 from collections.abc import Iterator
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+)
 
 from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.rank_figures import rank_ranges
@@ -22,7 +24,7 @@ from inspector.gui.views.qt_status_icons import kind_icon
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole
 UNIT_ROLE = Qt.ItemDataRole.UserRole + 1
 DETAIL_LINES = 12
-ROWS_A_TURN = 256  # rows added in one turn of the event loop as a session arrives (~8 ms)
+ROWS_A_TURN = 256  # rows added in one turn of the event loop as a session arrives (a few ms)
 RANK_COLUMN = 4
 ALL_RANKS = "all ranks"
 NOTHING_OPEN = ("Nothing open: a run's problems (breaks, recompiles, fallbacks, failed compiles) are listed here once "
@@ -58,8 +60,8 @@ class QtProblems(QTreeWidget):
         self.setColumnWidth(1, 50)
         self.setColumnWidth(2, 260)
         self.setColumnWidth(3, 90)
-        # the problem takes the width the other columns leave (it was 560 px beside a near-empty Unit
-        # column, cutting "size dim 0 (1 → 2)" off a recompile's title even at 1920)
+        # the problem takes the width the other columns leave (a fixed width beside a near-empty Unit
+        # column would cut "size dim 0 (1 → 2)" off a recompile's title even at 1920)
         self.header().setStretchLastSection(False)
         self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.setColumnHidden(RANK_COLUMN, True)
@@ -89,8 +91,8 @@ class QtProblems(QTreeWidget):
         self.itemClicked.connect(self._on_activated)
 
     def _on_loaded(self, loaded: LoadedSession) -> Iterator[None]:
-        """The rank filter, then the rows, ROWS_A_TURN in each turn of the event loop: a 1,024-rank
-        job's 1,024 rows took ~30 ms of the UI thread in one go."""
+        """The rank filter, then the rows, ROWS_A_TURN in each turn of the event loop: a big job's
+        thousand-odd rows in one go would hold the UI thread."""
         self.clear()
         ranks = [rank.rank for rank in loaded.session.ranks]
         many = len(ranks) > 1
@@ -122,11 +124,13 @@ class QtProblems(QTreeWidget):
             item.setHidden(_hidden(item.data(0, PROBLEM_ROLE), rank))
 
     def _add(self, problem: Issue) -> None:
-        where = f"{posixpath.basename(problem.file)}:{problem.line}" if problem.file else ""  # not Path: ~10 µs a row
+        # not Path: cheaper for each of thousands of rows
+        where = f"{posixpath.basename(problem.file)}:{problem.line}" if problem.file else ""
         count = str(problem.count) if problem.kind in ("graph_break", "recompile") else ""
         ranks = rank_ranges(problem.ranks)
         item = QTreeWidgetItem(self, [problem.title, count, where, str(problem.compile_id or ""), ranks])
-        item.setToolTip(RANK_COLUMN, f"on rank{'s' if len(problem.ranks) > 1 else ''} {ranks}" if ranks else "the whole run")
+        item.setToolTip(RANK_COLUMN, f"on rank{'s' if len(problem.ranks) > 1 else ''} {ranks}" if ranks
+                        else "the whole run")
         item.setIcon(0, kind_icon(problem.kind, problem.severity))
         tip = tooltip_text(problem)
         item.setToolTip(0, plain_tip(tip))
@@ -138,8 +142,8 @@ class QtProblems(QTreeWidget):
             item.setHidden(True)
 
     def _on_expanded(self, item: QTreeWidgetItem) -> None:
-        """A problem's rows, made the first time it is opened: a 256-rank job has hundreds of
-        problems with five or more rows each, which took most of this list's ~75 ms to fill."""
+        """A problem's rows, made the first time it is opened: a big job has hundreds of problems with
+        five or more rows each, which would be most of this list's time to fill."""
         problem = item.data(0, PROBLEM_ROLE)
         if problem is None or item.childCount():
             return

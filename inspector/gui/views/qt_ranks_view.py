@@ -9,7 +9,9 @@ a click made meanwhile takes effect when they are in."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget,
+)
 
 from inspector.core.analysis.rank_figures import RankReport
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
@@ -21,7 +23,7 @@ NOTHING_OPEN = "Open a distributed run (a folder of per-rank logs) to compare it
 # What the view shows: nothing, a big job's overview while its details are read, an overview whose
 # details could not be read, or the open session's report.
 EMPTY, OVERVIEW, FAILED, DETAILS = "empty", "overview", "failed", "details"
-SIZED_ROWS = 128  # rows whose text sets a column's width: measuring all 1,024 took ~30 ms of the UI thread
+SIZED_ROWS = 128  # rows whose text sets a column's width: measuring every rank's would hold the UI thread
 
 
 class QtRanksView(QWidget):
@@ -38,8 +40,10 @@ class QtRanksView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # a line a rank: more ranks in view
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # by rank, until the user sorts by a column: then that stays
+        # a line a rank: more ranks in view
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        # by rank, until the user sorts by a column: then that stays
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
         self.findings = QListWidget()
         self.findings.setWordWrap(True)
@@ -111,7 +115,7 @@ class QtRanksView(QWidget):
         self.phase = DETAILS
         report = loaded.ranks
         self._show(report)
-        # made now, in the view's own turn: looking through every rank's units took ~20 ms a selection
+        # made now, in the view's own turn: looking through every rank's units at each selection is too slow
         places = {(f.rank, f.log): place for place, f in enumerate(report.figures)}
         self._place_of_unit = {unit: places.get((rank.rank, rank.log_path.name if rank.log_path else ""))
                                for rank in loaded.session.ranks for unit in rank.units}
@@ -122,7 +126,8 @@ class QtRanksView(QWidget):
         """The open under way failed: if it showed an overview, that stays, saying why it is all there is."""
         if self.phase == OVERVIEW:
             self.phase, self.pending = FAILED, None
-            self.heading.setText(self._counts(self.report) + f" Only this overview: the details could not be read: {message}")
+            self.heading.setText(self._counts(self.report)
+                                 + f" Only this overview: the details could not be read: {message}")
 
     def _clear(self) -> None:
         self.phase, self.report, self._place_of_unit = EMPTY, None, {}
@@ -144,7 +149,7 @@ class QtRanksView(QWidget):
     def _show(self, report: RankReport) -> None:
         """Rows keep their place in `report.figures` (ranks of one job may share a number, or have none).
         The details of a big job mostly bring the overview's figures again: then the table stays as it
-        is (its rows, order and selection), since rebuilding 1,024 rows took ~0.2 s of the UI thread."""
+        is (its rows, order and selection), since rebuilding a big job's rows holds the UI thread."""
         same_rows = (self.report is not None and report.figures == self.report.figures
                      and report.stragglers() == self.report.stragglers())
         self.report = report
@@ -157,7 +162,8 @@ class QtRanksView(QWidget):
             self.findings.addItem(item)
         if not report.findings:
             words = (report.lines()[0] + "." if report.unread
-                     else "One process wrote this run: there is no other rank to compare with." if len(report.figures) < 2
+                     else "One process wrote this run: there is no other rank to compare with."
+                     if len(report.figures) < 2
                      else report.lines()[0] + ": nothing differs between them.")
             item = QListWidgetItem(words)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not chosen
@@ -171,7 +177,7 @@ class QtRanksView(QWidget):
 
     def _size_columns(self) -> None:
         """Each column as wide as its longest text in the first SIZED_ROWS rows, measured once: Qt's
-        own sizing asked the model for every role of every cell it measured (~40 ms for 1,024 ranks)."""
+        own sizing asks the model for every role of every cell it measures, slow for a big job."""
         metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
         rows = range(min(SIZED_ROWS, self.rows.rowCount()))
         for column in range(self.rows.columnCount()):

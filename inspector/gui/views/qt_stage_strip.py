@@ -209,7 +209,8 @@ class QtStageStrip(QWidget):
         line = self.status_text()
         if line:  # under the units, if any (a failure's own colour), else in the strip's one line
             painter.setPen(QColor(STATE_COLOURS["failed"]) if self.ended else text)
-            painter.drawText(QRectF(4, ROW_HEIGHT * (max(1, len(rows)) + (1 if rows else 0)) + 4, self.width() - 8, ROW_HEIGHT),
+            painter.drawText(QRectF(4, ROW_HEIGHT * (max(1, len(rows)) + (1 if rows else 0)) + 4, self.width() - 8,
+                                    ROW_HEIGHT),
                              Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextSingleLine, line)
         states = self.cell_states()
         for row, (compile_id, steps) in enumerate(rows):
@@ -230,8 +231,10 @@ class QtStageStrip(QWidget):
         painter.fillRect(QRectF(0, top, self.width(), ROW_HEIGHT + 4), self.palette().window())
         painter.setPen(text)
         for column, step in enumerate(PIPELINE):
-            painter.drawText(QRectF(label_width + column * width, top + 2, width, ROW_HEIGHT), Qt.AlignmentFlag.AlignCenter, step)
-        painter.drawText(QRectF(0, top + 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter, count(len(rows), "unit"))
+            painter.drawText(QRectF(label_width + column * width, top + 2, width, ROW_HEIGHT),
+                             Qt.AlignmentFlag.AlignCenter, step)
+        painter.drawText(QRectF(0, top + 2, label_width, ROW_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
+                         count(len(rows), "unit"))
         painter.end()
 
     def _cell(self, painter: QPainter, rect: QRectF, state: str, elapsed: float | None,

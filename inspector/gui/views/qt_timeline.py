@@ -15,7 +15,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
-    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QToolTip,
+    QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSplitter, QTableWidget,
+    QTableWidgetItem, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -165,7 +166,8 @@ class GanttItem(pg.GraphicsObject):
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRects([QRectF(self.x0[i], self.row[i] + top, self.x1[i] - self.x0[i], height) for i in unfinished])
+            painter.drawRects([QRectF(self.x0[i], self.row[i] + top, self.x1[i] - self.x0[i], height)
+                               for i in unfinished])
         self._labels(painter, visible, px_per_s, (left, right))
 
     def _gaps(self, painter, visible, px_per_s: float, rows_in_view, top: float, height: float) -> None:
@@ -254,7 +256,8 @@ class QtTimeline(QWidget):
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
-        self.totals.setHorizontalHeaderLabels(["Stage", "Own time", "Share"])  # short: the stage column is the one that gives way
+        # short: the stage column is the one that gives way
+        self.totals.setHorizontalHeaderLabels(["Stage", "Own time", "Share"])
         for column, tip in enumerate(("a compile stage, over every unit of the run",
                                       "its own time: the time in stages nested inside it is theirs, not its",
                                       "of the run's traced compile time")):
@@ -273,7 +276,8 @@ class QtTimeline(QWidget):
         self.wall_clock.toggled.connect(self._on_clock_toggled)
         self.clock_request = LatestRequest(self)
         self.rank_lines: list[pg.InfiniteLine] = []
-        export = QPushButton("Export trace…")  # short: the legend shares its row (it was cut at 1280 with ranks)
+        # short: the legend shares its row (and is cut at 1280 with ranks otherwise)
+        export = QPushButton("Export trace…")
         export.setToolTip("Save the compile stages as a Perfetto / Chrome trace (JSON), to open in ui.perfetto.dev")
         export.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         export.clicked.connect(self.ask_export)
@@ -364,7 +368,7 @@ class QtTimeline(QWidget):
     def _mark_ranks(self, timeline: Timeline) -> None:
         """A rule above each rank's lane group, labelled up to LABELLED_RANKS ranks; none for a single
         process. Past LABELLED_RANKS the lane names the axis has room for carry the rank, and the rules
-        are one item drawn across the data: 256 separate rules took ~0.3 s of the UI thread to add and paint."""
+        are one item drawn across the data: hundreds of separate rules are slow to add and paint."""
         self.rank_lines = []
         groups = timeline.rank_groups()
         many = len(groups) > 1
@@ -442,7 +446,8 @@ class QtTimeline(QWidget):
 
     def _marker_under(self, scene_pos) -> str:
         """The name of the event marker under a point of the scene, or ""."""
-        if not self.markers.isVisible() or not self.markers.sceneBoundingRect().adjusted(-6, -6, 6, 6).contains(scene_pos):
+        if not self.markers.isVisible() or not self.markers.sceneBoundingRect().adjusted(-6, -6, 6,
+                                                                                         6).contains(scene_pos):
             return ""
         points = self.markers.pointsAt(self.markers.mapFromScene(QPointF(scene_pos)))
         return str(points[0].data()) if len(points) else ""

@@ -107,7 +107,8 @@ class QtXlaView(QWidget):
         for row, module in enumerate(dump.modules):
             summary = summarize_module(module)
             for column, value in enumerate((module.label, module.platform or "", format_count(summary["ops_before"]),
-                                            format_count(summary["kernels"]), format_ratio(summary["fusion_ratio"]), str(summary["fusions"]))):
+                                            format_count(summary["kernels"]), format_ratio(summary["fusion_ratio"]),
+                                            str(summary["fusions"]))):
                 self.modules.setItem(row, column, table_item(value))
         main = dump.main_module
         self.modules.setCurrentCell(dump.modules.index(main) if main else -1, 0)
@@ -121,7 +122,8 @@ class QtXlaView(QWidget):
         self.kernels.setRowCount(len(kernels))
         for index, kernel in enumerate(kernels):
             names = ", ".join(op.opcode for op in kernel.ops)
-            for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)), names)):
+            for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)),
+                                            names)):
                 self.kernels.setItem(index, column, table_item(value))
         self.expanded = set()
         self._show_graph()
@@ -143,12 +145,15 @@ class QtXlaView(QWidget):
         self.comparison = result
         torch, xla = result["torch"], result["xla"]
         self.compare_label.setText(
-            f"torch.compile ({Path(torch['source']).name}): {format_count(torch['ops_before'])} ops → {format_count(torch['kernels'])} "
-            f"kernels, K = {format_ratio(torch['fusion_ratio'])}.   XLA ({xla['module']}): {format_count(xla['ops_before'])} ops → "
+            f"torch.compile ({Path(torch['source']).name}): {format_count(torch['ops_before'])} ops → "
+            f"{format_count(torch['kernels'])} "
+            f"kernels, K = {format_ratio(torch['fusion_ratio'])}.   XLA ({xla['module']}): "
+            f"{format_count(xla['ops_before'])} ops → "
             f"{format_count(xla['kernels'])} kernels, K = {format_ratio(xla['fusion_ratio'])}.")
         self.families.setRowCount(len(result["families"]))
         for row, family in enumerate(result["families"]):
-            for column, value in enumerate((family["family"], format_share(family["torch"]), format_share(family["xla"]),
+            for column, value in enumerate((family["family"], format_share(family["torch"]),
+                                            format_share(family["xla"]),
                                             family["verdict"])):
                 self.families.setItem(row, column, table_item(value))
 
@@ -169,7 +174,8 @@ class QtXlaView(QWidget):
             root = build_groups(graph, paths)
             return lay_out_view(graph, root, expanded)
 
-        self._layouts.run(prepare, self._draw, lambda message, _tb: self.graph_status.setText(f"Could not lay out: {message}"))
+        self._layouts.run(prepare, self._draw, lambda message,
+                          _tb: self.graph_status.setText(f"Could not lay out: {message}"))
 
     def _draw(self, laid_out: LaidOutGraph) -> None:
         self.graph, self.root, self.expanded = laid_out.graph, laid_out.root, laid_out.expanded

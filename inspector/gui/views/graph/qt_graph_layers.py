@@ -43,7 +43,8 @@ class TiledPictures:
     sight."""
 
     def __init__(self, left, top):
-        column, row = np.floor(np.asarray(left) / CELL).astype(np.int64), np.floor(np.asarray(top) / CELL).astype(np.int64)
+        column = np.floor(np.asarray(left) / CELL).astype(np.int64)
+        row = np.floor(np.asarray(top) / CELL).astype(np.int64)
         self.column0, self.row0 = (int(column.min()), int(row.min())) if len(column) else (0, 0)
         self.columns = int(column.max()) - self.column0 + 1 if len(column) else 1
         key = (row - self.row0) * self.columns + (column - self.column0)
@@ -75,7 +76,8 @@ class NodeLayer(QGraphicsItem):
     cached picture when thousands are in view — so a frame costs about the same at 100 or 10,000.
     A box may have several fills (a node split over several kernels): drawn as vertical stripes."""
 
-    def __init__(self, ids: list[str], kinds: list[str], labels: list[str], rects: list[tuple[float, float, float, float]]):
+    def __init__(self, ids: list[str], kinds: list[str], labels: list[str],
+                 rects: list[tuple[float, float, float, float]]):
         super().__init__()
         self.ids, self.kinds, self.labels = ids, kinds, labels
         self.index = {item: position for position, item in enumerate(ids)}
@@ -101,7 +103,8 @@ class NodeLayer(QGraphicsItem):
         return QRectF(self.rects[self.index[item_id]])
 
     def item_at(self, point) -> str | None:
-        hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
+        hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y())
+                          & (self.y1 >= point.y()))[0]
         return self.ids[int(hits[-1])] if len(hits) else None
 
     def set_fills(self, fills: list[list[str] | str]) -> None:
@@ -109,7 +112,8 @@ class NodeLayer(QGraphicsItem):
         self.fills = fills
         self.stripes = [[fill] if isinstance(fill, str) else fill for fill in fills]
         self._merged = None
-        names, self.primary = np.unique(np.array([fill[0] for fill in self.stripes] or [GROUP_FILL]), return_inverse=True)
+        names, self.primary = np.unique(np.array([fill[0] for fill in self.stripes] or [GROUP_FILL]),
+                                        return_inverse=True)
         self.primary = self.primary[:len(self.stripes)].astype(np.int32)
         self.colours = [QColor(str(name)) for name in names]
         self.tiles.pictures.clear()
@@ -272,7 +276,7 @@ class EdgeLayer(QGraphicsItem):
 
     def _lines(self, chosen) -> list[QLineF]:
         """QLineFs made when drawn (once per recorded cell), not for all segments up front: building
-        400k of them cost a second when everything was opened."""
+        hundreds of thousands of them when everything is opened costs about a second."""
         return list(map(QLineF, *self.segments[chosen].T.tolist()))
 
     def _record(self, painter: QPainter, members) -> None:
@@ -314,7 +318,8 @@ def _segments(edges: list[list[tuple[float, float]]], routed: list[bool]):
     ax, ay, bx, by = lines[last].T
     length = np.maximum(np.hypot(bx - ax, by - ay), 1e-6)
     dx, dy = (bx - ax) / length, (by - ay) / length
-    heads = [np.column_stack([bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx, bx, by])
+    heads = [np.column_stack([bx - ARROW * dx + side * ARROW * 0.45 * dy, by - ARROW * dy - side * ARROW * 0.45 * dx,
+                              bx, by])
              for side in (1, -1)]
     between = ~np.array(routed, dtype=bool).reshape(-1)[owner] if len(owner) else np.zeros(0, dtype=bool)
     return (np.vstack([lines, *heads]).reshape(-1, 4), np.concatenate([between, between[last], between[last]]),
@@ -384,7 +389,8 @@ class FrameLayer(QGraphicsItem):
 
     def frame_at(self, point) -> str | None:
         """The item id of the innermost open group whose frame holds `point`."""
-        hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y()) & (self.y1 >= point.y()))[0]
+        hits = np.nonzero((self.x0 <= point.x()) & (self.x1 >= point.x()) & (self.y0 <= point.y())
+                          & (self.y1 >= point.y()))[0]
         if not len(hits):
             return None
         innermost = hits[np.argmin((self.x1[hits] - self.x0[hits]) * (self.y1[hits] - self.y0[hits]))]
@@ -423,7 +429,8 @@ class FrameLayer(QGraphicsItem):
         for i in chosen:  # the title in screen pixels, bold, elided in the middle to the frame's width
             screen = transform.mapRect(self.rects[i])
             title = metrics.elidedText(self.keys[i], Qt.TextElideMode.ElideMiddle, int(screen.width()) - 12)
-            painter.drawText(screen.adjusted(6, 2, -6, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, title)
+            painter.drawText(screen.adjusted(6, 2, -6, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             title)
         painter.restore()
 
 

@@ -166,7 +166,7 @@ class QtGraphView(QWidget):
         side = QSplitter(Qt.Orientation.Vertical)
         for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
-        # the details get the height the minimap and legend do not need: at 1280×720 they were four lines
+        # the details get the height the minimap and legend do not need: more than four lines at 1280×720
         self.legend.setMinimumHeight(self.legend.fontMetrics().height() * 2 + 8)
         for index, stretch in enumerate((0, 0, 1, 3)):
             side.setStretchFactor(index, stretch)
@@ -196,7 +196,7 @@ class QtGraphView(QWidget):
     def _follow_selection(self, model: QtSessionModel) -> None:
         """The unit and the kernel selected anywhere in the app, shown here."""
         # a unit chosen while the tab is hidden is laid out when it is opened: laying out and drawing a
-        # graph nobody looks at cost every selection, and as a session arrived ~100 ms of the UI thread
+        # graph nobody looks at would cost every selection, and the UI thread's time as a session arrives
         self._when_shown = QtShownLater(self)
         model.sigUnitSelected.connect(lambda unit: self._when_shown.run(lambda: self._on_unit_selected(unit)))
         model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
@@ -241,7 +241,8 @@ class QtGraphView(QWidget):
             graph = unit.graphs[stage].graph
             graphs = StageGraphs(unit)
             paths = stage_paths(graphs, stage, stacks)  # parses only the stages it links through
-            freeze_alive()  # the parsed graphs live as long as the session: later collections skip them (2× faster here)
+            # the parsed graphs live as long as the session: later collections skip them
+            freeze_alive()
             root = build_groups(graph, paths)
             expanded = initially_expanded(root, len(graph.nodes))
             return lay_out_view(graph, root, expanded, paths)
@@ -258,7 +259,8 @@ class QtGraphView(QWidget):
         self.status.setText(f"Could not lay out: {message}")
 
     def _show(self, laid_out: LaidOutGraph) -> None:
-        self.graph, self.root, self.expanded, self.visible = laid_out.graph, laid_out.root, laid_out.expanded, laid_out.visible
+        self.graph, self.root = laid_out.graph, laid_out.root
+        self.expanded, self.visible = laid_out.expanded, laid_out.visible
         self._paths, placed = laid_out.paths, laid_out.placed
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
         freeze_alive()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
@@ -378,7 +380,8 @@ class QtGraphView(QWidget):
             return (item_id,)
         group, key = self.root, item_key(item_id)
         while group.key != key:
-            group = next((child for child in group.children.values() if key == child.key or key.startswith(child.key + "/")),
+            group = next((child for child in group.children.values() if key == child.key
+                          or key.startswith(child.key + "/")),
                          None)
             if group is None:
                 return ()
@@ -393,16 +396,19 @@ class QtGraphView(QWidget):
             key = item_key(item_id)
             size = len(self._members_of(item_id)) if item_kind(item_id) is ItemKind.GROUP else None
             action = "double-click to open" if size is not None else "double-click the frame to fold it"
-            return f"<b>{html_text(key)}</b><br>{size if size is not None else 'open'}{' nodes' if size is not None else ''} — {action}"
+            return (f"<b>{html_text(key)}</b><br>{size if size is not None else 'open'}"
+                    f"{' nodes' if size is not None else ''} — {action}")
         node = self.graph.node(item_id)
         if node is None:
             return ""
-        source = (f"{html_text(Path(node.source.file).name)}:{node.source.line} <code>{html_text(node.source.code.strip()[:120])}</code>"
+        source = (f"{html_text(Path(node.source.file).name)}:{node.source.line} "
+                  f"<code>{html_text(node.source.code.strip()[:120])}</code>"
                   if node.source else "no source recorded")
         module = "/".join(self._paths.get(node.name, ())) or "(top level)"
         kernels = ", ".join(k.name for k in kernels_of_node(self.unit, node.name, self.stage.currentText())) or "—"
         return (f"<b>{html_text(node.name)}</b><br>op: {node.op}<br>target: <code>{html_text(node.target)}</code><br>"
-                f"shape: {html_text(node.shape_text)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: {html_text(kernels)}")
+                f"shape: {html_text(node.shape_text)}<br>module: {html_text(module)}<br>source: {source}<br>kernels: "
+                f"{html_text(kernels)}")
 
     def run_search(self) -> list[str]:
         """Every node the pattern matches: those whose name, op, target, shape or dtype match first (what
@@ -420,9 +426,11 @@ class QtGraphView(QWidget):
             return []
         own, by_source = [], []
         for node in self.graph.nodes:
-            if any(pattern.search(field) for field in (node.name, node.op, node.target, str(node.shape), node.dtype or "")):
+            if any(pattern.search(field)
+                   for field in (node.name, node.op, node.target, str(node.shape), node.dtype or "")):
                 own.append(node)
-            elif node.source and (pattern.search(f"{node.source.file}:{node.source.line}") or pattern.search(node.source.code)):
+            elif node.source and (pattern.search(f"{node.source.file}:{node.source.line}")
+                                  or pattern.search(node.source.code)):
                 by_source.append(node)
         for node in own:
             self._add_hit(f"{node.name}  {node.target}", node.name)
@@ -528,7 +536,8 @@ class QtGraphView(QWidget):
             output = next((node for node in self.graph.nodes if node.op == "output"), None)
             near |= set(output.inputs) if output else set()
         if (self.unit.function or "").startswith("torch_dynamo_resume_in_"):
-            near |= {node.name for node in self.graph.nodes if node.op == "placeholder" and "parameters" not in node.name}
+            near |= {node.name for node in self.graph.nodes if node.op == "placeholder"
+                     and "parameters" not in node.name}
         for name in near:
             owner = self.visible.owner.get(name)
             if self.layer is not None and owner in self.layer.index:

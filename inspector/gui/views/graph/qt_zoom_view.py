@@ -44,8 +44,8 @@ class QtZoomView(QGraphicsView):
 
     def open_readable(self) -> None:
         """How a graph first shows: whole when that leaves its labels readable, else at the smallest
-        readable scale from its top (its inputs), to scroll or Fit from (a whole 160-node graph was a
-        speck until Fit)."""
+        readable scale from its top (its inputs), to scroll or Fit from (a whole graph of a hundred-odd
+        nodes would open as a speck)."""
         self.fit()
         if self.transform().m11() < READABLE_SCALE:
             bounds = self.scene().itemsBoundingRect()
