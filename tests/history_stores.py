@@ -76,3 +76,29 @@ def start_postgres() -> PostgresServer:
         return PostgresServer()
     except (OSError, RuntimeError, subprocess.TimeoutExpired, LookupError) as error:
         pytest.skip(f"cannot start a PostgreSQL server: {error}")
+
+
+@pytest.fixture
+def data_home(tmp_path, monkeypatch) -> Path:
+    """A history of this test alone: the default store under $XDG_DATA_HOME, recording on, no other
+    store named."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("TCI_NO_HISTORY", raising=False)
+    monkeypatch.delenv("TCI_HISTORY_STORE", raising=False)
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL server for the whole test session (a fresh database per test)."""
+    server = start_postgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_address(request, tmp_path) -> str:
+    """Each test that takes it runs against a SQLite file and against a real PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "history.sqlite")
+    return request.getfixturevalue("postgres").database()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_cli, run_cli_process
-from history_stores import start_postgres
+from history_stores import data_home, postgres, store_address  # noqa: F401 (fixtures)
 
 from inspector.capture.launcher import CapturePlan, CaptureSettings, write_manifest
 from inspector.core.history.alerts import check_against_history, earlier_runs
@@ -32,28 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))
 SCRIPT = json.loads((BUNDLED / "manifest.json").read_text())["script"]
-
-
-@pytest.fixture
-def data_home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("TCI_NO_HISTORY", raising=False)
-    monkeypatch.delenv("TCI_HISTORY_STORE", raising=False)
-    return tmp_path / "data"
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    server = start_postgres()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_address(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "history.sqlite")
-    return request.getfixturevalue("postgres").database()
 
 
 def settled_copy(log: Path, to: Path) -> Path:

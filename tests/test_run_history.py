@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from history_stores import start_postgres
+from history_stores import data_home, postgres, store_address  # noqa: F401 (fixtures)
 
 from inspector.core.analysis.comparison import timed_rounds
 from inspector.core.history.alerts import check_against_history, earlier_runs
@@ -29,28 +29,6 @@ from cli_runner import run_cli
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))
-
-
-@pytest.fixture
-def data_home(tmp_path, monkeypatch) -> Path:
-    """A history of this test alone (the default store under $XDG_DATA_HOME)."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("TCI_NO_HISTORY", raising=False)
-    return tmp_path / "data"
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    server = start_postgres()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_address(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "history.sqlite")
-    return request.getfixturevalue("postgres").database()
 
 
 @pytest.fixture(scope="module")
