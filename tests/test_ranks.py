@@ -277,7 +277,7 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
 
     folder, expected = planted_job
     source = detect(folder)
-    assert source.is_rank_logs and list(source.files) == find_trace_logs(folder) and len(source.files) == RANKS
+    assert source.kind.per_rank and list(source.files) == find_trace_logs(folder) and len(source.files) == RANKS
     assert sum(log.stat().st_size for log in source.files) >= loading.OVERVIEW_FIRST_BYTES
     view = open_to_overview(qtbot, window, folder)
     assert window.model.loaded is None and view.phase == OVERVIEW

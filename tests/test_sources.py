@@ -101,7 +101,7 @@ def test_unknown_input_names_every_registered_kind(tmp_path):
 
 def test_a_folder_of_rank_logs_is_detected_as_such_once(corpus):
     source = sources.detect(MULTI_RANK)
-    assert source.is_rank_logs and len(source.files) == 4
+    assert source.kind.per_rank and len(source.files) == 4
     assert open_session(source).ranks and len(open_session(source).ranks) == 4
 
 

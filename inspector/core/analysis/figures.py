@@ -3,7 +3,6 @@ compile time per stage. Every figure is None when the data behind it is missing,
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from inspector.core.analysis.compile_wall import TORCH_TIMED, wall_breakdown

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.model.output_code import Kernel
-from inspector.core.model.session import CodeArtifact, CompileUnit, Session, base_stage
+from inspector.core.model.session import CodeArtifact, CompileUnit, base_stage
 from inspector.core.numbers import seconds
 
 # The compile stage in which Inductor benchmarks a Triton kernel's configs; its args name the kernel.

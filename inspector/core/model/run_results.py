@@ -206,9 +206,6 @@ class RecordedRecompile(Record):
 
     NESTED = {"cache_entries": [GuardFailures]}
 
-    def every_failure(self) -> tuple[str, ...]:
-        return tuple(failure for entry in self.cache_entries for failure in entry.failures)
-
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedOutputCode(Record):

@@ -56,11 +56,6 @@ class Source:
     detail: Any = None
     skipped: ReadProblems = field(default_factory=ReadProblems, compare=False)
 
-    @property
-    def is_rank_logs(self) -> bool:
-        """A folder of TORCH_TRACE logs, one per rank: the app indexes these first for the overview."""
-        return self.kind.per_rank
-
     def open(self, progress: Progress = None):
         """The Session (or, for kinds that are no Session, their document) this source holds."""
         return self.kind.open(self, progress)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from inspector.gui.code_highlight import LazyHighlighter
 from inspector.core.analysis.kernel_index import KernelCompile, code_compiles, kernel_nodes
-from inspector.core.analysis.source_time import NOT_PROFILED, KernelTime, SourceTime, described
+from inspector.core.analysis.source_time import KernelTime, SourceTime, described
 from inspector.core.model.output_code import Kernel
 from inspector.core.model.session import CodeArtifact, CompileUnit, UnitStatus
 from inspector.core.numbers import number, seconds
