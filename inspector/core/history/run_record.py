@@ -264,8 +264,16 @@ def _first_frame_file(summary: Summary) -> str | None:
 
 
 def _run_at(session: Session, now: float) -> float:
-    if session.manifest is not None and session.manifest.ended is not None:
-        return float(session.manifest.ended)
+    """When the run ran, as its own record says: a capture's manifest (its end, else its start), the
+    recorder's lines (`ran_at`), else torch's compile metrics (the last compile's start plus its
+    duration). The logs' modification time only where the record says none: a log copied or touched
+    has the time of the copy, and would pass for the newest run (and `check --history`'s baseline)."""
+    manifest = session.manifest
+    stated = [_number(manifest.ended), _number(manifest.started)] if manifest is not None else []
+    stated += [_number(session.ran_at), _last_compile(session)]
+    recorded = next((moment for moment in stated if moment is not None), None)
+    if recorded is not None:
+        return recorded
     times = []
     for rank in session.ranks:
         try:
@@ -273,6 +281,21 @@ def _run_at(session: Session, now: float) -> float:
         except OSError:
             pass
     return max(times) if times else now
+
+
+def _last_compile(session: Session) -> float | None:
+    """When the run's last compile ended, in seconds since the epoch, from torch's compile metrics
+    (`start_time` or `start_time_us`, plus `entire_frame_compile_time_s`), forward and backward; None
+    where no unit has a start time. The metrics are what the session already holds: no log is read."""
+    ends = []
+    for unit in session.units:
+        for metrics in (unit.metrics, unit.backward_metrics):
+            start = _number(metrics.get("start_time"))
+            if start is None and _number(metrics.get("start_time_us")) is not None:
+                start = metrics["start_time_us"] / 1e6
+            if start is not None:
+                ends.append(start + (_number(metrics.get("entire_frame_compile_time_s")) or 0.0))
+    return max(ends) if ends else None
 
 
 def _number(value) -> float | None:

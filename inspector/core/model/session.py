@@ -399,6 +399,7 @@ class Session:
     torch_version: str | None = None
     triton_version: str | None = None  # as the run's own record states it (a recorder's header)
     host: str | None = None  # the machine the run ran on, as its own record states it (a recorder's header)
+    ran_at: float | None = None  # when the run last recorded (epoch seconds), as a recorder's lines state it
     global_artifacts: list[TextArtifact] = field(default_factory=list)
     manifest: Manifest | None = None  # a capture's, decoded by its loader
     results: RunResults | None = None
