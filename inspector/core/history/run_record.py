@@ -145,15 +145,15 @@ def run_identity(session: Session, settled_only: bool = True) -> str | None:
     if session.preview is not None:
         return None
     manifest = session.manifest
-    if session.kind == "capture" and (manifest is None or manifest.ended is None):
+    if session.settled_by_manifest and (manifest is None or manifest.ended is None):
         return None
     files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
-    if not files and session.kind != "capture":  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
+    if not files and not session.settled_by_manifest:  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
         source = Path(session.source)
         files = _folder_files(source) if source.is_dir() and not source.is_symlink() else [source]
     try:
         stats = [check_regular(file) for file in files]
-        if settled_only and session.kind != "capture" and any(
+        if settled_only and not session.settled_by_manifest and any(
                 time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS for stat in stats):
             return None  # a log still being written: its figures are not the run's yet
         digests = sorted(_content_digest(file) for file in files)
