@@ -257,6 +257,11 @@ def read_rank_table(reading: Reading, block: list[str]) -> None:
 
 def _md_rows(lines: list[str], start: int) -> list[list[str]]:
     """The body rows of the first table after line `start` (cells split at unescaped pipes)."""
+    return _md_table(lines, start)[1:]
+
+
+def _md_table(lines: list[str], start: int) -> list[list[str]]:
+    """The first table after line `start`, its header first (cells split at unescaped pipes)."""
     rows, inside = [], False
     for line in lines[start + 1:]:
         if line.startswith("|"):
@@ -266,7 +271,7 @@ def _md_rows(lines: list[str], start: int) -> list[list[str]]:
                 rows.append(cells)
         elif inside or (line.strip() and not line.startswith("|")):
             break
-    return rows[1:]  # the first is the header
+    return rows
 
 
 def read_markdown(text: str) -> Reading:
@@ -288,9 +293,11 @@ def read_markdown(text: str) -> Reading:
         elif found := re.fullmatch(r"\*\*Recompiles by cause:\*\* (\d+) in (\d+) group\(s\)", line):
             reading.add("recompiles", int(found[1]), line)
             reading.add("recompile groups", int(found[2]), line)
-            rows = _md_rows(lines, index)
+            header, *rows = _md_table(lines, index) or [[]]
             reading.add("recompile groups", len(rows), f"{len(rows)} rows of the recompile table")
-            reading.add("recompiles", sum(int(row[2]) for row in rows), "the count column of the recompile table, summed")
+            count = header.index("count") if rows else 0  # after a rank column in a run of ranks
+            reading.add("recompiles", sum(int(row[count]) for row in rows),
+                        "the count column of the recompile table, summed")
     return reading
 
 

@@ -30,6 +30,8 @@ KIND_CHECKS = [
     re.compile(r"\.kind\s+(?:is not|is)\s+[A-Z][A-Z_]+\b"),  # source.kind is SOME_KIND
     re.compile(r"\bkind\.name\s*(?:==|!=|\bin\b|\bnot in\b)"),  # source.kind.name == "xla_dump"
     re.compile(rf"\{{\s*(?:{_NAMES})\s*:"),  # a dispatch table keyed by kind: {XLA_DUMP: …}
+    # a session's kind by its name: session.kind == "capture", … not in ("torch_trace", "capture")
+    re.compile(r"\bsession\.kind\s*(?:==|!=|\bnot in\b|\bin\b)"),
 ]
 
 
@@ -71,11 +73,14 @@ def test_the_checks_find_a_kind_check():
     """The patterns catch the checks they are for (else the tests above could not fail)."""
     samples = ["if source.kind is XLA_DUMP:", "if source.kind is not RANK_LOGS:", "if XLA_DUMP in (a.kind, b.kind):",
                "view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view", "if kind.name == 'modes':",
-               "summarize = {XLA_DUMP: (summarize_dump, render_dump_text)}[source.kind]"]
+               "summarize = {XLA_DUMP: (summarize_dump, render_dump_text)}[source.kind]",
+               'if session.kind == "capture" and manifest is None:', 'if not files and session.kind != "capture":',
+               'if self.session.kind not in ("torch_trace", "capture"):', "if session.kind in KINDS_CACHED:"]
     for sample in samples:
         assert any(check.search(sample) for check in KIND_CHECKS), sample
     for fine in ["if kind is ItemKind.OPEN:", "p.kind is not ProblemKind.GRAPH_BREAK", "if not source.kind.per_rank:",
-                 'view = {"xla": self.xla_view}[source.kind.shown_in]', 'if event.kind == "specialization":']:
+                 'view = {"xla": self.xla_view}[source.kind.shown_in]', 'if event.kind == "specialization":',
+                 "identity = [session.kind, about, digests]", "if session.settled_by_manifest:"]:
         assert not any(check.search(fine) for check in KIND_CHECKS), fine
 
 

@@ -82,8 +82,9 @@ def test_no_history_switches_record_nothing(data_home):
 
 
 def test_check_history_names_the_run_it_compares_with(data_home):
-    assert run_cli("summary", str(BUNDLED)).returncode == 0
-    checked = run_cli("check", str(BUNDLED_LOG), "--history")
+    # the log's compiles ended before its capture did: the log is the earlier run, the capture's baseline
+    assert run_cli("summary", str(BUNDLED_LOG)).returncode == 0
+    checked = run_cli("check", str(BUNDLED), "--history")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert ("PASS history-breaks: no new graph-break site (graph breaks 4 → 4); compared with run #1 of"
             in checked.stdout)
@@ -116,8 +117,9 @@ def test_store_keeps_a_run_once_and_reads_it_back(store_address, bundled):
     with open_store(store_address) as store:
         assert store.schema_version() == SCHEMA_VERSION
         runs = store.runs_of(first.run.script)
-    assert [run.run_id for run in runs] == [first.run.run_id, other.run.run_id]
-    kept = runs[0]
+    # oldest first: the log's last compile ended before its capture did (each dated by its own record)
+    assert [run.run_id for run in runs] == [other.run.run_id, first.run.run_id]
+    kept = runs[1]
     assert kept == dataclasses.replace(first.run)  # every figure, site, cause, cache and unit as written
     assert len(kept.unit_rows) == 6 and kept.cache_hit_rate == 0.0 and kept.break_sites == 2
 

@@ -145,15 +145,15 @@ def run_identity(session: Session, settled_only: bool = True) -> str | None:
     if session.preview is not None:
         return None
     manifest = session.manifest
-    if session.kind == "capture" and (manifest is None or manifest.ended is None):
+    if session.settled_by_manifest and (manifest is None or manifest.ended is None):
         return None
     files = [Path(rank.log_path) for rank in session.ranks if rank.log_path is not None]
-    if not files and session.kind != "capture":  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
+    if not files and not session.settled_by_manifest:  # a folder of dumps (TORCH_COMPILE_DEBUG), else the file
         source = Path(session.source)
         files = _folder_files(source) if source.is_dir() and not source.is_symlink() else [source]
     try:
         stats = [check_regular(file) for file in files]
-        if settled_only and session.kind != "capture" and any(
+        if settled_only and not session.settled_by_manifest and any(
                 time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS for stat in stats):
             return None  # a log still being written: its figures are not the run's yet
         digests = sorted(_content_digest(file) for file in files)
@@ -264,8 +264,16 @@ def _first_frame_file(summary: Summary) -> str | None:
 
 
 def _run_at(session: Session, now: float) -> float:
-    if session.manifest is not None and session.manifest.ended is not None:
-        return float(session.manifest.ended)
+    """When the run ran, as its own record says: a capture's manifest (its end, else its start), the
+    recorder's lines (`ran_at`), else torch's compile metrics (the last compile's start plus its
+    duration). The logs' modification time only where the record says none: a log copied or touched
+    has the time of the copy, and would pass for the newest run (and `check --history`'s baseline)."""
+    manifest = session.manifest
+    stated = [_number(manifest.ended), _number(manifest.started)] if manifest is not None else []
+    stated += [_number(session.ran_at), _last_compile(session)]
+    recorded = next((moment for moment in stated if moment is not None), None)
+    if recorded is not None:
+        return recorded
     times = []
     for rank in session.ranks:
         try:
@@ -273,6 +281,21 @@ def _run_at(session: Session, now: float) -> float:
         except OSError:
             pass
     return max(times) if times else now
+
+
+def _last_compile(session: Session) -> float | None:
+    """When the run's last compile ended, in seconds since the epoch, from torch's compile metrics
+    (`start_time` or `start_time_us`, plus `entire_frame_compile_time_s`), forward and backward; None
+    where no unit has a start time. The metrics are what the session already holds: no log is read."""
+    ends = []
+    for unit in session.units:
+        for metrics in (unit.metrics, unit.backward_metrics):
+            start = _number(metrics.get("start_time"))
+            if start is None and _number(metrics.get("start_time_us")) is not None:
+                start = metrics["start_time_us"] / 1e6
+            if start is not None:
+                ends.append(start + (_number(metrics.get("entire_frame_compile_time_s")) or 0.0))
+    return max(ends) if ends else None
 
 
 def _number(value) -> float | None:

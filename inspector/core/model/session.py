@@ -399,6 +399,7 @@ class Session:
     torch_version: str | None = None
     triton_version: str | None = None  # as the run's own record states it (a recorder's header)
     host: str | None = None  # the machine the run ran on, as its own record states it (a recorder's header)
+    ran_at: float | None = None  # when the run last recorded (epoch seconds), as a recorder's lines state it
     global_artifacts: list[TextArtifact] = field(default_factory=list)
     manifest: Manifest | None = None  # a capture's, decoded by its loader
     results: RunResults | None = None
@@ -407,6 +408,12 @@ class Session:
     # (bytes read, bytes in all) of a preview: the session of a big log's first records, shown while
     # the whole log is read; None for a whole session
     preview: tuple[int, int] | None = None
+    # What the reader that built it says of the run's record, so that no code asks which kind it holds:
+    # its summary can be kept, keyed by the files it was read from (TORCH_TRACE logs, a capture; not
+    # kinds read from many loose files); and its run is over once its manifest records the end (a
+    # capture: its logs' age says nothing of that, and its manifest and results are part of the run)
+    summary_reusable: bool = False
+    settled_by_manifest: bool = False
 
     @property
     def units(self) -> list[CompileUnit]:

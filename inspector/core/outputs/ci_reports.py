@@ -165,9 +165,12 @@ def markdown(subject: Summary | dict) -> str:
     groups = summary.recompile_groups
     out += ["", _bold_heading(summary, Part.RECOMPILE_GROUPS)]
     if groups:
-        out += ["", "| frame | guarded value | count | values | fix |", "| --- | --- | --- | --- | --- |"]
+        ranked = any(group.rank is not None for group in groups)  # rank 1's `kernel` and rank 3's are two groups
+        out += ["", "| " + ("rank | " if ranked else "") + "frame | guarded value | count | values | fix |",
+                "|" + " --- |" * (6 if ranked else 5)]
         for group in groups:
-            out.append(f"| {_code(group.shown)} | {_code(group.shown_subject)} {_text(group.aspect)} | "
+            out.append("| " + (f"{group.rank} | " if ranked else "") + f"{_code(group.shown)} | "
+                       f"{_code(group.shown_subject)} {_text(group.aspect)} | "
                        f"{group.count} | {_text(' → '.join(group.history))} | {_prose(group.fix)} |")
         out += ["", _prose(groups[0].stance)]
     out += ["", f"_{_prose(summary.recompile_limit.text)}_"]

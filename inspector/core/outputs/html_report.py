@@ -209,9 +209,12 @@ def _explained_sections(summary: Summary) -> list[str]:
         parts += [f"<p class='muted'>Then: {_e(chained)}</p>" for chained in kind.chained]
     groups = summary.recompile_groups
     parts.append(_heading(summary, Part.RECOMPILE_GROUPS))
-    parts.append(_table(["Frame", "Guarded value", "Count", "Values", "Guards failed", "Why", "Fix"],
-                        [[g.shown, f"{g.shown_subject} {g.aspect}", g.count, " → ".join(g.history),
-                          " | ".join(g.failed), g.diagnosis, g.fix] for g in groups]))
+    ranked = any(g.rank is not None for g in groups)  # rank 1's `kernel` and rank 3's are two groups
+    parts.append(_table((["Rank"] if ranked else []) + ["Frame", "Guarded value", "Count", "Values", "Guards failed",
+                                                         "Why", "Fix"],
+                        [([g.rank] if ranked else []) + [g.shown, f"{g.shown_subject} {g.aspect}", g.count,
+                                                          " → ".join(g.history), " | ".join(g.failed), g.diagnosis,
+                                                          g.fix] for g in groups]))
     parts.append(f"<p class='muted'>{_e(groups[0].stance if groups else '')} {_e(summary.recompile_limit.text)}</p>")
     slow = summary.slowness
     parts.append("<h2>Where a compiled call's time goes</h2>")

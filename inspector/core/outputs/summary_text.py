@@ -224,7 +224,8 @@ def _recompiles(summary: Summary) -> list[str]:
     lines = [summary.section(Part.RECOMPILES).heading + (" (grouped by cause further down)" if recompiles else "")]
     for recompile in recompiles[:RAW_RECOMPILES]:
         first = recompile.failed_guards[0].plain if recompile.failed_guards else "reason not recorded"
-        lines.append(f"  {recompile.compile_id} {recompile.shown}: {first}")
+        rank = f"rank {recompile.rank} " if recompile.rank is not None else ""  # [0/1] of rank 1 and of rank 3 are two
+        lines.append(f"  {rank}{recompile.compile_id} {recompile.shown}: {first}")
     if len(recompiles) > RAW_RECOMPILES:
         lines.append(f"  … {len(recompiles) - RAW_RECOMPILES} more (every one in --json)")
     return lines

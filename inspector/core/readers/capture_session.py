@@ -30,6 +30,7 @@ def open_capture(path: Path, progress: Callable[[int, int], None] | None = None)
     logs = find_trace_logs(trace, depth=1, root=path, problems=problems) if trace.is_dir() else []
     session = build_trace_session(logs, path, kind="capture", progress=progress) if logs else Session(path, "capture")
     session.manifest, session.results = manifest, results
+    session.summary_reusable = session.settled_by_manifest = True
     session.torch_record = read_torch_record(path, problems)
     session.load_problems.merge(problems)
     if session.torch_version is None and results is not None and results.environment is not None:

@@ -413,12 +413,12 @@ def session_identity(session: Session) -> list | None:
     """What a session's summary depends on: how it was opened and every file it was read from
     (None, so nothing is cached, for kinds read from many loose files, for files still changing, and
     for a capture that has not ended)."""
-    if session.kind not in ("torch_trace", "capture"):
+    if not session.summary_reusable:
         return None
-    if session.kind == "capture" and (session.manifest is None or session.manifest.ended is None):
+    if session.settled_by_manifest and (session.manifest is None or session.manifest.ended is None):
         return None  # a capture still running, or left by a dead launcher: what it says changes with time
     files = [rank.log_path for rank in session.ranks if rank.log_path is not None]
-    if session.kind == "capture":
+    if session.settled_by_manifest:
         files += [Path(session.source) / name for name in (MANIFEST, RESULTS)
                   if (Path(session.source) / name).is_file()]
     identities = [_identity(Path(file)) for file in files]

@@ -66,6 +66,7 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
     problems = ReadProblems()
     processes: dict[tuple, _Process] = {}
     current: _Process | None = None
+    ran_at: float | None = None  # the latest time a line states: when the run last recorded
     for file in files or recorder_files(path):
         for line in _lines(file, problems):
             try:
@@ -77,6 +78,7 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
                 problems.add("bad_record", f"{file.name}: not an object")
                 continue
             kind = record.get("kind")
+            ran_at = max(filter(None, (ran_at, _number(record.get("t")), _number(record.get("started")))), default=None)
             if kind == "header":
                 current = processes.setdefault(_process_key(record), _Process(record))
             elif kind == "compile":
@@ -103,7 +105,8 @@ def open_recorder_log(path: Path, files: list[Path] | None = None) -> Session:
              for number, process in enumerate(listed)]
     headers = [process.header for process in listed]
     return Session(source=path, kind=KIND, ranks=ranks, torch_version=_versions(headers, "torch"),
-                   triton_version=_versions(headers, "triton"), host=_versions(headers, "host", ", "))
+                   triton_version=_versions(headers, "triton"), host=_versions(headers, "host", ", "),
+                   ran_at=ran_at)
 
 
 def _process_key(header: dict) -> tuple:

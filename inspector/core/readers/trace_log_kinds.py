@@ -28,6 +28,7 @@ def _match_rank_logs(path: Path) -> Match | None:
 def _open_logs(source: Source, progress: Progress) -> Session:
     session = build_trace_session(list(source.files), source.path, progress=progress)
     session.load_problems.merge(source.skipped)
+    session.summary_reusable = True  # its summary is kept, keyed by its logs
     return session
 
 
