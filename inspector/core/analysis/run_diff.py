@@ -10,7 +10,7 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import BreakSite
+from inspector.core.analysis.figures import BreakSite, model_compile_s
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
                                                 kernel_change, gate_doubt, meets)
@@ -212,6 +212,7 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
         "recompiles": {"count_a": len(a.session.recompiles), "count_b": len(b.session.recompiles)},
         "units": diff_units(a.session, b.session, stage),
         "compile_time": {"total_a": a.verdict.value("t_compile"), "total_b": b.verdict.value("t_compile"),
+                         **_compiles_counted(a.session, "a"), **_compiles_counted(b.session, "b"),
                          "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
         "kernels": diff_kernels(a, b),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
@@ -219,6 +220,13 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
                          "verdict_a": a.speedup.get_state(), "verdict_b": b.speedup.get_state(),
                          "b_vs_a": run_comparison(a, b).get_state()},
     }
+
+
+def _compiles_counted(session: Session, side: str) -> dict:
+    """What one side's compile-time total sums: how many units' compiles (each timed once) over how
+    many ranks, so the diff can say what it compared instead of assuming one compile a run."""
+    ranks = {unit.rank for unit in session.units if unit.rank is not None}
+    return {f"units_{side}": model_compile_s(session.units)[1], f"ranks_{side}": len(ranks)}
 
 
 def run_comparison(a: SessionAnalysis, b: SessionAnalysis) -> Speedup:
