@@ -24,7 +24,7 @@ def test_summary_text_names_breaks_recompiles_and_stage_times(breaks_run):
 def test_summary_json_is_versioned_and_matches_the_text(breaks_run):
     done = run_cli("summary", str(breaks_run.trace_dir), "--json")
     summary = json.loads(done.stdout)
-    assert summary["schema"] == "torch-compile-inspector/summary" and summary["schema_version"] == 4
+    assert summary["schema"] == "torch-compile-inspector/summary" and summary["schema_version"] == 5
     assert len(summary["graph_breaks"]) == 4 and len(summary["recompiles"]) == 3
     assert {site["count"] for site in summary["break_sites"]} == {2}
     assert summary["compile_time"]["total_s"] > 0

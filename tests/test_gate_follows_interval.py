@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+import time
 from pathlib import Path
 
 from test_timing import QUIET, edited_copy, timed_state
@@ -19,6 +20,10 @@ from inspector.core.analysis.comparison import MAX_WIDTH
 from inspector.core.analysis.mode_comparison import compare_modes, fastest
 from inspector.core.analysis.run_diff import run_comparison
 from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.history.alerts import speed_against
+from inspector.core.history.run_record import record_of
+from inspector.core.outputs.cached_summary import session_summary
+from inspector.core.outputs.summary_model import Summary
 from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, SLOWER
 from inspector.core.readers.session_loader import open_session
 from cli_runner import run_cli
@@ -98,13 +103,42 @@ def older_capture(tmp_path: Path, name: str, eager_s: float, compiled_s: float) 
                        speedup=eager_s / compiled_s)
 
 
-def test_a_run_against_itself_without_an_interval_is_no_difference_not_faster():
+def test_a_run_against_itself_without_an_interval_is_no_difference_and_gates_nothing():
+    """The comparison may call a point within the threshold "no difference"; a gate asks whether a
+    regression is excluded, which a point without an interval cannot tell: INCONCLUSIVE (exit 4)."""
     done = run_cli("diff", str(BUNDLED), str(BUNDLED))
     line = next(line for line in done.stdout.splitlines() if "B against A" in line)
     assert "no difference" in line and "faster" not in line and "no interval: older capture" in line
     done = run_cli("check", str(BUNDLED), "--baseline", str(BUNDLED))
     line = check_line(done, "speedup-vs-baseline")
-    assert line.startswith("PASS") and "faster" not in line and "no difference" in line
+    assert line.startswith("INCONCLUSIVE") and done.returncode == 4, done.stdout
+    assert "no interval a gate can trust" in line and "judged on the point" not in line
+
+
+def test_no_gate_passes_on_a_point_without_an_interval(tmp_path):
+    """`--min-speedup` and `--baseline` on a capture without an interval: whichever way its point lies
+    against the floor, INCONCLUSIVE with exit 4 and the reason (the point alone used to PASS)."""
+    assert not SessionAnalysis(open_session(BUNDLED)).speedup.has_interval
+    for floor in (0.1, 0.5):  # the point, 0.302×, above then below the floor
+        done = run_cli("check", str(BUNDLED), "--min-speedup", str(floor))
+        line = check_line(done, "min-speedup")
+        assert line.startswith("INCONCLUSIVE") and done.returncode == 4, done.stdout
+        assert "no interval: older capture" in line
+    fast = older_capture(tmp_path, "fast", 4e-4, 1e-4)  # S = 4 without an interval, against a steady S = 2
+    base = edited_copy(tmp_path / "base", **timed_state(STEADY_BASE, QUIET))
+    done = run_cli("check", str(fast), "--baseline", str(base))
+    assert check_line(done, "speedup-vs-baseline").startswith("INCONCLUSIVE") and done.returncode == 4
+    done = run_cli("check", str(base), "--baseline", str(fast))  # and with the interval on this side only
+    assert check_line(done, "speedup-vs-baseline").startswith("INCONCLUSIVE") and done.returncode == 4
+
+
+def test_too_few_rounds_gate_nothing_even_far_above_the_floor(tmp_path):
+    few = edited_copy(tmp_path / "few", **timed_state(STEADY_BASE[:2], QUIET))
+    speedup = SessionAnalysis(open_session(few)).speedup
+    assert speedup.state == INCONCLUSIVE and speedup.value > 1.5  # S = 2 from 2 rounds
+    done = run_cli("check", str(few), "--min-speedup", "0.5")
+    line = check_line(done, "min-speedup")
+    assert line.startswith("INCONCLUSIVE") and done.returncode == 4 and "timing round" in line, done.stdout
 
 
 def test_two_older_captures_apart_state_no_direction_and_modes_names_no_fastest(tmp_path):
@@ -140,3 +174,17 @@ def test_modes_names_the_mode_with_the_shorter_compiled_call_not_the_higher_spee
     only = fastest([alone])
     assert only.mode is None and only.text.startswith("Only default was measured")
     assert "fastest" not in alone.note(only.mode)
+
+
+def test_history_speed_gates_nothing_without_an_interval(tmp_path):
+    """`check --history`'s speed check reads the same rule: against a run without an interval it is
+    INCONCLUSIVE, never PASS on the point."""
+    def record(path: Path, when: float):
+        session = open_session(path)
+        return record_of(session, Summary.from_state(session_summary(session)), path.name, when)
+
+    latest = record(BUNDLED, time.time() - 60)  # 0.302×, no interval
+    run = record(older_capture(tmp_path, "same", 2e-4, 2e-4 / 0.302), time.time())
+    check = speed_against(run, latest, 0.1, "compared with the latest")
+    assert check is not None and check.passed is None, check
+    assert "no interval a gate can trust" in check.reason

@@ -119,7 +119,7 @@ def test_too_few_rounds_or_nonsense_times_state_no_direction():
 
 def test_an_older_session_opens_with_no_interval(tmp_path):
     summary = summarize(open_session(BUNDLED))
-    assert summary["schema_version"] == SCHEMA_VERSION == 4
+    assert summary["schema_version"] == SCHEMA_VERSION == 5
     speedup = summary["speedup"]
     assert speedup["value"] == pytest.approx(summary["measurements"]["eager"]["median_s"]
                                              / summary["measurements"]["compiled"]["median_s"])

@@ -371,20 +371,27 @@ def meets(comparison: Speedup, floor: float) -> bool | None:
     """A gate on a comparison's interval: True when the whole interval is at or above `floor`, False
     when it is all below — whatever the comparison says about 1, since a floor asks another question
     (an interval spanning 1 may still lie wholly above a floor of 0.9) —, None (inconclusive) when it
-    straddles `floor`, or when the interval cannot be trusted at all: too few rounds, an
-    oversubscribed machine, more than MAX_WIDTH× from end to end. Older captures without an
-    interval are judged on their point estimate."""
+    straddles `floor`, or when there is no interval a gate may read (`gate_doubt`): no interval at
+    all (an older capture's point decides nothing), too few rounds, an oversubscribed machine, more
+    than MAX_WIDTH× from end to end. Every gate (`--min-speedup`, `--baseline`, `--history`) reads
+    this one rule, so none passes on what its comparison cannot decide."""
     if comparison.value is None:
         return False
-    if not comparison.has_interval:
-        return comparison.value >= floor if comparison.cause == Cause.NO_INTERVAL else None
-    if not trusted_interval(comparison):
+    if gate_doubt(comparison) is not None:
         return None
     if comparison.low >= floor:
         return True
     if comparison.high < floor:
         return False
     return None
+
+
+def gate_doubt(comparison: Speedup) -> str | None:
+    """Why a gate cannot read this comparison's interval against a floor (the comparison's own
+    reason: no interval, too few rounds, an oversubscribed machine, too wide), or None when it can."""
+    if comparison.value is not None and trusted_interval(comparison):
+        return None
+    return comparison.reason or "no interval"
 
 
 def trusted_interval(comparison: Speedup) -> bool:

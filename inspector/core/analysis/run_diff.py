@@ -10,12 +10,12 @@ import os
 from collections import defaultdict
 from dataclasses import dataclass
 
-from inspector.core.analysis.figures import BreakSite
+from inspector.core.analysis.figures import BreakSite, model_compile_s
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
-                                                kernel_change, meets, trusted_interval)
+                                                kernel_change, gate_doubt, meets)
 from inspector.core.analysis.profile_ops import profile_check
-from inspector.core.analysis.speedup import OLDER_CAPTURE, Speedup
+from inspector.core.analysis.speedup import Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.session import CompileUnit, Session
 
@@ -212,6 +212,7 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
         "recompiles": {"count_a": len(a.session.recompiles), "count_b": len(b.session.recompiles)},
         "units": diff_units(a.session, b.session, stage),
         "compile_time": {"total_a": a.verdict.value("t_compile"), "total_b": b.verdict.value("t_compile"),
+                         **_compiles_counted(a.session, "a"), **_compiles_counted(b.session, "b"),
                          "per_stage": [{"stage": n, "a_s": x, "b_s": y} for n, x, y in stage_deltas[:15]]},
         "kernels": diff_kernels(a, b),
         "steady_state": {"a_s": a.verdict.value("t_execute"), "b_s": b.verdict.value("t_execute"),
@@ -219,6 +220,13 @@ def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage:
                          "verdict_a": a.speedup.get_state(), "verdict_b": b.speedup.get_state(),
                          "b_vs_a": run_comparison(a, b).get_state()},
     }
+
+
+def _compiles_counted(session: Session, side: str) -> dict:
+    """What one side's compile-time total sums: how many units' compiles (each timed once) over how
+    many ranks, so the diff can say what it compared instead of assuming one compile a run."""
+    ranks = {unit.rank for unit in session.units if unit.rank is not None}
+    return {f"units_{side}": model_compile_s(session.units)[1], f"ranks_{side}": len(ranks)}
 
 
 def run_comparison(a: SessionAnalysis, b: SessionAnalysis) -> Speedup:
@@ -309,10 +317,9 @@ def _min_speedup(speedup: Speedup, floor: float) -> Check:
         return Check("min-speedup", False, f"speedup not measured ({speedup.reason})")
     shown = f"speedup {speedup.interval_text()} (minimum {floor}×)"
     passed = meets(speedup, floor)
-    if not speedup.has_interval and passed is not None:
-        return Check("min-speedup", passed, f"{shown}; {OLDER_CAPTURE}")
-    if passed is None and not trusted_interval(speedup):
-        return Check("min-speedup", None, f"{shown}: the speedup is inconclusive ({speedup.reason}){_busy(speedup)}")
+    doubt = gate_doubt(speedup)
+    if doubt is not None:
+        return Check("min-speedup", None, f"{shown}: the gate cannot decide ({doubt}){_busy(speedup)}")
     if passed is None:
         state = "" if speedup.conclusive else f"; the speedup is inconclusive ({speedup.reason})"
         return Check("min-speedup", None, f"{shown}: the interval straddles the minimum{state}{_busy(speedup)}")
@@ -323,7 +330,8 @@ def _min_speedup(speedup: Speedup, floor: float) -> Check:
 def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: float) -> Check:
     """Passes only when the comparison of this run against the baseline excludes a regression of
     more than `tolerance` (the whole interval of S_run / S_base at or above 1 − tolerance); fails
-    when the whole interval lies below it; otherwise INCONCLUSIVE — the gate cannot tell."""
+    when the whole interval lies below it; otherwise INCONCLUSIVE — the gate cannot tell, and says why
+    (no interval on either side, too few rounds, an oversubscribed machine, or a floor inside it)."""
     comparison = run_comparison(base, run)
     floor = 1 - tolerance
     shown = (f"speedup {run.speedup.interval_text()} vs baseline {base.speedup.interval_text()}, "
@@ -331,12 +339,9 @@ def _against_baseline(base: SessionAnalysis, run: SessionAnalysis, tolerance: fl
     words = comparison_words(comparison)
     passed = meets(comparison, floor)
     if passed is None:
-        why = "the comparison cannot tell" if not trusted_interval(comparison) else "the interval straddles the floor"
+        why = "it has no interval a gate can trust" if gate_doubt(comparison) else "the interval straddles the floor"
         return Check("speedup-vs-baseline", None,
                      f"{shown}: cannot exclude a regression of more than {tolerance:.0%} ({why}). {words}")
-    if not comparison.has_interval:
-        verdict = f"judged on the point (no interval): {'at or above' if passed else 'below'} {floor:.3g}×"
-    else:
-        verdict = (f"a regression of more than {tolerance:.0%} is excluded: the whole interval is at or above "
-                   f"{floor:.3g}×" if passed else f"the whole interval is below {floor:.3g}×")
+    verdict = (f"a regression of more than {tolerance:.0%} is excluded: the whole interval is at or above "
+               f"{floor:.3g}×" if passed else f"the whole interval is below {floor:.3g}×")
     return Check("speedup-vs-baseline", passed, f"{shown}: {verdict}. {words}")

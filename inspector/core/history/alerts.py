@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspector.core.analysis.comparison import compare_runs, meets
+from inspector.core.analysis.comparison import compare_runs, gate_doubt, meets
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.run_diff import Check, comparison_words
 from inspector.core.history.run_record import GATE_FAILED, CauseRow, RunRecord
@@ -135,7 +135,10 @@ def speed_against(run: RunRecord, latest: RunRecord, tolerance: float, against: 
     floor = 1 - tolerance
     shown = (f"speedup {speedup.interval_text()} vs {latest.label} {base.interval_text()}, allowed down to "
              f"{floor:.3g}× of it. {comparison_words(comparison)} (A: {latest.label}, B: this run)")
-    return Check("history-speed", meets(comparison, floor), f"{shown}; {against}")
+    passed = meets(comparison, floor)
+    why = "" if passed is not None else "; the comparison has no interval a gate can trust" if gate_doubt(comparison) \
+        else "; the interval straddles the floor"
+    return Check("history-speed", passed, f"{shown}{why}; {against}")
 
 
 def _hit_rate(run: RunRecord, latest: RunRecord, against: str) -> Check | None:

@@ -28,8 +28,8 @@ def diff_sections(result: dict) -> list[Section]:
         Section("Recompiles", f"{result['recompiles']['count_a']} → {result['recompiles']['count_b']}"),
         Section("Compile units", "graph similarity, added/removed/changed nodes",
                 tuple(_unit_line(row) for row in result["units"])),
-        Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])} (one compile of each "
-                                f"run, no interval: the load of the machine moves compile time too)", tuple(
+        Section("Compile time", f"{seconds(timing['total_a'])} → {seconds(timing['total_b'])}{_compile_note(timing)}",
+                tuple(
             f"{row['stage']:<40} {row['a_s']:8.3f} s → {row['b_s']:8.3f} s"
             for row in timing["per_stage"][:SHOWN_STAGES])),
         Section("Kernels", f"+{len(kernels['added'])} −{len(kernels['removed'])}, renamed {len(kernels['renamed'])}, "
@@ -44,6 +44,24 @@ def diff_sections(result: dict) -> list[Section]:
                 tuple(f"{side}: {steady[f'verdict_{side.lower()}']['text']}" for side in ("A", "B"))
                 + ((comparison_words(Speedup.from_state(steady["b_vs_a"])),) if steady.get("b_vs_a") else ())),
     ]
+
+
+def _compile_note(timing: dict) -> str:
+    """What the two compile-time totals sum, and why they carry no interval — said only when both
+    exist (a side without compile time has nothing to compare), from the counts the diff recorded."""
+    missing = [side for side in ("A", "B") if timing[f"total_{side.lower()}"] is None]
+    if missing:
+        return f" ({' and '.join(missing)}: no compile time recorded)"
+    sides = [_compiles(timing.get(f"units_{side}"), timing.get(f"ranks_{side}")) for side in ("a", "b")]
+    return (f" (A: {sides[0]}, B: {sides[1]}; each compile happened once: no interval, and the load of the machine "
+            f"moves compile time too)")
+
+
+def _compiles(units: int | None, ranks: int | None) -> str:
+    if units is None:  # a diff document written before the counts were recorded
+        return "its units' compiles"
+    where = f" over {ranks} ranks" if ranks and ranks > 1 else ""
+    return f"{units} unit compile{'s' if units != 1 else ''}{where}"
 
 
 def _unit_line(row: dict) -> str:

@@ -24,8 +24,9 @@ from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers.break_reasons import broken_in_loop, is_frame_skip
 
 SCHEMA = "torch-compile-inspector/summary"
-SCHEMA_VERSION = 4  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time;
-# 4: `units[].called`, `run.eager_profile_check`, backward stages named `… (backward)`
+SCHEMA_VERSION = 5  # 2: `speedup`, `run.profile_check`; 3: ceilings from the eager share, backward compile time;
+# 4: `units[].called`, `run.eager_profile_check`, backward stages named `… (backward)`; 5: S_max over the whole
+# part of a call outside compiled graphs, `regions` per timed call, K = n_ops / launch sites, guards in `code[]`
 TOP_KERNELS = 10
 LOOP_SKIP = "graph break in loop (GB7000)"  # a break inside a loop: torch skipped the frame, which runs eagerly
 _RESTART_CLASS = re.compile(r"^<class '(?:[\w]+\.)*(\w+)'>$")  # "<class 'torch._dynamo.exc.X'>" → "X"
