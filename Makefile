@@ -28,10 +28,12 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 # The inner loop: everything but the tests marked slow (real torch.compile captures, the frozen app, the
-# bench scripts' smoke runs), on every core (each module on one worker, so its fixtures are made once).
-# `make test` stays serial.
+# bench scripts' smoke runs), on every core. Each worker starts with its share of the tests in file order
+# and an idle one takes tests the other has not started (worksteal), so neither waits on the other at the
+# end, as whole modules handed out by their number of tests (loadscope) left one to do; a module's
+# fixtures are made once on each worker that runs its tests. `make test` stays serial.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow" -n auto --dist loadscope
+	$(PY) -m pytest -q -m "not slow" -n auto --dist worksteal
 
 bench: $(STAMP)
 	$(PY) bench/bench_trace_reader.py
