@@ -226,7 +226,7 @@ def record_of(session: Session, summary: Summary, identity: str, now: float) -> 
     memory = (summary.run.memory or {}).get("compiled") if summary.run else None
     return RunRecord(
         identity=identity, run_at=_run_at(session, now), recorded_at=now, host=run_host(session) or UNKNOWN_HOST,
-        kind=summary.kind, source=str(Path(summary.source).resolve()) if summary.source else str(session.source),
+        kind=summary.kind, source=str(Path(session.source).resolve()),
         script=str(Path(script).resolve()) if script else None,
         git_commit=run_commit(session), torch_version=summary.torch_version,
         triton_version=run_triton(session), tool_version=__version__,

@@ -60,7 +60,7 @@ def session_summary(session: Session) -> dict:
     if not _is_summary(summary):
         summary = summarize(analysis)
         index_cache.store_summary(identity, summary)
-    return summary
+    return _as_opened(summary, session)
 
 
 def session_glance(analysis: SessionAnalysis) -> Summary:
@@ -72,10 +72,19 @@ def session_glance(analysis: SessionAnalysis) -> Summary:
     for part in ("summary", "glance"):
         document = index_cache.load_summary(identity, part)
         if _is_summary(document):
-            return Summary.from_state(document)
+            return Summary.from_state(_as_opened(document, analysis.session))
     document = glance_document(analysis)
     index_cache.store_summary(identity, document, "glance")
     return Summary.from_state(document)
+
+
+def _as_opened(document: dict, session: Session) -> dict:
+    """A cached document with the path this open named: the cache is found by what was read, and the
+    open that kept it may have named the same run another way (a relative path, from another folder),
+    which the text, the history and the app would otherwise show and try to reopen."""
+    if "source" in document and document["source"] != str(session.source):
+        document = {**document, "source": str(session.source)}
+    return document
 
 
 def kernel_counts(analysis: SessionAnalysis) -> list[int]:
