@@ -206,6 +206,10 @@ class RecordedRecompile(Record):
 
     NESTED = {"cache_entries": [GuardFailures]}
 
+    def every_failure(self) -> tuple[str, ...]:
+        """Every guard that failed, over every earlier graph: what the oracle harness compares."""
+        return tuple(failure for entry in self.cache_entries for failure in entry.failures)
+
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedOutputCode(Record):
