@@ -20,6 +20,13 @@ class AppSettings:
         self.store = store or QSettings("torch-compile-inspector", "inspector")
         self.python_this_session: str | None = None  # `compile-inspector --python`: not saved, as the CLI's
 
+    def _flag(self, key: str, default: bool) -> bool:
+        """A switch as QSettings keeps it: the text "true" or "false" (an ini file holds no booleans)."""
+        return str(self.store.value(key, "true" if default else "false")).lower() == "true"
+
+    def _set_flag(self, key: str, on: bool) -> None:
+        self.store.setValue(key, "true" if on else "false")
+
     @property
     def python(self) -> str:
         """The interpreter captures run in: `--python`'s for this session, else the one saved; a frozen
@@ -67,11 +74,11 @@ class AppSettings:
     @property
     def dask_allow_insecure(self) -> bool:
         """Whether a plain tcp:// scheduler may be used (it can run code on this machine): off unless set."""
-        return str(self.store.value("ranks/dask_allow_insecure", "false")).lower() == "true"
+        return self._flag("ranks/dask_allow_insecure", False)
 
     @dask_allow_insecure.setter
     def dask_allow_insecure(self, allowed: bool) -> None:
-        self.store.setValue("ranks/dask_allow_insecure", "true" if allowed else "false")
+        self._set_flag("ranks/dask_allow_insecure", allowed)
 
     @property
     def dask_target(self) -> DaskTarget | None:
@@ -83,11 +90,11 @@ class AppSettings:
     @property
     def record_history(self) -> bool:
         """Whether each opened run is recorded in the run history: on unless switched off (TCI_NO_HISTORY=1 too)."""
-        return str(self.store.value("history/record", "true")).lower() == "true"
+        return self._flag("history/record", True)
 
     @record_history.setter
     def record_history(self, on: bool) -> None:
-        self.store.setValue("history/record", "true" if on else "false")
+        self._set_flag("history/record", on)
 
     @property
     def history_store(self) -> str | None:
