@@ -6,7 +6,7 @@ A small GPT-2 (built from a config: 2 layers, 64 wide, no weights) is compiled w
 installed, so its compiles are recorded; then the same compiled step is timed in interleaved rounds,
 recorder installed (on) and closed (off: the anchor), the order alternating. Each round's figure is
 the median step of its block; the overhead is median(on) / median(off) − 1 with a bootstrap interval
-over whole rounds (analysis/speedup.bootstrap_interval). Allocations made by the recorder's code
+over whole rounds (analysis/comparison.bootstrap_interval). Allocations made by the recorder's code
 during steady steps are counted with tracemalloc. Threads pinned to 1."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import torch  # noqa: E402
 
 from inspector.capture import recorder as recorder_module  # noqa: E402
 from inspector.capture.recorder import Recorder  # noqa: E402
-from inspector.core.analysis.speedup import bootstrap_interval  # noqa: E402
+from inspector.core.analysis.comparison import bootstrap_interval  # noqa: E402
 
 
 def build_model():

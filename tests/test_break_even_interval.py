@@ -10,8 +10,8 @@ import statistics
 
 import pytest
 
-from inspector.core.analysis.comparison import compare_rounds
-from inspector.core.analysis.speedup import FASTER, break_even_calls
+from inspector.core.analysis.comparison import FASTER, compare_rounds
+from inspector.core.analysis.speedup import break_even_calls
 
 
 def _rounds() -> list[tuple[float, float]]:

@@ -20,11 +20,10 @@ from cli_runner import run_cli
 from test_gate_follows_interval import gate_word
 from test_timing import BUSY, QUIET, edited_copy, timed_state
 
-from inspector.core.analysis.comparison import Cause, Machine, compare_calls
+from inspector.core.analysis.comparison import INCONCLUSIVE, NO_DIFFERENCE, SLOWER, Cause, Machine, compare_calls
 from inspector.core.analysis.mode_comparison import compare_modes, fastest
 from inspector.core.analysis.run_diff import check_run, comparison_words, diff_runs, run_comparison
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.analysis.speedup import INCONCLUSIVE, NO_DIFFERENCE, SLOWER
 from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_session

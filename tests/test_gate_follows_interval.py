@@ -16,7 +16,7 @@ from pathlib import Path
 
 from test_timing import QUIET, edited_copy, timed_state
 
-from inspector.core.analysis.comparison import MAX_WIDTH
+from inspector.core.analysis.comparison import FASTER, INCONCLUSIVE, MAX_WIDTH, NO_DIFFERENCE, SLOWER
 from inspector.core.analysis.mode_comparison import compare_modes, fastest
 from inspector.core.analysis.run_diff import run_comparison
 from inspector.core.analysis.session_analysis import SessionAnalysis
@@ -24,7 +24,6 @@ from inspector.core.history.alerts import speed_against
 from inspector.core.history.run_record import record_of
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, SLOWER
 from inspector.core.readers.session_loader import open_session
 from cli_runner import run_cli
 

@@ -15,7 +15,8 @@ from cli_runner import run_cli
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.profile_ops import profile_check
 from inspector.core.analysis.run_diff import check_run, diff_runs
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval, estimate
+from inspector.core.analysis.comparison import FASTER, INCONCLUSIVE, SLOWER, UNMEASURED, bootstrap_interval
+from inspector.core.analysis.speedup import estimate
 from inspector.core.model.run_results import RunResults
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import SCHEMA_VERSION, at_a_glance, summarize

@@ -13,7 +13,8 @@ import pytest
 from conftest import EXAMPLES, capture
 
 from inspector.core.analysis.profile_ops import profile_check
-from inspector.core.analysis.speedup import FASTER, SLOWER, estimate
+from inspector.core.analysis.comparison import FASTER, SLOWER
+from inspector.core.analysis.speedup import estimate
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers.session_loader import open_session
 

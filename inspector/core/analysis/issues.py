@@ -16,7 +16,7 @@ from inspector.core.analysis.figures import BreakSite
 from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup
 from inspector.core.analysis.recompile_limit import RecompileLimit
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import SLOWER, Speedup
+from inspector.core.analysis.comparison import SLOWER, Speedup
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.run_results import RunResults, Tolerance
 from inspector.core.model.session import Session

@@ -15,7 +15,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysi
 from inspector.core.analysis.comparison import (FASTER, NO_DIFFERENCE, SLOWER, Machine, compare_calls, compare_runs,
                                                 kernel_change, gate_doubt, meets)
 from inspector.core.analysis.profile_ops import profile_check
-from inspector.core.analysis.speedup import Speedup
+from inspector.core.analysis.comparison import Speedup
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.model.session import CompileUnit, Session
 

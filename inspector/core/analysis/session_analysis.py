@@ -27,7 +27,8 @@ from inspector.core.analysis.slowness import Slowness, slowness
 from inspector.core.analysis.profile_join import session_source_time
 from inspector.core.analysis.source_time import SourceTime
 from inspector.core.analysis.source_marks import source_marks
-from inspector.core.analysis.speedup import Speedup, estimate
+from inspector.core.analysis.comparison import Speedup
+from inspector.core.analysis.speedup import estimate
 from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.run_results import RunError

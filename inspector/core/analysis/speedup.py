@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import statistics
 
-from inspector.core.analysis.comparison import (  # noqa: F401  (the names the analyses import from here)
-    CONFIDENCE, FASTER, INCONCLUSIVE, MIN_ROUNDS, NO_DIFFERENCE, OLDER_CAPTURE, SLOWER, UNMEASURED, Cause, Machine,
-    Speedup, SpeedupState, bootstrap, bootstrap_interval, compare_rounds, decide, positive_time, timed_rounds)
+from inspector.core.analysis.comparison import (CONFIDENCE, INCONCLUSIVE, MIN_ROUNDS, NO_DIFFERENCE, OLDER_CAPTURE,
+                                                 SLOWER, UNMEASURED, Cause, Machine, Speedup, bootstrap,
+                                                 compare_rounds, decide, positive_time, timed_rounds)
 from inspector.core.model.run_results import MachineLoad, RunResults
 from inspector.core.numbers import seconds
 

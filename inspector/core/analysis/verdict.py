@@ -9,7 +9,8 @@ from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
 from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import Speedup, break_even_calls, timed_rounds, unmeasured_reason
+from inspector.core.analysis.comparison import Speedup, timed_rounds
+from inspector.core.analysis.speedup import break_even_calls, unmeasured_reason
 from inspector.core.model.records import Record
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session

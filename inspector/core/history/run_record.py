@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector import __version__
-from inspector.core.analysis.comparison import timed_rounds
+from inspector.core.analysis.comparison import Speedup, timed_rounds
 from inspector.core.analysis.figures import BreakSite
-from inspector.core.analysis.speedup import Speedup
 from inspector.core.history.git_work_tree import is_sha
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session

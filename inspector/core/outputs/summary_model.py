@@ -30,7 +30,7 @@ from inspector.core.analysis.recompile_limit import RecompileLimit
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.shapes import ShapeEvent
 from inspector.core.analysis.slowness import Slowness
-from inspector.core.analysis.speedup import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
+from inspector.core.analysis.comparison import FASTER, INCONCLUSIVE, NO_DIFFERENCE, OLDER_CAPTURE, Speedup
 from inspector.core.analysis.verdict import Figure
 from inspector.core.model.records import Record
 from inspector.core.model.run_results import Correctness, Environment, RunError
