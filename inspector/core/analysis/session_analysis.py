@@ -5,14 +5,17 @@ attributes instead of recomputing figures or reading them back out of the summar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 from inspector.core.analysis.notices import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.export_report import ExportFinding, export_findings
+from inspector.core.analysis.compile_detail import UnitCompile, compile_detail
 from inspector.core.analysis.figures import (
-    BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
+    BreakSite, FusionStats, break_sites, cache_rates, compile_time, kernel_graphs, session_fusion, session_warnings,
+    unit_fusion,
 )
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.issues import Issue, find_issues
@@ -33,6 +36,7 @@ from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.run_results import RunError
 from inspector.core.model.session import CompileUnit, Session
+from inspector.core.readers.forked_parts import ForkedParts
 from inspector.core.readers.graph_break_registry import BreakRegistry
 
 
@@ -80,6 +84,35 @@ class SessionAnalysis:
 
     def fusion_of(self, unit: CompileUnit) -> FusionStats:
         return self.unit_fusion[unit]
+
+    @cached_property
+    def compile_pages(self) -> dict[CompileUnit, UnitCompile]:
+        """Each unit's compile page: its trigger stack, failures, metrics, cache lookups and code."""
+        return {unit: compile_detail(unit) for unit in self.session.units}
+
+    def make_summary_facts(self, beside: Callable[[], None] | None = None) -> None:
+        """Make what the whole summary reads of a session, on both cores where there are two: a forked
+        copy of this process parses the output code and builds the stage spans (forked_parts.py) while
+        this one makes the compile pages, the shapes and the op names of the kernels' graphs, about
+        equal shares. `beside`, work for threads of its own, starts once the copy is made: a fork
+        copies one thread."""
+        units = self.session.units
+        parts = ForkedParts.start([artifact for unit in units for artifact in unit.output_code],
+                                  [rank.span_source for rank in self.session.ranks if rank.span_source])
+        try:
+            if beside is not None:
+                beside()
+            self.compile_pages
+            self.shapes
+            for unit in units:
+                for graph in kernel_graphs(unit):
+                    graph.op_names
+        except BaseException:
+            if parts is not None:
+                parts.stop()
+            raise
+        if parts is not None:
+            parts.take()
 
     @cached_property
     def cache(self) -> dict[str, dict]:

@@ -25,7 +25,7 @@ from inspector.core.readers import index_cache
 from inspector.core.readers.torch_trace import TraceLog, read_trace_log, resolve_stack
 from inspector.core.readers.trace_records import TraceRecord
 from inspector.core.readers.trace_scanner import is_small_value
-from inspector.core.readers.trace_spans import span_builder
+from inspector.core.readers.trace_spans import RankSpans
 
 # Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
 GRAPH_STAGES = {
@@ -107,6 +107,9 @@ class _PayloadText:
 
     def __call__(self) -> str:
         return self.log.payload(self.record)
+
+    def head(self, chars: int) -> tuple[str, int]:
+        return self.log.payload_head(self.record, chars)
 
 
 class _FullMeta:
@@ -489,7 +492,7 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
             log.problems.add("bad_record", f"line {record.line_no} ({record.name}): {type(error).__name__}: {error}")
     for kind, count in unknown.items():
         session.unknown_kinds[kind] = session.unknown_kinds.get(kind, 0) + count
-    spans = LazySpans(span_builder(builder.chromium_events, log, OUTSIDE_DYNAMO.unit_key in builder.units))
+    spans = LazySpans(RankSpans(builder.chromium_events, log, OUTSIDE_DYNAMO.unit_key in builder.units))
     for unit in builder.units.values():
         unit.span_source = spans
     _finish_breaks(builder)
