@@ -5,6 +5,7 @@ session — told as plain events, on real logs. The app's window only displays t
 from __future__ import annotations
 
 import shutil
+from operator import attrgetter
 
 import pytest
 
@@ -52,6 +53,10 @@ def test_a_big_log_shows_its_first_records_then_the_whole_log(tmp_path, monkeypa
     assert times == sorted(times) and times[0] >= 0
     # what the first views read is made before the session is sent: the dashboard's, the Problems list's
     assert {"glance", "problems", "kernel_counts"} <= set(vars(whole)) and {"glance", "problems"} <= set(vars(preview))
+    for sent in (preview, whole):  # every fact of the one list, on the pipeline's thread, not the UI's
+        for fact in loading.MADE_AHEAD:
+            holder, _, name = fact.rpartition(".")
+            assert name in vars(attrgetter(holder)(sent) if holder else sent), f"{fact} not made ahead"
 
 
 def test_an_unwatched_load_and_a_small_log_go_straight_to_the_whole_session(tmp_path, monkeypatch, fresh_cache):

@@ -58,10 +58,10 @@ def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choic
     monkeypatch.setattr(loading, "PREVIEW_BYTES", log.stat().st_size // 2)
     gate, analyse = threading.Event(), loading.analyse
 
-    def held_analyse(session):  # the whole session waits until the test has looked at the preview
+    def held_analyse(session, *overview):  # the whole session waits until the test has looked at the preview
         if session.preview is None:
             assert gate.wait(60)
-        return analyse(session)
+        return analyse(session, *overview)
 
     monkeypatch.setattr(loading, "analyse", held_analyse)
     try:

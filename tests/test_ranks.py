@@ -234,12 +234,12 @@ def held_details(monkeypatch, planted_job):
     gate, failure = threading.Event(), []
     analyse = loading.analyse
 
-    def held_analyse(session):
+    def held_analyse(session, *overview):
         if Path(session.source) == folder:
             assert gate.wait(60)
             if failure:
                 raise ValueError(failure[0])
-        return analyse(session)
+        return analyse(session, *overview)
 
     class Hold:
         @staticmethod
