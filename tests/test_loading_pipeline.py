@@ -25,9 +25,9 @@ def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("TCI_NO_CACHE", raising=False)
 
 
-def watched(source) -> tuple[list, loading.LoadedSession]:
+def watched(path) -> tuple[list, loading.LoadedSession]:
     events: list = []
-    return events, load_session(source, events.append)
+    return events, load_session(detect(path), events.append)
 
 
 def test_a_big_log_shows_its_first_records_then_the_whole_log(tmp_path, monkeypatch, fresh_cache):
@@ -134,6 +134,6 @@ def test_a_path_of_no_kind_fails_before_any_event(tmp_path):
     stray.write_text("not a log\n", encoding="utf-8")
     events: list = []
     with pytest.raises(NotCompileOutput):
-        load_session(stray, events.append)
+        load_session(detect(stray), events.append)
     assert events == []
 

@@ -561,7 +561,7 @@ def test_every_output_of_an_export_log_states_the_json_counts(aoti_log, tmp_path
 def dashboard_reading(path: Path, qtbot) -> Reading:
     """The app's Summary tab, built offscreen from the same analysis the load worker hands it."""
     from inspector.core.loading import analyse
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
     from inspector.gui.qt_session_model import QtSessionModel
     from inspector.gui.views.qt_dashboard import QtDashboard
 
@@ -569,7 +569,7 @@ def dashboard_reading(path: Path, qtbot) -> Reading:
     dashboard = QtDashboard(model)
     qtbot.addWidget(dashboard)
     with qtbot.waitSignal(model.sigLoaded, timeout=60_000):
-        model.set_loaded(analyse(open_session(path)))
+        model.set_loaded(analyse(open_path(path)))
     return read_dashboard(dashboard)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT
 from inspector.core.readers.session_builder import build_preview_session, build_trace_session
+from inspector.core.readers.sources import detect
 from inspector.core.readers.torch_trace import read_trace_log
 
 LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
@@ -112,8 +113,8 @@ def test_a_reopen_is_previewed_only_when_the_log_is_too_big_to_reopen_at_once(tm
 
     def previews() -> list:
         shown: list = []
-        whole = loading.load_session(log, lambda event: shown.append(event.loaded) if isinstance(event, loading.Preview)
-                                     else None)
+        whole = loading.load_session(detect(log), lambda event: shown.append(event.loaded)
+                                     if isinstance(event, loading.Preview) else None)
         assert whole.session.preview is None and all(loaded.session.preview is not None for loaded in shown)
         return shown
 

@@ -39,7 +39,7 @@ from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
 from inspector.core.readers.session_builder import build_preview_session
 from inspector.core.readers.session_loader import open_session
-from inspector.core.readers.sources import Source, detect
+from inspector.core.readers.sources import Source
 from inspector.core.readers.torch_trace import rank_from_filename
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
@@ -184,16 +184,15 @@ class Loaded:
 LoadEvent = ReadProgress | Overview | Preview | Loaded
 
 
-def load_session(source: Source | Path, on_event: Callable[[LoadEvent], None] | None = None,
+def load_session(source: Source, on_event: Callable[[LoadEvent], None] | None = None,
                  dask: DaskTarget | None = None) -> LoadedSession:
-    """The session at `source` (a path is detected here), its first views' facts made. With `on_event`,
+    """The session a detected `source` holds, its first views' facts made. With `on_event`,
     the load is watched: a big job's overview and a big log's preview are sent first, then every
     event above; without it, the whole session is only read (a comparison's second run, a test).
 
     The cyclic garbage collector is paused meanwhile, the overview's reading too: a full collection over
     the hundreds of thousands of objects a big job makes holds the GIL for 60+ ms, which a UI thread
     would feel as a freeze. The session's objects are then frozen out of later collections."""
-    source = source if isinstance(source, Source) else detect(source)
     started = time.monotonic()
     send = on_event or (lambda _event: None)
 
