@@ -392,7 +392,7 @@ def test_a_units_shown_name_reads_its_graph_once_however_often_it_is_painted(mon
     from inspector.core.readers.session_loader import open_path
 
     unit = open_path(BUNDLED).units[0]
-    unit.location = SourceLocation("/usr/lib/python3.11/site-packages/lib/wrappers.py", 10, "wrapper")
+    unit.location = SourceLocation("/usr/lib/python3.11/site-packages/lib/wrappers.py", 10, "wrapper", None)
     unit.function = "wrapper"
     graph = unit.graphs["dynamo"]
     reads = []
