@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 
 
 def compile_seconds(folder: Path) -> float:
-    return sum(unit.metric("entire_frame_compile_time_s") or 0 for unit in open_session(folder).units)
+    return sum(unit.metric("entire_frame_compile_time_s") or 0 for unit in open_path(folder).units)
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import (  # noqa: E402
     all_group_keys, build_groups, initially_expanded, node_paths, stage_paths)
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.core.graphs.graph_layout import lay_out_view  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
 from inspector.core.gc_policy import freeze_alive  # noqa: E402
@@ -78,7 +78,7 @@ def real_graph(view: QtGraphView, name: str, stage: str) -> None:
     if not folder.is_dir():
         print(f"{name}: not made (python bench/make_real_graphs.py {name}); skipped")
         return
-    units = [unit for unit in open_session(folder).units if stage in unit.graphs]
+    units = [unit for unit in open_path(folder).units if stage in unit.graphs]
     if not units:
         print(f"{name}: no {stage} graph in {folder} (still being made?); skipped")
         return

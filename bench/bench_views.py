@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.gui.code_highlight import LazyHighlighter  # noqa: E402
 from inspector.core.model.output_code import parse_output_code  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.core.analysis.timeline import Bar, Timeline  # noqa: E402
 from inspector.gui.qt_session_model import QtSessionModel  # noqa: E402
 from inspector.gui.views.qt_code_editor import QtCodeEditor  # noqa: E402
@@ -95,7 +95,7 @@ def bench_timeline(app) -> QtTimeline:
 
 
 def five_megabytes_of_output_code() -> str:
-    session = open_session(ROOT / "resources" / "sessions" / "mlp_breaks")
+    session = open_path(ROOT / "resources" / "sessions" / "mlp_breaks")
     artifact = session.units[0].output_code[0]
     code, lines = artifact.code, artifact.text.split("\n")
     first = min(kernel.start_line for kernel in code.kernels if kernel.fused) - 1

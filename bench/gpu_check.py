@@ -6,7 +6,7 @@
 It writes a tiny entry-point model, captures it twice with our own capture (`inspector/capture`, the
 same launcher and runner `compile-inspector capture` uses) on `--device cuda`: once in the default
 mode and once with `--mode reduce-overhead` (CUDA graphs), opens each session with our own reader
-(`readers/session_loader.open_session`) and checks, each PASS, FAIL or SKIP with its reason:
+(`readers/session_loader.open_path`) and checks, each PASS, FAIL or SKIP with its reason:
 
   capture            the default-mode capture ran to its end and opens as a complete capture session
   timing             results.json's timing was taken with CUDA events (`cuda_round`), every round
@@ -205,9 +205,9 @@ def stderr_tail(session: Path, chars: int = 1500) -> str:
 
 
 def open_capture(session: Path):
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
 
-    return open_session(session)
+    return open_path(session)
 
 
 def results_of(session) -> dict:

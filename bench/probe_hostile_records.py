@@ -23,7 +23,7 @@ from inspector.core.outputs.ci_reports import markdown, sarif_log  # noqa: E402
 from inspector.core.outputs.html_report import render_report  # noqa: E402
 from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.outputs.summary_text import render_text  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 
 LOG = next((ROOT / "resources" / "sessions" / "mlp_breaks" / "trace").glob("*.log"))
 SIZES = (100_000, 1_000_000)
@@ -50,7 +50,7 @@ def _kind(record: Record) -> str:
 
 
 def _exercise(path: Path) -> None:
-    analysis = SessionAnalysis(open_session(path))
+    analysis = SessionAnalysis(open_path(path))
     summary = summarize(analysis)
     render_text(summary), render_report(analysis), markdown(summary), sarif_log(summary)
     list(analysis.issues)

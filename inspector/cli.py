@@ -273,14 +273,25 @@ def _diff(args) -> int:
 
 
 def _check(args) -> int:
-    from inspector.core.analysis.run_diff import check_run
+    """`check`, and with --history the checks against the run history too, both of the one session
+    opened here: the record the history keeps is the run the gate judged. The exit code is the worse
+    of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
     from inspector.core.analysis.session_analysis import SessionAnalysis
 
     session = _open(args.path)
     baseline = _open(args.baseline) if args.baseline else None
     if session is None or (args.baseline and baseline is None):
         return 2
-    analysis = SessionAnalysis(session)
+    code = _gate(args, SessionAnalysis(session), baseline)
+    if not args.history or code == 2:
+        return code
+    return _gate_on_history(args, session, code)
+
+
+def _gate(args, analysis, baseline) -> int:
+    """The checks the options ask for, said one a line and written as the CI reports asked for."""
+    from inspector.core.analysis.run_diff import check_run
+
     try:
         checks = check_run(analysis, baseline, args.max_breaks, args.min_speedup, args.max_compile_time,
                            args.tolerance, args.max_rank_divergence, args.max_export_issues)
@@ -484,21 +495,14 @@ def add_history_check(check) -> None:
                             "on new graph breaks or recompile causes, slower compile or speed beyond the noise, or "
                             "a cache hit rate that fell")
     check.add_argument("--store", metavar="ADDRESS", help="the run history to read (as for `history`)")
-    check.set_defaults(run=_check_or_history)
 
 
-def _check_or_history(args) -> int:
-    """`check`, and with --history the checks against the run history too; the exit code is the
-    worse of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
-    code = _check(args)
-    if not args.history or code == 2:
-        return code
+def _gate_on_history(args, session, code: int) -> int:
+    """`check --history`: the opened `session` against the recent runs of its script, after the gate
+    that gave `code`; the worse of the two exit codes."""
     from inspector.core.history.recording import check_session
     from inspector.core.outputs.cached_summary import session_summary
 
-    session = _open(args.path)
-    if session is None:
-        return 2
     checks, recorded = check_session(session, session_summary(session), args.store, args.tolerance,
                                      failed_elsewhere=code == 1)
     for check in checks:

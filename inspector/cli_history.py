@@ -78,11 +78,12 @@ def record_capture(args, folder) -> None:
     from inspector.core.history.recording import history_enabled, record_run
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.sources import detect
 
     if not history_enabled():
         return
     try:
-        session = open_session(folder)
+        session = open_session(detect(folder))
         recorded = record_run(session, session_summary(session), args.store)
     except (OSError, ValueError) as error:  # a capture that left no readable session: nothing to keep
         say(f"compile-inspector: not recorded in the history: {error}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 _LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+(?:_\d+)?)\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+)")
@@ -17,7 +17,7 @@ def _torch_breaks(run) -> set[tuple[str, str]]:
 
 
 def test_every_break_torch_logged_is_found_and_located(breaks_run):
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     ours = {(str(brk.compile_id.without_attempt()), f"{brk.location.file}:{brk.location.line}")
             for brk in session.breaks}
     expected = {(compile_id.split("_")[0] + ("]" if "_" in compile_id else ""), where)
@@ -30,7 +30,7 @@ def test_break_count_matches_torch_counters(breaks_run):
     """Data-dependent breaks land in counters['unimplemented'], explicit ones in ['graph_break']."""
     counters = breaks_run.counters
     torch_total = sum(counters.get("graph_break", {}).values()) + sum(counters.get("unimplemented", {}).values())
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     assert len(session.breaks) == torch_total == 4
     kinds = sorted(brk.kind for brk in session.breaks)
     assert kinds == ["data_dependent", "data_dependent", "explicit", "explicit"]
@@ -38,7 +38,7 @@ def test_break_count_matches_torch_counters(breaks_run):
 
 def test_data_dependent_break_is_a_break_not_ok(breaks_run):
     """tlparse files a data-dependent break (no restart) under OK; we must not."""
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     first = next(unit for unit in session.units if str(unit.compile_id) == "[0/0]")
     assert first.status.value == "graph_break"
     assert first.breaks[0].kind == "data_dependent"
@@ -47,7 +47,7 @@ def test_data_dependent_break_is_a_break_not_ok(breaks_run):
 
 
 def test_recompiles_match_torch_logs(breaks_run):
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     logged = {f"[{m['id']}]" for m in _LOG_RECOMPILE.finditer(breaks_run.torch_logs)}
     ours = {str(recompile.compile_id) for recompile in session.recompiles}
     assert logged and ours == logged
@@ -62,7 +62,7 @@ def test_unit_metrics_agree_with_parsed_graphs(breaks_run, dynamic_run):
     """graph_op_count / graph_node_count come from torch; the graph parser must count the same."""
     checked = 0
     for run in (breaks_run, dynamic_run):
-        for unit in open_session(run.trace_dir).units:
+        for unit in open_path(run.trace_dir).units:
             if "dynamo" not in unit.graphs or unit.metric("graph_op_count") is None:
                 continue
             graph = unit.graphs["dynamo"].graph
@@ -75,13 +75,13 @@ def test_unit_metrics_agree_with_parsed_graphs(breaks_run, dynamic_run):
 
 def test_unit_count_matches_unique_graphs_counter(breaks_run, dynamic_run):
     for run in (breaks_run, dynamic_run):
-        session = open_session(run.trace_dir)
+        session = open_path(run.trace_dir)
         with_graph = [unit for unit in session.units if "dynamo" in unit.graphs]
         assert len(with_graph) == run.counters["stats"]["unique_graphs"]
 
 
 def test_dynamic_compile_has_symbolic_shapes_and_no_recompile(dynamic_run):
-    session = open_session(dynamic_run.trace_dir)
+    session = open_path(dynamic_run.trace_dir)
     assert session.recompiles == []
     assert session.breaks == []
     (unit,) = session.units
@@ -91,7 +91,7 @@ def test_dynamic_compile_has_symbolic_shapes_and_no_recompile(dynamic_run):
 
 
 def test_kernels_match_provenance_and_compile_time_matches_spans(breaks_run):
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     for unit in session.units:
         assert unit.provenance is not None
         for kernel in unit.kernels:
@@ -106,7 +106,7 @@ def test_kernels_match_provenance_and_compile_time_matches_spans(breaks_run):
 
 
 def test_compile_debug_folder_opens_with_its_graph_folders(compile_debug_run):
-    session = open_session(compile_debug_run.folder / "torch_compile_debug")
+    session = open_path(compile_debug_run.folder / "torch_compile_debug")
     assert session.kind == "compile_debug"
     (unit,) = session.units
     names = {artifact.name for artifact in unit.artifacts}
@@ -118,7 +118,7 @@ def test_compile_debug_folder_opens_with_its_graph_folders(compile_debug_run):
 def test_own_stage_times_add_up_to_the_traced_compile_time(breaks_run):
     from inspector.core.analysis.figures import compile_time
 
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     timing = compile_time(session)
     traced = sum(root.duration_us() for unit in session.units for root in unit.spans) / 1e6
     # within 0.1%: a child span timestamped a little past its parent's end (seen: 2 ms of a 17 s

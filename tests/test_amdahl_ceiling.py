@@ -13,7 +13,7 @@ from conftest import ROOT
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
@@ -33,7 +33,7 @@ def _raw_call_parts() -> tuple[float, float, float]:
 def test_the_ceiling_divides_by_everything_outside_the_compiled_graphs():
     eager_us, call_us, graphs_us = _raw_call_parts()
     outside_us = call_us - graphs_us  # guard checks, wrappers and eager work: what faster graphs leave
-    analysis = SessionAnalysis(open_session(BUNDLED))
+    analysis = SessionAnalysis(open_path(BUNDLED))
     ceiling = analysis.verdict["amdahl"]
     stated = re.search(r"a profiled eager call \((\d+) µs\) / the part of a profiled compiled call outside its "
                        r"compiled graphs \((\d+) µs, (\d+)% of it", ceiling.source)

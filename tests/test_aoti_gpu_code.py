@@ -23,7 +23,7 @@ from inspector.core.model.output_code import parse_output_code
 from inspector.core.model.session import CodeArtifact, CompileUnit
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.gui.code_highlight import output_code_regions
 
 LAUNCHER_2_13 = "static __attribute__((noinline)) void"
@@ -149,7 +149,7 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     (torch's `triton_kernel_info`), and the time its configs were benchmarked (the autotune stages)."""
     log = corpus / "inductor_provenance_jit_cuda_log.txt"
     text = log.read_text()
-    (unit,) = open_session(log).units
+    (unit,) = open_path(log).units
     info, autotune = _kernel_info_in(text), _autotune_spans_in(text)
     assert sorted(autotune) == ["triton_poi_fused_addmm_gelu_2", "triton_poi_fused_mul_1"] and len(info) == 3
     compiles = {name: facts for (code, name), facts in kernel_compiles(unit).items() if code == 0}
@@ -163,7 +163,7 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     assert only.config == dict(info["triton_poi_fused_addmm_relu_sigmoid_0"]["only_config"])
     assert "one config: nothing to tune; runs with XBLOCK=128, num_warps=4, num_stages=1" in only.described()
 
-    summary = summarize(SessionAnalysis(open_session(log)))
+    summary = summarize(SessionAnalysis(open_path(log)))
     rows = summary["kernels"]["compiles"]
     assert [row["kernel"] for row in rows] == sorted(info, key=lambda name: -info[name]["compile_time_us"])
     lines = render_text(summary).splitlines()

@@ -14,7 +14,7 @@ from inspector.core.outputs.ci_reports import markdown
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
@@ -34,7 +34,7 @@ def _torch_warned(run) -> tuple[set[str], int]:
 
 
 def test_fallbacks_are_stated_first_everywhere(fallbacks_run):
-    analysis = SessionAnalysis(open_session(fallbacks_run.trace_dir))
+    analysis = SessionAnalysis(open_path(fallbacks_run.trace_dir))
     limits, backend_failures = _torch_warned(fallbacks_run)
     notices = [notice for notice in analysis.notices if notice.key == "fallback"]
     assert len(notices) == len(limits) + backend_failures == 2

@@ -21,7 +21,7 @@ from inspector.capture.launcher import (
 from inspector.capture.options import OPTIONS
 from inspector.core.model.session import UnitStatus
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def test_examples_are_exactly_the_expected_ones():
 @pytest.mark.parametrize("example", sorted(EXPECTED))
 def test_example_session_matches_torch_logs_and_counters(captured_examples, example):
     session_dir = captured_examples[example]
-    session = open_session(session_dir)
+    session = open_path(session_dir)
     torch_logs = (session_dir / "stderr.txt").read_text()
     logged_breaks = {(f"[{m['id']}]", m["where"]) for m in _LOG_BREAK.finditer(torch_logs)}
     ours = {(str(b.compile_id.without_attempt()), f"{b.location.file}:{b.location.line}") for b in session.breaks}
@@ -61,13 +61,13 @@ def test_entry_point_capture_measures_speedup_correctness_and_kernels(captured_e
     results = json.loads((session_dir / "results.json").read_text())
     assert results["entry_point"] and results["allclose"] is True
     assert results["threads"] == 1 and results["eager"]["n"] == 5
-    summary = summarize(open_session(session_dir))
+    summary = summarize(open_path(session_dir))
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     assert figures["speedup"]["value"] == pytest.approx(results["eager"]["median_s"] / results["compiled"]["median_s"])
     assert figures["t_compile"]["value"] > 0 and figures["fusion"]["value"] > 1
     # per-kernel times: the C++ kernels Inductor generated show up in the compiled profile by name
     ops = [row["name"] for row in results["profile"]["compiled"]["ops"]]
-    kernels = {kernel.name for unit in open_session(session_dir).units for kernel in unit.kernels if kernel.fused}
+    kernels = {kernel.name for unit in open_path(session_dir).units for kernel in unit.kernels if kernel.fused}
     assert any(op.endswith(name) for op in ops for name in kernels)
     assert (session_dir / "profile" / "compiled.json").stat().st_size > 0
     # structured graphs with exact module stacks, one per compile unit
@@ -92,7 +92,7 @@ def test_crashing_script_keeps_what_was_compiled(tmp_path, inductor_cache):
     assert manifest["complete"] is False
     assert "the model script failed after its first compile" in manifest["error"]["message"]
     assert "Traceback" in (tmp_path / "s" / "stderr.txt").read_text()
-    session = open_session(tmp_path / "s")
+    session = open_path(tmp_path / "s")
     assert not session.complete and len(session.units) == 1 and session.units[0].kernels
 
 
@@ -112,7 +112,7 @@ def test_capture_killed_mid_compile_reopens_with_partial_data(tmp_path, inductor
     assert time.time() - started < 1.0
     manifest = json.loads((plan.session / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["stopped_by"] == "cancelled"
-    session = open_session(plan.session)
+    session = open_path(plan.session)
     assert not session.complete
     (unit,) = session.units
     assert "dynamo" in unit.graphs  # captured before the kill
@@ -128,7 +128,7 @@ def test_hanging_script_is_stopped_by_the_timeout(tmp_path, inductor_cache):
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
     assert manifest["error"]["kind"] == "timeout" and not manifest["complete"]
     assert "compiled; now hanging" in (tmp_path / "s" / "stdout.txt").read_text()
-    assert len(open_session(tmp_path / "s").units) == 1
+    assert len(open_path(tmp_path / "s").units) == 1
 
 
 def test_fullgraph_break_is_explained_in_one_line(tmp_path, inductor_cache):
@@ -161,7 +161,7 @@ def test_any_command_mode_traces_without_measuring(tmp_path, compiles):
                            sys.executable, str(EXAMPLES / "python_breaks.py")],
                           capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert done.returncode == 0, done.stderr
-    session = open_session(tmp_path / "s")
+    session = open_path(tmp_path / "s")
     assert session.kind == "capture" and len(session.breaks) == 2 and session.results is None
     assert summarize(session)["verdict"][1]["source"].startswith("not measured")
 
@@ -181,7 +181,7 @@ def test_graphs_parsed_from_text_have_the_nodes_and_edges_torch_recorded(capture
     """The readable graph text in the log, parsed, against the graph object torch handed the backend."""
     checked = 0
     for session_dir in captured_examples.values():
-        for unit in open_session(session_dir).units:
+        for unit in open_path(session_dir).units:
             recorded = next((a for a in unit.artifacts if a.name == "structured_graph"), None)
             if recorded is None or "dynamo" not in unit.graphs:
                 continue
@@ -327,14 +327,14 @@ def test_log_cut_inside_a_compile_marks_that_unit_cut(tmp_path):
     if not CUDA_LOG.is_file():
         pytest.skip("../shared/corpus is not present beside this checkout")
     lines = CUDA_LOG.read_text().splitlines(keepends=True)
-    intact = open_session(CUDA_LOG)
+    intact = open_path(CUDA_LOG)
     assert all(unit.status is not UnitStatus.CUT for unit in intact.units)
     metrics = next(i for i, line in enumerate(lines) if '"compilation_metrics"' in line)
     cut = tmp_path / "cut.log"
     cut.write_text("".join(lines[:metrics]))
-    first = open_session(cut).units[0]
+    first = open_path(cut).units[0]
     assert first.status is UnitStatus.CUT and "dynamo" in first.graphs
-    assert summarize(open_session(cut))["units"][0]["status"] == "cut_mid_compile"
+    assert summarize(open_path(cut))["units"][0]["status"] == "cut_mid_compile"
 
 
 # --- the app's controller: the same lifecycle -----------------------------------------------------------

@@ -11,7 +11,7 @@ import sys
 
 from conftest import SCENARIOS, capture
 
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 
 def _last_json_line(text: str) -> dict:
@@ -40,6 +40,6 @@ def test_a_script_prints_under_capture_what_it_prints_under_python(tmp_path, ind
 def test_an_entry_point_storing_a_global_and_calling_cond_eagerly_is_measured(tmp_path, inductor_cache):
     process = capture(SCENARIOS / "as_main_entry_point.py", tmp_path / "s", inductor_cache, profile=False)
     assert process.exit_code == 0, (tmp_path / "s" / "stderr.txt").read_text()[-3000:]
-    session = open_session(tmp_path / "s")
+    session = open_path(tmp_path / "s")
     assert session.manifest.error is None
     assert session.results.allclose is True

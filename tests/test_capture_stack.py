@@ -16,12 +16,12 @@ CAPTURE = ROOT / "inspector" / "capture"
 @pytest.mark.slow
 def test_the_compile_stack_of_a_measured_entry_point_names_no_file_of_the_capture(tmp_path, inductor_cache):
     from inspector.core.analysis.compile_detail import trigger_stack
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
 
     session = tmp_path / "session"
     process = capture(EXAMPLES / "mlp_breaks.py", session, inductor_cache)
     assert process.exit_code == 0, (session / "stderr.txt").read_text()[-3000:]
-    units = open_session(session).units
+    units = open_path(session).units
     assert units
     for unit in units:
         files = [Path(frame.file).resolve() for frame in trigger_stack(unit)]

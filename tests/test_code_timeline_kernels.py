@@ -14,7 +14,7 @@ from conftest import open_and_wait  # noqa: E402
 
 from inspector.gui.code_highlight import LazyHighlighter  # noqa: E402
 from inspector.core.analysis.kernel_index import kernel_nodes  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.core.analysis.timeline import build_timeline, chrome_trace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,7 +85,7 @@ def test_triton_kernels_from_the_gpu_log(qtbot, window, corpus):
 
 
 def test_cpp_kernel_bodies_are_lexed_as_cpp():
-    unit = open_session(BUNDLED).units[0]
+    unit = open_path(BUNDLED).units[0]
     artifact = unit.output_code[0]
     highlighter = LazyHighlighter.for_text(artifact.text, "python", artifact.code)
     extern = next(i for i, line in enumerate(highlighter.lines) if line.startswith('extern "C"'))
@@ -95,7 +95,7 @@ def test_cpp_kernel_bodies_are_lexed_as_cpp():
 
 
 def test_timeline_spans_match_the_session_and_export_to_perfetto(tmp_path):
-    session = open_session(BUNDLED)
+    session = open_path(BUNDLED)
     timeline = build_timeline(session, max_depth=1000)
     spans = [span for unit in session.units for root in unit.spans for span in root.walk()]
     assert len(timeline.bars) == len(spans)
@@ -113,7 +113,7 @@ def test_stage_cut_off_by_a_crash_is_drawn_open_ended(corpus, tmp_path):
     data = (corpus / "inductor_provenance_jit_cuda_log.txt").read_bytes()
     cut = tmp_path / "cut.log"
     cut.write_bytes(data[: int(len(data) * 0.55)])
-    timeline = build_timeline(open_session(cut))
+    timeline = build_timeline(open_path(cut))
     open_bars = [bar for bar in timeline.bars if bar.is_open]
     assert open_bars and {"dynamo", "entire_frame_compile"} <= {bar.name for bar in open_bars}
     assert all(bar.end_s == timeline.end_s for bar in open_bars)

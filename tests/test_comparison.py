@@ -26,7 +26,7 @@ from inspector.core.analysis.run_diff import check_run, comparison_words, diff_r
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = '''import torch
@@ -68,7 +68,7 @@ def tiny_runs(tmp_path_factory, compiles) -> dict[str, Path]:
 
 
 def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbot, window, tiny_runs):
-    analysis = SessionAnalysis(open_session(tiny_runs["crowded"]))
+    analysis = SessionAnalysis(open_path(tiny_runs["crowded"]))
     speedup = analysis.speedup
     assert speedup.machine.oversubscribed, speedup.machine.note
     assert speedup.state == INCONCLUSIVE and speedup.cause == Cause.OVERSUBSCRIBED
@@ -87,19 +87,19 @@ def test_an_oversubscribed_capture_states_no_direction_and_suggests_threads(qtbo
 def test_issue_figures_rebuilt_from_a_real_capture(tmp_path):
     """The bundled capture with its rounds and machine state edited to what the issue measured."""
     crowded = [(0.35e-3, c * 1e-3) for c in (200, 230, 220, 250, 210, 240, 225, 215, 235, 222, 228, 218)]
-    run = SessionAnalysis(open_session(edited_copy(tmp_path / "crowded", **timed_state(crowded, OVERSUBSCRIBED))))
+    run = SessionAnalysis(open_path(edited_copy(tmp_path / "crowded", **timed_state(crowded, OVERSUBSCRIBED))))
     assert f"{run.speedup.value:.3g}" == "0.00157"
     assert run.speedup.state == INCONCLUSIVE and "--threads 1" in run.speedup.sentence()
     assert "direction certain" not in run.speedup.sentence() and not any(
         problem.kind.value == "slower" for problem in run.issues)
     # the whole interval below 1 on a busy machine: SLOWER, with the machine's state beside it
     below = [(1e-3, c * 1e-3) for c in (1.05, 3.0, 1.1, 1.08, 2.9, 6.0, 3.2, 1.1, 2.8, 5.0, 3.1, 1.12)]
-    run = SessionAnalysis(open_session(edited_copy(tmp_path / "below", **timed_state(below, BUSY))))
+    run = SessionAnalysis(open_path(edited_copy(tmp_path / "below", **timed_state(below, BUSY))))
     assert run.speedup.state == SLOWER and run.speedup.high < 1 and f"{run.speedup.value:.2f}" == "0.35"
     assert "SLOWER" in at_a_glance(run).headline and "Machine busy" in run.speedup.sentence()
     # 6.7× [1.2–32]: inconclusive because the interval is too wide, and it says so
     wide = [(e * 1e-3, 1e-3) for e in (1.2, 6.8, 60, 1.15, 7, 57, 6.5, 1.22, 6.9, 58, 6.6, 1.18)]
-    run = SessionAnalysis(open_session(edited_copy(tmp_path / "wide", **timed_state(wide, BUSY))))
+    run = SessionAnalysis(open_path(edited_copy(tmp_path / "wide", **timed_state(wide, BUSY))))
     assert run.speedup.state == INCONCLUSIVE and run.speedup.cause == Cause.WIDE and run.speedup.low < 1.25
     assert "too wide" in at_a_glance(run).headline and "difference is small" not in at_a_glance(run).headline
 
@@ -118,21 +118,21 @@ def test_a_baseline_check_that_cannot_exclude_a_regression_is_inconclusive(tmp_p
     line = next(line for line in done.stdout.splitlines() if "speedup-vs-baseline" in line)
     assert line.startswith("INCONCLUSIVE") and "cannot exclude a regression of more than 10%" in line
     # the same runs in the diff: the same comparison, word for word
-    comparison = run_comparison(SessionAnalysis(open_session(base)), SessionAnalysis(open_session(run)))
+    comparison = run_comparison(SessionAnalysis(open_path(base)), SessionAnalysis(open_path(run)))
     assert comparison_words(comparison) in line
     assert comparison_words(comparison) in run_cli("diff", str(base), str(run)).stdout
     # two steady runs: no measurable difference, and the gate passes
     steady_a = edited_copy(tmp_path / "sa", **timed_state(STEADY, QUIET))
     steady_b = edited_copy(tmp_path / "sb", **timed_state(STEADY, QUIET))
-    same = run_comparison(SessionAnalysis(open_session(steady_a)), SessionAnalysis(open_session(steady_b)))
+    same = run_comparison(SessionAnalysis(open_path(steady_a)), SessionAnalysis(open_path(steady_b)))
     assert same.state == NO_DIFFERENCE and same.cause == Cause.SMALL
-    (check,) = [c for c in check_run(open_session(steady_b), open_session(steady_a)) if c.name == "speedup-vs-baseline"]
+    (check,) = [c for c in check_run(open_path(steady_b), open_path(steady_a)) if c.name == "speedup-vs-baseline"]
     assert check.passed is True
 
 
 def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qtbot, window, tiny_runs):
     a, b = tiny_runs["a"], tiny_runs["b"]
-    comparison = run_comparison(SessionAnalysis(open_session(a)), SessionAnalysis(open_session(b)))
+    comparison = run_comparison(SessionAnalysis(open_path(a)), SessionAnalysis(open_path(b)))
     words = comparison_words(comparison)
     assert comparison.value is not None and comparison.has_interval
     # check: the word follows the comparison's interval, and the exit status the word
@@ -143,7 +143,7 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     assert done.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 4}[expected]
     # diff, on the terminal and in its document
     assert words in run_cli("diff", str(a), str(b)).stdout
-    assert diff_runs(open_session(a), open_session(b))["steady_state"]["b_vs_a"]["state"] == comparison.state.value
+    assert diff_runs(open_path(a), open_path(b))["steady_state"]["b_vs_a"]["state"] == comparison.state.value
     # modes: the candidate is the run with the shorter compiled call, compared by the one call comparison
     rows = compare_modes({"a": a, "b": b})
     best = fastest(rows)
@@ -151,7 +151,7 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     candidate = "b" if other == "a" else "a"
     steady = {row.mode: row.steady_s for row in rows}
     assert steady[candidate] <= steady[other]
-    calls = compare_calls(open_session(tiny_runs[other]).results, open_session(tiny_runs[candidate]).results,
+    calls = compare_calls(open_path(tiny_runs[other]).results, open_path(tiny_runs[candidate]).results,
                           Machine.of_pair(*(row.vs_eager.machine for row in rows)))
     assert against.state == calls.state and against.value == pytest.approx(calls.value)
     assert (best.mode is not None) == (against.state.value == "faster")

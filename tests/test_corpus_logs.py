@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.torch_trace import read_trace_log
 
 
 def test_cuda_log_triton_kernels_match_output_code_and_provenance(corpus):
     log_path = corpus / "inductor_provenance_jit_cuda_log.txt"
-    session = open_session(log_path)
+    session = open_path(log_path)
     (unit,) = session.units
     code, text = unit.output_code[0].code, unit.output_code[0].text
     assert code.language == "triton"
@@ -29,7 +29,7 @@ def test_cuda_log_triton_kernels_match_output_code_and_provenance(corpus):
 
 
 def test_cuda_log_post_grad_nodes_named_by_provenance_exist_in_the_graph(corpus):
-    session = open_session(corpus / "inductor_provenance_jit_cuda_log.txt")
+    session = open_path(corpus / "inductor_provenance_jit_cuda_log.txt")
     (unit,) = session.units
     graph = unit.graphs["after_post_grad_graph"].graph
     for kernel in unit.kernels:
@@ -38,7 +38,7 @@ def test_cuda_log_post_grad_nodes_named_by_provenance_exist_in_the_graph(corpus)
 
 
 def test_multi_rank_folder_opens_as_one_session_with_four_ranks(corpus):
-    session = open_session(corpus / "multi_rank_logs")
+    session = open_path(corpus / "multi_rank_logs")
     assert [rank.rank for rank in session.ranks] == [0, 1, 2, 3]
     assert not session.problems
     per_rank = {rank.rank: rank.units for rank in session.ranks}

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import on_two_threads_at_once
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.torch_trace import read_trace_log
 
 
@@ -45,10 +45,10 @@ def test_intact_log_has_no_problems(cuda_log):
 
 
 def test_truncated_last_record_keeps_everything_before_it(cuda_log):
-    intact = open_session(cuda_log)
+    intact = open_path(cuda_log)
     data = cuda_log.read_bytes()
     cuda_log.write_bytes(data[: int(len(data) * 0.6)])
-    cut = open_session(cuda_log)
+    cut = open_path(cuda_log)
     assert cut.problems.counts["truncated"] == 1
     assert cut.problems.total == 1
     assert not cut.complete
@@ -94,7 +94,7 @@ def test_unknown_kinds_and_artifacts_are_kept_and_counted(cuda_log):
     extra = ('V0521 11:50:39.474000 1 x.py:1] {"brand_new_record": {"x": 1}, "frame_id": 0, '
              '"frame_compile_id": 0, "attempt": 0}\n')
     cuda_log.write_text(cuda_log.read_text() + extra)
-    session = open_session(cuda_log)
+    session = open_path(cuda_log)
     assert session.unknown_kinds == {"brand_new_record": 1}
     assert not session.problems
     assert any(a.name == "unknown: brand_new_record" for a in session.units[0].artifacts)
@@ -103,7 +103,7 @@ def test_unknown_kinds_and_artifacts_are_kept_and_counted(cuda_log):
 def test_missing_string_table_entry(cuda_log):
     lines = [line for line in cuda_log.read_text().split("\n") if '{"str": [' not in line]
     cuda_log.write_text("\n".join(lines))
-    session = open_session(cuda_log)
+    session = open_path(cuda_log)
     assert session.problems.counts["missing_string"] > 0
     assert session.units[0].user_stack[0].file.startswith("<unknown file")
 
@@ -111,7 +111,7 @@ def test_missing_string_table_entry(cuda_log):
 def test_empty_file(tmp_path):
     empty = tmp_path / "dedicated_log_torch_trace_empty.log"
     empty.write_bytes(b"")
-    session = open_session(empty)
+    session = open_path(empty)
     assert session.units == []
     assert session.problems.counts["empty_file"] == 1
 
@@ -120,7 +120,7 @@ def test_only_garbage_is_rejected_with_a_clear_message(tmp_path):
     junk = tmp_path / "notes.log"
     junk.write_bytes(b"\x00\x01binary junk\n")
     with pytest.raises(ValueError, match="not a TORCH_TRACE log"):
-        open_session(junk)
+        open_path(junk)
 
 
 def test_every_corpus_log_cut_at_any_point_keeps_what_came_before_and_counts_the_cut(corpus, tmp_path):

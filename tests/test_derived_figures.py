@@ -16,7 +16,7 @@ from test_timing import QUIET, edited_copy, timed_state
 
 from inspector.core.analysis.unit_origin import eager_trigger as started_by_torch
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TWICE = '''import torch
@@ -69,7 +69,7 @@ def twice_run(tmp_path_factory, compiles):
 
 
 def test_k_divides_by_launches_and_n_fused_leaves_lone_library_calls_out(twice_run):
-    analysis = SessionAnalysis(open_session(twice_run.trace_dir))
+    analysis = SessionAnalysis(open_path(twice_run.trace_dir))
     fusion = analysis.fusion
     (unit,) = analysis.session.units
     call = "\n".join(artifact.text.split("def call(")[-1] for artifact in unit.output_code)
@@ -91,7 +91,7 @@ def test_t_compile_leaves_out_what_torch_compiled_for_an_eager_cond(tmp_path, in
                            "--runs", "6", "--round-time", "0.01", "--warmup", "1", "--threads", "1", "--quiet"],
                           capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
-    analysis = SessionAnalysis(open_session(tmp_path / "s"))
+    analysis = SessionAnalysis(open_path(tmp_path / "s"))
     units = analysis.session.units
     theirs = [unit for unit in units if started_by_torch(unit)]
     ours = [unit for unit in units if not started_by_torch(unit)]
@@ -114,7 +114,7 @@ def test_s_max_does_not_move_with_the_noise_of_s(tmp_path):
     def ceiling(eager_over_compiled: float, name: str):
         pairs = [(eager_over_compiled * 1e-3 * (1 + 0.01 * (i % 3)), 1e-3 * (1 + 0.01 * (i % 2))) for i in range(12)]
         folder = edited_copy(tmp_path / name, **timed_state(pairs, QUIET))
-        return SessionAnalysis(open_session(folder)).verdict["amdahl"]
+        return SessionAnalysis(open_path(folder)).verdict["amdahl"]
 
     near_one, faster = ceiling(1.0, "near"), ceiling(1.4, "faster")
     assert near_one.value is not None and near_one.value == faster.value  # S moved by 40 %, the ceiling did not

@@ -389,10 +389,10 @@ def test_a_units_shown_name_reads_its_graph_once_however_often_it_is_painted(mon
     its Dynamo graph's text, read from the log once, not at each paint."""
     from inspector.core.analysis.user_names import unit_title
     from inspector.core.model.session import SourceLocation
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
 
-    unit = open_session(BUNDLED).units[0]
-    unit.location = SourceLocation("/usr/lib/python3.11/site-packages/lib/wrappers.py", 10, "wrapper")
+    unit = open_path(BUNDLED).units[0]
+    unit.location = SourceLocation("/usr/lib/python3.11/site-packages/lib/wrappers.py", 10, "wrapper", None)
     unit.function = "wrapper"
     graph = unit.graphs["dynamo"]
     reads = []

@@ -13,7 +13,7 @@ from cli_runner import run_cli, run_cli_process
 from inspector.core.model.fx_graph_text import parse_fx_graph
 from inspector.core.graphs.graph_diff import diff_graphs
 from inspector.core.analysis.run_diff import check_run, diff_runs
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -54,7 +54,7 @@ def test_renamed_graph_matches_by_structure_not_names():
 
 
 def test_a_real_graph_diffed_with_itself_matches_everything():
-    for unit in open_session(BUNDLED).units:
+    for unit in open_path(BUNDLED).units:
         for artifact in unit.graphs.values():
             graph = artifact.graph
             result = diff_graphs(graph, graph)
@@ -62,7 +62,7 @@ def test_a_real_graph_diffed_with_itself_matches_everything():
 
 
 def test_recompile_pair_shows_the_symbolic_dimension_as_changed_shapes():
-    units = {str(unit.compile_id): unit for unit in open_session(BUNDLED).units}
+    units = {str(unit.compile_id): unit for unit in open_path(BUNDLED).units}
     result = diff_graphs(units["[0/0]"].graphs["dynamo"].graph, units["[0/1]"].graphs["dynamo"].graph)
     changed = {c.a: c.fields for c in result.changed}
     assert "shape" in changed["l_x_"] and "shape" in changed["linear"]
@@ -80,7 +80,7 @@ def fixed_break_run(tmp_path_factory, inductor_cache):
 
 
 def test_removing_a_break_shows_as_fixed_and_the_graphs_merge(breaks_run, fixed_break_run):
-    before, after = open_session(breaks_run.trace_dir), open_session(fixed_break_run.trace_dir)
+    before, after = open_path(breaks_run.trace_dir), open_path(fixed_break_run.trace_dir)
     result = diff_runs(before, after)
     assert [site["reason"] for site in result["breaks"]["fixed"]] == ["Call to `torch._dynamo.graph_break()`"]
     assert result["breaks"]["new"] == [] and result["breaks"]["count_a"] == 4 and result["breaks"]["count_b"] == 2
@@ -97,7 +97,7 @@ def test_removing_a_break_shows_as_fixed_and_the_graphs_merge(breaks_run, fixed_
 def test_default_against_max_autotune(captured_examples, tmp_path, inductor_cache):
     process = capture(EXAMPLES / "small_resnet.py", tmp_path / "autotune", inductor_cache, mode="max-autotune")
     assert process.exit_code == 0
-    result = diff_runs(open_session(captured_examples["small_resnet"]), open_session(tmp_path / "autotune"))
+    result = diff_runs(open_path(captured_examples["small_resnet"]), open_path(tmp_path / "autotune"))
     (unit,) = result["units"]
     assert unit["status"] == "in both" and unit["graph"]["similarity"] == 1.0  # same Dynamo graph
     assert result["breaks"]["new"] == result["breaks"]["fixed"] == []
@@ -107,7 +107,7 @@ def test_default_against_max_autotune(captured_examples, tmp_path, inductor_cach
 
 
 def test_check_gates_breaks_speedup_and_compile_time():
-    checks = {c.name: c for c in check_run(open_session(BUNDLED), max_breaks=0, min_speedup=1.0, max_compile_s=1e6)}
+    checks = {c.name: c for c in check_run(open_path(BUNDLED), max_breaks=0, min_speedup=1.0, max_compile_s=1e6)}
     assert checks["complete"].passed and checks["max-compile-time"].passed
     assert not checks["max-breaks"].passed and checks["max-breaks"].reason == "4 graph break(s), allowed 0"
     assert checks["min-speedup"].passed is None  # a point without an interval gates nothing: INCONCLUSIVE
@@ -124,7 +124,7 @@ def test_check_on_an_incomplete_session_fails_with_a_reason(corpus, tmp_path):
 
 
 def test_diffing_runs_of_different_ranks_is_labelled(corpus):
-    result = diff_runs(open_session(corpus / "multi_rank_logs"), open_session(BUNDLED))
+    result = diff_runs(open_path(corpus / "multi_rank_logs"), open_path(BUNDLED))
     assert "different ranks" in result["runs"]["note"]
     assert {row["status"] for row in result["units"]} >= {"only in A"}
 

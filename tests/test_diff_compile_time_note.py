@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.analysis.figures import model_compile_s
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from cli_runner import run_cli
 from conftest import MULTI_RANK
 
@@ -25,7 +25,7 @@ def compile_line(*paths: Path) -> str:
 
 
 def measured_units(path: Path) -> int:
-    return model_compile_s(open_session(path).units)[1]
+    return model_compile_s(open_path(path).units)[1]
 
 
 @pytest.mark.skipif(not MULTI_RANK.exists(), reason="corpus multi_rank_logs not present")

@@ -15,7 +15,7 @@ from pathlib import Path
 from test_timing import CLEARLY_FASTER, QUIET, edited_copy, timed_state
 
 from inspector.core.analysis.run_diff import diff_runs
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 HELD_UP = 400  # 4,123 µs among launches of ~9 µs, as in the GPT-2 capture
 
@@ -45,7 +45,7 @@ def test_one_held_up_launch_does_not_make_a_kernel_slower_beyond_noise(tmp_path)
     a = edited_copy(tmp_path / "a", **timing)
     b = edited_copy(tmp_path / "b", **timing)
     _hold_up_one_launch(b, "aten::addmm")
-    rows = diff_runs(open_session(a), open_session(b))["kernels"]["time_deltas"]
+    rows = diff_runs(open_path(a), open_path(b))["kernels"]["time_deltas"]
     held = max(rows, key=lambda row: row["us_b"] / row["us_a"])
     assert held["kernel"] == "extern_kernels.addmm" and held["us_b"] > 10 * held["us_a"]
     change = held["change"]

@@ -64,9 +64,10 @@ def test_opening_another_run_ends_the_comparison_and_says_which(qtbot, window, n
     assert diff.labels[0].full_text == "A" and not diff.run.toPlainText()
     diff.step(1)  # nothing to step through: no error
     # a comparison of the previous run that finishes after the new one opened is not shown either
+    from inspector.core.readers.sources import detect
     from inspector.gui.qt_session_model import load_session
 
-    late = load_session(CUDA_LOG)
+    late = load_session(detect(CUDA_LOG))
     diff.set_sessions(bundled.analysis, late.analysis)
     assert diff.pages.currentWidget() is diff.guidance and diff.a is None
     assert "was opened while B was being read, so the comparison of A: " in _plain(diff.guidance.text())

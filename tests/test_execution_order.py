@@ -23,7 +23,7 @@ from conftest import ROOT, SCENARIOS
 from fuzz_cases import fix_md5, split_records
 from inspector.core.analysis.divergence_rules import session_rank_report
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 CALLS = ("[0/0]", "[1/0]", "[0/0]", "[1/0]")  # two steps, two compiled functions each
 
@@ -43,7 +43,7 @@ def jobs(tmp_path_factory, inductor_cache) -> dict[str, Path]:
 
 
 def _report(folder: Path):
-    return session_rank_report(open_session(folder))
+    return session_rank_report(open_path(folder))
 
 
 def _findings(report, kind: str) -> list:
@@ -70,7 +70,7 @@ def test_each_rank_keeps_the_order_its_graphs_ran_in(jobs):
         functions = {unit.compile_id: unit.function for unit in figures.unit_prints}
         first = "plain" if figures.rank == 2 else "reduce_then_scale"  # rank 2 compiled `plain` first
         assert functions["[0/0]"] == first
-    per_rank = summarize(open_session(jobs["reordered"]))["per_rank"]
+    per_rank = summarize(open_path(jobs["reordered"]))["per_rank"]
     assert [row["executed"] for row in per_rank["figures"]] == [list(CALLS)] * 3
 
 

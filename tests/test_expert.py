@@ -20,7 +20,7 @@ from inspector.core.analysis.recompile_groups import guarded_value, recompile_gr
 from inspector.core.analysis.recompile_limit import recompile_limit
 from inspector.core.analysis.slowness import slowness
 from inspector.core.readers.graph_break_registry import BUNDLED, REGISTRY_FILE, find_registry, read_registry
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_SESSION = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -91,7 +91,7 @@ def test_a_damaged_registry_is_skipped_not_fatal(tmp_path):
 # --- break types ----------------------------------------------------------------------------------
 
 def test_bundled_capture_gb_ids_equal_torchs_counters():
-    session = open_session(BUNDLED_SESSION)
+    session = open_path(BUNDLED_SESSION)
     typed = site_types(session)
     assert {match.gb_id for _, match in typed} == torch_gb_ids(session.results.counters) == {"GB0170", "GB0025"}
     by_line = {site.breaks[0].location.line: match for site, match in typed}
@@ -101,7 +101,7 @@ def test_bundled_capture_gb_ids_equal_torchs_counters():
 
 def test_without_the_link_the_type_name_finds_the_same_id():
     """Logs of torch < 2.9 have no link: the break type's name must still find its registry entry."""
-    session = open_session(BUNDLED_SESSION)
+    session = open_path(BUNDLED_SESSION)
     registry = session_registry(session)
     for brk in session.breaks:
         with_link = break_type(brk, registry)
@@ -119,14 +119,14 @@ def test_older_torch_wording_is_typed_by_the_break_kind():
     text = "Graph break in user code at /m.py:19\nGraph Break Reason: generic_jump TensorVariable()\n"
     parsed = parse_break_reason(text)
     brk = GraphBreak(None, parsed.reason, None, parsed.explanation, parsed.hints, kind=parsed.kind, text=text)
-    match = break_type(brk, session_registry(open_session(BUNDLED_SESSION)))
+    match = break_type(brk, session_registry(open_path(BUNDLED_SESSION)))
     assert (match.gb_id, match.matched_by) == ("GB0170", "break kind")
 
 
 # --- recompile groups -----------------------------------------------------------------------------
 
 def test_corpus_recompiles_group_into_one_cause_per_rank(corpus):
-    session = open_session(MULTI_RANK)
+    session = open_path(MULTI_RANK)
     groups = recompile_groups(session)
     artifacts = sum(1 for unit in session.units if unit.recompile)
     assert sum(group.count for group in groups) == artifacts
@@ -141,7 +141,7 @@ def test_corpus_recompiles_group_into_one_cause_per_rank(corpus):
 # --- slowness -------------------------------------------------------------------------------------
 
 def test_bundled_capture_call_time_is_attributed():
-    session = open_session(BUNDLED_SESSION)
+    session = open_path(BUNDLED_SESSION)
     slow = slowness(session)
     profile = session.results.profile["compiled"]
     assert slow.call_us == pytest.approx(profile.wall_s * 1e6 / profile.runs)
@@ -154,7 +154,7 @@ def test_bundled_capture_call_time_is_attributed():
 
 
 def test_a_log_without_profile_says_what_is_missing(corpus):
-    slow = slowness(open_session(MULTI_RANK))
+    slow = slowness(open_path(MULTI_RANK))
     assert slow.call_us is None and "no profile" in slow.note
 
 
@@ -166,7 +166,7 @@ def recompile_run(tmp_path_factory, inductor_cache):
 
 
 def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompile_run):
-    session = open_session(recompile_run.trace_dir)
+    session = open_path(recompile_run.trace_dir)
     from_torch = torch_recompiles(recompile_run.torch_logs)
     assert our_recompiles(session) == from_torch == Counter({("scale", "x", "dtype"): 3,
                                                              ("decode_step", "ids", "size dim 1"): 2})
@@ -185,7 +185,7 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
 
 
 def test_traced_run_gb_ids_and_recompiles_equal_torchs(breaks_run):
-    session = open_session(breaks_run.trace_dir)
+    session = open_path(breaks_run.trace_dir)
     assert {m.gb_id for _, m in site_types(session)} == torch_gb_ids(breaks_run.counters, breaks_run.torch_logs)
     assert our_recompiles(session) == torch_recompiles(breaks_run.torch_logs)
 
@@ -193,7 +193,7 @@ def test_traced_run_gb_ids_and_recompiles_equal_torchs(breaks_run):
 def test_every_example_capture_keeps_the_registry_and_agrees_with_torch(captured_examples):
     for name, folder in captured_examples.items():
         assert (folder / REGISTRY_FILE).is_file(), name
-        session = open_session(folder)
+        session = open_path(folder)
         registry = session_registry(session)
         assert registry.source == "session", name
         logs = (folder / "stderr.txt").read_text()

@@ -13,7 +13,7 @@ from conftest import SCENARIOS, open_and_wait, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def aoti_run(tmp_path_factory, inductor_cache):
 
 def test_an_aotinductor_log_is_a_unit_with_its_graphs_code_and_kernels(aoti_run):
     run, facts = aoti_run
-    session = open_session(run.trace_dir)
+    session = open_path(run.trace_dir)
     assert len(session.units) == 1
     unit = session.units[0]
     assert str(unit.compile_id) == "[-/-]" and unit.function == "aoti_compile_and_package"
@@ -45,7 +45,7 @@ def test_an_aotinductor_log_is_a_unit_with_its_graphs_code_and_kernels(aoti_run)
 
 def test_the_summary_and_the_app_show_it(aoti_run, qtbot, window):
     run, facts = aoti_run
-    analysis = SessionAnalysis(open_session(run.trace_dir))
+    analysis = SessionAnalysis(open_path(run.trace_dir))
     summary = summarize(analysis)
     assert summary["kernels"]["by_kind"]["cpp"] == len(facts["kernels"])
     text = render_text(summary)
@@ -81,7 +81,7 @@ KIND_OF = {"DATA_DEPENDENT_ERROR": "data_dependent", "MISSING_FAKE_KERNEL": "mis
 
 def test_a_draft_export_log_reports_each_issue_torch_reported(draft_run):
     run, failures = draft_run
-    analysis = SessionAnalysis(open_session(run.trace_dir))
+    analysis = SessionAnalysis(open_path(run.trace_dir))
     found = analysis.export_issues
     assert sorted((KIND_OF[f["type"]], f["expr"] or f["op"]) for f in failures) == \
         sorted((finding.issue.kind, finding.issue.subject) for finding in found)
@@ -104,7 +104,7 @@ def test_export_issues_reach_every_output_and_the_gate(draft_run, tmp_path):
     import sys
 
     run, failures = draft_run
-    summary = summarize(SessionAnalysis(open_session(run.trace_dir)))
+    summary = summarize(SessionAnalysis(open_path(run.trace_dir)))
     text = render_text(summary)
     assert f"Export issues: {len(failures)}" in text and "torch._check(total > 2)" in text
     sarif = tmp_path / "export.sarif"

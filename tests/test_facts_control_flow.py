@@ -13,7 +13,7 @@ from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles(?:_verbose)?\] "
                           r"Recompiling function (?P<fn>\S+) in (?P<file>\S+):")
@@ -33,7 +33,7 @@ def launches_in(code: str) -> int:
 
 
 def test_kernels_of_cond_and_while_loop_subgraphs_are_counted(run):
-    session = open_session(run.trace_dir)
+    session = open_path(run.trace_dir)
     [model] = [unit for unit in session.units if unit.function == "forward"]
     [code] = model.output_code
     assert re.search(r"^def true_graph_0\(args\):", code.text, re.M)  # the subgraphs Inductor wrote
@@ -50,7 +50,7 @@ def test_compiles_torch_started_for_eager_calls_are_marked_and_get_no_dynamic_tr
     logged = {m["id"]: (m["fn"], m["file"]) for m in map(_RECOMPILING.search, run.torch_logs.splitlines()) if m}
     assert ("_cond_op_wrapper", ) == tuple({fn for fn, _ in logged.values()})
     assert all("/torch/_higher_order_ops/" in file for _, file in logged.values())
-    session = open_session(run.trace_dir)
+    session = open_path(run.trace_dir)
     summary = summarize(SessionAnalysis(session))
     triggered = {unit["compile_id"]: unit.get("triggered_by") for unit in summary["units"]}
     model = next(unit["compile_id"] for unit in summary["units"] if unit["function"] == "forward")

@@ -15,7 +15,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.break_reasons import counted_by_torch
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 TORCH_LOGS = "graph_breaks,recompiles,recompiles_verbose,dynamic"
 CHAINED_BREAK = "\n\n*** While handling this graph break, another graph break occurred: ***\n\n"  # torch's words
@@ -40,7 +40,7 @@ def _line_of(script: str, code: str) -> int:
 
 
 def _text(run) -> str:
-    return render_text(summarize(SessionAnalysis(open_session(run.trace_dir))))
+    return render_text(summarize(SessionAnalysis(open_path(run.trace_dir))))
 
 
 def test_a_chained_break_is_one_event_as_torch_counts_it(traced):
@@ -50,7 +50,7 @@ def test_a_chained_break_is_one_event_as_torch_counts_it(traced):
     first, chained = sorted(run.counters["unimplemented"], key=len)
     assert chained.startswith(first + CHAINED_BREAK) and "gb7000" in chained
     logged = re.findall(r"\[__graph_breaks\] Graph break in user code at (\S+)", run.torch_logs)
-    session = open_session(run.trace_dir)
+    session = open_path(run.trace_dir)
     assert len(session.breaks) == len(logged) == 1
     torch_breaks, skips = counted_by_torch(run.counters)
     assert (torch_breaks, skips) == (1, {})
@@ -69,7 +69,7 @@ def test_a_break_in_a_loop_says_the_frame_was_skipped_and_how_to_fix_it(traced):
     assert "Skip inlining `torch.compiler.disable()`d function" in attention
     assert f"facts_disabled_in_loop.py:{line} `self.log_stats(x)`" in attention
     assert "move `self.log_stats(x)` out of the loop" in attention
-    types = summarize(SessionAnalysis(open_session(run.trace_dir)))["break_types"]["sites"]
+    types = summarize(SessionAnalysis(open_path(run.trace_dir)))["break_types"]["sites"]
     assert [site["type"]["gb_id"] for site in types] == ["GB0099"]
     assert types[0]["type"]["chained"] == [
         "GB7000 graph break in loop: torch skipped the whole frame, which runs eagerly"]

@@ -15,7 +15,7 @@ from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 _VERBOSE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles_verbose\]\s+- (?P<against>\d+/\d+): "
                       r"(?P<guard>.+?)(?:\s+#.*)?$")
@@ -41,7 +41,7 @@ def torch_failures(torch_logs: str) -> dict[str, list[tuple[str, str]]]:
 def test_every_failed_guard_is_named_and_the_newest_graphs_failure_is_the_cause(run):
     failures = torch_failures(run.torch_logs)
     assert any(len(listed) > 1 for listed in failures.values())  # recompiles that failed several graphs' guards
-    groups = recompile_groups(open_session(run.trace_dir))
+    groups = recompile_groups(open_path(run.trace_dir))
     by_unit = {str(unit.compile_id): group for group in groups for unit in group.units}
     assert set(by_unit) == {f"[{compile_id}]" for compile_id in failures}
     for compile_id, listed in failures.items():
@@ -53,14 +53,14 @@ def test_every_failed_guard_is_named_and_the_newest_graphs_failure_is_the_cause(
         assert newest_guard.startswith(group.subject + " ") or group.subject in newest_guard
         if len(listed) > 1:
             assert "torch names only the first failed guard of each earlier graph" in group.diagnosis
-    text = render_text(summarize(SessionAnalysis(open_session(run.trace_dir))))
+    text = render_text(summarize(SessionAnalysis(open_path(run.trace_dir))))
     assert all(f"    guards failed: {line}" in text for group in groups for line in group.failed)
 
 
 def test_a_float_made_symbolic_shows_the_value_it_changed_to(run):
     symbols = {m["source"]: (m["symbol"], m["value"]) for m in map(_SYMBOL.search, run.torch_logs.splitlines()) if m}
     symbol, new = symbols["L['self'].scale"]
-    [scale] = [group for group in recompile_groups(open_session(run.trace_dir)) if group.subject == "self.scale"]
+    [scale] = [group for group in recompile_groups(open_path(run.trace_dir)) if group.subject == "self.scale"]
     assert scale.history == ["1.0", new] == ["1.0", "0.5"]
     assert f"symbolic ({symbol})" in scale.diagnosis and "later values reuse that graph" in scale.diagnosis
     assert "Python ints" not in scale.fix
@@ -70,7 +70,7 @@ def test_a_module_list_index_is_said_to_stay_specialised_and_gets_no_tensor_advi
     refined = {m["symbol"] for m in map(_REFINED.search, run.torch_logs.splitlines()) if m}
     symbols = {m["source"]: m["symbol"] for m in map(_SYMBOL.search, run.torch_logs.splitlines()) if m}
     assert symbols["L['which']"] in refined  # torch made `which` symbolic, then a constant again
-    [which] = [group for group in recompile_groups(open_session(run.trace_dir)) if group.subject == "which"]
+    [which] = [group for group in recompile_groups(open_path(run.trace_dir)) if group.subject == "which"]
     assert "later values reuse that graph" not in which.diagnosis
     assert "made it a constant again" in which.diagnosis
     assert "`x = self.heads[which](x) * self.scale`" in which.diagnosis
@@ -80,7 +80,7 @@ def test_a_module_list_index_is_said_to_stay_specialised_and_gets_no_tensor_advi
 def test_a_bool_flag_gets_no_int_advice(run):
     assert any(guard.startswith("self.use_relu == True") for listed in torch_failures(run.torch_logs).values()
                for _, guard in listed)
-    [flag] = [group for group in recompile_groups(open_session(run.trace_dir)) if group.subject == "self.use_relu"]
+    [flag] = [group for group in recompile_groups(open_path(run.trace_dir)) if group.subject == "self.use_relu"]
     assert flag.history == ["True", "False"]
     assert "It is a bool" in flag.diagnosis
     assert "Python ints" not in flag.fix and "automatic_dynamic_shapes" not in flag.fix
@@ -91,7 +91,7 @@ def test_a_local_of_a_resume_function_gets_no_mark_dynamic_on_it(run):
     listed = torch_failures(run.torch_logs)
     assert any(guard.startswith("tensor 'logits' size mismatch at index 1") for failures in listed.values()
                for _, guard in failures)
-    [logits] = [group for group in recompile_groups(open_session(run.trace_dir)) if group.subject == "logits"]
+    [logits] = [group for group in recompile_groups(open_path(run.trace_dir)) if group.subject == "logits"]
     assert logits.function.startswith("torch_dynamo_resume_in_score_at_")
     assert "mark_dynamic(logits" not in logits.fix and "No call of yours can mark `logits`" in logits.fix
     assert "local of score()" in logits.diagnosis

@@ -14,7 +14,7 @@ import pytest
 from conftest import SCENARIOS, capture, run_traced
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +91,7 @@ def counter_entries(counters: dict) -> dict[str, int]:
 
 
 def summary_of(path: Path) -> tuple[dict, str]:
-    summary = json.loads(json.dumps(summarize(open_session(path))))  # as --json writes it
+    summary = json.loads(json.dumps(summarize(open_path(path))))  # as --json writes it
     return summary, render_text(summary)
 
 
@@ -143,7 +143,7 @@ def test_generator_skips_are_not_counted_as_breaks_against_torchs_counters(libra
 
 def test_a_tensorify_restart_is_an_attempt_not_a_break(restart_run):
     assert not counter_entries(restart_run.counters) and not torch_logged_breaks(restart_run.torch_logs)
-    session = open_session(restart_run.trace_dir)
+    session = open_path(restart_run.trace_dir)
     restarted = [unit for unit in session.units if "TensorifyScalarRestartAnalysis" in " ".join(unit.restart_reasons)]
     assert restarted, "torch should have restarted analysis to specialise the float"
     summary, text = summary_of(restart_run.trace_dir)
@@ -156,7 +156,7 @@ def test_a_tensorify_restart_is_an_attempt_not_a_break(restart_run):
 
 
 def test_fallbacks_keep_the_root_cause_and_every_unit_is_named(fallbacks_run):
-    session = open_session(fallbacks_run.trace_dir)
+    session = open_path(fallbacks_run.trace_dir)
     failed = {unit.function: unit for unit in session.units if unit.fail_type}
     backend = failed["wave"]
     cause = backend.fail_reason.split("\n")[1].strip()  # torch's line after "backend='broken_backend' raised:"

@@ -16,7 +16,7 @@ from inspector.core.analysis.recompile_groups import recompile_groups
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+) in ")
 _GUARD = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\]\s+- (?P<against>\d+/\d+): (?P<guard>.+)$")
@@ -66,7 +66,7 @@ def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     logged = torch_recompiles(run.torch_logs)
     assert [(function, _SIZE.search(guard).group("name", "dim", "old", "new")) for _, function, guard in logged] == [
         ("wrapper", ("args[0]", "1", "8", "16")), ("wrapper", ("args[0]", "0", "4", "6"))]
-    groups = recompile_groups(open_session(run.trace_dir))
+    groups = recompile_groups(open_path(run.trace_dir))
     assert [(g.subject, g.aspect, g.history) for g in groups] == [("args[0]", "size dim 1", ["8", "16"]),
                                                                    ("args[0]", "size dim 0", ["4", "6"])]
     gpt2, pair = groups
@@ -82,7 +82,7 @@ def test_inputs_behind_args_wrappers_are_named_as_the_user_wrote_them(traced):
     symbols = torch_symbols(run.torch_logs)
     compile_id, symbol = symbols["L['args'][0].size()[1]"]
     assert f"The recompile [{compile_id}] made `input_ids` dim 1 symbolic ({symbol})" in gpt2.diagnosis
-    text = render_text(summarize(SessionAnalysis(open_session(run.trace_dir))))
+    text = render_text(summarize(SessionAnalysis(open_path(run.trace_dir))))
     assert "fix: Mark the dim dynamic before the first call: `torch._dynamo.mark_dynamic(input_ids, 1)`" in text
 
 
@@ -91,7 +91,7 @@ def test_a_model_compiled_through_a_library_decorator_is_named_by_its_forward(tr
     (transformers/utils/generic.py): the unit is listed as the model's `forward` at its own line, via
     the wrapper; the user's own decorator (`logged`) is the user's code and keeps its name."""
     pytest.importorskip("transformers")
-    session = open_session(traced("wrapper").trace_dir)
+    session = open_path(traced("wrapper").trace_dir)
     summary = summarize(session)
     by_wrapper = {unit["location"].rpartition("/")[2]: unit for unit in summary["units"]}
     gpt2 = next(unit for where, unit in by_wrapper.items() if where.startswith("generic.py:"))
@@ -109,7 +109,7 @@ def test_a_data_dependent_size_gets_the_fix_for_data_dependent_sizes(traced):
     [(_, function, guard)] = torch_recompiles(run.torch_logs)
     assert function == "torch_dynamo_resume_in_pick_positive_at_8"
     name, old, new = _SIZE.search(guard).group("name", "old", "new")
-    [group] = recompile_groups(open_session(run.trace_dir))
+    [group] = recompile_groups(open_path(run.trace_dir))
     assert (group.function, group.subject, group.history) == (function, name, [old, new])
     assert (name, old, new) == ("___stack0", "3", "5")
     assert group.diagnosis.startswith("`rows` (Dynamo's `___stack0`) got a new size in dim 0 (3 → 5), a size that "
@@ -126,7 +126,7 @@ def test_a_python_value_with_guard_comments_is_one_group_with_its_history(traced
     assert [function for _, function, _ in logged] == [f"torch_dynamo_resume_in_forward_at_{line}"] * 2 + ["repeat"]
     assert all("# depth = len(inspect.stack())" in guard for _, _, guard in logged[:2])
     depths = re.search(r"depths seen by the compiled code: (.+)", run.torch_logs)[1].split()
-    session = open_session(run.trace_dir)
+    session = open_path(run.trace_dir)
     # torch's guards as it logged them: its comments kept, the user stack trace after them not glued on
     assert {(str(r.compile_id), f"{g.against}: {g.guard}") for r in session.recompiles for g in r.failed_guards} \
         == torch_guards(run.torch_logs)
@@ -149,7 +149,7 @@ def test_automatic_dynamic_is_stated_from_the_create_symbol_record(traced, tmp_p
     [(compile_id, _, guard)] = torch_recompiles(run.torch_logs)
     symbol = torch_symbols(run.torch_logs)["L['x'].size()[0]"]
     assert symbol[0] == compile_id
-    [group] = recompile_groups(open_session(run.trace_dir))
+    [group] = recompile_groups(open_path(run.trace_dir))
     assert group.history == list(_SIZE.search(guard).group("old", "new"))
     assert f"The recompile [{compile_id}] made `x` dim 0 symbolic ({symbol[1]}): automatic dynamic" in group.diagnosis
     assert "usually" not in group.diagnosis
@@ -159,7 +159,7 @@ def test_automatic_dynamic_is_stated_from_the_create_symbol_record(traced, tmp_p
     for log in stripped.glob("*.log"):
         log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
                                if '{"create_symbol"' not in line))
-    [hedged] = recompile_groups(open_session(stripped))
+    [hedged] = recompile_groups(open_path(stripped))
     assert "Dynamo usually makes the dim symbolic" in hedged.diagnosis and "symbolic (s" not in hedged.diagnosis
 
 
@@ -169,7 +169,7 @@ def test_functions_sharing_a_wrapper_frame_are_one_cause_with_the_fix_for_it(tra
     assert [function for _, function, _ in logged] == ["wrapper", "wrapper"]
     pinned = {re.search(r"___check_obj_id\((fn\.__code__), (\d+)\)", guard).groups() for _, _, guard in logged}
     assert len(pinned) == 2 and {name for name, _ in pinned} == {"fn.__code__"}  # one guard, two code objects
-    [group] = recompile_groups(open_session(run.trace_dir))
+    [group] = recompile_groups(open_path(run.trace_dir))
     assert (group.subject, group.aspect, group.count) == ("fn.__code__", "object identity", 2)
     assert "wrapper() ran with a different `fn` (2 times)" in group.diagnosis
     assert "share its recompile limit" in group.diagnosis and "`torch.compile(fn)` inside the decorator" in group.fix
@@ -181,7 +181,7 @@ def test_keyword_inputs_and_module_buffers_get_advice_that_torch_confirms(traced
     names = [_SIZE.search(guard).group("name", "old", "new") for _, _, guard in logged]
     assert names == [("kwargs['batch']", "4", "6"), ("self._modules['store']._buffers['keys']", "2", "3"),
                      ("self._modules['store']._buffers['keys']", "3", "4")]
-    groups = {group.subject: group for group in recompile_groups(open_session(run.trace_dir))}
+    groups = {group.subject: group for group in recompile_groups(open_path(run.trace_dir))}
     batch, keys = groups["kwargs['batch']"], groups["self._modules['store']._buffers['keys']"]
     assert (batch.count, batch.history, keys.count, keys.history) == (1, ["4", "6"], 2, ["2", "3", "4"])
     assert batch.diagnosis.startswith("`batch` (Dynamo calls it `kwargs['batch']`: the keyword argument `batch`")

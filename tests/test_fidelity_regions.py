@@ -16,7 +16,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
@@ -36,7 +36,7 @@ def _trace_events(session) -> list[dict]:
 
 
 def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_regions(regions_session):
-    analysis = SessionAnalysis(open_session(regions_session))
+    analysis = SessionAnalysis(open_path(regions_session))
     events = _trace_events(regions_session)
     steps = [event for event in events if event["name"].startswith("ProfilerStep#")]
     calls = sum(step["dur"] for step in steps)
@@ -82,7 +82,7 @@ def test_the_ceiling_of_a_broken_graph_is_its_eager_part_not_the_union_of_its_re
 
 def test_a_graph_without_breaks_states_no_ceiling_from_eager_gaps(captured_examples):
     for name, folder in captured_examples.items():
-        analysis = SessionAnalysis(open_session(folder))
+        analysis = SessionAnalysis(open_path(folder))
         if analysis.break_sites or any(unit.fail_type for unit in analysis.session.units):
             continue
         ceiling = analysis.verdict["amdahl"]
@@ -94,7 +94,7 @@ def test_a_graph_without_breaks_states_no_ceiling_from_eager_gaps(captured_examp
 
 def test_bundled_session_regions_add_up_to_the_call():
     """The bundled capture predates ProfilerStep spans in its trace: its calls come from results.json."""
-    analysis = SessionAnalysis(open_session(BUNDLED))
+    analysis = SessionAnalysis(open_path(BUNDLED))
     accounting, why = analysis.regions
     assert accounting is not None, why
     assert accounting.calls == analysis.session.results.profile["compiled"].runs
@@ -110,12 +110,12 @@ def test_a_damaged_profile_trace_leaves_the_summary_whole(tmp_path):
     shutil.copytree(BUNDLED, session)
     trace = session / "profile" / "compiled.json"
     trace.write_text(trace.read_text()[:5000])  # cut mid-event
-    analysis = SessionAnalysis(open_session(session))
+    analysis = SessionAnalysis(open_path(session))
     accounting, why = analysis.regions
     assert accounting is None and "not readable" in why
     text = render_text(summarize(analysis))
     assert "profile trace not readable" in text
-    whole = SessionAnalysis(open_session(BUNDLED)).verdict["amdahl"]  # the ceiling comes from the profile's table
+    whole = SessionAnalysis(open_path(BUNDLED)).verdict["amdahl"]  # the ceiling comes from the profile's table
     assert (analysis.verdict["amdahl"].value, analysis.verdict["amdahl"].source) == (whole.value, whole.source)
 
 
@@ -125,7 +125,7 @@ def training_run(tmp_path_factory, inductor_cache):
 
 
 def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_run):
-    session = open_session(training_run.trace_dir)
+    session = open_path(training_run.trace_dir)
     analysis = SessionAnalysis(session)
     records = [json.loads(line[line.index("{"):]) for log in training_run.trace_dir.glob("*.log")
                for line in log.read_text().splitlines() if "compilation_metrics" in line[:200] and "{" in line]
@@ -158,7 +158,7 @@ def test_a_training_steps_backward_stages_and_code_are_named_backward(training_r
     and the Code pane say which is which, not `post_grad #2` / `output code #2`."""
     from conftest import open_and_wait
 
-    session = open_session(training_run.trace_dir)
+    session = open_path(training_run.trace_dir)
     for unit in session.units:
         assert {"post_grad", "post_grad (backward)", "before_post_grad_graph (backward)"} <= set(unit.graphs)
         assert not any("#" in stage for stage in unit.graphs), list(unit.graphs)

@@ -28,7 +28,7 @@ from inspector.core.outputs.summary import finite, summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.safe_files import read_source
 from inspector.core.readers.session_bundle import UnsafeBundle
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.sources import NotCompileOutput
 
 SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
@@ -94,7 +94,7 @@ def _on_alarm(_signum, _frame):
 def exercise(path: Path, with_diff: bool) -> list[str]:
     """Everything the CLI and the views compute from `path`; returns every text a user could see."""
     try:
-        session = open_session(path)
+        session = open_path(path)
     except REFUSALS as error:
         return [str(error)]
     analysis = SessionAnalysis(session)

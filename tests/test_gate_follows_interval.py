@@ -24,7 +24,7 @@ from inspector.core.history.alerts import speed_against
 from inspector.core.history.run_record import record_of
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +56,7 @@ def check_line(done: subprocess.CompletedProcess, name: str) -> str:
 
 def test_min_speedup_passes_an_interval_that_spans_1_but_lies_wholly_above_the_floor(tmp_path):
     session = edited_copy(tmp_path / "around", **timed_state(AROUND_1, QUIET))
-    speedup = SessionAnalysis(open_session(session)).speedup
+    speedup = SessionAnalysis(open_path(session)).speedup
     assert speedup.state == INCONCLUSIVE and speedup.low < 1 < speedup.high  # the case the gate got wrong
     for floor in (0.5, speedup.high * 1.2, 1.0):
         expected = gate_word(speedup.low, speedup.high, floor)
@@ -69,7 +69,7 @@ def test_min_speedup_passes_an_interval_that_spans_1_but_lies_wholly_above_the_f
 def test_baseline_gate_passes_when_the_whole_ratio_interval_clears_the_floor(tmp_path):
     base = edited_copy(tmp_path / "base", **timed_state(STEADY_BASE, QUIET))
     run = edited_copy(tmp_path / "run", **timed_state(NOISY_RUN, QUIET))
-    comparison = run_comparison(SessionAnalysis(open_session(base)), SessionAnalysis(open_session(run)))
+    comparison = run_comparison(SessionAnalysis(open_path(base)), SessionAnalysis(open_path(run)))
     assert comparison.state == INCONCLUSIVE and 0.9 <= comparison.low < 1 < comparison.high  # the reported case
     done = run_cli("check", str(run), "--baseline", str(base))
     expected = gate_word(comparison.low, comparison.high, 0.9)
@@ -87,7 +87,7 @@ def test_baseline_gate_passes_when_the_whole_ratio_interval_clears_the_floor(tmp
 def test_an_interval_wider_than_max_width_gates_nothing_even_above_the_floor(tmp_path):
     wide = [(e * 1e-3, 1e-3) for e in (1.2, 6.8, 60, 1.15, 7, 57, 6.5, 1.22, 6.9, 58, 6.6, 1.18)]
     session = edited_copy(tmp_path / "wide", **timed_state(wide, QUIET))
-    speedup = SessionAnalysis(open_session(session)).speedup
+    speedup = SessionAnalysis(open_path(session)).speedup
     assert speedup.low >= 0.5 and speedup.high / speedup.low > MAX_WIDTH
     done = run_cli("check", str(session), "--min-speedup", "0.5")
     assert check_line(done, "min-speedup").startswith("INCONCLUSIVE") and done.returncode == 4
@@ -117,7 +117,7 @@ def test_a_run_against_itself_without_an_interval_is_no_difference_and_gates_not
 def test_no_gate_passes_on_a_point_without_an_interval(tmp_path):
     """`--min-speedup` and `--baseline` on a capture without an interval: whichever way its point lies
     against the floor, INCONCLUSIVE with exit 4 and the reason (the point alone used to PASS)."""
-    assert not SessionAnalysis(open_session(BUNDLED)).speedup.has_interval
+    assert not SessionAnalysis(open_path(BUNDLED)).speedup.has_interval
     for floor in (0.1, 0.5):  # the point, 0.302×, above then below the floor
         done = run_cli("check", str(BUNDLED), "--min-speedup", str(floor))
         line = check_line(done, "min-speedup")
@@ -133,7 +133,7 @@ def test_no_gate_passes_on_a_point_without_an_interval(tmp_path):
 
 def test_too_few_rounds_gate_nothing_even_far_above_the_floor(tmp_path):
     few = edited_copy(tmp_path / "few", **timed_state(STEADY_BASE[:2], QUIET))
-    speedup = SessionAnalysis(open_session(few)).speedup
+    speedup = SessionAnalysis(open_path(few)).speedup
     assert speedup.state == INCONCLUSIVE and speedup.value > 1.5  # S = 2 from 2 rounds
     done = run_cli("check", str(few), "--min-speedup", "0.5")
     line = check_line(done, "min-speedup")
@@ -143,15 +143,15 @@ def test_too_few_rounds_gate_nothing_even_far_above_the_floor(tmp_path):
 def test_two_older_captures_apart_state_no_direction_and_modes_names_no_fastest(tmp_path):
     a = older_capture(tmp_path, "a", 2e-4, 1e-4)
     b = older_capture(tmp_path, "b", 2e-4, 1.5e-4)
-    comparison = run_comparison(SessionAnalysis(open_session(a)), SessionAnalysis(open_session(b)))
+    comparison = run_comparison(SessionAnalysis(open_path(a)), SessionAnalysis(open_path(b)))
     assert not comparison.has_interval and comparison.state == INCONCLUSIVE
     assert "no interval: older capture" in run_cli("diff", str(a), str(b)).stdout
     best = fastest(compare_modes({"default": a, "max-autotune": b}))
     assert best.mode is None and "No mode is measurably fastest" in best.text
     # one older capture alone keeps its direction; at S = 1.0 it is no measurable difference
-    assert SessionAnalysis(open_session(a)).speedup.state == FASTER
-    assert SessionAnalysis(open_session(older_capture(tmp_path, "even", 1e-4, 1e-4))).speedup.state == NO_DIFFERENCE
-    assert SessionAnalysis(open_session(BUNDLED)).speedup.state == SLOWER  # 0.302×
+    assert SessionAnalysis(open_path(a)).speedup.state == FASTER
+    assert SessionAnalysis(open_path(older_capture(tmp_path, "even", 1e-4, 1e-4))).speedup.state == NO_DIFFERENCE
+    assert SessionAnalysis(open_path(BUNDLED)).speedup.state == SLOWER  # 0.302×
 
 
 def test_modes_names_the_mode_with_the_shorter_compiled_call_not_the_higher_speedup(tmp_path):
@@ -179,7 +179,7 @@ def test_history_speed_gates_nothing_without_an_interval(tmp_path):
     """`check --history`'s speed check reads the same rule: against a run without an interval it is
     INCONCLUSIVE, never PASS on the point."""
     def record(path: Path, when: float):
-        session = open_session(path)
+        session = open_path(path)
         return record_of(session, Summary.from_state(session_summary(session)), path.name, when)
 
     latest = record(BUNDLED, time.time() - 60)  # 0.302×, no interval

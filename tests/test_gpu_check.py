@@ -68,11 +68,11 @@ def test_cpu_dry_run_proves_the_pipeline(tmp_path, compiles):
     assert "PASS" in (out / "gpu_check.txt").read_text(encoding="utf-8")
 
     # the sessions come back as bundles our reader opens (a device machine returns at most 8 files)
-    from inspector.core.readers.session_loader import close_session, open_session
+    from inspector.core.readers.session_loader import close_session, open_path
 
     for name in ("session_default", "session_reduce_overhead"):
         assert report["files"][name]["bundle"] == f"{name}.tcinspect"
-        session = open_session(out / f"{name}.tcinspect")
+        session = open_path(out / f"{name}.tcinspect")
         try:
             assert session.kind == "capture" and session.complete and session.units
         finally:
@@ -129,10 +129,10 @@ def test_cuda_timing_and_memory_read_as_the_runner_writes_them():
 
 
 def test_cuda_kernels_found_in_a_real_cuda_log(corpus):
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
 
     checks = _checks()
-    session = open_session(corpus / "inductor_provenance_jit_cuda_log.txt")
+    session = open_path(corpus / "inductor_provenance_jit_cuda_log.txt")
     check = checks.Check("kernels")
     checks.check_kernels(check, session, "cuda")
     assert check.status == "PASS", check.reason

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from inspector.core.analysis.kernel_index import kernels_by_node  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import all_group_keys, build_groups, stage_paths  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -44,7 +44,7 @@ def llama_log() -> Path:
 
 
 def _paths(log: Path, stage: str):
-    unit = open_session(log).units[0]
+    unit = open_path(log).units[0]
     graph = unit.graphs[stage].graph
     return unit, graph, stage_paths({name: g.graph for name, g in unit.graphs.items()}, stage)
 

@@ -17,7 +17,7 @@ from inspector.core.analysis.break_map import CompiledRegion, Gap, break_map  # 
 from inspector.core.model.fx_graph_text import parse_fx_graph  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import build_groups, module_path, node_paths, visible_graph  # noqa: E402
 from inspector.core.graphs.graph_layout import dot_program, layout  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.core.analysis.module_stacks import module_stacks  # noqa: E402
 from inspector.gui.views.graph import qt_graph_export, qt_graph_layers, qt_graph_overlays  # noqa: E402
 
@@ -79,7 +79,7 @@ def test_folded_modules_open_and_search_reveals_inside(qtbot, window, captured_e
 
 
 def test_identical_blocks_share_one_cached_layout(captured_examples):
-    unit = open_session(captured_examples["tiny_decoder"]).units[0]
+    unit = open_path(captured_examples["tiny_decoder"]).units[0]
     graph = unit.graphs["dynamo"].graph
     root = build_groups(graph, node_paths(graph, module_stacks(unit)))
     sizes = []
@@ -92,7 +92,7 @@ def test_identical_blocks_share_one_cached_layout(captured_examples):
 
 
 def test_break_map_shows_regions_and_breaks_in_program_order():
-    rows = break_map(open_session(BUNDLED))
+    rows = break_map(open_path(BUNDLED))
     assert len(rows) == 2
     first = rows[0]
     assert [type(part).__name__ for part in first] == ["CompiledRegion", "Gap"] * 2 + ["CompiledRegion"]

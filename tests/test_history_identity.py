@@ -26,7 +26,7 @@ from inspector.core.history.run_record import UNKNOWN_HOST, record_of, run_ident
 from inspector.core.history.run_store import open_store
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import close_session, open_session
+from inspector.core.readers.session_loader import close_session, open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -81,7 +81,7 @@ def test_a_capture_keeps_its_commit_and_host_and_the_history_takes_them_from_it(
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["host"]["node"], manifest["git_commit"] = "trainer-7", "a1" * 20
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    session = open_session(copy)
+    session = open_path(copy)
     run = record_of(session, Summary.from_state(session_summary(session)), "id", time.time())
     assert (run.host, run.git_commit) == ("trainer-7", "a1" * 20)
 
@@ -94,14 +94,14 @@ def test_one_bundle_opened_twice_is_one_run(tmp_path):
     store = str(tmp_path / "history.sqlite")
     kept = []
     for _ in range(2):  # each open extracts the bundle into a new temporary folder
-        session = open_session(bundle)
+        session = open_path(bundle)
         try:
             kept.append(record_run(session, session_summary(session), store, force=True))
         finally:
             close_session(session)
     assert kept[0].new and not kept[1].new and kept[1].run.run_id == kept[0].run.run_id
-    moved = open_session(shutil.copytree(BUNDLED, tmp_path / "moved"))  # the folder copied elsewhere
-    assert run_identity(moved) == run_identity(open_session(BUNDLED)) == kept[0].run.identity
+    moved = open_path(shutil.copytree(BUNDLED, tmp_path / "moved"))  # the folder copied elsewhere
+    assert run_identity(moved) == run_identity(open_path(BUNDLED)) == kept[0].run.identity
     with open_store(store) as opened:
         assert len(opened.runs_of()) == 1
 
@@ -127,7 +127,7 @@ def test_check_history_keeps_a_log_written_a_moment_ago(tmp_path, data_home):
 def test_a_retried_failing_run_is_compared_with_the_last_run_that_passed(tmp_path, store_address):
     """Run #1 had no breaks; the capture (4 breaks) fails the gate; retrying the job — the same breaks
     in a new run — must fail again against run #1, not pass against the failure."""
-    capture = open_session(BUNDLED)
+    capture = open_path(BUNDLED)
     summary = Summary.from_state(session_summary(capture))
     clean = record_of(capture, summary, "clean run", time.time())
     clean = dataclasses.replace(clean, run_at=clean.run_at - 3600, sites=(), breaks=0, causes=(), recompiles=0)
@@ -136,7 +136,7 @@ def test_a_retried_failing_run_is_compared_with_the_last_run_that_passed(tmp_pat
     checks, failed = check_session(capture, summary, store_address)
     assert any(check.name == "history-breaks" and check.passed is False for check in checks)
     assert failed.run.gate == "fail"
-    retry = open_session(settled_copy(BUNDLED_LOG, tmp_path / "retry.log"))
+    retry = open_path(settled_copy(BUNDLED_LOG, tmp_path / "retry.log"))
     checks, recorded = check_session(retry, session_summary(retry), store_address)
     breaks = next(check for check in checks if check.name == "history-breaks")
     assert breaks.passed is False, breaks.reason
@@ -146,7 +146,7 @@ def test_a_retried_failing_run_is_compared_with_the_last_run_that_passed(tmp_pat
 
 
 def test_a_break_site_or_recompile_cause_moved_down_a_line_is_not_new():
-    capture = open_session(BUNDLED)
+    capture = open_path(BUNDLED)
     run = dataclasses.replace(record_of(capture, Summary.from_state(session_summary(capture)), "now", time.time()),
                               run_id=2)
     assert run.sites and run.causes
@@ -186,28 +186,28 @@ def test_a_postgresql_password_is_never_shown(address):
 def test_a_debug_folder_is_one_run_wherever_it_lies(compile_debug_run, tmp_path):
     """A TORCH_COMPILE_DEBUG folder has no single log: its identity is the content of its files."""
     folder = compile_debug_run.folder / "torch_compile_debug"
-    session = open_session(folder)
+    session = open_path(folder)
     identity = run_identity(session, settled_only=False)
     assert identity is not None
     copy = shutil.copytree(folder, tmp_path / "copied", symlinks=True)
-    assert run_identity(open_session(copy), settled_only=False) == identity
+    assert run_identity(open_path(copy), settled_only=False) == identity
 
 
 def test_a_folder_of_rank_logs_is_one_run_wherever_it_lies(corpus, tmp_path):
     folder = corpus / "multi_rank_logs"
-    identity = run_identity(open_session(folder), settled_only=False)
+    identity = run_identity(open_path(folder), settled_only=False)
     assert identity is not None
     copy = shutil.copytree(folder, tmp_path / "ranks")
-    assert run_identity(open_session(copy), settled_only=False) == identity
+    assert run_identity(open_path(copy), settled_only=False) == identity
 
 
 def test_the_triton_version_is_taken_from_torchs_compilation_metrics(tmp_path):
     """torch's compilation metrics name the Triton a compile used (empty on a machine without one)."""
-    plain = open_session(BUNDLED_LOG)
+    plain = open_path(BUNDLED_LOG)
     assert record_of(plain, Summary.from_state(session_summary(plain)), "id", time.time()).triton_version is None
     text = BUNDLED_LOG.read_text()
     assert '"triton_version": ""' in text
     log = tmp_path / "gpu.log"
     log.write_text(text.replace('"triton_version": ""', '"triton_version": "3.5.0"'))
-    session = open_session(log)
+    session = open_path(log)
     assert record_of(session, Summary.from_state(session_summary(session)), "id", time.time()).triton_version == "3.5.0"

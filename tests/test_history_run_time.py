@@ -18,7 +18,7 @@ from history_stores import data_home  # noqa: F401 (fixture)
 from inspector.core.history.run_record import record_of
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -26,7 +26,7 @@ LONG_AGO = datetime(2025, 1, 1, tzinfo=timezone.utc).timestamp()
 
 
 def run_at(path: Path) -> float:
-    session = open_session(path)
+    session = open_path(path)
     return record_of(session, Summary.from_state(session_summary(session)), "id", time.time()).run_at
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.readers.session_bundle import UnsafeBundle, extract_bundle, save_bundle
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.sources import NotCompileOutput
 from cli_runner import run_cli, run_cli_process
 
@@ -55,9 +55,9 @@ def test_a_fifo_or_device_named_like_a_log_is_skipped_and_counted(tmp_path, sess
         os.mkfifo(target)
     else:
         target.symlink_to("/dev/zero" if kind == "dev_zero" else "/dev/urandom")
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.problems.counts["unsafe_file"] == 1
-    assert len(opened.units) == len(open_session(BUNDLED).units)
+    assert len(opened.units) == len(open_path(BUNDLED).units)
     done = run_cli("summary", session)
     assert done.returncode == 0 and "left out" in done.stdout
     assert run_cli("report", session, "-o", tmp_path / "r.html").returncode == 0
@@ -75,7 +75,7 @@ def test_a_fifo_or_device_named_like_a_log_is_skipped_and_counted(tmp_path, sess
 
 def test_a_log_linked_from_outside_the_session_is_not_read(tmp_path, session, secret):
     (session / "trace" / "dedicated_log_torch_trace_rank_1.log").symlink_to(secret)
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.problems.counts["unsafe_file"] == 1
     done = run_cli("summary", session)
     assert SECRET not in done.stdout and "outside the opened folder" in done.stdout
@@ -88,7 +88,7 @@ def test_a_log_linked_from_outside_the_session_is_not_read(tmp_path, session, se
 def test_a_manifest_or_results_linked_from_outside_is_not_read(session, secret):
     (session / "results.json").unlink()
     (session / "results.json").symlink_to(secret)
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.results is None and opened.problems.counts["unsafe_file"] == 1
 
 
@@ -98,8 +98,8 @@ def test_a_manifest_or_results_linked_from_outside_is_not_read(session, secret):
 def test_a_log_with_a_bom_nuls_or_a_damaged_first_line_opens(tmp_path, damage):
     file = tmp_path / "damaged.log"
     file.write_bytes(damage + LOG.read_bytes())
-    opened = open_session(file)
-    assert len(opened.units) == len(open_session(LOG).units)
+    opened = open_path(file)
+    assert len(opened.units) == len(open_path(LOG).units)
     assert opened.problems  # the damage is counted
 
 
@@ -108,7 +108,7 @@ def test_a_file_that_is_not_a_log_is_still_refused(tmp_path, text):
     file = tmp_path / "notes.txt"
     file.write_bytes(text)
     with pytest.raises(NotCompileOutput):
-        open_session(file)
+        open_path(file)
 
 
 # --- 5: wrong-typed fields --------------------------------------------------------------------
@@ -133,9 +133,9 @@ WRONG_FIELDS = [
 @pytest.mark.parametrize("name, change", WRONG_FIELDS)
 def test_a_wrong_typed_field_is_counted_and_the_session_opens(tmp_path, session, name, change):
     _edit_json(session / name, change)
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.problems.counts["bad_field"] >= 1
-    assert len(opened.units) == len(open_session(BUNDLED).units)
+    assert len(opened.units) == len(open_path(BUNDLED).units)
     summary = run_cli("summary", session)
     assert summary.returncode == 0 and "unexpected type" in summary.stdout
     json.loads(run_cli("summary", "--json", session).stdout, parse_constant=_no_constants)
@@ -162,9 +162,9 @@ def test_deep_json_in_envelopes_payloads_manifest_and_results_is_counted(tmp_pat
     log.write_text("\n".join(lines))
     (session / "manifest.json").write_text(DEEP)
     (session / "results.json").write_text('{"eager": ' + DEEP + "}")
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.problems.counts["bad_json"] >= 3  # manifest, results, the envelope
-    assert len(opened.units) == len(open_session(BUNDLED).units)
+    assert len(opened.units) == len(open_path(BUNDLED).units)
     done = run_cli("summary", session)
     assert done.returncode == 0 and "nested too deeply" in done.stdout
     assert run_cli("report", session, "-o", tmp_path / "r.html").returncode == 0
@@ -172,7 +172,7 @@ def test_deep_json_in_envelopes_payloads_manifest_and_results_is_counted(tmp_pat
 
 def test_unknown_results_fields_nested_deep_are_left_out(session):
     _edit_json(session / "results.json", lambda r: {**r, "extra": json.loads("[" * 200 + "]" * 200)})
-    opened = open_session(session)
+    opened = open_path(session)
     assert "extra" not in opened.results.get_state() and opened.problems.counts["bad_field"] == 1
     json.loads(run_cli("summary", "--json", session).stdout)
 
@@ -188,14 +188,14 @@ def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path, corpu
     for index in range(1, 60, 3):
         cut = tmp_path / f"dedicated_log_torch_trace_{index}.log"
         cut.write_bytes(data[: len(data) * index // 60])
-        assert "Compile time" in render_text(summarize(open_session(cut)))
+        assert "Compile time" in render_text(summarize(open_path(cut)))
 
 
 def test_a_zero_stage_time_renders_without_dividing_by_zero():
     from inspector.core.outputs.summary import summarize
     from inspector.core.outputs.summary_text import render_text
 
-    summary = summarize(open_session(LOG))
+    summary = summarize(open_path(LOG))
     summary["compile_time"]["self_s"] = {stage: 0.0 for stage in summary["compile_time"]["self_s"]}
     assert "compile time" in render_text(summary).lower()
 
@@ -272,7 +272,7 @@ def test_a_link_planted_at_the_old_predictable_place_is_not_followed(tmp_path, m
     planted.unlink(missing_ok=True)
     planted.symlink_to(victim)
     try:
-        session = open_session(bundle)
+        session = open_path(bundle)
         assert session.units and not any(victim.iterdir())
     finally:
         planted.unlink()
@@ -346,10 +346,10 @@ def test_bundle_into_a_missing_folder_says_so(tmp_path):
 
 
 def test_a_closed_bundle_session_leaves_no_extracted_folder(tmp_path):
-    from inspector.core.readers.session_loader import close_session
+    from inspector.core.readers.session_loader import close_session, open_path
 
     bundle, _ = save_bundle(BUNDLED, tmp_path / "shared")
-    session = open_session(bundle)
+    session = open_path(bundle)
     folder = session.extracted_to
     assert folder is not None and (folder / "manifest.json").is_file()
     close_session(session)

@@ -21,7 +21,7 @@ from cli_runner import run_cli
 from fuzz_cases import fix_md5, split_records
 from inspector.core.analysis.export_report import export_findings
 from inspector.core.model.output_code import parse_output_code
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = next((ROOT / "resources" / "sessions" / "mlp_breaks" / "trace").glob("*.log"))
@@ -138,7 +138,7 @@ def _export_log(folder: Path, issues: int, nodes: int = 0) -> Path:
 
 
 def test_export_issues_are_read_and_placed_right(tmp_path):
-    session = open_session(_export_log(tmp_path, 3, nodes=4))
+    session = open_path(_export_log(tmp_path, 3, nodes=4))
     findings = export_findings(session)
     data = [f for f in findings if f.issue.kind == "data_dependent"]
     assert [(f.expression, f.issue.location.line) for f in data] == [("total_0 > 2", 20), ("total_1 > 2", 21),
@@ -152,17 +152,17 @@ def test_de_duplicating_export_issues_is_linear(tmp_path):
     """An issue compared with every one kept before it makes this quadratic (8,000 issues: minutes)."""
     def make(n):
         log = _export_log(tmp_path / str(n), n)
-        return lambda: open_session(log)
+        return lambda: open_path(log)
 
     assert_linear(make, 400)
-    assert len(open_session(_export_log(tmp_path / "again", 50)).units[0].export_issues) == 50
+    assert len(open_path(_export_log(tmp_path / "again", 50)).units[0].export_issues) == 50
 
 
 def test_placing_fake_kernel_issues_is_linear_in_issues_and_nodes(tmp_path):
     """A missing-fake-kernel issue that scans the whole exported program for its op costs ~15 ms on
     300k nodes: n issues on n nodes, then 10n on 10n, must take ~10x, not ~100x."""
     def make(n):
-        session = open_session(_export_log(tmp_path / str(n), 0, nodes=n))
+        session = open_path(_export_log(tmp_path / str(n), 0, nodes=n))
         session.units[0].graphs["exported_program"].graph  # parsed before the timing: the join is timed
         return lambda: export_findings(session)
 
@@ -174,7 +174,7 @@ def test_provenance_nodes_are_de_duplicated_in_linear_time():
     twice): a list searched per node would make this quadratic (100k nodes: minutes)."""
     if not CUDA_LOG.is_file():
         pytest.skip("the public provenance log is not here")
-    unit = next(unit for unit in open_session(CUDA_LOG).units if unit.provenance and unit.output_code)
+    unit = next(unit for unit in open_path(CUDA_LOG).units if unit.provenance and unit.output_code)
     text, provenance = unit.output_code[0].load_text(), unit.provenance
     key = next(iter(provenance["cppCodeToPost"]))
 

@@ -24,7 +24,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.profile_join import source_time
 from inspector.core.analysis.source_time import NOT_PROFILED
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.sources import detect
 from inspector.gui.views.qt_code_view import NOT_RUN
 
@@ -60,7 +60,7 @@ def _unit(session, compile_id: str):
 
 def test_units_sharing_kernel_names_keep_their_own_figures_and_a_unit_that_never_ran_says_not_profiled():
     """Case 1: [0/0] and [0/1] hold the same kernel names; only [0/1] ran in the profile."""
-    session = open_session(BUNDLED)
+    session = open_path(BUNDLED)
     table = SessionAnalysis(session).kernel_time
     assert set(table.units_not_profiled) == {"0/0", "1/0", "2/0"}
     raw = _raw_launches(BUNDLED / "profile" / "compiled.json", "aten::addmm")
@@ -80,7 +80,7 @@ def test_units_sharing_kernel_names_keep_their_own_figures_and_a_unit_that_never
 
 
 def test_a_unit_s_shares_add_up_to_at_most_100_percent_and_per_launch_times_launches_is_total():
-    table = SessionAnalysis(open_session(BUNDLED)).kernel_time
+    table = SessionAnalysis(open_path(BUNDLED)).kernel_time
     for unit, figure in table.unit_figures.items():
         rows = [row for row in table.kernels if row.unit == unit]
         assert 0 < sum(row.share for row in rows) <= 1.0
@@ -137,8 +137,8 @@ def test_graph_node_details_give_a_node_its_own_unit_s_launches(qtbot, window):
 
 
 def test_the_diff_sets_each_unit_s_call_site_against_its_own():
-    analysis = SessionAnalysis(open_session(BUNDLED))
-    rows = diff_runs(analysis, SessionAnalysis(open_session(BUNDLED)))["kernels"]["time_deltas"]
+    analysis = SessionAnalysis(open_path(BUNDLED))
+    rows = diff_runs(analysis, SessionAnalysis(open_path(BUNDLED)))["kernels"]["time_deltas"]
     assert {row["unit"] for row in rows} == set(analysis.kernel_time.unit_figures)
     assert all(row["delta_us"] == 0 for row in rows)
 
@@ -185,7 +185,7 @@ def _overlapping_calls(n: int) -> ProfilerTrace:
 
 
 def _joined(trace: ProfilerTrace) -> None:
-    source_time(open_session(BUNDLED), trace)
+    source_time(open_path(BUNDLED), trace)
 
 
 def test_overlapping_graph_call_spans_are_joined_in_time_linear_in_the_events():
@@ -205,14 +205,14 @@ def test_overlapping_graph_call_spans_are_joined_in_time_linear_in_the_events():
 
 
 def _check_of(folder: Path):
-    return profile_check(open_session(folder).results)
+    return profile_check(open_path(folder).results)
 
 
 def test_a_consistency_claim_states_its_factor_and_is_made_only_within_its_bound(tmp_path):
     """Case 5: "compiled profile times agree with the measured call" was printed at 198 ms of kernels
     against a 19.9 ms call (the slowest round was the bar). The bundled capture's profile agrees; its
     copy whose slowest round took 12× the median and whose kernels took 10× the call does not."""
-    session = open_session(BUNDLED)
+    session = open_path(BUNDLED)
     check = profile_check(session.results)
     ops = profile_ops(session.results)
     factor = sum(ops.per_call_us(row) for row in ops.rows) / (session.results.timed("compiled").median_s * 1e6)

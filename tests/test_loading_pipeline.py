@@ -5,6 +5,7 @@ session — told as plain events, on real logs. The app's window only displays t
 from __future__ import annotations
 
 import shutil
+from operator import attrgetter
 
 import pytest
 
@@ -24,9 +25,9 @@ def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("TCI_NO_CACHE", raising=False)
 
 
-def watched(source) -> tuple[list, loading.LoadedSession]:
+def watched(path) -> tuple[list, loading.LoadedSession]:
     events: list = []
-    return events, load_session(source, events.append)
+    return events, load_session(detect(path), events.append)
 
 
 def test_a_big_log_shows_its_first_records_then_the_whole_log(tmp_path, monkeypatch, fresh_cache):
@@ -52,6 +53,10 @@ def test_a_big_log_shows_its_first_records_then_the_whole_log(tmp_path, monkeypa
     assert times == sorted(times) and times[0] >= 0
     # what the first views read is made before the session is sent: the dashboard's, the Problems list's
     assert {"glance", "problems", "kernel_counts"} <= set(vars(whole)) and {"glance", "problems"} <= set(vars(preview))
+    for sent in (preview, whole):  # every fact of the one list, on the pipeline's thread, not the UI's
+        for fact in loading.MADE_AHEAD:
+            holder, _, name = fact.rpartition(".")
+            assert name in vars(attrgetter(holder)(sent) if holder else sent), f"{fact} not made ahead"
 
 
 def test_an_unwatched_load_and_a_small_log_go_straight_to_the_whole_session(tmp_path, monkeypatch, fresh_cache):
@@ -129,6 +134,6 @@ def test_a_path_of_no_kind_fails_before_any_event(tmp_path):
     stray.write_text("not a log\n", encoding="utf-8")
     events: list = []
     with pytest.raises(NotCompileOutput):
-        load_session(stray, events.append)
+        load_session(detect(stray), events.append)
     assert events == []
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SCENARIOS, capture
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 MB_TEMPORARIES = 128  # two temporaries of 64 MB each in the eager run
 
@@ -28,7 +28,7 @@ def memory_session(tmp_path_factory, compiles):
 
 
 def test_each_phase_has_its_own_peak_and_compiled_comes_out_lower(memory_session):
-    results = open_session(memory_session).results
+    results = open_path(memory_session).results
     eager, compiled = results.memory_eager, results.memory_compiled
     assert "reset at each phase's start" in results.memory_method
     # the eager phase grew by its two temporaries; the compiled phase, fused, by far less

@@ -16,7 +16,7 @@ from conftest import MULTI_RANK, ROOT
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 PACKAGE = ROOT / "inspector"
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -51,7 +51,7 @@ def test_the_summary_holds_the_analysis_records_themselves(path):
     the break types (on a capture with breaks and a 4-rank job with recompiles and an eager fallback)."""
     if not path.exists():
         pytest.skip(f"{path} is not present (../shared/corpus is not beside this checkout)")
-    analysis = SessionAnalysis(open_session(path))
+    analysis = SessionAnalysis(open_path(path))
     doc = json.loads(json.dumps(summarize(analysis)))
     summary = Summary.from_state(doc)
     parts = {"break_sites": analysis.break_sites, "notices": analysis.notices, "verdict": analysis.verdict,

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "bench" / "oracle"))
 import run_oracle  # noqa: E402
 from known_differences import KNOWN  # noqa: E402
 
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 
 SUBSET = ("modulelist_index_and_scale", "explicit_graph_break", "cond_compiled", "batch_size_recompile",
           "fullgraph_error", "custom_op_without_fake", "cond_eager", "break_in_loop")
@@ -48,7 +48,7 @@ def test_torchs_record_names_every_guard_that_failed_not_only_the_first(oracle_r
 def test_a_recompile_names_every_value_that_changed_from_torchs_record(oracle_rows):
     """The log names `which == 0` alone; with torch's record the recompile and its group also name
     `self.scale`, which changed from 1.0 at the same call."""
-    session = open_session(oracle_rows["modulelist_index_and_scale"]["work"] / "modulelist_index_and_scale")
+    session = open_path(oracle_rows["modulelist_index_and_scale"]["work"] / "modulelist_index_and_scale")
     summary = run_oracle.summarize(session)
     first = summary["recompiles"][0]
     assert first["every_guard"] is True
@@ -61,7 +61,7 @@ def test_a_recompile_names_every_value_that_changed_from_torchs_record(oracle_ro
 
 @pytest.mark.parametrize("case, gb_id", [("fullgraph_error", "GB0025"), ("custom_op_without_fake", "GB4315")])
 def test_a_compile_that_failed_instead_of_breaking_has_its_break_type(oracle_rows, case, gb_id):
-    session = open_session(oracle_rows[case]["work"] / case)
+    session = open_path(oracle_rows[case]["work"] / case)
     failures = run_oracle.summarize(session)["break_types"]["failures"]
     assert [(failed["compile_id"], failed["type"]["gb_id"]) for failed in failures] == [("[0/0]", gb_id)]
 
@@ -70,7 +70,7 @@ def test_a_compile_that_failed_instead_of_breaking_has_its_break_type(oracle_row
 def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_rows, case, breaks):
     """A script's capture keeps no benchmark counters; torch's record of the process has them, and a
     compile that failed at a break (fullgraph=True) is the one break torch counted, not a disagreement."""
-    summary = run_oracle.summarize(open_session(oracle_rows[case]["work"] / case))
+    summary = run_oracle.summarize(open_path(oracle_rows[case]["work"] / case))
     assert summary["run"]["torch_counted_breaks"] == breaks
     assert summary["run"]["breaks_agree_with_torch"] is True
     assert not [notice for notice in summary["notices"] if notice["key"] == "counters"]
@@ -79,7 +79,7 @@ def test_the_summary_says_what_torchs_counters_saw_of_a_captured_script(oracle_r
 def test_a_frame_skipped_for_a_break_in_a_loop_is_listed_with_the_frames_skipped(oracle_rows):
     """torch counts GB7000 (chained to the break inside the loop) and runs forward eagerly: the summary
     lists forward among the frames skipped, as well as keeping the break itself."""
-    summary = run_oracle.summarize(open_session(oracle_rows["break_in_loop"]["work"] / "break_in_loop"))
+    summary = run_oracle.summarize(open_path(oracle_rows["break_in_loop"]["work"] / "break_in_loop"))
     assert [(skip["compile_id"], skip["function"], skip["type"]) for skip in summary["frame_skips"]] == [
         ("[0/0]", "forward", "graph break in loop (GB7000)")]
     assert len(summary["graph_breaks"]) == summary["run"]["torch_counted_breaks"] == 1
@@ -94,7 +94,7 @@ def test_a_damaged_torch_record_opens_with_the_rest_and_counts_what_was_not(orac
     record["recompiles"][0]["cache_entries"] = "not a list"
     record["counters"]["frames"]["total"] = "many"
     (session / "torch_record.json").write_text(json.dumps(record))
-    opened = open_session(session)
+    opened = open_path(session)
     assert opened.load_problems.counts["bad_field"] == 2
     assert opened.torch_record.recompiles[0].cache_entries == ()
     assert "total" not in opened.torch_record.counters["frames"]

@@ -560,16 +560,16 @@ def test_every_output_of_an_export_log_states_the_json_counts(aoti_log, tmp_path
 
 def dashboard_reading(path: Path, qtbot) -> Reading:
     """The app's Summary tab, built offscreen from the same analysis the load worker hands it."""
-    from inspector.core.analysis.session_analysis import analyse
-    from inspector.core.readers.session_loader import open_session
-    from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
+    from inspector.core.loading import analyse
+    from inspector.core.readers.session_loader import open_path
+    from inspector.gui.qt_session_model import QtSessionModel
     from inspector.gui.views.qt_dashboard import QtDashboard
 
     model = QtSessionModel()
     dashboard = QtDashboard(model)
     qtbot.addWidget(dashboard)
     with qtbot.waitSignal(model.sigLoaded, timeout=60_000):
-        model.set_loaded(LoadedSession(analyse(open_session(path))))
+        model.set_loaded(analyse(open_path(path)))
     return read_dashboard(dashboard)
 
 

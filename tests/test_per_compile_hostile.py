@@ -9,7 +9,7 @@ import shutil
 
 from conftest import ROOT
 
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.source_snapshot import captured_sources, source_text
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -34,7 +34,7 @@ def test_a_damaged_dynamo_code_index_is_counted_and_the_session_opens(tmp_path):
         {"compile_id": "not an id", "function": "forward", "files": {}},
         "a string where an entry should be",
     ]}))
-    session = open_session(folder)
+    session = open_path(folder)
     unit = next(unit for unit in session.units if str(unit.compile_id) == "[0/0]")
     texts = {artifact.name: artifact.text for artifact in unit.artifacts if artifact.name.startswith("forward_")}
     assert texts == {"forward_MODIFIED_SOURCE": "def forward(self, x):\n    return __compiled_fn_1(x)\n"}

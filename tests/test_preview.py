@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT
 from inspector.core.readers.session_builder import build_preview_session, build_trace_session
+from inspector.core.readers.sources import detect
 from inspector.core.readers.torch_trace import read_trace_log
 
 LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
@@ -58,10 +59,10 @@ def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choic
     monkeypatch.setattr(loading, "PREVIEW_BYTES", log.stat().st_size // 2)
     gate, analyse = threading.Event(), loading.analyse
 
-    def held_analyse(session):  # the whole session waits until the test has looked at the preview
+    def held_analyse(session, *overview):  # the whole session waits until the test has looked at the preview
         if session.preview is None:
             assert gate.wait(60)
-        return analyse(session)
+        return analyse(session, *overview)
 
     monkeypatch.setattr(loading, "analyse", held_analyse)
     try:
@@ -112,8 +113,8 @@ def test_a_reopen_is_previewed_only_when_the_log_is_too_big_to_reopen_at_once(tm
 
     def previews() -> list:
         shown: list = []
-        whole = loading.load_session(log, lambda event: shown.append(event.loaded) if isinstance(event, loading.Preview)
-                                     else None)
+        whole = loading.load_session(detect(log), lambda event: shown.append(event.loaded)
+                                     if isinstance(event, loading.Preview) else None)
         assert whole.session.preview is None and all(loaded.session.preview is not None for loaded in shown)
         return shown
 

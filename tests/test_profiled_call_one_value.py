@@ -12,7 +12,7 @@ import json
 import pytest
 
 from inspector.core.analysis.session_analysis import SessionAnalysis
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 
 def test_the_regions_table_and_the_time_split_state_the_same_call(captured_examples):
@@ -26,7 +26,7 @@ def test_the_regions_table_and_the_time_split_state_the_same_call(captured_examp
         steps = [event for event in events if event.get("ph") == "X" and event["name"].startswith("ProfilerStep#")]
         if len(steps) != compiled["runs"]:
             continue
-        analysis = SessionAnalysis(open_session(folder))
+        analysis = SessionAnalysis(open_path(folder))
         accounting, why = analysis.regions
         assert accounting is not None, f"{name}: {why}"
         timed_us = compiled["wall_s"] * 1e6 / compiled["runs"]

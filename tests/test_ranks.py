@@ -26,7 +26,7 @@ from inspector.core.analysis.rank_lanes import DIFFERS, rank_timeline  # noqa: E
 from inspector.core.analysis.session_analysis import SessionAnalysis  # noqa: E402
 from inspector.core.outputs.summary import summarize  # noqa: E402
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.core.readers.sources import detect  # noqa: E402
 from inspector.core.readers.trace_logs import find_trace_logs  # noqa: E402
 
@@ -74,7 +74,7 @@ def test_every_planted_difference_reported_and_nothing_else(planted_job):
 
 def test_a_loaded_session_reports_the_same_with_node_level_graph_detail(planted_job):
     folder, expected = planted_job
-    analysis = SessionAnalysis(open_session(folder))
+    analysis = SessionAnalysis(open_path(folder))
     assert found(analysis.ranks) == planted(expected)
     graph = next(finding for finding in analysis.ranks.findings if finding.kind == "graphs")
     assert "added" in graph.message and "similarity" in graph.message  # sum → mean, from the graph matcher
@@ -126,7 +126,7 @@ def test_the_per_rank_map_takes_any_executor(planted_job):
 def test_public_multi_rank_corpus_differences_found():
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
-    summary = summarize(open_session(MULTI_RANK))
+    summary = summarize(open_path(MULTI_RANK))
     per_rank = summary["per_rank"]
     rows = {row["rank"]: row for row in per_rank["figures"]}
     assert [rows[r]["failed"] for r in range(4)] == [1, 0, 1, 0]
@@ -162,7 +162,7 @@ def test_missing_and_cut_off_logs_are_reported_not_fatal(planted_job, tmp_path):
     assert "truncated" in logs[(6,)]
     assert "empty file" in logs[(8,)]
     assert any(f.kind == "compile_ids" and 6 in f.ranks and "missing compile ids" in f.message for f in report.findings)
-    summary = summarize(open_session(damaged))  # the whole session opens too
+    summary = summarize(open_path(damaged))  # the whole session opens too
     assert [row["rank"] for row in summary["per_rank"]["figures"]] == [0, 1, 2, 3, 4, 6, 7, 8]
 
 
@@ -185,7 +185,7 @@ def test_single_process_run_has_no_rank_section():
     log = MULTI_RANK / "dedicated_log_torch_trace_rank_3.log"
     if not log.is_file():
         pytest.skip("the public multi-rank corpus is not here")
-    summary = summarize(open_session(log))
+    summary = summarize(open_path(log))
     assert summary["per_rank"] is None
     assert "Per rank" not in render_text(summary) and "all ranks together" not in render_text(summary)
 
@@ -234,12 +234,12 @@ def held_details(monkeypatch, planted_job):
     gate, failure = threading.Event(), []
     analyse = loading.analyse
 
-    def held_analyse(session):
+    def held_analyse(session, *overview):
         if Path(session.source) == folder:
             assert gate.wait(60)
             if failure:
                 raise ValueError(failure[0])
-        return analyse(session)
+        return analyse(session, *overview)
 
     class Hold:
         @staticmethod
@@ -401,7 +401,7 @@ def test_details_that_bring_other_figures_than_the_overview_redraw_the_table(qtb
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
     view = window.ranks_view
-    report = SessionAnalysis(open_session(MULTI_RANK)).ranks
+    report = SessionAnalysis(open_path(MULTI_RANK)).ranks
     view._on_overview(report)
     with qtbot.assertNotEmitted(view.rows.modelReset):
         view._show(replace(report, findings=report.findings[:1]))  # the same figures: the same rows, other findings
@@ -464,7 +464,7 @@ def test_logs_without_distinct_rank_numbers_are_listed_not_lined_up(planted_job,
     folder, _ = planted_job
     for name in ("a", "b"):
         shutil.copy(folder / "dedicated_log_torch_trace_rank_1.log", tmp_path / f"dedicated_log_torch_trace_{name}.log")
-    report = SessionAnalysis(open_session(tmp_path)).ranks
+    report = SessionAnalysis(open_path(tmp_path)).ranks
     assert len(report.figures) == 2
     assert [(f.kind, f.ranks) for f in report.findings] == [("logs", (None,))]
     assert "ranks not compared" in report.findings[0].message
@@ -491,7 +491,7 @@ def test_a_reopened_jobs_overview_reads_no_log(planted_job, tmp_path, monkeypatc
     logs = sorted(job.glob("*.log"))
     fresh = index_ranks(logs)
     assert all(index_cache.load_log(log) is None for log in logs), "an overview alone keeps nothing"
-    open_session(job)  # the whole read keeps every log's index
+    open_path(job)  # the whole read keeps every log's index
     reads = []
     monkeypatch.setattr(session_builder, "read_trace_log", lambda *args, **kwargs: reads.append(args) or None)
     assert index_ranks(logs) == fresh and reads == []

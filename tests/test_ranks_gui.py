@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from conftest import MULTI_RANK, events_delivered, open_and_wait  # noqa: E402
 from inspector.core.outputs.html_report import LANE_HEIGHT, TIMELINE_DEPTH, timeline_svg  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 from inspector.gui.views.qt_problems import PROBLEM_ROLE, RANK_COLUMN  # noqa: E402
 
 BUNDLED = Path(__file__).resolve().parent.parent / "resources" / "sessions" / "mlp_breaks"
@@ -221,7 +221,7 @@ def test_timeline_lanes_aligned_per_rank_with_a_wall_clock_toggle(qtbot, window,
 def test_html_timeline_aligns_each_rank_on_its_own_start():
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
-    svg = timeline_svg(open_session(MULTI_RANK))
+    svg = timeline_svg(open_path(MULTI_RANK))
     group = LANE_HEIGHT * TIMELINE_DEPTH
     labels = {int(y) // group: text for y, text in re.findall(r"<text x='2' y='(\d+)'>([^<]*)</text>", svg)}
     first_x: dict[str, float] = {}

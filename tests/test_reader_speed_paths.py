@@ -21,7 +21,7 @@ from inspector.core.outputs import cached_summary
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers import index_cache, json_codec
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -31,7 +31,7 @@ CORPUS_LOGS = ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs",
 
 
 def _summary_text(path: Path) -> str:
-    return json.dumps(summarize(open_session(path)), indent=1)
+    return json.dumps(summarize(open_path(path)), indent=1)
 
 
 def _settled_copy(source: Path, folder: Path) -> Path:
@@ -81,24 +81,24 @@ def test_summary_is_the_same_with_and_without_the_cache(inputs, cache_dir, monke
         monkeypatch.setenv("TCI_NO_CACHE", "1")
         uncached = _summary_text(path)
         monkeypatch.delenv("TCI_NO_CACHE")
-        first = open_session(path)  # reads the logs and stores their index
+        first = open_path(path)  # reads the logs and stores their index
         logs = [rank.log_path for rank in first.ranks]
         assert all(index_cache.load_log(log) is not None for log in logs), f"{path}: index not cached"
-        assert json.dumps(summarize(open_session(path)), indent=1) == uncached, f"{path}: from the cached index"
-        assert json.dumps(session_summary(open_session(path)), indent=1) == uncached  # stores the summary
-        assert index_cache.load_summary(summary_identity(SessionAnalysis(open_session(path)))) is not None
-        assert json.dumps(session_summary(open_session(path)), indent=1) == uncached, f"{path}: cached summary"
+        assert json.dumps(summarize(open_path(path)), indent=1) == uncached, f"{path}: from the cached index"
+        assert json.dumps(session_summary(open_path(path)), indent=1) == uncached  # stores the summary
+        assert index_cache.load_summary(summary_identity(SessionAnalysis(open_path(path)))) is not None
+        assert json.dumps(session_summary(open_path(path)), indent=1) == uncached, f"{path}: cached summary"
 
 
 def test_a_summary_cached_by_another_build_is_worked_out_again(inputs, cache_dir, monkeypatch):
     """A build with new summary fields (same version number) must not show an older build's summary,
     which lacks them: the cache is keyed by the analysis code too."""
     path = inputs[0]
-    older = session_summary(open_session(path))
+    older = session_summary(open_path(path))
     older.pop("units")  # what an older build wrote: a field this one reads is missing
-    index_cache.store_summary(summary_identity(SessionAnalysis(open_session(path))), older)
+    index_cache.store_summary(summary_identity(SessionAnalysis(open_path(path))), older)
     monkeypatch.setattr(cached_summary, "code_identity", lambda: "the newer build")
-    assert "units" in session_summary(open_session(path))
+    assert "units" in session_summary(open_path(path))
 
 
 def test_damaged_log_reads_the_same_from_the_cache(tmp_path, cache_dir):
@@ -116,27 +116,27 @@ def test_damaged_log_reads_the_same_from_the_cache(tmp_path, cache_dir):
 
 def test_a_changed_log_is_read_again(tmp_path, cache_dir):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
-    before = summarize(open_session(log))
+    before = summarize(open_path(log))
     assert index_cache.load_log(log) is not None
     data = log.read_bytes()
     cut = data.index(b"\n", len(data) // 2) + 1  # a run that stopped halfway: fewer units
     log.write_bytes(data[:cut])
     _age(log, 30)
     assert index_cache.load_log(log) is None, "the entry names another size and time: not used"
-    after = summarize(open_session(log))
+    after = summarize(open_path(log))
     assert len(after["units"]) < len(before["units"])
     assert after == json.loads(_summary_without_cache(log))
 
 
 def test_a_log_replaced_by_one_of_the_same_size_is_read_again(tmp_path, cache_dir):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
-    open_session(log)
+    open_path(log)
     data = bytearray(log.read_bytes())
     graph = data.index(b"dynamo_output_graph")
     data[graph:graph + len(b"dynamo_output_graph")] = b"dynamo_outpux_graph"  # same size, other content
     log.write_bytes(bytes(data))
     _age(log, 30)
-    session = open_session(log)
+    session = open_path(log)
     assert session.unknown_kinds.get("dynamo_outpux_graph"), "read from the file, not from the stale entry"
 
 
@@ -160,7 +160,7 @@ def _entry(cache_dir: Path, kind: str) -> Path:
 def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
     expected = _summary_without_cache(log)
-    open_session(log)
+    open_path(log)
     entry = _entry(cache_dir, "index")
     data = entry.read_bytes()
     head, _, rest = data.partition(b"\n")
@@ -188,19 +188,19 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
             decoded["events"][column] = index_cache._packed(values)
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
-    assert json.dumps(summarize(open_session(log)), indent=1) == expected
+    assert json.dumps(summarize(open_path(log)), indent=1) == expected
 
 
 def test_a_summary_entry_for_another_file_is_not_used(tmp_path, cache_dir):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
-    session_summary(open_session(log))
+    session_summary(open_path(log))
     entry = _entry(cache_dir, "summary")
     head, _, rest = entry.read_bytes().partition(b"\n")
     body = rest.partition(b"\n")[2]
     header = json.loads(head)
     header["identity"][2][0]["size"] += 1  # an entry written for a log of another size
     _rewrite(entry, header, json.loads(body))
-    assert index_cache.load_summary(index_cache.session_identity(open_session(log))) is None
+    assert index_cache.load_summary(index_cache.session_identity(open_path(log))) is None
 
 
 def _rewrite(entry: Path, header: dict, body, key: bytes | None = None) -> None:
@@ -222,7 +222,7 @@ def test_an_entry_with_a_recomputed_checksum_but_no_valid_signature_is_not_trust
     whatever its checksum says, without this user's key it is not read."""
     log = _settled_copy(BUNDLED_LOG, tmp_path)
     expected = _summary_without_cache(log)
-    open_session(log)
+    open_path(log)
     entry = _entry(cache_dir, "index")
     header, body = _entry_parts(entry)
     kinds = body["columns"]["kind"]
@@ -240,7 +240,7 @@ def test_an_in_place_edit_with_the_modification_time_restored_is_noticed(tmp_pat
     """Same size, same mtime, same inode: the change time (which cannot be set back) and the content
     fingerprint still tell."""
     log = _settled_copy(BUNDLED_LOG, tmp_path)
-    open_session(log)
+    open_path(log)
     stat = log.stat()
     with open(log, "r+b") as handle:  # in place: the inode stays
         data = handle.read()
@@ -250,13 +250,13 @@ def test_an_in_place_edit_with_the_modification_time_restored_is_noticed(tmp_pat
     os.utime(log, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert log.stat().st_mtime_ns == stat.st_mtime_ns and log.stat().st_ino == stat.st_ino
     assert index_cache.load_log(log) is None
-    assert open_session(log).unknown_kinds.get("dynamo_outpux_graph"), "read from the file, not the stale entry"
+    assert open_path(log).unknown_kinds.get("dynamo_outpux_graph"), "read from the file, not the stale entry"
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="ownership is a POSIX notion")
 def test_a_cache_others_can_write_is_not_read(tmp_path, cache_dir):
     log = _settled_copy(BUNDLED_LOG, tmp_path)
-    open_session(log)
+    open_path(log)
     entry = _entry(cache_dir, "index")
     assert index_cache.load_log(log) is not None
     entry.chmod(0o666)  # anybody could have replaced it
@@ -279,13 +279,13 @@ def test_a_fresh_log_is_not_cached(tmp_path, cache_dir):
     """A log written seconds ago may still grow, or change again within the file system's clock."""
     log = tmp_path / BUNDLED_LOG.name
     shutil.copyfile(BUNDLED_LOG, log)
-    open_session(log)
+    open_path(log)
     assert index_cache.load_log(log) is None
 
 
 def test_the_light_graph_reader_finds_the_op_nodes_the_full_parser_finds(inputs):
     for path in inputs:
-        for unit in open_session(path).units:
+        for unit in open_path(path).units:
             for artifact in unit.graphs.values():
                 text = artifact.text
                 assert op_node_names(text) == [node.name for node in parse_fx_graph(text).op_nodes]
@@ -296,7 +296,7 @@ def test_the_partial_graph_reader_finds_an_inputs_first_reader_as_the_full_parse
     input; what it finds must be what the whole parse finds, for every input of every real graph."""
     checked = 0
     for path in inputs:
-        for unit in open_session(path).units:
+        for unit in open_path(path).units:
             artifact = unit.graphs.get("dynamo")
             if artifact is None:
                 continue
@@ -339,13 +339,13 @@ def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatc
         folder = tmp_path / f"run{number}"
         folder.mkdir()
         logs.append(_settled_copy(BUNDLED_LOG, folder))
-        open_session(logs[-1])
+        open_path(logs[-1])
         time.sleep(0.02)  # distinct write times
     entries = list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))
     assert len(entries) == 2
     assert index_cache.load_log(logs[1]) is None and index_cache.load_log(logs[3]) is not None
     monkeypatch.setattr(index_cache, "KEEP_BYTES", max(entry.stat().st_size for entry in entries) + 1)
-    open_session(logs[0])  # written again, newest: the byte budget keeps it alone
+    open_path(logs[0])  # written again, newest: the byte budget keeps it alone
     assert index_cache.load_log(logs[0]) is not None and index_cache.load_log(logs[3]) is None
 
 
@@ -540,7 +540,7 @@ def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp
     from inspector.core.readers import trace_spans
 
     log = _log_with_odd_events(tmp_path)
-    first = _spans_and_problems(open_session(log))
+    first = _spans_and_problems(open_path(log))
     assert first[1]["bad_record"]["count"] == 1 and first[1]["unmatched_span_end"]["count"] == 1
     assert any(spans for _, spans, _ in first[0])
 
@@ -548,13 +548,13 @@ def test_a_reopen_takes_the_spans_from_the_cache_with_what_was_wrong_in_them(tmp
         raise AssertionError("the spans were made again")
 
     monkeypatch.setattr(trace_spans, "build_spans", no_build)
-    assert _spans_and_problems(open_session(log)) == first
+    assert _spans_and_problems(open_path(log)) == first
 
 
 @pytest.mark.parametrize("damage", ["wrong shape", "span out of its table"])
 def test_a_spans_entry_that_is_not_what_the_cache_wrote_is_made_again(tmp_path, cache_dir, damage):
     log = _log_with_odd_events(tmp_path)
-    first = _spans_and_problems(open_session(log))
+    first = _spans_and_problems(open_path(log))
     entry = _entry(cache_dir, "spans")
     header, body = _entry_parts(entry)
     if damage == "wrong shape":
@@ -563,4 +563,4 @@ def test_a_spans_entry_that_is_not_what_the_cache_wrote_is_made_again(tmp_path, 
         body["forest"]["spans"][0][0] = len(body["forest"]["names"])
     _rewrite(entry, header, body)
     assert index_cache.load_spans(index_cache.load_log(log)) is None
-    assert _spans_and_problems(open_session(log)) == first
+    assert _spans_and_problems(open_path(log)) == first

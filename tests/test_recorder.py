@@ -18,7 +18,7 @@ from conftest import SCENARIOS, open_and_wait
 from inspector.core.model.compile_id import CompileId
 from inspector.core.outputs.summary import summarize
 from inspector.core.readers import sources
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path, open_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_a_rotated_file_is_read_with_the_files_it_rotated_into(recorded):
     for file in (small, *rotated):
         assert json.loads(file.read_text().splitlines()[0])["kind"] == "header"
         assert file.stat().st_size <= 1500 + 2000  # a line may pass the limit once; then the file rotates
-    units = [str(unit.compile_id) for unit in open_session(small).units]
+    units = [str(unit.compile_id) for unit in open_path(small).units]
     kept = [str(CompileId.parse(json.loads(line)["compile_id"])) for file in (*reversed(rotated), small)
             for line in file.read_text().splitlines() if json.loads(line)["kind"] == "compile"]
     assert units and sorted(units) == sorted(kept)
@@ -72,7 +72,7 @@ def test_a_damaged_file_opens_with_what_is_readable(recorded, tmp_path):
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text("\n".join([lines[0], lines[1], "{not json", json.dumps({"kind": "compile", "compile_id": 7}),
                                   "x" * 70_000, lines[2], '{"kind": "compile", "compile_id": "3/0", "breaks": "many"']))
-    session = open_session(damaged)
+    session = open_path(damaged)
     assert [str(unit.compile_id) for unit in session.units] == [f"[{json.loads(line)['compile_id']}]"
                                                                for line in lines[1:3]]
     counts = session.problems.counts

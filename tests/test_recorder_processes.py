@@ -18,7 +18,7 @@ from cli_runner import run_cli
 from inspector.core.history.recording import record_run
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ def test_a_restarted_service_keeps_both_processes_compiles(restarted):
     assert len(headers) == 2 and headers[0]["pid"] != headers[1]["pid"]
     assert all(header["started"] and "triton" in header for header in headers)
     assert len(compiles) == 4  # two per process, each process's ids from 0/0 again
-    session = open_session(restarted)
+    session = open_path(restarted)
     assert len(session.units) == len(compiles)
     assert [[str(unit.compile_id) for unit in rank.units] for rank in session.ranks] == [["[0/0]", "[0/1]"]] * 2
     shown = run_cli("summary", str(restarted), "--no-history")
@@ -104,7 +104,7 @@ def test_the_history_takes_triton_and_host_from_the_recorder_header(tmp_path):
     events = tmp_path / "events.jsonl"
     events.write_text("\n".join([header(10, 100.0), compile_line("0/0")]) + "\n")
     os.utime(events, (100.0, 100.0))  # written long ago: the history records it on any open
-    session = open_session(events)
+    session = open_path(events)
     assert (session.triton_version, session.host) == ("3.5.0", "serving-3")
     recorded = record_run(session, session_summary(session), str(tmp_path / "history.sqlite"), force=True)
     assert (recorded.run.triton_version, recorded.run.host) == ("3.5.0", "serving-3")
@@ -119,7 +119,7 @@ def test_a_rotated_file_linked_out_of_the_folder_is_not_read(tmp_path):
     (folder / "events.jsonl.1").symlink_to(outside / "secret.jsonl")
     (folder / "events.jsonl.2").write_text("\n".join([header(10, 100.0), compile_line("0/0")]) + "\n")
     (folder / "events.jsonl").write_text("\n".join([header(10, 100.0), compile_line("0/1")]) + "\n")
-    session = open_session(folder / "events.jsonl")
+    session = open_path(folder / "events.jsonl")
     assert [str(unit.compile_id) for unit in session.units] == ["[0/0]", "[0/1]"]  # FILE.2 and FILE, one process
     summary = Summary.from_state(session_summary(session))
     assert "elsewhere" not in {unit.shown for unit in summary.units}
@@ -130,5 +130,5 @@ def test_a_restart_appended_without_a_header_loses_no_compile(tmp_path):
     events = tmp_path / "events.jsonl"
     events.write_text("\n".join([header(10, 100.0), compile_line("0/0"), compile_line("0/1"),
                                  compile_line("0/0"), compile_line("0/1")]) + "\n")
-    session = open_session(events)
+    session = open_path(events)
     assert [[str(unit.compile_id) for unit in rank.units] for rank in session.ranks] == [["[0/0]", "[0/1]"]] * 2

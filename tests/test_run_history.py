@@ -23,7 +23,7 @@ from inspector.core.history.run_record import record_of, run_identity
 from inspector.core.history.run_store import SCHEMA_VERSION, StoreError, default_store_path, open_store
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ BUNDLED_LOG = next((BUNDLED / "trace").glob("*.log"))
 @pytest.fixture(scope="module")
 def bundled():
     """The bundled capture and its own TORCH_TRACE log: two runs of one script, with their summaries."""
-    session, log = open_session(BUNDLED), open_session(BUNDLED_LOG)
+    session, log = open_path(BUNDLED), open_path(BUNDLED_LOG)
     return (session, session_summary(session)), (log, session_summary(log))
 
 
@@ -174,10 +174,10 @@ def test_a_store_of_the_first_schema_is_migrated_and_its_runs_kept(tmp_path, bun
 def test_a_log_still_being_written_is_not_recorded(tmp_path):
     log = tmp_path / "live.log"
     log.write_bytes(BUNDLED_LOG.read_bytes())
-    assert run_identity(open_session(log)) is None  # modified just now
+    assert run_identity(open_path(log)) is None  # modified just now
     settled = time.time() - 60
     os.utime(log, (settled, settled))
-    assert run_identity(open_session(log)) is not None
+    assert run_identity(open_path(log)) is not None
 
 
 def test_git_commit_is_read_from_the_work_tree():

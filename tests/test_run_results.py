@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inspector.core.model.run_results import Manifest, ProfileOp, RunResults, Timing
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = Path(__file__).resolve().parents[1] / "resources" / "sessions" / "mlp_breaks"
 
@@ -21,11 +21,11 @@ def test_the_bundled_results_and_manifest_round_trip_key_for_key_in_order():
         again = record.from_state(state).get_state()
         assert again == state and list(again) == list(state), name
         assert record.from_state(again) == record.from_state(state), name
-    results = open_session(BUNDLED).results
+    results = open_path(BUNDLED).results
     assert results.eager.median_s == 4.017500009467767e-05 and results.compiled.n == 20
     assert results.correctness[1].inputs == "inputs[0]" and results.profile["compiled"].time_key == "self_cpu_us"
     assert results.get_state()["grad_mode"] == "no_grad"  # a field no attribute names is kept as read
-    assert summarize(open_session(BUNDLED))["measurements"] == json.loads((BUNDLED / "results.json").read_text())
+    assert summarize(open_path(BUNDLED))["measurements"] == json.loads((BUNDLED / "results.json").read_text())
 
 
 def test_a_damaged_or_unknown_field_is_counted_and_left_out_the_rest_decoded(tmp_path):
@@ -36,7 +36,7 @@ def test_a_damaged_or_unknown_field_is_counted_and_left_out_the_rest_decoded(tmp
     state["timing"] = {"rounds": [{"eager_s": 1e-3, "compiled_s": [1]}]}  # so is a round's time
     state["from_a_newer_capture"] = {"kept": [1, 2]}  # unknown: kept as it was
     (folder / "results.json").write_text(json.dumps(state))
-    session = open_session(folder)
+    session = open_path(folder)
     results = session.results
     assert session.problems.counts["bad_field"] == 2
     assert results.eager.min_s is None and results.eager.median_s == state["eager"]["median_s"]

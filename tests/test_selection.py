@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from inspector.core.model.selection import Selection
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = Path(__file__).resolve().parent.parent / "resources" / "sessions" / "mlp_breaks"
 
 
 @pytest.fixture(scope="module")
 def session():
-    return open_session(BUNDLED)
+    return open_path(BUNDLED)
 
 
 def _heard(selection: Selection) -> list:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.readers.session_format import FORMAT_VERSION, NewerSessionFormat
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -33,7 +33,7 @@ def _copy_with_version(tmp_path: Path, version) -> Path:
 def test_a_newer_session_format_is_refused_with_a_message(tmp_path):
     session = _copy_with_version(tmp_path, FORMAT_VERSION + 1)
     with pytest.raises(NewerSessionFormat, match=r"update compile-inspector"):
-        open_session(session)
+        open_path(session)
     done = subprocess.run([sys.executable, "-m", "inspector", "summary", str(session)], capture_output=True, text=True,
                           cwd=ROOT)
     assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -42,7 +42,7 @@ def test_a_newer_session_format_is_refused_with_a_message(tmp_path):
 
 @pytest.mark.parametrize("version", [None, "garbage", 1])
 def test_the_first_format_and_an_unversioned_manifest_open(tmp_path, version):
-    session = open_session(_copy_with_version(tmp_path, version))
+    session = open_path(_copy_with_version(tmp_path, version))
     assert session.manifest.get_state()["format_version"] == FORMAT_VERSION
     assert len(session.breaks) == 4 and session.results is not None
 

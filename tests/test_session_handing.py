@@ -11,6 +11,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from conftest import MULTI_RANK, ROOT  # noqa: E402
+from inspector.core.readers.sources import detect  # noqa: E402
 from inspector.gui.qt_session_model import load_session  # noqa: E402
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -20,7 +21,7 @@ def test_the_event_loop_runs_between_one_view_taking_the_session_and_the_next(qt
     """A timer that fires on every turn of the event loop (as input would be handled) fires between
     any two views taking the session, after the first (which takes it in the turn that set it); the
     selection and sigLoaded come after the last view."""
-    loaded = load_session(BUNDLED)
+    loaded = load_session(detect(BUNDLED))
     happened: list[str] = []
     every_turn = QTimer()
     every_turn.timeout.connect(lambda: happened.append("turn"))
@@ -42,7 +43,7 @@ def test_the_event_loop_runs_between_one_view_taking_the_session_and_the_next(qt
 def test_a_session_opened_while_another_is_handed_to_the_views_wins(qtbot, window, no_slot_errors):
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
-    first, second = load_session(BUNDLED), load_session(MULTI_RANK)
+    first, second = load_session(detect(BUNDLED)), load_session(detect(MULTI_RANK))
     arrived = []
     window.model.sigLoaded.connect(arrived.append)
     window.model.set_loaded(first)  # the first view has it; the others would take it on later turns
@@ -67,7 +68,7 @@ def test_the_problems_list_fills_in_steps_and_a_rank_chosen_meanwhile_filters_th
     if not MULTI_RANK.is_dir():
         pytest.skip("the public multi-rank corpus is not here")
     monkeypatch.setattr(qt_problems, "ROWS_A_TURN", 2)
-    loaded = load_session(MULTI_RANK)
+    loaded = load_session(detect(MULTI_RANK))
     problems = window.problems_view
     steps = problems._on_loaded(loaded)
     next(steps)  # the filter is ready, no row yet

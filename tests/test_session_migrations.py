@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from inspector.core.readers import session_format
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -37,7 +37,7 @@ def test_a_migration_receives_the_field_as_the_older_version_wrote_it(tmp_path, 
     manifest.update(format_version=1, script={"path": "/home/me/train_mlp.py"})
     (session_folder / "manifest.json").write_text(json.dumps(manifest))
 
-    session = open_session(session_folder)
+    session = open_path(session_folder)
 
     assert session.manifest.script == "/home/me/train_mlp.py"
     assert "bad_field" not in session.load_problems.get_state()  # nothing of it counted as damaged
@@ -50,7 +50,7 @@ def test_a_field_that_fits_no_version_is_still_counted_after_the_upgrade(tmp_pat
     manifest["script"] = {"path": "/home/me/train_mlp.py"}  # format 1 (today's) writes a string
     (session_folder / "manifest.json").write_text(json.dumps(manifest))
 
-    session = open_session(session_folder)
+    session = open_path(session_folder)
 
     assert session.manifest.script is None
     assert session.load_problems.get_state()["bad_field"]["count"] == 1

@@ -12,7 +12,7 @@ from conftest import SCENARIOS, open_and_wait, run_traced
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 _SYMBOL = re.compile(r"\[(?P<id>\d+/\d+)\] create_symbol (?P<symbol>\w+) = (?P<value>\S+) for (?P<source>\S+) .*# \S*?(?P<line>:\d+) in")
 _GUARD = re.compile(r"\[(?P<id>\d+/\d+)\] eval (?P<expr>.+?) \[guard added\]")
@@ -26,7 +26,7 @@ def shapes_run(tmp_path_factory, inductor_cache):
 
 
 def test_symbols_guards_and_specialisations_match_torchs_log(shapes_run):
-    analysis = SessionAnalysis(open_session(shapes_run.trace_dir))
+    analysis = SessionAnalysis(open_path(shapes_run.trace_dir))
     ours = {str(unit.compile_id): events for unit, events in analysis.shapes}
     logs = shapes_run.torch_logs
     symbols = {(f"[{m['id']}]", m["symbol"], m["value"], m["source"], m["line"]) for m in _SYMBOL.finditer(logs)}
@@ -43,7 +43,7 @@ def test_symbols_guards_and_specialisations_match_torchs_log(shapes_run):
 
 
 def test_the_recompile_is_explained_by_the_line_that_made_its_dim_static(shapes_run):
-    analysis = SessionAnalysis(open_session(shapes_run.trace_dir))
+    analysis = SessionAnalysis(open_path(shapes_run.trace_dir))
     (group,) = analysis.recompile_groups
     assert group.specialised is not None and "if x.shape[0] == 4" in group.diagnosis
     assert "mark_dynamic" not in group.fix.split(":")[0] and "compares `x.shape[0]` with a constant" in group.fix

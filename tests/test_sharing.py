@@ -17,7 +17,7 @@ import pytest
 
 from inspector.core.outputs.html_report import render_report
 from inspector.core.readers.session_bundle import UnsafeBundle, extract_bundle, save_bundle
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -26,8 +26,8 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 def test_bundle_round_trip_opens_the_same_session(tmp_path):
     bundle, skipped = save_bundle(BUNDLED, tmp_path / "shared")
     assert bundle.name == "shared.tcinspect" and skipped == []
-    session = open_session(bundle)
-    original = open_session(BUNDLED)
+    session = open_path(bundle)
+    original = open_path(BUNDLED)
     assert session.source == bundle and session.kind == "capture"
     assert [str(u.compile_id) for u in session.units] == [str(u.compile_id) for u in original.units]
     assert len(session.breaks) == len(original.breaks) and session.results == original.results
@@ -111,7 +111,7 @@ def test_html_report_escapes_everything_taken_from_logs(tmp_path):
     hostile = "<script>alert(1)</script>\"'><img src=x onerror=alert(2)>"
     log = tmp_path / "dedicated_log_torch_trace_hostile.log"
     _poison_log(next((BUNDLED / "trace").glob("*.log")), log, hostile)
-    session = open_session(log)
+    session = open_path(log)
     assert not session.problems
     assert any(hostile in brk.reason for brk in session.breaks)
     html = render_report(session)

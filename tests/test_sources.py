@@ -22,7 +22,7 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers import sources
 from inspector.core.readers.session_builder import build_trace_session
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path, open_session
 from inspector.core.readers.trace_logs import HEAD_BYTES
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -75,7 +75,7 @@ def gzipped_log(tmp_path) -> Path:
 
 
 def test_a_new_kind_is_one_module_and_one_registration(gzipped_kind, gzipped_log, capsys):
-    plain = summarize(open_session(next((BUNDLED / "trace").glob("*.log"))))
+    plain = summarize(open_path(next((BUNDLED / "trace").glob("*.log"))))
     assert sources.detect(gzipped_log).kind is gzipped_kind
     assert "a gzipped TORCH_TRACE log (*.log.gz)" in sources.expected()
     assert cli.main(["summary", str(gzipped_log), "--json"]) == 0
@@ -112,7 +112,7 @@ def test_an_xla_dump_is_no_session_and_says_where_it_opens(tmp_path):
     source = sources.detect(dump)
     assert source.kind is sources.XLA_DUMP and not source.kind.opens_session
     with pytest.raises(sources.NotCompileOutput, match="XLA tab"):
-        open_session(dump)
+        open_path(dump)
 
 
 # --- one session, every output: the same counts --------------------------------------------------
@@ -127,7 +127,7 @@ def _inputs():
 
 @pytest.mark.parametrize("path", list(_inputs()), ids=lambda p: p.name)
 def test_every_output_states_the_same_counts(path):
-    analysis = SessionAnalysis(open_session(path))
+    analysis = SessionAnalysis(open_path(path))
     summary = summarize(analysis)
     breaks, sites = len(summary["graph_breaks"]), len(summary["break_sites"])
     recompiles, kernels = len(summary["recompiles"]), summary["kernels"]["total"]

@@ -23,7 +23,7 @@ from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_model import Part, Summary
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers import index_cache
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 INPUTS = [BUNDLED, next((BUNDLED / "trace").glob("*.log")), CUDA_LOG, MULTI_RANK]
@@ -32,7 +32,7 @@ INPUTS = [BUNDLED, next((BUNDLED / "trace").glob("*.log")), CUDA_LOG, MULTI_RANK
 def _analysis(path: Path) -> SessionAnalysis:
     if not path.exists():
         pytest.skip(f"{path} is not present (../shared/corpus is not beside this checkout)")
-    return SessionAnalysis(open_session(path))
+    return SessionAnalysis(open_path(path))
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
@@ -92,9 +92,9 @@ def test_a_summary_from_the_cache_renders_as_a_fresh_one(cached_log):
     """`summary` of a log opened before prints the document the cache kept: the model decodes it as
     it decodes a fresh one, so the text is the same."""
     log = cached_log
-    analysis = SessionAnalysis(open_session(log))
+    analysis = SessionAnalysis(open_path(log))
     fresh = render_text(summarize(analysis))
-    session_summary(open_session(log))
+    session_summary(open_path(log))
     cached = index_cache.load_summary(summary_identity(analysis))
     assert cached is not None, "the summary was not kept"
     assert render_text(cached) == fresh
@@ -115,10 +115,10 @@ def test_the_apps_reopen_takes_its_dashboard_from_the_cache(cached_log, tmp_path
     session_glance(preview)
     assert not (tmp_path / "cache" / "torch-compile-inspector" / "glance").exists()
 
-    first = session_glance(SessionAnalysis(open_session(log)))
-    assert first == at_a_glance(SessionAnalysis(open_session(log)))
+    first = session_glance(SessionAnalysis(open_path(log)))
+    assert first == at_a_glance(SessionAnalysis(open_path(log)))
     monkeypatch.setattr(session_analysis, "unit_fusion", lambda *args: pytest.fail("a graph was parsed on the reopen"))
-    again = session_glance(SessionAnalysis(open_session(log)))
+    again = session_glance(SessionAnalysis(open_path(log)))
     assert again == first and again.kernels.fusion_ratio is not None
 
 
@@ -128,12 +128,12 @@ def test_the_apps_reopen_takes_the_navigators_kernel_counts_from_the_cache(cache
     from inspector.core.model import session as session_model
     from inspector.core.outputs.cached_summary import kernel_counts
 
-    first = kernel_counts(SessionAnalysis(open_session(cached_log)))
-    session = open_session(cached_log)
+    first = kernel_counts(SessionAnalysis(open_path(cached_log)))
+    session = open_path(cached_log)
     assert first == [len(unit.kernels) for unit in session.units]
     assert sum(first) > 0
     monkeypatch.setattr(session_model, "parse_output_code", lambda *args: pytest.fail("output code parsed on the reopen"))
-    assert kernel_counts(SessionAnalysis(open_session(cached_log))) == first
+    assert kernel_counts(SessionAnalysis(open_path(cached_log))) == first
 
 
 @pytest.mark.parametrize("which", ["bundled", "multi_rank"])
@@ -154,9 +154,10 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
     again = _analysis(path)
     assert session_issues(again) == fresh
     if importlib.util.find_spec("PySide6") is not None:  # the app's load worker finds none either
+        from inspector.core.readers.sources import detect
         from inspector.gui.qt_session_model import load_session
 
-        assert load_session(path).problems == fresh
+        assert load_session(detect(path)).problems == fresh
 
     index_cache.store_summary(summary_identity(again), {"problems": [["graph_break", "warning", "cut short"]]}, "problems")
     monkeypatch.undo()
@@ -181,7 +182,7 @@ def test_kernel_counts_of_logs_without_rank_numbers_are_each_units_own(tmp_path,
         copy.write_bytes(log.read_bytes())
         os.utime(copy, (past, past))
     for _ in range(2):  # made, then read back
-        session = open_session(job)
+        session = open_path(job)
         counts = kernel_counts(SessionAnalysis(session))
         keys = [(unit.rank, str(unit.compile_id)) for unit in session.units]
         shared = {key for key in keys if keys.count(key) > 1}

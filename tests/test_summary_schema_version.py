@@ -11,7 +11,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,14 +30,14 @@ def test_the_summary_states_version_5_and_the_changelog_names_each_change():
 
 
 def test_a_version_4_summary_in_the_cache_is_made_afresh(tmp_path):
-    session = open_session(BUNDLED)
+    session = open_path(BUNDLED)
     identity = summary_identity(SessionAnalysis(session))
     assert identity is not None
     fresh = session_summary(session)
     stale = {**fresh, "schema_version": 4, "verdict": []}  # what version-4 code kept under this key
     index_cache.store_summary(identity, stale)
     assert index_cache.load_summary(identity)["schema_version"] == 4  # the entry is there
-    served = session_summary(open_session(BUNDLED))
+    served = session_summary(open_path(BUNDLED))
     assert served["schema_version"] == 5 and served["verdict"] == fresh["verdict"]
 
 

@@ -98,7 +98,7 @@ def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_
     kernel whose profiled time is shared by several units is marked Σ in the Code tab; Shapes names
     a resumed unit as the session tree does; in a distributed run the compile-time bars name ranks."""
     from inspector.core.analysis.kernel_plots import compile_time_per_unit
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
     from inspector.gui.views.qt_gpu_view import EMPTY
     from inspector.gui.views.qt_problems import NOTHING_OPEN
 
@@ -120,5 +120,5 @@ def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_
     shapes = window.shapes_view
     qtbot.waitUntil(lambda: shapes.note.text().startswith("[2/1] forward (resumed at line 21)"), timeout=10_000)
     if (CORPUS / "multi_rank_logs").is_dir():
-        labels = [label for label, _seconds in compile_time_per_unit(open_session(CORPUS / "multi_rank_logs"))]
+        labels = [label for label, _seconds in compile_time_per_unit(open_path(CORPUS / "multi_rank_logs"))]
         assert labels and all(label.startswith("rank ") for label in labels)

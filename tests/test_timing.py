@@ -21,7 +21,7 @@ from inspector.core.model.run_results import RunResults
 from inspector.core.outputs.html_report import render_report
 from inspector.core.outputs.summary import SCHEMA_VERSION, at_a_glance, summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -84,7 +84,7 @@ def test_a_wide_interval_wholly_below_1_states_the_direction_not_the_size(tmp_pa
     low, high = 1 / slower.high, 1 / slower.low
     assert slower.range_text() == f"{low:.2g}–{high:.2g}×"
     folder = edited_copy(tmp_path, **timed_state(WIDELY_SLOWER, QUIET))
-    analysis = SessionAnalysis(open_session(folder))
+    analysis = SessionAnalysis(open_path(folder))
     headline = at_a_glance(analysis).headline
     assert f"Compiled is {low:.2g}–{high:.2g}× SLOWER than eager" in headline
     assert "INCONCLUSIVE" not in headline
@@ -119,7 +119,7 @@ def test_too_few_rounds_or_nonsense_times_state_no_direction():
 
 
 def test_an_older_session_opens_with_no_interval(tmp_path):
-    summary = summarize(open_session(BUNDLED))
+    summary = summarize(open_path(BUNDLED))
     assert summary["schema_version"] == SCHEMA_VERSION == 5
     speedup = summary["speedup"]
     assert speedup["value"] == pytest.approx(summary["measurements"]["eager"]["median_s"]
@@ -129,36 +129,36 @@ def test_an_older_session_opens_with_no_interval(tmp_path):
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     assert "no interval: older capture" in figures["speedup"]["source"]
     assert "No confidence interval: an older capture timed eager and compiled in separate blocks" in render_report(
-        open_session(BUNDLED))
+        open_path(BUNDLED))
 
 
 def test_inconclusive_speedup_shows_no_break_even_anywhere(tmp_path):
     folder = edited_copy(tmp_path, **timed_state(NOISE_AROUND_1, BUSY))
-    summary = summarize(open_session(folder))
+    summary = summarize(open_path(folder))
     figures = {figure["key"]: figure for figure in summary["verdict"]}
     assert figures["break_even"]["value"] is None and "inconclusive" in figures["break_even"]["source"]
     assert summary["speedup"]["state"] == "inconclusive"
     text = render_text(summary)
     assert "Speedup INCONCLUSIVE" in text and "pays for itself" not in text
-    html = render_report(open_session(folder))
+    html = render_report(open_path(folder))
     assert "Speedup INCONCLUSIVE" in html and "Machine busy: timing unreliable" in html
-    diff = diff_runs(open_session(folder), open_session(BUNDLED))["steady_state"]
+    diff = diff_runs(open_path(folder), open_path(BUNDLED))["steady_state"]
     assert diff["verdict_a"]["state"] == "inconclusive" and diff["verdict_b"]["low"] is None
 
 
 def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_path):
     folder = edited_copy(tmp_path, **timed_state(NOISE_AROUND_1, QUIET))
-    (check,) = [c for c in check_run(open_session(folder), min_speedup=1.0) if c.name == "min-speedup"]
+    (check,) = [c for c in check_run(open_path(folder), min_speedup=1.0) if c.name == "min-speedup"]
     assert check.passed is None and "inconclusive" in check.reason
     done = run_cli("check", str(folder), "--min-speedup", "1.0")
     assert done.returncode == 4 and "INCONCLUSIVE min-speedup" in done.stdout
     # a conclusive run passes or fails on its interval
     fast = edited_copy(tmp_path / "fast", **timed_state(CLEARLY_FASTER, QUIET))
-    checks = {c.name: c for c in check_run(open_session(fast), min_speedup=1.2)}
+    checks = {c.name: c for c in check_run(open_path(fast), min_speedup=1.2)}
     assert checks["min-speedup"].passed is True
-    assert {c.name: c for c in check_run(open_session(fast), min_speedup=3.0)}["min-speedup"].passed is False
+    assert {c.name: c for c in check_run(open_path(fast), min_speedup=3.0)}["min-speedup"].passed is False
     # the threshold inside the interval: the measurement cannot tell
-    assert {c.name: c for c in check_run(open_session(fast), min_speedup=2.0)}["min-speedup"].passed is None
+    assert {c.name: c for c in check_run(open_path(fast), min_speedup=2.0)}["min-speedup"].passed is None
 
 
 def test_check_refuses_nonsense_thresholds():
@@ -166,18 +166,18 @@ def test_check_refuses_nonsense_thresholds():
         done = run_cli("check", str(BUNDLED), *args)
         assert done.returncode == 2 and "is not" in done.stderr and "Traceback" not in done.stderr
     with pytest.raises(ValueError):
-        check_run(open_session(BUNDLED), tolerance=-0.5)
+        check_run(open_path(BUNDLED), tolerance=-0.5)
 
 
 def test_profile_check_is_quiet_on_the_bundled_capture_and_fires_on_an_inconsistent_profile(tmp_path):
-    normal = open_session(BUNDLED)
+    normal = open_path(BUNDLED)
     assert profile_check(normal.results).consistent is True
     assert not SessionAnalysis(normal).kernel_time.suspect
     results = json.loads((BUNDLED / "results.json").read_text())
     for row in results["profile"]["compiled"]["ops"]:  # what a profile of a loaded machine looked like
         row["self_cpu_us"] *= 60
     folder = edited_copy(tmp_path, profile=results["profile"])
-    session = open_session(folder)
+    session = open_path(folder)
     check = profile_check(session.results)
     assert check.consistent is False and check.kernel_us_per_call > 2 * check.slowest_call_us
     assert "PROFILE INCONSISTENT" in check.note
@@ -219,7 +219,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     eager bars). The bundled capture's eager profile holds its first call and 5 calls only: 102 µs of ops
     per 40 µs call, flagged in the JSON, the text and next to the op-family chart, while its compiled
     profile's check stays quiet; scaled to what the call allows, the flag goes."""
-    summary = summarize(open_session(BUNDLED))
+    summary = summarize(open_path(BUNDLED))
     assert summary["run"]["eager_profile_check"]["consistent"] is False
     assert summary["run"]["profile_check"]["consistent"] is True
     assert "EAGER PROFILE INCONSISTENT: ops " in render_text(summary)
@@ -231,7 +231,7 @@ def test_an_inconsistent_eager_profile_is_flagged_beside_the_charts_it_feeds(qtb
     for row in results["profile"]["eager"]["ops"]:
         row["self_cpu_us"] *= 0.3
     folder = edited_copy(tmp_path, profile=results["profile"])
-    assert summarize(open_session(folder))["run"]["eager_profile_check"]["consistent"] is True
+    assert summarize(open_path(folder))["run"]["eager_profile_check"]["consistent"] is True
     open_and_wait(qtbot, window, folder)  # the open tab takes the next session at once
     assert "PROFILE INCONSISTENT" not in window.kernels_view.note.text()
 
@@ -246,7 +246,7 @@ def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture
         for key in ("timing", "eager", "compiled"):
             results.pop(key, None)
         (folder / "results.json").write_text(json.dumps(results))
-        analysis = SessionAnalysis(open_session(folder))
+        analysis = SessionAnalysis(open_path(folder))
         return analysis, at_a_glance(analysis).headline
 
     failed, headline = without_timing(entry_point=True, error={"kind": "script_error", "message": "ZeroDivisionError: x"})
@@ -265,7 +265,7 @@ def test_a_session_without_kernels_does_not_ask_for_provenance(tmp_path):
     kept = [r for r in split_records(log.read_text()) if "inductor_output_code" not in r.envelope[:200]]
     bare = tmp_path / "dedicated_log_torch_trace_bare.log"
     bare.write_text("\n".join(record.render() for record in kept) + "\n")
-    analysis = SessionAnalysis(open_session(bare))
+    analysis = SessionAnalysis(open_path(bare))
     assert analysis.fusion.n_kernels == 0
     assert analysis.verdict["fused_ops"].source == "no kernels in this session: nothing was fused"
-    assert "from the kernels' source nodes" in SessionAnalysis(open_session(BUNDLED)).verdict["fused_ops"].source
+    assert "from the kernels' source nodes" in SessionAnalysis(open_path(BUNDLED)).verdict["fused_ops"].source

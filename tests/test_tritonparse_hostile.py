@@ -378,9 +378,9 @@ def _read_so_far(pid: int, path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def bundled_session():
-    from inspector.core.readers.session_loader import open_session
+    from inspector.core.readers.session_loader import open_path
 
-    return open_session(ROOT / "resources" / "sessions" / "mlp_breaks")
+    return open_path(ROOT / "resources" / "sessions" / "mlp_breaks")
 
 
 @pytest.mark.parametrize("seed", range(40))

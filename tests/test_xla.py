@@ -20,7 +20,7 @@ from inspector.cli import main as cli_main
 from inspector.core.analysis.fusion_compare import compare_fusion
 from inspector.core.graphs.graph_hierarchy import build_groups
 from inspector.core.graphs.hlo_graph import hlo_graph
-from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.xla_dump import looks_like_xla_dump, open_xla_dump
 
 jax = pytest.importorskip("jax")  # a dev dependency: dumps are made by the real thing
@@ -162,7 +162,7 @@ def test_bundled_example_torch_compile_beside_xla(tmp_path_factory, inductor_cac
                           env=dict(os.environ, JAX_PLATFORMS="cpu"), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     run = run_traced(XLA_EXAMPLE, folder / "torch", inductor_cache)
-    session, dump = open_session(run.trace_dir), open_xla_dump(folder / "dump")
+    session, dump = open_path(run.trace_dir), open_xla_dump(folder / "dump")
     result = compare_fusion(session, dump.main_module, str(dump.source))
     torch, xla = result["torch"], result["xla"]
     # the block has eight matrix products (q, k, v, q·kᵀ, ·v, out, two MLP layers): both sides see them all

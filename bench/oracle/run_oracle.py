@@ -26,7 +26,7 @@ CASES = Path(__file__).resolve().parent / "cases"
 
 from inspector.capture.launcher import CaptureProcess, CaptureSettings, plan_script  # noqa: E402
 from inspector.core.outputs.summary import summarize  # noqa: E402
-from inspector.core.readers.session_loader import open_session  # noqa: E402
+from inspector.core.readers.session_loader import open_path  # noqa: E402
 
 FIELDS = ("compiles", "fail_types", "restarts", "graph_ops", "recompiles", "failed_guards", "breaks", "gb_ids",
           "kernels", "fx_cache", "torch_breaks", "outcomes", "frame_skips", "eager_triggered", "changed")
@@ -199,7 +199,7 @@ def compare(case: str, work: Path, cache: Path, recapture: bool = True) -> dict:
         timing.write_text(f"{time.perf_counter() - started:.1f} {_children_cpu_s() - cpu_before:.1f}")
     seconds, cpu = (float(value) for value in (timing.read_text().split() + ["nan", "nan"])[:2]) \
         if timing.is_file() else (None, None)
-    session = open_session(session_dir)
+    session = open_path(session_dir)
     if session.torch_record is None:
         return {"case": case, "error": f"no torch_record.json (exit {code})", "seconds": seconds, "cpu_s": cpu}
     stdout = session_dir / "stdout.txt"

@@ -21,13 +21,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 
 from inspector.core.analysis.dask_engine import ClusterOverview, DaskTarget, EngineUnavailable, overview_on_dask
 from inspector.core.analysis.divergence_rules import rank_report
 from inspector.core.analysis.issues import Issue
 from inspector.core.analysis.rank_figures import RankReport, index_ranks, report_so_far
-from inspector.core.analysis.session_analysis import SessionAnalysis, analyse
+from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.analysis.source_time import SourceTime
 from inspector.core.gc_policy import collector_paused
 from inspector.core.model.session import CompileUnit, Session
@@ -38,7 +39,7 @@ from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers import index_cache
 from inspector.core.readers.session_builder import build_preview_session
 from inspector.core.readers.session_loader import open_session
-from inspector.core.readers.sources import Source, detect
+from inspector.core.readers.sources import Source
 from inspector.core.readers.torch_trace import rank_from_filename
 
 # A job of rank logs this big takes seconds to read whole: its per-rank overview, from an index the
@@ -55,22 +56,39 @@ PREVIEW_BYTES = 8 << 20
 REOPEN_PREVIEW_BYTES = 128 << 20
 
 
+# The facts every view reads as soon as a session arrives, each an attribute of the LoadedSession
+# (dotted: of its analysis, of its rank report), made in this order by `analyse` on the pipeline's
+# thread (the app's load worker) so that the UI thread only displays them: on a big job, computing
+# them there would be a large part of a visible freeze. The Ranks view and the dashboard read `ranks`,
+# which fingerprints every unit's graph; the timeline of a many-rank job takes a few hundred ms. The
+# issues, the verdict's fusion figures (which parse every graph) and the units' kernel counts are made
+# only through `glance`, `kernel_counts` and `problems`, which on a reopen come from the index cache
+# (outputs/cached_summary.py) instead.
+MADE_AHEAD = ("analysis.compile_time", "analysis.compile_time_per_unit", "analysis.warnings",
+              "analysis.kernel_time", "analysis.ranks", "analysis.timeline", "analysis.regions",
+              "analysis.notices", "analysis.shapes", "analysis.source_marks",
+              "ranks.lanes",  # the Ranks tab's lanes
+              "glance",  # the dashboard's part of the summary
+              "kernel_counts",  # the navigator's
+              "problems")  # the Problems list's
+
+
+def analyse(session: Session, overview: RankReport | None = None) -> LoadedSession:
+    """`session` analysed, every fact of MADE_AHEAD made now, on the calling thread (never the UI's);
+    `overview`: the per-rank overview this load showed first, if it did."""
+    loaded = LoadedSession(SessionAnalysis(session), overview)
+    for fact in MADE_AHEAD:
+        attrgetter(fact)(loaded)
+    return loaded
+
+
 class LoadedSession:
-    """The open session and its analysis, with what every view reads first made by the pipeline (on
-    its thread), so a front end only displays it."""
+    """The open session and its analysis, with what every view reads first (MADE_AHEAD) made by the
+    pipeline (on its thread), so a front end only displays it."""
 
     def __init__(self, analysis: SessionAnalysis, overview: RankReport | None = None):
         self.analysis = analysis
         self._overview = overview  # the per-rank overview this load showed first, if it did
-
-    def made_ahead(self) -> LoadedSession:
-        """What every view reads first beyond `analyse`'s facts (`session_analysis.FIRST_VIEW_FACTS`),
-        made now: the parts of the summary a reopen takes from the index cache, and the rank lanes."""
-        self.ranks.lanes  # the Ranks tab's lanes
-        self.glance  # the dashboard's
-        self.kernel_counts  # the navigator's
-        self.problems  # the Problems list's
-        return self
 
     @property
     def session(self) -> Session:
@@ -166,16 +184,15 @@ class Loaded:
 LoadEvent = ReadProgress | Overview | Preview | Loaded
 
 
-def load_session(source: Source | Path, on_event: Callable[[LoadEvent], None] | None = None,
+def load_session(source: Source, on_event: Callable[[LoadEvent], None] | None = None,
                  dask: DaskTarget | None = None) -> LoadedSession:
-    """The session at `source` (a path is detected here), its first views' facts made. With `on_event`,
+    """The session a detected `source` holds, its first views' facts made. With `on_event`,
     the load is watched: a big job's overview and a big log's preview are sent first, then every
     event above; without it, the whole session is only read (a comparison's second run, a test).
 
     The cyclic garbage collector is paused meanwhile, the overview's reading too: a full collection over
     the hundreds of thousands of objects a big job makes holds the GIL for 60+ ms, which a UI thread
     would feel as a freeze. The session's objects are then frozen out of later collections."""
-    source = source if isinstance(source, Source) else detect(source)
     started = time.monotonic()
     send = on_event or (lambda _event: None)
 
@@ -197,11 +214,11 @@ def load_session(source: Source | Path, on_event: Callable[[LoadEvent], None] | 
         if on_event is not None and _worth_a_preview(source):
             try:
                 preview = build_preview_session(source.files[0], source.path, PREVIEW_BYTES)
-                send(Preview(LoadedSession(analyse(preview)).made_ahead(), since()))
+                send(Preview(analyse(preview), since()))
             except Exception:  # as the overview: the whole read says what is wrong
                 pass
         progress = (lambda done, total: send(ReadProgress(done, total, since()))) if on_event is not None else None
-        loaded = LoadedSession(analyse(open_session(source, progress)), shown).made_ahead()
+        loaded = analyse(open_session(source, progress), shown)
     send(Loaded(loaded, since()))
     return loaded
 

@@ -21,6 +21,7 @@ def run_selftest(session_dir: Path) -> int:
     from inspector.core.readers.session_bundle import save_bundle
     from inspector.gui.qt_main_window import QtMainWindow
     from inspector.core.loading import load_session
+    from inspector.core.readers.sources import detect
     from inspector.gui.qt_settings import AppSettings
 
     app = QApplication.instance() or QApplication([])
@@ -35,7 +36,7 @@ def run_selftest(session_dir: Path) -> int:
         try:
             window = QtMainWindow(AppSettings(QSettings(str(Path(work) / "s.ini"), QSettings.Format.IniFormat)))
             window.show()
-            loaded = load_session(session_dir)
+            loaded = load_session(detect(session_dir))
             check(len(loaded.session.units) > 0, f"bundled session opens: {len(loaded.session.units)} compile units")
             window.model.set_loaded(loaded)
             while window.model.handing:  # the views take it one per turn of the event loop
@@ -49,7 +50,7 @@ def run_selftest(session_dir: Path) -> int:
                       f"view '{name}' renders ({image.width()}×{image.height()})")
             check("graph-break site" in window.summary_view.title.text(), "dashboard shows the verdict")
             bundle, _ = save_bundle(session_dir, Path(work) / "roundtrip")
-            again = load_session(bundle)
+            again = load_session(detect(bundle))
             check(len(again.session.units) == len(loaded.session.units),
                   f"a .tcinspect bundle round-trips ({bundle.stat().st_size} bytes)")
             html = render_report(loaded.analysis)

@@ -130,26 +130,12 @@ def _code_text(title: str, function: str | None, kind: str, artifact: TextArtifa
 
 
 @dataclass(frozen=True)
-class TriggerFrame(Record):
-    """One frame of the user's code in the stack that triggered a compile."""
-
-    file: str
-    line: int | None
-    function: str | None
-    code: str | None
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where} in {self.function}" if self.function else where
-
-
-@dataclass(frozen=True)
 class UnitCompile(Record):
     """One unit's page, what tlparse shows on a compile's page: the trigger stack, restarts and failure,
     every metrics field (`unknown_metrics` names those of another torch version), cache lookups,
     Dynamo's code; every list in the order the log wrote it."""
 
-    trigger: tuple[TriggerFrame, ...]  # the user's frames of the dynamo_start stack, outermost first
+    trigger: tuple[SourceLocation, ...]  # the user's frames of the dynamo_start stack, outermost first
     failures: tuple[FailureLink, ...]
     metrics: Mapping[str, Any]  # as torch wrote them
     unknown_metrics: list[str]
@@ -157,7 +143,7 @@ class UnitCompile(Record):
     code: tuple[CodeText, ...]
     metric_rows: tuple[MetricRow, ...] = live()  # the metrics as shown (a page read back from a summary: none)
 
-    NESTED = {"trigger": [TriggerFrame], "failures": [FailureLink], "cache_lookups": [CacheLookup],
+    NESTED = {"trigger": [SourceLocation], "failures": [FailureLink], "cache_lookups": [CacheLookup],
               "code": [CodeText]}
 
 
@@ -239,8 +225,7 @@ def code_texts(unit: CompileUnit) -> list[CodeText]:
 
 def compile_detail(unit: CompileUnit) -> UnitCompile:
     rows = metric_rows(unit.full_metrics)
-    return UnitCompile(tuple(TriggerFrame(frame.file, frame.line, frame.function, frame.code)
-                             for frame in trigger_stack(unit)),
+    return UnitCompile(tuple(trigger_stack(unit)),
                        tuple(failure_chain(unit)), {row.name: row.raw for row in rows},
                        [row.name for row in rows if not row.known], tuple(cache_lookups(unit.cache_events)),
                        tuple(code_texts(unit)), metric_rows=tuple(rows))
@@ -272,7 +257,7 @@ class _Fold:
         return StackTrieNode(self.frame, self.units, tuple(child.record() for child in self.children.values()))
 
 
-def frame_label(frame: SourceLocation | TriggerFrame) -> str:
+def frame_label(frame: SourceLocation) -> str:
     """"file:line in function: code", a resume function named as lists name it."""
     code = f": {frame.code.strip()}" if frame.code and frame.code.strip() else ""
     where = f"{frame.file}:{frame.line}" if frame.line is not None else frame.file

@@ -98,5 +98,5 @@ def _failing_line(unit: CompileUnit) -> SourceLocation | None:
             if frames:
                 return SourceLocation(*frames[-1])
     if isinstance(file, str) and line is not None and not is_library_file(file):
-        return SourceLocation(file, int(line))
+        return SourceLocation(file, int(line), None, None)
     return None

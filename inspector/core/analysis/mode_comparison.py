@@ -13,6 +13,7 @@ from inspector.core.analysis.comparison import FASTER, SLOWER, Machine, Speedup,
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.run_results import RunResults
 from inspector.core.readers.session_loader import open_session
+from inspector.core.readers.sources import detect
 
 
 UNCOUNTED_CACHE_GAIN = 2.0  # a warm compile this many times shorter than the cold one was served by a cache
@@ -82,7 +83,7 @@ def compare_modes(sessions: dict[str, Path], warm_sessions: dict[str, Path] | No
     rows = []
     for mode, folder in sessions.items():
         try:
-            run = SessionAnalysis(open_session(folder))
+            run = SessionAnalysis(open_session(detect(folder)))
         except (OSError, ValueError) as error:  # the capture wrote no log: say so in that mode's row
             rows.append(ModeRow(mode, folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
             continue
@@ -97,7 +98,7 @@ def compare_modes(sessions: dict[str, Path], warm_sessions: dict[str, Path] | No
 
 def _warm(folder: Path) -> tuple[float | None, int | None]:
     try:
-        run = SessionAnalysis(open_session(folder))
+        run = SessionAnalysis(open_session(detect(folder)))
     except (OSError, ValueError):
         return None, None
     return run.verdict.value("t_compile"), _cache_hits(run)

@@ -63,8 +63,9 @@ class Verdict:
 
 
 class SessionAnalysis:
-    """Facts about one session. Each is computed on first use and kept; `analyse()` computes the ones
-    the first view needs, so a load worker can do that work off the UI thread."""
+    """Facts about one session. Each is computed on first use and kept; the loading pipeline
+    (`core/loading.analyse`) computes the ones the first view needs, so a load worker can do that work
+    off the UI thread."""
 
     def __init__(self, session: Session):
         self.session = session
@@ -258,21 +259,3 @@ class SessionAnalysis:
 def as_analysis(subject: Session | SessionAnalysis) -> SessionAnalysis:
     """Consumers take either; a bare session is analysed lazily."""
     return subject if isinstance(subject, SessionAnalysis) else SessionAnalysis(subject)
-
-
-# What the views read of the analysis as soon as a session arrives (`analyse` makes them on the app's
-# load worker, so the UI thread only displays them: on a big job, computing them there would be a large
-# part of a visible freeze). The Ranks view and the dashboard read `ranks`, which fingerprints every unit's
-# graph, and the timeline of a many-rank job takes a few hundred ms. Not here: the issues, the
-# verdict's fusion figures (which parse every graph) and the units' kernel counts, which the app
-# takes from the index cache on a reopen (outputs/cached_summary.py).
-FIRST_VIEW_FACTS = ("compile_time", "compile_time_per_unit", "warnings", "kernel_time", "ranks", "timeline",
-                    "regions", "notices", "shapes", "source_marks")
-
-
-def analyse(session: Session) -> SessionAnalysis:
-    """The analysis with the facts every view reads first already computed (call it off the UI thread)."""
-    analysis = SessionAnalysis(session)
-    for fact in FIRST_VIEW_FACTS:
-        getattr(analysis, fact)
-    return analysis

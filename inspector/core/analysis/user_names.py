@@ -205,7 +205,7 @@ def _called_function(unit: CompileUnit) -> SourceLocation | None:
     first = first_source(graph.text)
     if first is None or not first.function or (first.file, first.function) == (where.file, unit.function):
         return None
-    return SourceLocation(first.file, first.line, first.function)
+    return SourceLocation(first.file, first.line, first.function, None)
 
 
 def shown_function(unit: CompileUnit) -> str:

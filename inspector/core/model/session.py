@@ -31,12 +31,16 @@ class UnitStatus(str, Enum):
     CUT = "cut_mid_compile"  # Dynamo started it and never finished: the run died inside its compile
 
 
-@dataclass
-class SourceLocation:
+@dataclass(frozen=True)
+class SourceLocation(Record):
+    """A line of code: where a break, a compile's call or a failure is, one frame of a stack. A record,
+    so the summary writes a compile's trigger stack as these very frames and reads it back into them;
+    every field is written, None where the log does not say."""
+
     file: str
     line: int | None
-    function: str | None = None
-    code: str | None = None
+    function: str | None
+    code: str | None
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file

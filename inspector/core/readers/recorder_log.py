@@ -163,7 +163,7 @@ def _unit(record: dict, problems: ReadProblems) -> CompileUnit | None:
         problems.add("bad_record", f"compile line without a compile id: {_text(record.get('compile_id'))!r}")
         return None
     function, file, line = _text(record.get("frame")), _text(record.get("file")), _count(record.get("line"))
-    location = SourceLocation(file, line, function) if file else None
+    location = SourceLocation(file, line, function, None) if file else None
     unit = CompileUnit(compile_id, function=function, location=location, started=True, finished=True)
     compile_s = _seconds(record.get("compile_s"))
     if compile_s is not None:
@@ -174,7 +174,7 @@ def _unit(record: dict, problems: ReadProblems) -> CompileUnit | None:
     reasons = record.get("break_reasons")
     reasons = [_text(reason) for reason in reasons if _text(reason)] if isinstance(reasons, list) else []
     breaks = _count(record.get("breaks")) or 0
-    where = SourceLocation(file, None, function) if file else None  # the recorder knows the frame, not the line
+    where = SourceLocation(file, None, function, None) if file else None  # the recorder knows the frame, not the line
     for index in range(min(breaks, 64)):
         reason = reasons[index] if index < len(reasons) else "graph break (reason not recorded)"
         unit.breaks.append(GraphBreak(compile_id, reason, where, kind=classify_break(reason)))

@@ -206,7 +206,7 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
     unit.function = unit.function or metrics.get("co_name")
     if unit.location is None and metrics.get("co_filename"):
         unit.location = SourceLocation(str(metrics["co_filename"]), metrics.get("co_firstlineno"),
-                                       metrics.get("co_name"))
+                                       metrics.get("co_name"), None)
     if metrics.get("fail_type"):
         unit.fail_type = str(metrics["fail_type"])
         reason = metrics.get("fail_reason")
@@ -271,7 +271,7 @@ def _graph_break(compile_id: CompileId, text: str, whole: str | None = None) -> 
     if frame:
         location = SourceLocation(*frame)
     elif parsed.file:
-        location = SourceLocation(parsed.file, parsed.line)
+        location = SourceLocation(parsed.file, parsed.line, None, None)
     stack = [SourceLocation(*f) for f in parsed.stack]
     return GraphBreak(compile_id, parsed.reason, location, parsed.explanation, parsed.hints, stack,
                       parsed.kind, text=text if whole is None else whole, via=[SourceLocation(*f) for f in via])

@@ -11,14 +11,20 @@ from inspector.core.readers.session_bundle import remove_extracted
 from inspector.core.readers.sources import NotCompileOutput, Progress, Source, detect
 
 
-def open_session(path: str | Path | Source, progress: Progress = None) -> Session:
-    """The torch.compile Session at `path` (a path, or a Source already detected);
-    `progress(bytes_read, bytes_total)` follows the reading of its logs."""
-    source = path if isinstance(path, Source) else detect(path)
+def open_session(source: Source, progress: Progress = None) -> Session:
+    """The torch.compile Session a detected `source` holds (detected once, at the edge: the CLI's
+    arguments, the app's open); `progress(bytes_read, bytes_total)` follows the reading of its logs.
+    NotCompileOutput when its kind opens as no Session, saying where it is shown instead."""
     if not source.kind.opens_session:
         raise NotCompileOutput(f"{source.path} is {source.kind.expected}, not torch.compile output: "
                                f"{source.kind.elsewhere}.")
     return source.open(progress)
+
+
+def open_path(path: str | Path, progress: Progress = None) -> Session:
+    """The Session at `path`, detected here: for a script or test that holds a path and wants its
+    session, where detecting it first would only be ceremony."""
+    return open_session(detect(path), progress)
 
 
 def close_session(session: Session) -> None:
