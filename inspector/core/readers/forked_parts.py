@@ -61,22 +61,24 @@ class ForkedParts:
         os.close(told)
         return cls(pid, answer, code, builders)
 
-    def take(self) -> None:
-        """Wait for the copy and keep what it made, each part where it is still unmade."""
+    def take(self) -> int:
+        """Wait for the copy and keep what it made, each part where it is still unmade; how many parts
+        it handed back (0 when it handed back nothing whole: they are made here on first use)."""
         state = self._answer()
         if state is None:
-            return
+            return 0
         try:
             code = [OutputCode.from_state(item) for item in state["code"]]
             spans = [(SpanForest.from_state(forest), decode_problems(problems)) for forest, problems in state["spans"]]
             if not (len(code) == len(self.code) and len(spans) == len(self.spans)):
-                return
+                return 0
         except (TypeError, ValueError, KeyError, IndexError, AttributeError):
-            return
+            return 0
         for artifact, parsed in zip(self.code, code):
             artifact.keep_code(parsed)
         for builder, made in zip(self.spans, spans):
             builder.made_apart = made
+        return len(code) + len(spans)
 
     def stop(self) -> None:
         """End the copy without taking anything (this process is leaving the work, e.g. on Ctrl+C)."""

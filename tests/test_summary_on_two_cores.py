@@ -1,0 +1,175 @@
+"""A big log's summary is made on both cores (core/readers/forked_parts.py: a forked copy parses the
+output code and builds the stage spans while the reader makes the rest), and it is the very summary
+one core makes, whatever becomes of the copy: it answers, dies, answers garbage, or the reader is
+interrupted. The copy runs in a fresh interpreter here (a script run by `python`), because a fork is
+refused while other threads run, and a long test run leaves worker threads behind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from inspector.core.history import content_digests
+from inspector.core.model.output_code import OutputCode
+from inspector.core.readers import forked_parts
+from inspector.core.readers.session_loader import open_path
+from inspector.core.readers.torch_trace import read_trace_log
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_LOG = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
+CORPUS_LOGS = ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs"]
+
+# Summarises each path given on two cores (the copy's size threshold lowered to 0) and on one
+# (TCI_SERIAL=1), and prints, per path, whether the two summaries are equal and how many parts the
+# copy handed back. `HOW` says what the copy does: its real work, die, or answer garbage.
+TWO_AND_ONE = r"""
+import json, os, sys
+sys.path.insert(0, {root!r})
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.outputs.summary import summarize
+from inspector.core.readers import forked_parts
+from inspector.core.readers.session_loader import open_path
+
+forked_parts.HELPER_MIN_BYTES = 0
+HOW = {how!r}
+if HOW == "dies":
+    forked_parts._make = lambda *parts: os._exit(3)
+elif HOW == "garbage":
+    def _garbage(answer, told, *parts):
+        os.write(told, b'{{"code": [[1, 2'); os._exit(0)
+    forked_parts._make = _garbage
+handed = []
+real_take = forked_parts.ForkedParts.take
+forked_parts.ForkedParts.take = lambda self: handed.append(real_take(self)) or handed[-1]
+found = {{}}
+for path in sys.argv[1:]:
+    analysis = SessionAnalysis(open_path(path))
+    analysis.make_summary_facts()
+    two_cores = json.dumps(summarize(analysis))
+    os.environ["TCI_SERIAL"] = "1"
+    one_core = json.dumps(summarize(open_path(path)))
+    del os.environ["TCI_SERIAL"]
+    found[path] = [two_cores == one_core, handed[-1] if handed else None]
+    handed.clear()
+try:
+    os.waitpid(-1, os.WNOHANG)
+    left = True
+except ChildProcessError:
+    left = False
+print(json.dumps({{"found": found, "children_left": left}}))
+"""
+
+
+def _two_and_one(paths: list[Path], how: str = "works") -> dict:
+    done = subprocess.run([sys.executable, "-c", TWO_AND_ONE.format(root=str(ROOT), how=how), *map(str, paths)],
+                          capture_output=True, text=True, timeout=600, env={"TCI_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def logs(corpus) -> list[Path]:
+    return [BUNDLED_LOG, *(corpus / name for name in CORPUS_LOGS)]
+
+
+def test_the_summary_made_on_two_cores_is_the_one_made_on_one(logs):
+    result = _two_and_one(logs)
+    for path, (same, handed) in result["found"].items():
+        assert same, f"{path}: the summary differs from the one made on one core"
+        assert handed and handed > 0, f"{path}: the copy handed back nothing, so nothing was made on two cores"
+    assert not result["children_left"], "the copy was reaped"
+
+
+@pytest.mark.parametrize("how", ["dies", "garbage"])
+def test_a_copy_that_fails_changes_nothing_the_user_sees(logs, how):
+    result = _two_and_one(logs, how)
+    for path, (same, handed) in result["found"].items():
+        assert same, f"{path}: a copy that {how} changed the summary"
+        assert handed == 0, f"{path}: parts were taken from a copy that {how}"
+    assert not result["children_left"], "the copy was reaped"
+
+
+def test_an_interrupted_summary_leaves_no_copy_behind():
+    script = f"""
+import os, sys
+sys.path.insert(0, {str(ROOT)!r})
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.readers import forked_parts
+from inspector.core.readers.session_loader import open_path
+forked_parts.HELPER_MIN_BYTES = 0
+def interrupt():
+    raise KeyboardInterrupt
+try:
+    SessionAnalysis(open_path({str(BUNDLED_LOG)!r})).make_summary_facts(beside=interrupt)
+except KeyboardInterrupt:
+    pass
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a child is left")
+except ChildProcessError:
+    print("no child left")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "no child left", done.stderr
+
+
+def test_no_copy_is_forked_while_another_thread_runs(monkeypatch):
+    """A fork copies only the thread that forks: a lock another thread held (a view reading the same log)
+    would stay taken in the copy for ever, so the copy is not made."""
+    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
+    session = open_path(BUNDLED_LOG)
+    code = [artifact for unit in session.units for artifact in unit.output_code]
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert forked_parts.ForkedParts.start(code, [rank.span_source for rank in session.ranks]) is None
+    finally:
+        release.set()
+        other.join()
+
+
+def test_a_parsed_output_code_comes_back_from_its_state_unchanged(logs):
+    for path in logs:
+        for unit in open_path(path).units:
+            for artifact in unit.output_code:
+                code = artifact.code
+                assert OutputCode.from_state(json.loads(json.dumps(code.get_state()))) == code, unit.compile_id
+
+
+def test_the_head_of_a_payload_is_the_start_of_its_text_and_counts_all_of_it(logs, tmp_path):
+    """The summary keeps the first 64 KiB of a unit's guards and says how much more there was; the
+    reader tells both without decoding the whole payload. Checked on every payload of real logs, and
+    on one whose text is not ASCII and one written with CRLF line ends (read the long way)."""
+    log_files = [path for path in logs if path.is_file()] + sorted((logs[-1]).glob("*.log"))
+    text = BUNDLED_LOG.read_text()
+    (tmp_path / "unicode.log").write_text(text.replace("\tdef forward", "\tdef forward_ü"))
+    (tmp_path / "crlf.log").write_bytes(BUNDLED_LOG.read_bytes().replace(b"\n", b"\r\n"))
+    log_files += [tmp_path / "unicode.log", tmp_path / "crlf.log"]
+    checked = 0
+    for path in log_files:
+        log = read_trace_log(path)
+        for record in log.records:
+            if not record.has_payload:
+                continue
+            whole = log.payload(record)
+            for chars in (0, 1, 7, 100, 4096):
+                assert log.payload_head(record, chars) == (whole[:chars], len(whole)), (path, record.line_no, chars)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_history_digest_worked_out_ahead_is_the_files_digest(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_bytes(BUNDLED_LOG.read_bytes() * 40)
+    content_digests.digest_ahead([log])
+    assert content_digests.content_digest(log) == hashlib.sha256(log.read_bytes()).hexdigest()
+    content_digests.digest_ahead([log])
+    log.write_bytes(b"another run")  # changed after the digest started: its new content counts
+    assert content_digests.content_digest(log) == hashlib.sha256(b"another run").hexdigest()
