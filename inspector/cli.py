@@ -13,7 +13,7 @@ from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
 from inspector.cli_capture import add_capture_commands
-from inspector.cli_history import add_history_command, add_history_switches, record_history, record_history_ahead
+from inspector.cli_history import add_history_command, add_history_switches, record_history
 from inspector.cli_text import dump_json as _dump_json, say as _say
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
@@ -361,13 +361,11 @@ def _summary(args) -> int:
         from inspector.core.outputs.ci_reports import markdown
         from inspector.core.outputs.summary import summarize
 
-        record_history_ahead(args, session)
         summary = summarize(SessionAnalysis(session))
         _say(markdown(summary).rstrip("\n"))
     else:
         try:  # from the index cache when this log was summarised before; the profile read anew
-            summary = session_summary(session, beside=lambda: record_history_ahead(args, session))
-            summary, profile_text = with_profile(summary, session, args.profile)
+            summary, profile_text = with_profile(session_summary(session), session, args.profile)
         except ValueError as error:
             _say(f"compile-inspector: --profile: {error}", file=sys.stderr)
             return 2

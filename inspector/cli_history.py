@@ -51,15 +51,6 @@ def _history(args) -> int:
     return 0
 
 
-def record_history_ahead(args, session) -> None:
-    """Start, beside the summary, the part of keeping the run that need not wait for it."""
-    if getattr(args, "no_history", False):
-        return
-    from inspector.core.history.recording import record_ahead
-
-    record_ahead(session)
-
-
 def record_history(args, session, summary) -> None:
     """Keep the run just read in the history (unless --no-history); only a failure is said."""
     if getattr(args, "no_history", False):

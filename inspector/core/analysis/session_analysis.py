@@ -5,7 +5,6 @@ attributes instead of recomputing figures or reading them back out of the summar
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -91,18 +90,15 @@ class SessionAnalysis:
         """Each unit's compile page: its trigger stack, failures, metrics, cache lookups and code."""
         return {unit: compile_detail(unit) for unit in self.session.units}
 
-    def make_summary_facts(self, beside: Callable[[], None] | None = None) -> None:
+    def make_summary_facts(self) -> None:
         """Make what the whole summary reads of a session, on both cores where there are two: a forked
         copy of this process parses the output code and builds the stage spans (forked_parts.py) while
         this one makes the compile pages, the shapes and the op names of the kernels' graphs, about
-        equal shares. `beside`, work for threads of its own, starts once the copy is made: a fork
-        copies one thread."""
+        equal shares."""
         units = self.session.units
         parts = ForkedParts.start([artifact for unit in units for artifact in unit.output_code],
                                   [rank.span_source for rank in self.session.ranks if rank.span_source])
         try:
-            if beside is not None:
-                beside()
             self.compile_pages
             self.shapes
             for unit in units:

@@ -8,8 +8,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from inspector.core.history.content_digests import digest_ahead
-from inspector.core.history.run_record import RunRecord, record_of, run_files, run_identity
+from inspector.core.history.run_record import RunRecord, record_of, run_identity
 from inspector.core.history.run_store import StoreError, open_store
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import Summary
@@ -45,13 +44,6 @@ class Recorded:
         if not self.new:
             return f"in the history already as {self.run.label}"
         return f"recorded in the history as {self.run.label}"
-
-
-def record_ahead(session: Session) -> None:
-    """Start what `record_run` will need of `session` that takes long and can run beside the making of
-    its summary: the digests of its files (content_digests.py)."""
-    if history_enabled() and session.preview is None:
-        digest_ahead(run_files(session))
 
 
 def record_run(session: Session, summary: Summary | dict, store: str | None = None,

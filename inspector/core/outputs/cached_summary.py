@@ -52,18 +52,15 @@ def code_identity() -> str:
     return digest.hexdigest()
 
 
-def session_summary(session: Session, beside: Callable[[], None] | None = None) -> dict:
-    """The summary document, from the cache when nothing it depends on changed. `beside` (work for
-    other threads) is started as the summary's work begins (`SessionAnalysis.make_summary_facts`)."""
+def session_summary(session: Session) -> dict:
+    """The summary document, from the cache when nothing it depends on changed."""
     analysis = SessionAnalysis(session)
     identity = summary_identity(analysis)
     summary = index_cache.load_summary(identity)
     if not _is_summary(summary):
-        analysis.make_summary_facts(beside)
+        analysis.make_summary_facts()
         summary = summarize(analysis)
         index_cache.store_summary(identity, summary)
-    elif beside is not None:
-        beside()
     return _as_opened(summary, session)
 
 
