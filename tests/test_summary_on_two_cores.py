@@ -39,8 +39,8 @@ HOW = {how!r}
 if HOW == "dies":
     forked_parts._make = lambda *parts: os._exit(3)
 elif HOW == "garbage":
-    def _garbage(answer, told, *parts):
-        os.write(told, b'{{"code": [[1, 2'); os._exit(0)
+    def _garbage(progress, told, parts, *made):
+        os.write(parts, b'[0, [1, 2]]\n[1, [[1, 2\n'); os.write(told, b"++"); os._exit(0)
     forked_parts._make = _garbage
 handed = []
 real_take = forked_parts.ForkedParts.take
@@ -133,7 +133,7 @@ def test_no_copy_is_forked_while_another_thread_runs(monkeypatch):
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        assert forked_parts.ForkedParts.start(code, [rank.span_source for rank in session.ranks]) is None
+        assert forked_parts.ForkedParts.start(code, [], [rank.span_source for rank in session.ranks]) is None
     finally:
         release.set()
         other.join()

@@ -92,18 +92,16 @@ class SessionAnalysis:
 
     def make_summary_facts(self) -> None:
         """Make what the whole summary reads of a session, on both cores where there are two: a forked
-        copy of this process parses the output code and builds the stage spans (forked_parts.py) while
-        this one makes the compile pages, the shapes and the op names of the kernels' graphs, about
-        equal shares."""
+        copy of this process builds the stage spans, parses the output code and reads the op names of
+        the kernels' graphs (forked_parts.py) while this one makes the compile pages and the shapes,
+        then shares the copy's work from its other end."""
         units = self.session.units
         parts = ForkedParts.start([artifact for unit in units for artifact in unit.output_code],
+                                  [graph for unit in units for graph in kernel_graphs(unit)],
                                   [rank.span_source for rank in self.session.ranks if rank.span_source])
         try:
             self.compile_pages
             self.shapes
-            for unit in units:
-                for graph in kernel_graphs(unit):
-                    graph.op_names
         except BaseException:
             if parts is not None:
                 parts.stop()

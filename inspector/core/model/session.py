@@ -148,6 +148,15 @@ class GraphArtifact:
                               else op_node_names(self.text))
         return self._op_names
 
+    @property
+    def op_names_made(self) -> bool:
+        return self._op_names is not None
+
+    def keep_op_names(self, names: list[str]) -> None:
+        """Keep `op_names` made elsewhere of the same text (a forked copy of this process)."""
+        if self._op_names is None:
+            self._op_names = names
+
 
 
 @dataclass

@@ -89,10 +89,13 @@ class RankSpans:
                 if not damaged:  # damaged payloads are counted already
                     problems.add("bad_record", f"line {line_no}: chromium_event payload is not JSON")
                 continue
-            args = event.get("args") if isinstance(event.get("args"), dict) else {}
+            args = event.get("args")
+            own = isinstance(args, dict)
+            args = args if own else {}
             if not is_small_arg(args.get("compile_id")) and compile_id is not None:  # none a span keeps
-                args = {**args, "compile_id": str(compile_id)[1:-1]}
-            yield {**event, "args": args}
+                yield {**event, "args": {**args, "compile_id": str(compile_id)[1:-1]}}
+            else:
+                yield event if own else {**event, "args": args}  # as it is where it can be: build_spans only reads it
 
 
 def _unit_key(compile_id_text: str | None) -> tuple | None:
