@@ -202,8 +202,8 @@ def helper_allowed() -> bool:
 
 
 def second_core() -> bool:
-    """Whether work may go to a second core: this process may run on two, and TCI_SERIAL=1 (read every
-    log on one core) is not set."""
+    """Whether work may go to a second core: this process may run on two, and TCI_SERIAL=1 (read and
+    summarise every log on one core) is not set."""
     if os.environ.get("TCI_SERIAL"):
         return False
     try:
