@@ -191,12 +191,13 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
           f"{median(floor_cpu) / median(tl_cpu):.3f}× its CPU\n"
           f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
           f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
-    memory_wall = [found[0] for found in in_memory if found is not None]
-    if memory_wall:
-        memory_rounds = [o / t for o, t in zip(wall, memory_wall)]
-        print(f"  tlparse -p, report in {MEMORY_FOLDER}: {spread(memory_wall)} wall; summary = "
-              f"{median(wall) / median(memory_wall):.3f}× (per round {min(memory_rounds):.3f}–{max(memory_rounds):.3f})",
-              flush=True)
+    memory_wall = [found[0] if found is not None else None for found in in_memory]
+    paired = [(o, t) for o, t in zip(wall, memory_wall) if t is not None]  # the rounds that timed both
+    if paired:
+        memory_rounds = [o / t for o, t in paired]
+        print(f"  tlparse -p, report in {MEMORY_FOLDER}: {spread([t for _o, t in paired])} wall; summary = "
+              f"{median(o for o, _t in paired) / median(t for _o, t in paired):.3f}× "
+              f"(per round {min(memory_rounds):.3f}–{max(memory_rounds):.3f})", flush=True)
     if base:
         base_wall, base_cpu = [b[0] for b in base], [b[1] for b in base]
         base_rounds = [b / t for b, t in zip(base_wall, tl_wall)]

@@ -7,6 +7,7 @@ refused while other threads run, and a long test run leaves worker threads behin
 from __future__ import annotations
 
 import json
+import _thread
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.model.output_code import OutputCode
+from inspector.core.model.session import CodeArtifact
 from inspector.core.readers import forked_parts
 from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.torch_trace import read_trace_log
@@ -39,8 +41,8 @@ HOW = {how!r}
 if HOW == "dies":
     forked_parts._make = lambda *parts: os._exit(3)
 elif HOW == "garbage":
-    def _garbage(progress, told, parts, *made):
-        os.write(parts, b'[0, [1, 2]]\n[1, [[1, 2\n'); os.write(told, b"++"); os._exit(0)
+    def _garbage(progress, told, made, *parts):
+        os.write(made, b'[0, [1, 2]]\n[1, [[1, 2\n'); os.write(told, b"++"); os._exit(0)
     forked_parts._make = _garbage
 handed = []
 real_take = forked_parts.ForkedParts.take
@@ -48,7 +50,7 @@ forked_parts.ForkedParts.take = lambda self: handed.append(real_take(self)) or h
 found = {{}}
 for path in sys.argv[1:]:
     analysis = SessionAnalysis(open_path(path))
-    analysis.make_summary_facts()
+    analysis.make_summary_facts(two_cores=True)
     two_cores = json.dumps(summarize(analysis))
     os.environ["TCI_SERIAL"] = "1"
     one_core = json.dumps(summarize(open_path(path)))
@@ -66,7 +68,8 @@ print(json.dumps({{"found": found, "children_left": left}}))
 
 def _two_and_one(paths: list[Path], how: str = "works") -> dict:
     done = subprocess.run([sys.executable, "-c", TWO_AND_ONE.format(root=str(ROOT), how=how), *map(str, paths)],
-                          capture_output=True, text=True, timeout=600, env={"TCI_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
+                          capture_output=True, text=True, timeout=600,
+                          env={"TCI_NO_CACHE": "1", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -108,7 +111,7 @@ def interrupt(unit):  # Ctrl+C while this process makes its share, the copy at w
     raise KeyboardInterrupt
 session_analysis.compile_detail = interrupt
 try:
-    session_analysis.SessionAnalysis(open_path({str(BUNDLED_LOG)!r})).make_summary_facts()
+    session_analysis.SessionAnalysis(open_path({str(BUNDLED_LOG)!r})).make_summary_facts(two_cores=True)
     print("not interrupted")
 except KeyboardInterrupt:
     pass
@@ -123,20 +126,68 @@ except ChildProcessError:
     assert done.stdout.split() == ["forked", "no", "child", "left"], done.stdout + done.stderr
 
 
-def test_no_copy_is_forked_while_another_thread_runs(monkeypatch):
-    """A fork copies only the thread that forks: a lock another thread held (a view reading the same log)
-    would stay taken in the copy for ever, so the copy is not made."""
+def _start(session, problem_count=lambda: 0):
+    return forked_parts.ForkedParts.start([artifact for unit in session.units for artifact in unit.output_code], [],
+                                          [rank.span_source for rank in session.ranks], problem_count)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads are counted through /proc")
+@pytest.mark.parametrize("other", ["python", "native"])
+def test_no_copy_is_forked_while_another_thread_runs(monkeypatch, other):
+    """A fork copies only the thread that forks: a lock another thread held (a view reading the same log,
+    the app's Qt threads, which Python's `threading` does not know of) would stay taken in the copy for
+    ever, so the copy is not made."""
     monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
+    alone = _start(open_path(BUNDLED_LOG))
+    if alone is None:
+        pytest.skip("no copy can be forked here even alone (one core, or threads left by earlier tests)")
+    alone.stop()
     session = open_path(BUNDLED_LOG)
-    code = [artifact for unit in session.units for artifact in unit.output_code]
     release = threading.Event()
-    other = threading.Thread(target=release.wait)
-    other.start()
+    running = threading.Event()
+
+    def wait() -> None:
+        running.set()
+        release.wait()
+
+    if other == "python":
+        threading.Thread(target=wait).start()
+    else:
+        _thread.start_new_thread(wait, ())  # unknown to threading.active_count()
+    running.wait()
     try:
-        assert forked_parts.ForkedParts.start(code, [], [rank.span_source for rank in session.ranks]) is None
+        assert _start(session) is None
     finally:
         release.set()
-        other.join()
+
+
+def test_a_copy_stops_before_a_part_that_counted_a_problem(monkeypatch):
+    """A part whose reading counted a problem in the copy (the log's file gone since it was read) is
+    not handed back: it is made here, where the problem is counted for the summary."""
+    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
+    session = open_path(BUNDLED_LOG)
+    counts = iter(range(1_000_000))
+    parts = _start(session, problem_count=lambda: next(counts))  # every part "counts" one in the copy
+    if parts is None:
+        pytest.skip("no copy can be forked here (one core, or other threads left by earlier tests)")
+    assert parts.take() == 0
+    assert all(artifact.parsed for unit in session.units for artifact in unit.output_code)
+
+
+def test_only_parts_read_from_checked_payloads_go_to_the_copy(monkeypatch):
+    """Output code read from elsewhere (a TORCH_COMPILE_DEBUG folder's files, whose reading counts
+    unsafe links) is made here, where what its reading counts is kept."""
+    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
+    session = open_path(BUNDLED_LOG)
+    unit = next(unit for unit in session.units if unit.output_code)
+    loose = CodeArtifact("output_code.py", lambda: unit.output_code[0].text)
+    parts = forked_parts.ForkedParts.start([loose, *unit.output_code], [], [], lambda: 0)
+    if parts is None:
+        pytest.skip("no copy can be forked here (one core, or other threads left by earlier tests)")
+    try:
+        assert [target for _kind, target in parts.parts] == unit.output_code
+    finally:
+        parts.stop()
 
 
 def test_a_parsed_output_code_comes_back_from_its_state_unchanged(logs):

@@ -67,7 +67,7 @@ class MetricRow:
     """One compilation-metrics field as the log wrote it: `known` False for a field of another torch."""
 
     name: str
-    raw: object = field(compare=False, repr=False)  # as torch wrote it, for the JSON
+    raw: object = field(repr=False)  # as torch wrote it, for the JSON (what `value` shows)
     unit: str = ""
     known: bool = True
 

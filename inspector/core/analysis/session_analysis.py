@@ -90,15 +90,21 @@ class SessionAnalysis:
         """Each unit's compile page: its trigger stack, failures, metrics, cache lookups and code."""
         return {unit: compile_detail(unit) for unit in self.session.units}
 
-    def make_summary_facts(self) -> None:
-        """Make what the whole summary reads of a session, on both cores where there are two: a forked
-        copy of this process builds the stage spans, parses the output code and reads the op names of
-        the kernels' graphs (forked_parts.py) while this one makes the compile pages and the shapes,
-        then shares the copy's work from its other end."""
-        units = self.session.units
+    def make_summary_facts(self, two_cores: bool = False) -> None:
+        """Make what the whole summary reads of a session. With `two_cores` (the command line's summary,
+        in a process of its own) and where the machine has two: a forked copy of this process builds
+        the stage spans, parses the output code and reads the op names of the kernels' graphs
+        (forked_parts.py) while this one makes the compile pages and the shapes, then shares the copy's
+        work from its other end."""
+        session, units = self.session, self.session.units
+
+        def problem_count() -> int:
+            return session.load_problems.total + sum(rank.problems.total for rank in session.ranks)
+
         parts = ForkedParts.start([artifact for unit in units for artifact in unit.output_code],
                                   [graph for unit in units for graph in kernel_graphs(unit)],
-                                  [rank.span_source for rank in self.session.ranks if rank.span_source])
+                                  [rank.span_source for rank in session.ranks if rank.span_source],
+                                  problem_count) if two_cores else None
         try:
             self.compile_pages
             self.shapes

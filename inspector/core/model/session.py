@@ -158,7 +158,6 @@ class GraphArtifact:
             self._op_names = names
 
 
-
 @dataclass
 class CodeArtifact:
     """Inductor output code of one graph (forward, backward or inference), split into kernels on use."""

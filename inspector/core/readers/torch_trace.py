@@ -67,10 +67,14 @@ class TraceLog:
         one byte less) and its md5 was checked (reading it settles nothing). Every newline of a
         payload starts a line with a tab (the scanner ends a payload at the first that does not), so
         the newlines count the tabs that stripping removes."""
-        raw = self._read(record.payload_start, record.payload_end) \
-            if record.has_payload and record.payload_intact is not None else None
-        if raw is None or len(raw) <= 2 * chars + 16 or b"\r" in raw or not raw.isascii():
-            text = self.payload(record)
+        if not record.has_payload or record.payload_intact is None:
+            text = self.payload(record)  # unchecked: read whole, and settled
+            return text[:chars], len(text)
+        raw = self._read(record.payload_start, record.payload_end)
+        if raw is None:  # unreadable (counted once, by `_read`)
+            return "", 0
+        if len(raw) <= 2 * chars + 16 or b"\r" in raw or not raw.isascii():
+            text = _strip_tabs(raw).decode("utf-8", errors="replace")
             return text[:chars], len(text)
         whole = raw.rstrip(b"\n")
         tabbed = whole.startswith(b"\t")
@@ -205,7 +209,11 @@ class TraceLog:
 
 
 def _read_at(descriptor: int, offset: int, size: int) -> bytes:
-    """`size` bytes of the file from `offset` (fewer at its end), without moving its offset."""
+    """`size` bytes of the file from `offset` (fewer at its end), without moving its offset where the
+    system can (`pread`; elsewhere, Windows, no copy is ever forked to share it: forked_parts.py)."""
+    if not hasattr(os, "pread"):
+        os.lseek(descriptor, offset, os.SEEK_SET)
+        return os.read(descriptor, size)
     parts = []
     while size > 0:
         part = os.pread(descriptor, size, offset)

@@ -15,20 +15,31 @@ from inspector.core.readers.trace_records import TraceRecord
 
 class RankSpans:
     """The builder a rank's `LazySpans` calls: its spans from the index cache, or made of its chromium
-    events (handed over already made by a forked copy of this process, `forked_parts.py`, or made here),
-    grouped by compile unit. With an `outside_dynamo` unit (torch.export, AOTInductor), the stages that
-    name no compile id are that unit's."""
+    events (by a forked copy of this process, `forked_parts.py`, or here), grouped by compile unit.
+    With an `outside_dynamo` unit (torch.export, AOTInductor), the stages that name no compile id are
+    that unit's."""
 
     def __init__(self, records: list[TraceRecord], log: TraceLog, outside_dynamo: bool):
         self.records, self.log = records, log
         self.unowned_key = OUTSIDE_DYNAMO.unit_key if outside_dynamo else None
-        self.made_apart: tuple[SpanForest, ReadProblems] | None = None
+        self.made: tuple[SpanForest, ReadProblems] | None = None  # the spans, once read from the cache or made
+        self.fresh = False  # made, not read from the cache: to keep there
 
     @property
     def settled(self) -> bool:
         """Whether making the spans reads the log without settling any of it (every payload's md5 was
         checked): only then are spans made in another process the ones this one would make."""
         return self.log.checked
+
+    def kept_in_cache(self) -> bool:
+        """Whether the index cache holds these spans (read now, so they are not made again)."""
+        if self.made is None:
+            self.made = index_cache.load_spans(self.log)
+        return self.made is not None
+
+    def made_elsewhere(self, made: tuple[SpanForest, ReadProblems]) -> None:
+        """Take the spans a forked copy of this process made of the same events."""
+        self.made, self.fresh = made, True
 
     def forest(self) -> tuple[SpanForest, ReadProblems]:
         """The spans made of the log's events, and what is wrong in the events."""
@@ -37,13 +48,13 @@ class RankSpans:
 
     def __call__(self) -> tuple[dict, list, dict]:
         log = self.log
-        made, kept = self.made_apart, None
+        made, fresh = self.made, self.fresh
         if made is None:
-            made = kept = index_cache.load_spans(log)
+            made = index_cache.load_spans(log)
         if made is None:
-            made = self.forest()
+            made, fresh = self.forest(), True
             give_back_free_memory(log.size)
-        if kept is None:
+        if fresh:
             index_cache.store_spans(log, *made)
         forest, found = made
         log.problems.merge(found)
