@@ -7,17 +7,13 @@ refused while other threads run, and a long test run leaves worker threads behin
 from __future__ import annotations
 
 import json
-import _thread
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from inspector.core.model.output_code import OutputCode
-from inspector.core.model.session import CodeArtifact
-from inspector.core.readers import forked_parts
 from inspector.core.readers.session_loader import open_path
 from inspector.core.readers.torch_trace import read_trace_log
 
@@ -126,68 +122,76 @@ except ChildProcessError:
     assert done.stdout.split() == ["forked", "no", "child", "left"], done.stdout + done.stderr
 
 
-def _start(session, problem_count=lambda: 0):
-    return forked_parts.ForkedParts.start([artifact for unit in session.units for artifact in unit.output_code], [],
-                                          [rank.span_source for rank in session.ranks], problem_count)
+# The start of each script below: the project, a small threshold, and `start(session, problem_count)`.
+FRESH = f"""
+import os, sys, threading, _thread
+sys.path.insert(0, {str(ROOT)!r})
+from inspector.core.model.session import CodeArtifact
+from inspector.core.readers import forked_parts
+from inspector.core.readers.session_loader import open_path
+forked_parts.HELPER_MIN_BYTES = 0
+LOG = {str(BUNDLED_LOG)!r}
+
+def start(session, problem_count=lambda: 0):
+    return forked_parts.ForkedParts.start([artifact for unit in session.units for artifact in unit.output_code],
+                                          [], [rank.span_source for rank in session.ranks], problem_count)
+"""
+
+
+def _fresh(script: str) -> list[str]:
+    """What `script` prints, run after FRESH in an interpreter of its own (no thread but its own)."""
+    done = subprocess.run([sys.executable, "-c", FRESH + script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads are counted through /proc")
 @pytest.mark.parametrize("other", ["python", "native"])
-def test_no_copy_is_forked_while_another_thread_runs(monkeypatch, other):
+def test_no_copy_is_forked_while_another_thread_runs(other):
     """A fork copies only the thread that forks: a lock another thread held (a view reading the same log,
     the app's Qt threads, which Python's `threading` does not know of) would stay taken in the copy for
     ever, so the copy is not made."""
-    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
-    alone = _start(open_path(BUNDLED_LOG))
-    if alone is None:
-        pytest.skip("no copy can be forked here even alone (one core, or threads left by earlier tests)")
-    alone.stop()
-    session = open_path(BUNDLED_LOG)
-    release = threading.Event()
-    running = threading.Event()
-
-    def wait() -> None:
-        running.set()
-        release.wait()
-
-    if other == "python":
-        threading.Thread(target=wait).start()
-    else:
-        _thread.start_new_thread(wait, ())  # unknown to threading.active_count()
-    running.wait()
-    try:
-        assert _start(session) is None
-    finally:
-        release.set()
+    said = _fresh(f"""
+alone = start(open_path(LOG))
+print("forked-alone" if alone is not None else "not-forked-alone")
+alone and alone.stop()
+release, running = threading.Event(), threading.Event()
+def wait():
+    running.set()
+    release.wait()
+threading.Thread(target=wait).start() if {other!r} == "python" else _thread.start_new_thread(wait, ())
+running.wait()
+beside = start(open_path(LOG))
+print("forked-beside-a-thread" if beside is not None else "not-forked-beside-a-thread")
+release.set()
+""")
+    assert said == ["forked-alone", "not-forked-beside-a-thread"]
 
 
-def test_a_copy_stops_before_a_part_that_counted_a_problem(monkeypatch):
+def test_a_copy_stops_before_a_part_that_counted_a_problem():
     """A part whose reading counted a problem in the copy (the log's file gone since it was read) is
     not handed back: it is made here, where the problem is counted for the summary."""
-    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
-    session = open_path(BUNDLED_LOG)
-    counts = iter(range(1_000_000))
-    parts = _start(session, problem_count=lambda: next(counts))  # every part "counts" one in the copy
-    if parts is None:
-        pytest.skip("no copy can be forked here (one core, or other threads left by earlier tests)")
-    assert parts.take() == 0
-    assert all(artifact.parsed for unit in session.units for artifact in unit.output_code)
+    said = _fresh("""
+session = open_path(LOG)
+counts = iter(range(1_000_000))
+parts = start(session, problem_count=lambda: next(counts))  # each part "counts" one in the copy
+print(parts is not None, parts.take() if parts else None,
+      all(artifact.parsed for unit in session.units for artifact in unit.output_code))
+""")
+    assert said == ["True", "0", "True"]
 
 
-def test_only_parts_read_from_checked_payloads_go_to_the_copy(monkeypatch):
+def test_only_parts_read_from_checked_payloads_go_to_the_copy():
     """Output code read from elsewhere (a TORCH_COMPILE_DEBUG folder's files, whose reading counts
     unsafe links) is made here, where what its reading counts is kept."""
-    monkeypatch.setattr(forked_parts, "HELPER_MIN_BYTES", 0)
-    session = open_path(BUNDLED_LOG)
-    unit = next(unit for unit in session.units if unit.output_code)
-    loose = CodeArtifact("output_code.py", lambda: unit.output_code[0].text)
-    parts = forked_parts.ForkedParts.start([loose, *unit.output_code], [], [], lambda: 0)
-    if parts is None:
-        pytest.skip("no copy can be forked here (one core, or other threads left by earlier tests)")
-    try:
-        assert [target for _kind, target in parts.parts] == unit.output_code
-    finally:
-        parts.stop()
+    said = _fresh("""
+unit = next(unit for unit in open_path(LOG).units if unit.output_code)
+loose = CodeArtifact("output_code.py", lambda: unit.output_code[0].text)
+parts = forked_parts.ForkedParts.start([loose, *unit.output_code], [], [], lambda: 0)
+print(parts is not None, parts is not None and [target for _kind, target in parts.parts] == unit.output_code)
+parts and parts.stop()
+""")
+    assert said == ["True", "True"]
 
 
 def test_a_parsed_output_code_comes_back_from_its_state_unchanged(logs):
