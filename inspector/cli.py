@@ -361,11 +361,13 @@ def _summary(args) -> int:
         from inspector.core.outputs.ci_reports import markdown
         from inspector.core.outputs.summary import summarize
 
-        summary = summarize(SessionAnalysis(session))
+        analysis = SessionAnalysis(session)
+        analysis.make_summary_facts(two_cores=True)  # this process is the command's own, one thread
+        summary = summarize(analysis)
         _say(markdown(summary).rstrip("\n"))
     else:
         try:  # from the index cache when this log was summarised before; the profile read anew
-            summary, profile_text = with_profile(session_summary(session), session, args.profile)
+            summary, profile_text = with_profile(session_summary(session, two_cores=True), session, args.profile)
         except ValueError as error:
             _say(f"compile-inspector: --profile: {error}", file=sys.stderr)
             return 2

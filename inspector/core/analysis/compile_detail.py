@@ -7,6 +7,7 @@ one trie, as tlparse's index page folds them."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,10 +67,15 @@ class MetricRow:
     """One compilation-metrics field as the log wrote it: `known` False for a field of another torch."""
 
     name: str
-    value: str  # as shown: a long value cut at VALUE_CHARS
+    raw: object = field(repr=False)  # as torch wrote it, for the JSON (what `value` shows)
     unit: str = ""
     known: bool = True
-    raw: object = field(default=None, compare=False, repr=False)  # as torch wrote it, for the JSON
+
+    @property
+    def value(self) -> str:
+        """As shown: a long value cut at VALUE_CHARS. Worked out when shown, not when the row is made:
+        the text of a unit's provenance field alone runs to ~170 KB, and a summary shows none."""
+        return _shown_value(self.raw)
 
     def get_state(self) -> dict:
         return {"name": self.name, "value": self.value, "unit": self.unit, "known": self.known}
@@ -117,9 +123,9 @@ class CodeText(Record):
 
 
 def _code_text(title: str, function: str | None, kind: str, artifact: TextArtifact) -> CodeText:
-    text = artifact.text
-    if len(text) > CODE_JSON_CHARS:
-        text = f"{text[:CODE_JSON_CHARS]}\n# … cut: {len(text) - CODE_JSON_CHARS:,} more characters\n"
+    text, length = artifact.head(CODE_JSON_CHARS)
+    if length > CODE_JSON_CHARS:
+        text = f"{text}\n# … cut: {length - CODE_JSON_CHARS:,} more characters\n"
     return CodeText(title, function, kind, text, artifact=artifact)
 
 
@@ -157,10 +163,10 @@ def metric_rows(metrics: dict) -> list[MetricRow]:
     """Every field of a unit's compilation metrics: torch's order for the known ones, then the others."""
     present = [name for name in KNOWN_METRICS if name in metrics]
     present += sorted(name for name in metrics if name not in _KNOWN)
-    return [MetricRow(name, _shown_value(metrics[name]), _unit_of(name), name in _KNOWN, metrics[name])
-            for name in present]
+    return [MetricRow(name, metrics[name], _unit_of(name), name in _KNOWN) for name in present]
 
 
+@cache  # a hundred names, each met once per unit
 def _unit_of(name: str) -> str:
     return next((unit for suffix, unit in _UNITS if name.endswith(suffix)), "")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from inspector.core.analysis.compile_wall import TORCH_TIMED, wall_breakdown
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.model.records import Record, live
-from inspector.core.model.session import CompileUnit, GraphBreak, Session, base_stage
+from inspector.core.model.session import CompileUnit, GraphArtifact, GraphBreak, Session, base_stage
 
 # The graph whose ops Inductor turned into kernels, best first.
 KERNEL_SOURCE_STAGES = ("post_grad", "aot_inference", "aot_forward")
@@ -86,10 +86,16 @@ def fused_ops(kernels, op_names: set[str]) -> int | None:
     return len(inside)
 
 
+def kernel_graphs(unit: CompileUnit) -> list[GraphArtifact]:
+    """The graphs of the stage the unit's kernels were made from (one per AOT graph): what its fusion
+    figures count ops in."""
+    stage = _kernel_stage(unit)
+    return [artifact for name, artifact in unit.graphs.items() if base_stage(name) == stage]
+
+
 def unit_fusion(unit: CompileUnit) -> FusionStats:
     kernels = unit.kernels
-    graphs = [artifact for stage, artifact in unit.graphs.items()
-              if base_stage(stage) == _kernel_stage(unit)]
+    graphs = kernel_graphs(unit)
     n_ops = sum(len(artifact.op_names) for artifact in graphs) if graphs else None
     n_eliminated = None
     if graphs and kernels and all(kernel.source_origin == "provenance" for kernel in kernels):

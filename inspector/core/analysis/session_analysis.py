@@ -11,8 +11,10 @@ from functools import cached_property
 from inspector.core.analysis.notices import CountersCheck, Notice, counters_check, notices
 from inspector.core.analysis.break_types import BreakTypeMatch, session_registry, site_types
 from inspector.core.analysis.export_report import ExportFinding, export_findings
+from inspector.core.analysis.compile_detail import UnitCompile, compile_detail
 from inspector.core.analysis.figures import (
-    BreakSite, FusionStats, break_sites, cache_rates, compile_time, session_fusion, session_warnings, unit_fusion,
+    BreakSite, FusionStats, break_sites, cache_rates, compile_time, kernel_graphs, session_fusion, session_warnings,
+    unit_fusion,
 )
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.issues import Issue, find_issues
@@ -33,6 +35,7 @@ from inspector.core.analysis.timeline import Timeline, build_timeline
 from inspector.core.analysis.verdict import Figure, top_kernels, verdict
 from inspector.core.model.run_results import RunError
 from inspector.core.model.session import CompileUnit, Session
+from inspector.core.readers.forked_parts import ForkedParts
 from inspector.core.readers.graph_break_registry import BreakRegistry
 
 
@@ -81,6 +84,36 @@ class SessionAnalysis:
 
     def fusion_of(self, unit: CompileUnit) -> FusionStats:
         return self.unit_fusion[unit]
+
+    @cached_property
+    def compile_pages(self) -> dict[CompileUnit, UnitCompile]:
+        """Each unit's compile page: its trigger stack, failures, metrics, cache lookups and code."""
+        return {unit: compile_detail(unit) for unit in self.session.units}
+
+    def make_summary_facts(self, two_cores: bool = False) -> None:
+        """Make what the whole summary reads of a session. With `two_cores` (the command line's summary,
+        in a process of its own) and where the machine has two: a forked copy of this process builds
+        the stage spans, parses the output code and reads the op names of the kernels' graphs
+        (forked_parts.py) while this one makes the compile pages and the shapes, then shares the copy's
+        work from its other end."""
+        session, units = self.session, self.session.units
+
+        def problem_count() -> int:
+            return session.load_problems.total + sum(rank.problems.total for rank in session.ranks)
+
+        parts = ForkedParts.start([artifact for unit in units for artifact in unit.output_code],
+                                  [graph for unit in units for graph in kernel_graphs(unit)],
+                                  [rank.span_source for rank in session.ranks if rank.span_source],
+                                  problem_count) if two_cores else None
+        try:
+            self.compile_pages
+            self.shapes
+        except BaseException:
+            if parts is not None:
+                parts.stop()
+            raise
+        if parts is not None:
+            parts.take()
 
     @cached_property
     def cache(self) -> dict[str, dict]:

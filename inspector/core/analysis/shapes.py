@@ -7,6 +7,7 @@ text: the specialisation names the line (`if x.shape[0] == 4:`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from inspector.core.model.read_problems import ReadProblems
@@ -118,16 +119,16 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
     for artifact in unit.artifacts:
         if artifact.name != "guards":
             continue
-        for line in artifact.text.split("\n"):
-            at = line.find(_RANGE_GUARD)
-            if at >= 0 and (found := _RANGE.match(line, at + len(_RANGE_GUARD))) and (found["low"] or found["high"]):
+        text = artifact.text
+        for line, at in _lines_with(text, _RANGE_GUARD):
+            if (found := _RANGE.match(line, at + len(_RANGE_GUARD))) and (found["low"] or found["high"]):
                 ranges.setdefault(found["source"], (found["low"], found["high"], "0/1 specialization" in line))
-            at = line.find(_MARK_GUARD)
-            if at >= 0 and (found := _MARKED.match(line, at + len(_MARK_GUARD))):
+        for line, at in _lines_with(text, _MARK_GUARD):
+            if found := _MARKED.match(line, at + len(_MARK_GUARD)):
                 dims = [int(dim) for dim in found["dims"].replace(" ", "").split(",") if dim]
                 marked.setdefault(found["source"], (dims, line))
-            at = line.find(_TENSOR_GUARD)
-            if at >= 0 and (found := _TENSOR.match(line, at + len(_TENSOR_GUARD))):
+        for line, at in _lines_with(text, _TENSOR_GUARD):
+            if found := _TENSOR.match(line, at + len(_TENSOR_GUARD)):
                 start = line.find(_SIZES, found.end())
                 end = line.find("]", start) if start >= 0 else -1
                 if end >= 0:
@@ -145,6 +146,18 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
                     f"marked dynamic, compiled static: it had size {compiled[dim]} and Dynamo drops a mark on a size "
                     f"0 or 1 without a word; {ZERO_ONE}", compiled[dim], where))
     return shown
+
+
+def _lines_with(text: str, marker: str) -> Iterator[tuple[str, int]]:
+    """Each line of `text` that holds `marker`, in order, with where the marker first is in it: found by
+    searching the whole text (a unit's guards run to thousands of lines, few of them of one kind)."""
+    at = text.find(marker)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield text[start:end], at - start
+        at = text.find(marker, end)
 
 
 def _refined(event: ShapeEvent, guarded: tuple[str | None, str | None, bool] | None) -> ShapeEvent:

@@ -20,8 +20,15 @@ def small_args(args: dict) -> dict:
     """The arguments worth keeping on a span: scalars and short strings, one copy of each string (tens of
     thousands of spans repeat a handful of file names, functions and ids). The end event of a stage can
     carry the whole compilation_metrics (configs included); those live on the unit already."""
-    return {sys.intern(key): sys.intern(value) if isinstance(value, str) else value for key, value in args.items()
-            if is_small_arg(value)}
+    kept = {}
+    intern = sys.intern
+    for key, value in args.items():  # is_small_arg, inline: tens of thousands of events pass through here
+        if isinstance(value, str):
+            if len(value) <= SMALL_ARG_CHARS:
+                kept[intern(key)] = intern(value)
+        elif isinstance(value, (int, float)):
+            kept[intern(key)] = value
+    return kept
 
 
 def is_small_arg(value) -> bool:

@@ -31,6 +31,12 @@ class MadeOnce(Generic[T]):
         """The value if it has been made, else None (never makes it)."""
         return self._value
 
+    def put(self, value: T) -> None:
+        """Keep `value`, made elsewhere, unless a value was made here first (views may hold that one)."""
+        with self._lock:
+            if not self._made:
+                self._value, self._made = value, True
+
     def get(self, make: Callable[[], T]) -> T:
         if not self._made:
             with self._lock:

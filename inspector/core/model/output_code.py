@@ -54,6 +54,19 @@ class Kernel:
         """A kernel Inductor generated (as opposed to a library call)."""
         return self.kind in ("triton", "cpp", "halide")
 
+    def get_state(self) -> list:
+        return [self.name, self.kind, self.start_line, self.end_line, self.call_lines, self.source_nodes,
+                self.source_origin, self.aten_ops, self.debug_handles, self.file]
+
+    @classmethod
+    def from_state(cls, state: list) -> Kernel:
+        name, kind, start_line, end_line, call_lines, source_nodes, origin, aten_ops, handles, file = state
+        if not (type(name) is str and type(kind) is str and type(start_line) is int and type(end_line) is int
+                and _ints(call_lines) and _strings(source_nodes) and origin in (None, "provenance", "comment")
+                and _strings(aten_ops) and _strings(handles) and (file is None or type(file) is str)):
+            raise ValueError("kernel")
+        return cls(name, kind, start_line, end_line, call_lines, source_nodes, origin, aten_ops, handles, file)
+
 
 @dataclass
 class OutputCode:
@@ -66,6 +79,22 @@ class OutputCode:
     wrapper: str = "python"  # the language of the code around the kernels: AOTInductor's is C++
     # each subgraph of a higher-order op: (its `def` line, its last line, the line that runs it or None)
     subgraphs: list[tuple[int, int, int | None]] = field(default_factory=list)
+
+    def get_state(self) -> list:
+        return [self.path, self.aot_id, [kernel.get_state() for kernel in self.kernels], self.wrapper,
+                [list(subgraph) for subgraph in self.subgraphs]]
+
+    @classmethod
+    def from_state(cls, state: list) -> OutputCode:
+        """`get_state`'s parse again (ValueError, TypeError on a list it did not write)."""
+        path, aot_id, kernels, wrapper, subgraphs = state
+        if not ((path is None or type(path) is str) and (aot_id is None or type(aot_id) is str)
+                and type(wrapper) is str and all(len(subgraph) == 3 and _ints(subgraph[:2])
+                                                 and (subgraph[2] is None or type(subgraph[2]) is int)
+                                                 for subgraph in subgraphs)):
+            raise ValueError("output code")
+        return cls(path, aot_id, [Kernel.from_state(kernel) for kernel in kernels], wrapper,
+                   [tuple(subgraph) for subgraph in subgraphs])
 
     def run_order(self, line: int) -> tuple[int, ...]:
         """Where `line` falls in the order one graph call runs the code: a line of `call()` at itself, a
@@ -90,6 +119,14 @@ class OutputCode:
     def language(self) -> str:
         kinds = {kernel.kind for kernel in self.kernels}
         return "triton" if "triton" in kinds else "cpp" if "cpp" in kinds else "python"
+
+
+def _ints(values) -> bool:
+    return type(values) is list and all(type(value) is int for value in values)
+
+
+def _strings(values) -> bool:
+    return type(values) is list and all(type(value) is str for value in values)
 
 
 def parse_output_code(text: str, path: str | None = None, provenance: dict | None = None) -> OutputCode:

@@ -148,6 +148,15 @@ class GraphArtifact:
                               else op_node_names(self.text))
         return self._op_names
 
+    @property
+    def op_names_made(self) -> bool:
+        return self._op_names is not None
+
+    def keep_op_names(self, names: list[str]) -> None:
+        """Keep `op_names` made elsewhere of the same text (a forked copy of this process)."""
+        if self._op_names is None:
+            self._op_names = names
+
 
 @dataclass
 class CodeArtifact:
@@ -166,6 +175,14 @@ class CodeArtifact:
     def code(self) -> OutputCode:
         return self._code.get(lambda: parse_output_code(self.load_text(), self.path, self.load_provenance()))
 
+    @property
+    def parsed(self) -> bool:
+        return self._code.made
+
+    def keep_code(self, code: OutputCode) -> None:
+        """Keep the parse of the same text made elsewhere (a forked copy of this process)."""
+        self._code.put(code)
+
 
 @dataclass
 class TextArtifact:
@@ -176,6 +193,16 @@ class TextArtifact:
     @property
     def text(self) -> str:
         return self.load_text()
+
+    def head(self, chars: int) -> tuple[str, int]:
+        """The text's first `chars` characters and how many it has in all. A `load_text` that can tell
+        without decoding the whole of a long text (a unit's guards run to hundreds of KB, and a summary
+        keeps the first 64 KiB) has a `head(chars)` of its own."""
+        head = getattr(self.load_text, "head", None)
+        if head is not None:
+            return head(chars)
+        text = self.text
+        return text[:chars], len(text)
 
 
 @dataclass
@@ -334,11 +361,15 @@ class LazySpans:
     opening one should not wait for them."""
 
     def __init__(self, build: Callable[[], tuple[dict, list[Span], dict]]):
-        self._build = build
+        self.build = build  # the reader's builder: what forked_parts.py runs in a copy of this process
         self._forest: MadeOnce[tuple[dict, list[Span], dict]] = MadeOnce()
 
+    @property
+    def made(self) -> bool:
+        return self._forest.made
+
     def _parts(self) -> tuple[dict, list[Span], dict]:
-        return self._forest.get(self._build)
+        return self._forest.get(self.build)
 
     def spans_of(self, unit: CompileUnit) -> list[Span]:
         return self._parts()[0].get(unit.compile_id.unit_key, [])

@@ -52,12 +52,14 @@ def code_identity() -> str:
     return digest.hexdigest()
 
 
-def session_summary(session: Session) -> dict:
-    """The summary document, from the cache when nothing it depends on changed."""
+def session_summary(session: Session, two_cores: bool = False) -> dict:
+    """The summary document, from the cache when nothing it depends on changed; made on two cores with
+    `two_cores` (`SessionAnalysis.make_summary_facts`: for the command line's own process)."""
     analysis = SessionAnalysis(session)
     identity = summary_identity(analysis)
     summary = index_cache.load_summary(identity)
     if not _is_summary(summary):
+        analysis.make_summary_facts(two_cores)
         summary = summarize(analysis)
         index_cache.store_summary(identity, summary)
     return _as_opened(summary, session)

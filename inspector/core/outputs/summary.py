@@ -9,7 +9,7 @@ import re
 
 from inspector import __version__
 from inspector.core.analysis.break_map import resume_after, resume_units
-from inspector.core.analysis.compile_detail import compile_detail, stack_trie
+from inspector.core.analysis.compile_detail import stack_trie
 from inspector.core.analysis.kernel_index import kernel_compiles
 from inspector.core.analysis.kernel_plots import memory_measured
 from inspector.core.analysis.recompile_groups import recompiled_units
@@ -38,7 +38,7 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
     session = analysis.session
     return {
         **_about(analysis),
-        "units": [_unit(unit, analysis.fusion_of(unit)) for unit in session.units],
+        "units": [_unit(unit, analysis.fusion_of(unit), analysis.compile_pages[unit]) for unit in session.units],
         "graph_breaks": _breaks(session),
         "break_sites": _break_sites(analysis),
         "stack_trie": [node.get_state() for node in stack_trie(session.units)],
@@ -181,7 +181,7 @@ def _regions(analysis: SessionAnalysis) -> dict | None:
     return accounting.get_state() if accounting else {"reason": why}
 
 
-def _unit(unit, fusion) -> dict:
+def _unit(unit, fusion, page) -> dict:
     return {
         "compile_id": str(unit.compile_id), "rank": unit.rank, "function": unit.function,
         "location": str(unit.location) if unit.location else None,
@@ -195,7 +195,7 @@ def _unit(unit, fusion) -> dict:
         "backward_compile_time_s": unit.backward_compile_s, "backward_graph": "aot_backward" in unit.graphs,
         "stages": list(unit.graphs),
         "kernel_names": [kernel.name for kernel in unit.kernels],
-        "compile": compile_detail(unit).get_state(),
+        "compile": page.get_state(),
     }
 
 

@@ -196,7 +196,15 @@ class NotedProblems:
 def helper_allowed() -> bool:
     """A second core to run on, an interpreter to run there (a frozen app has none) and a descriptor
     to hand over."""
-    if os.environ.get("TCI_SERIAL") or getattr(sys, "frozen", False) or os.name != "posix" or not sys.executable:
+    if getattr(sys, "frozen", False) or os.name != "posix" or not sys.executable:
+        return False
+    return second_core()
+
+
+def second_core() -> bool:
+    """Whether work may go to a second core: this process may run on two, and TCI_SERIAL=1 (read and
+    summarise every log on one core) is not set."""
+    if os.environ.get("TCI_SERIAL"):
         return False
     try:
         return len(os.sched_getaffinity(0)) >= 2

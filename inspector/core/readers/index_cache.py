@@ -255,15 +255,15 @@ def _encode_log(log: TraceLog) -> dict:
     columns = {name: [getattr(record, name) for record in log.records] for name in COLUMNS}
     columns["compile_id"] = _encode_ids(columns["compile_id"])
     return {"columns": columns, "events": _encode_events(log.events),
-            "strings": [[key, value] for key, value in log.strings.items()], "problems": _encode_problems(log.problems),
+            "strings": [[key, value] for key, value in log.strings.items()], "problems": encode_problems(log.problems),
             "rank": log.rank, "size": log.size, "ends_with_newline": log.ends_with_newline}
 
 
-def _encode_problems(problems: ReadProblems) -> list:
+def encode_problems(problems: ReadProblems) -> list:
     return [[category, count, problems.examples.get(category, [])] for category, count in problems.counts.items()]
 
 
-def _decode_problems(rows: list) -> ReadProblems:
+def decode_problems(rows: list) -> ReadProblems:
     problems = ReadProblems()
     for category, count, examples in rows:
         if not (isinstance(category, str) and isinstance(count, int) and isinstance(examples, list)
@@ -311,7 +311,7 @@ def _decode_log(path: Path, body: dict, size: int) -> TraceLog:
         if not isinstance(key, int) or not isinstance(value, str):
             raise ValueError("string table")
         strings[key] = value
-    problems = _decode_problems(body["problems"])
+    problems = decode_problems(body["problems"])
     rank = body["rank"]
     if type(rank) not in (int, type(None)) or not isinstance(body["ends_with_newline"], bool):
         raise ValueError("log")
@@ -390,7 +390,7 @@ def load_spans(log: TraceLog) -> tuple[SpanForest, ReadProblems] | None:
     if not isinstance(body, dict) or body.get("spans_format") != SPANS_FORMAT:
         return None
     try:
-        return SpanForest.from_state(body["forest"]), _decode_problems(body["problems"])
+        return SpanForest.from_state(body["forest"]), decode_problems(body["problems"])
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
         return None
 
@@ -404,7 +404,7 @@ def store_spans(log: TraceLog, forest: SpanForest, problems: ReadProblems) -> No
     if identity is None or identity["size"] != log.size or not _settled(identity):
         return
     _write_entry(_entry_file("spans", identity["path"]), identity,
-                 {"spans_format": SPANS_FORMAT, "forest": forest.get_state(), "problems": _encode_problems(problems)})
+                 {"spans_format": SPANS_FORMAT, "forest": forest.get_state(), "problems": encode_problems(problems)})
 
 
 # --- the summary of a session ---------------------------------------------------------------------

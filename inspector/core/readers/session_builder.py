@@ -22,10 +22,11 @@ from inspector.core.model.session import (
     RecordArtifact, Recompile, Session, SourceLocation, TextArtifact, backward_stage,
 )
 from inspector.core.readers import index_cache
+from inspector.core.readers.payload_texts import FullMeta, JoinedAotCode, PayloadText
 from inspector.core.readers.torch_trace import TraceLog, read_trace_log, resolve_stack
 from inspector.core.readers.trace_records import TraceRecord
 from inspector.core.readers.trace_scanner import is_small_value
-from inspector.core.readers.trace_spans import span_builder
+from inspector.core.readers.trace_spans import RankSpans
 
 # Record kinds whose payload is a readable FX graph, and the stage name a view shows for them.
 GRAPH_STAGES = {
@@ -82,7 +83,7 @@ class RankBuilder:
         return unit
 
     def lazy_text(self, record: TraceRecord) -> Callable[[], str]:
-        return _PayloadText(self.log, record)
+        return PayloadText(self.log, record)
 
     def text_artifact(self, record: TraceRecord, name: str | None = None) -> TextArtifact:
         return TextArtifact(name or record.name, self.lazy_text(record), str(record.meta.get("encoding", "string")))
@@ -94,31 +95,6 @@ class RankBuilder:
             unit.artifacts.append(artifact)
         else:
             self.session.global_artifacts.append(artifact)
-
-
-class _PayloadText:
-    """A record's payload text, read from its log when a view asks (an object of two slots: a closure
-    each cost twice the memory, and a log holds thousands of artifacts)."""
-
-    __slots__ = ("log", "record")
-
-    def __init__(self, log: TraceLog, record: TraceRecord):
-        self.log, self.record = log, record
-
-    def __call__(self) -> str:
-        return self.log.payload(self.record)
-
-
-class _FullMeta:
-    """A record's whole meta, read back from its log when a view asks (see `_PayloadText`)."""
-
-    __slots__ = ("log", "record")
-
-    def __init__(self, log: TraceLog, record: TraceRecord):
-        self.log, self.record = log, record
-
-    def __call__(self) -> dict:
-        return self.log.full_meta(self.record)
 
 
 def _name_from_stack(unit: CompileUnit, stack: list[dict]) -> None:
@@ -196,7 +172,7 @@ def _on_metrics(builder: RankBuilder, record: TraceRecord) -> None:
         unit.backward_metrics.update(metrics)
         return
     unit.finished = unit.finished or record.kind == "compilation_metrics"
-    unit.metrics_records.append(_FullMeta(builder.log, record))
+    unit.metrics_records.append(FullMeta(builder.log, record))
     for key, value in metrics.items():
         if value is not None or key not in unit.metrics:
             unit.metrics[key] = value
@@ -426,17 +402,8 @@ def _on_graph_dump(builder: RankBuilder, record: TraceRecord) -> None:
     parts = builder.aot_code.setdefault(unit, {})
     parts[name] = (record.meta.get("filename"), builder.lazy_text(record))
     if len(parts) == 1:
-        unit.output_code.append(CodeArtifact(str(parts[name][0] or name), lambda: _joined_aot_code(parts),
+        unit.output_code.append(CodeArtifact(str(parts[name][0] or name), JoinedAotCode(parts, AOT_CODE_DUMPS),
                                              lambda: unit.provenance))
-
-
-def _joined_aot_code(parts: dict) -> str:
-    texts = []
-    for name in AOT_CODE_DUMPS:
-        if name in parts:
-            path, text = parts[name]
-            texts.append(f"// ---- {name}: {path or '?'} ----\n{text()}")
-    return "\n".join(texts)
 
 
 def _on_link(builder: RankBuilder, record: TraceRecord) -> None:
@@ -489,7 +456,7 @@ def build_rank(log: TraceLog, session: Session) -> Rank:
             log.problems.add("bad_record", f"line {record.line_no} ({record.name}): {type(error).__name__}: {error}")
     for kind, count in unknown.items():
         session.unknown_kinds[kind] = session.unknown_kinds.get(kind, 0) + count
-    spans = LazySpans(span_builder(builder.chromium_events, log, OUTSIDE_DYNAMO.unit_key in builder.units))
+    spans = LazySpans(RankSpans(builder.chromium_events, log, OUTSIDE_DYNAMO.unit_key in builder.units))
     for unit in builder.units.values():
         unit.span_source = spans
     _finish_breaks(builder)

@@ -61,6 +61,27 @@ class TraceLog:
             self._check(record, hashlib.md5(stripped).hexdigest())
         return stripped
 
+    def payload_head(self, record: TraceRecord, chars: int) -> tuple[str, int]:
+        """`payload(record)[:chars]` and `len(payload(record))`, without stripping and decoding the
+        whole of a long payload where its bytes are ASCII (each character one byte, each line's tab
+        one byte less) and its md5 was checked (reading it settles nothing). Every newline of a
+        payload starts a line with a tab (the scanner ends a payload at the first that does not), so
+        the newlines count the tabs that stripping removes."""
+        if not record.has_payload or record.payload_intact is None:
+            text = self.payload(record)  # unchecked: read whole, and settled
+            return text[:chars], len(text)
+        raw = self._read(record.payload_start, record.payload_end)
+        if raw is None:  # unreadable (counted once, by `_read`)
+            return "", 0
+        if len(raw) <= 2 * chars + 16 or b"\r" in raw or not raw.isascii():
+            text = _strip_tabs(raw).decode("utf-8", errors="replace")
+            return text[:chars], len(text)
+        whole = raw.rstrip(b"\n")
+        tabbed = whole.startswith(b"\t")
+        size = len(whole) - tabbed - whole.count(b"\n")
+        # a line loses at most its tab, one byte of two: 2 * chars bytes hold at least `chars` characters
+        return _strip_tabs(raw[:2 * chars + 16])[:chars].decode("ascii"), size
+
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
         if record.payload_intact is not None and record.has_payload:
@@ -117,7 +138,9 @@ class TraceLog:
         in file order, so most reads are slices of it. Each read from the file lets go of the GIL and
         takes it back at once, and a thread waiting for the GIL waits again whenever that happens: the
         hundreds of thousands of small reads of a big job's analysis would keep the app's UI thread
-        waiting for long stretches. A few logs keep a window (`_WINDOWS`), so memory stays a few MiB."""
+        waiting for long stretches. A few logs keep a window (`_WINDOWS`), so memory stays a few MiB.
+        Reads name their offset (`pread`): a forked copy of this process (forked_parts.py) shares the
+        descriptor, and a seek of one would move the other's reads."""
         window = self._window
         if window is not None and window[0] <= start and end <= window[0] + len(window[1]):
             return window[1][start - window[0]:end - window[0]]
@@ -125,8 +148,7 @@ class TraceLog:
             try:
                 if self._handle is None:
                     self._handle = open_regular(self.path)
-                self._handle.seek(start)
-                raw = self._handle.read(max(end - start, READ_AHEAD))
+                raw = _read_at(self._handle.fileno(), start, max(end - start, READ_AHEAD))
             except (OSError, ValueError) as error:
                 self.problems.add("unreadable_file", f"{self.path}: {error}")
                 return None
@@ -184,6 +206,22 @@ class TraceLog:
 
     def _count_damage(self, payload_end: int, line_no: int, name: str) -> None:
         count_damage(self.problems, payload_end >= self.size and not self.ends_with_newline, line_no, name)
+
+
+def _read_at(descriptor: int, offset: int, size: int) -> bytes:
+    """`size` bytes of the file from `offset` (fewer at its end), without moving its offset where the
+    system can (`pread`; elsewhere, Windows, no copy is ever forked to share it: forked_parts.py)."""
+    if not hasattr(os, "pread"):
+        os.lseek(descriptor, offset, os.SEEK_SET)
+        return os.read(descriptor, size)
+    parts = []
+    while size > 0:
+        part = os.pread(descriptor, size, offset)
+        if not part:
+            break
+        parts.append(part)
+        offset, size = offset + len(part), size - len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _payload_json(raw: bytes | None, stripped: bool = False):
