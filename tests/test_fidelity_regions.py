@@ -152,7 +152,6 @@ def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_r
     assert "of which backward graphs:" in text
 
 
-
 def test_a_training_steps_backward_stages_and_code_are_named_backward(training_run, qtbot, window):
     """Inductor compiles the backward graph through the same stages as the forward one: the stage list
     and the Code pane say which is which, not `post_grad #2` / `output code #2`."""

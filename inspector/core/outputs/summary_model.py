@@ -202,8 +202,6 @@ class PerRank(Record):
         return stragglers_in(self.divergence)
 
 
-
-
 @dataclass(frozen=True, kw_only=True)
 class TopKernel(Record):
     name: str = ""
