@@ -222,3 +222,43 @@ def test_the_head_of_a_payload_is_the_start_of_its_text_and_counts_all_of_it(log
                 assert log.payload_head(record, chars) == (whole[:chars], len(whole)), (path, record.line_no, chars)
             checked += 1
     assert checked > 100
+
+
+def test_a_payload_that_cannot_be_read_is_counted_once_for_its_head(tmp_path):
+    """The summary's cut of a unit's guards reads only their head; where the log's file is gone since it
+    was read, that read is counted once, as reading the whole payload counts it."""
+    copy = tmp_path / BUNDLED_LOG.name
+    copy.write_bytes(BUNDLED_LOG.read_bytes())
+    log = read_trace_log(copy)
+    record = next(record for record in log.records if record.has_payload)
+    log.close()
+    copy.unlink()
+    assert log.payload_head(record, 100) == ("", 0)
+    assert log.problems.counts["unreadable_file"] == 1
+    assert log.payload(record) == ""
+    assert log.problems.counts["unreadable_file"] == 2
+
+
+def test_payloads_read_the_same_where_the_system_has_no_pread(monkeypatch):
+    """Windows has no `os.pread`: the reader seeks and reads there (no copy is ever forked to share the
+    file's position)."""
+    log = read_trace_log(BUNDLED_LOG)
+    texts = [log.payload(record) for record in log.records if record.has_payload]
+    monkeypatch.delattr("os.pread")
+    again = read_trace_log(BUNDLED_LOG)
+    assert [again.payload(record) for record in again.records if record.has_payload] == texts
+
+
+def test_spans_kept_in_the_cache_are_not_made_again_by_the_copy(tmp_path):
+    said = _fresh(f"""
+os.environ["XDG_CACHE_HOME"] = {str(tmp_path)!r}
+from inspector.core.analysis.session_analysis import SessionAnalysis
+from inspector.core.outputs.summary import summarize
+for _ in range(2):
+    session = open_path(LOG)
+    parts = start(session)
+    print(sorted({{kind for kind, _target in parts.parts}}) if parts else None)
+    parts and parts.stop()
+    summarize(SessionAnalysis(session))  # builds the spans here and keeps them in the cache
+""")
+    assert said == ["['code',", "'spans']", "['code']"]
