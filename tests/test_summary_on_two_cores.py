@@ -33,6 +33,7 @@ from inspector.core.readers import forked_parts
 from inspector.core.readers.session_loader import open_path
 
 forked_parts.HELPER_MIN_BYTES = 0
+forked_parts.second_core = lambda: True  # a one-core machine forks too: only slower
 HOW = {how!r}
 if HOW == "dies":
     forked_parts._make = lambda *parts: os._exit(3)
@@ -100,6 +101,7 @@ from inspector.core.analysis import session_analysis
 from inspector.core.readers import forked_parts
 from inspector.core.readers.session_loader import open_path
 forked_parts.HELPER_MIN_BYTES = 0
+forked_parts.second_core = lambda: True  # a one-core machine forks too: only slower
 made = []
 real_start = forked_parts.ForkedParts.start.__func__
 forked_parts.ForkedParts.start = classmethod(lambda cls, *parts: made.append(real_start(cls, *parts)) or made[-1])
@@ -130,6 +132,7 @@ from inspector.core.model.session import CodeArtifact
 from inspector.core.readers import forked_parts
 from inspector.core.readers.session_loader import open_path
 forked_parts.HELPER_MIN_BYTES = 0
+forked_parts.second_core = lambda: True  # a one-core machine forks too: only slower
 LOG = {str(BUNDLED_LOG)!r}
 
 def start(session, problem_count=lambda: 0):
