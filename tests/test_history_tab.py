@@ -28,6 +28,12 @@ def history_window(window, tmp_path, monkeypatch):
     return window
 
 
+def open_as_run(qtbot, window, path: Path, runs: int) -> None:
+    """Open `path` in the window and wait until the History tab lists `runs` runs."""
+    open_and_wait(qtbot, window, path)
+    qtbot.waitUntil(lambda: len(window.history_view.runs) == runs, timeout=60_000)
+
+
 def shown_points(view, title: str) -> list[tuple[float, float]]:
     x, y = view.points[title].getData()
     return list(zip(x.tolist(), y.tolist()))
@@ -52,10 +58,8 @@ def test_opened_runs_are_recorded_and_plotted_with_their_figures(qtbot, history_
     window.resize(1400, 1000)
     window.show()
     view = window.history_view
-    open_and_wait(qtbot, window, BUNDLED)
-    qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=60_000)
-    open_and_wait(qtbot, window, BUNDLED_LOG)  # the same script's log: a second run
-    qtbot.waitUntil(lambda: len(view.runs) == 2, timeout=60_000)
+    open_as_run(qtbot, window, BUNDLED, 1)
+    open_as_run(qtbot, window, BUNDLED_LOG, 2)  # the same script's log: a second run
     assert shown_points(view, "Graph breaks") == [(1.0, 4.0), (2.0, 4.0)]
     assert shown_points(view, "Recompiles") == [(1.0, 3.0), (2.0, 3.0)]
     assert shown_points(view, "Cache hit rate") == [(1.0, 0.0), (2.0, 0.0)]
@@ -93,8 +97,7 @@ def test_opened_runs_are_recorded_and_plotted_with_their_figures(qtbot, history_
 def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     window = history_window
     view = window.history_view
-    open_and_wait(qtbot, window, BUNDLED)
-    qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=60_000)
+    open_as_run(qtbot, window, BUNDLED, 1)
     first = view.runs[0]
     drift = CauseRow("forward (mlp_breaks.py:17): x size dim 1", 1)
     with open_store() as store:  # the next run of the script, on another torch, with a new recompile cause

@@ -4,15 +4,11 @@ axis units as given (a flat 0 % reads "%", not pyqtgraph's "% (x0.001)")."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("pytestqt")
 
-from conftest import open_and_wait  # noqa: E402
-
-from test_history_tab import BUNDLED, history_window  # noqa: E402,F401 (fixture)
+from test_history_tab import BUNDLED, history_window, open_as_run  # noqa: E402,F401 (fixture)
 
 MIN_PLOT_PX = 40  # room for two of an axis's value labels above one another, at the default font
 
@@ -22,8 +18,7 @@ def test_every_trend_shows_its_values_in_a_1280_by_720_window(qtbot, history_win
     window.resize(1280, 720)
     window.show()
     view = window.history_view
-    open_and_wait(qtbot, window, BUNDLED)
-    qtbot.waitUntil(lambda: len(view.runs) == 1, timeout=60_000)
+    open_as_run(qtbot, window, BUNDLED, 1)
     window.tabs.setCurrentWidget(view)
     qtbot.waitExposed(view.plots)
     heights = {title: plot.vb.sceneBoundingRect().height() for title, plot in view.plot_items.items()}

@@ -260,7 +260,7 @@ from inspector.core.outputs.summary import summarize
 for _ in range(2):
     session = open_path(LOG)
     parts = start(session)
-    print(sorted({{kind for kind, _target in parts.parts}}) if parts else None)
+    print(sorted({{kind.name for kind, _target in parts.parts}}) if parts else None)
     parts and parts.stop()
     summarize(SessionAnalysis(session))  # builds the spans here and keeps them in the cache
 """)

@@ -25,6 +25,8 @@ import select
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from inspector.core.model.compile_spans import SpanForest
 from inspector.core.model.output_code import OutputCode
@@ -35,8 +37,41 @@ from inspector.core.readers.index_cache import decode_problems, encode_problems
 from inspector.core.readers.payload_texts import reads_checked_payloads
 from inspector.core.readers.trace_spans import RankSpans
 
-SPANS, CODE, OPS = "spans", "code", "ops"  # the kinds of part
 STUCK_AFTER_S = 60.0  # a copy that hands back nothing for this long is left, and its parts made here
+
+
+@dataclass(frozen=True)
+class PartKind:
+    """What one kind of part is, to the copy and to this process: how the copy makes it as plain data,
+    how this process keeps that, and how it makes the part itself (None: it waits for the copy's)."""
+
+    name: str
+    state: Callable[[Any], Any]
+    keep: Callable[[Any, Any], None]
+    made_here: Callable[[Any], Any] | None
+
+
+def _spans_state(builder: RankSpans) -> list:
+    forest, problems = builder.forest()
+    return [forest.get_state(), encode_problems(problems)]
+
+
+def _keep_spans(builder: RankSpans, state) -> None:
+    forest, problems = state
+    builder.made_elsewhere((SpanForest.from_state(forest), decode_problems(problems)))
+
+
+def _keep_op_names(graph: GraphArtifact, names) -> None:
+    if not (type(names) is list and all(type(name) is str for name in names)):
+        raise ValueError("op names")
+    graph.keep_op_names(names)
+
+
+SPANS = PartKind("spans", _spans_state, _keep_spans, None)
+CODE = PartKind("code", lambda artifact: artifact.code.get_state(),
+                lambda artifact, state: artifact.keep_code(OutputCode.from_state(state)),
+                lambda artifact: artifact.code)
+OPS = PartKind("ops", lambda graph: graph.op_names, _keep_op_names, lambda graph: graph.op_names)
 
 
 class ForkedParts:
@@ -105,9 +140,10 @@ class ForkedParts:
                     break
                 kept += self._keep(found, left)
                 last = max(left, default=-1)
-                if last >= 0 and self.parts[last][0] != SPANS:
+                if last >= 0 and self.parts[last][0].made_here is not None:
                     left.discard(last)
-                    _made_here(*self.parts[last])
+                    kind, target = self.parts[last]
+                    kind.made_here(target)
                 elif left and not self._wait():
                     break
         finally:
@@ -164,15 +200,7 @@ class ForkedParts:
                     continue
                 left.discard(index)
                 kind, target = self.parts[index]
-                if kind == SPANS:
-                    forest, problems = state
-                    target.made_elsewhere((SpanForest.from_state(forest), decode_problems(problems)))
-                elif kind == CODE:
-                    target.keep_code(OutputCode.from_state(state))
-                elif type(state) is list and all(type(name) is str for name in state):
-                    target.keep_op_names(state)
-                else:
-                    continue
+                kind.keep(target, state)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 continue
             kept += 1
@@ -190,14 +218,6 @@ def _alone() -> bool:
         return False
 
 
-def _made_here(kind: str, target) -> None:
-    """Make a part in this process, as its first use would."""
-    if kind == CODE:
-        target.code
-    elif kind == OPS:
-        target.op_names
-
-
 def _make(progress: int, told: int, made: int, parts: list[tuple], problem_count: Callable[[], int]) -> None:
     """The copy's whole life: make the parts from the first, each written as one JSON line as it is
     made, until one counts a problem; then leave at once (never returning into the caller's stack, whose
@@ -211,7 +231,7 @@ def _make(progress: int, told: int, made: int, parts: list[tuple], problem_count
             os.dup2(nowhere, stream)
         counted = problem_count()
         for index, (kind, target) in enumerate(parts):
-            state = _state(kind, target)
+            state = kind.state(target)
             if problem_count() != counted:  # this process counts it as it makes the part itself
                 break
             # `json` rather than orjson: NaN and integers beyond 64 bits must come back as they were
@@ -225,12 +245,3 @@ def _make(progress: int, told: int, made: int, parts: list[tuple], problem_count
     finally:
         os._exit(status)
 
-
-def _state(kind: str, target):
-    """A part made, as plain data."""
-    if kind == SPANS:
-        forest, problems = target.forest()
-        return [forest.get_state(), encode_problems(problems)]
-    if kind == CODE:
-        return target.code.get_state()
-    return target.op_names

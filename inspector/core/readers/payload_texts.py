@@ -10,13 +10,19 @@ from inspector.core.readers.torch_trace import TraceLog
 from inspector.core.readers.trace_records import TraceRecord
 
 
-class PayloadText:
-    """A record's payload text, read from its log when a view asks."""
+class _RecordRead:
+    """One record of one log, to read back from it on use."""
 
     __slots__ = ("log", "record")
 
     def __init__(self, log: TraceLog, record: TraceRecord):
         self.log, self.record = log, record
+
+
+class PayloadText(_RecordRead):
+    """A record's payload text, read from its log when a view asks."""
+
+    __slots__ = ()
 
     def __call__(self) -> str:
         return self.log.payload(self.record)
@@ -25,13 +31,10 @@ class PayloadText:
         return self.log.payload_head(self.record, chars)
 
 
-class FullMeta:
+class FullMeta(_RecordRead):
     """A record's whole meta, read back from its log when a view asks."""
 
-    __slots__ = ("log", "record")
-
-    def __init__(self, log: TraceLog, record: TraceRecord):
-        self.log, self.record = log, record
+    __slots__ = ()
 
     def __call__(self) -> dict:
         return self.log.full_meta(self.record)
