@@ -13,10 +13,11 @@ from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
 from inspector.cli_capture import add_capture_commands
-from inspector.cli_history import add_history_command, add_history_switches, record_history
+from inspector.cli_history import add_history_command, add_history_switches, digest_ahead, record_history
 from inspector.cli_text import dump_json as _dump_json, say as _say
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
+from inspector.core.history.log_digests import wait_for_digests
 
 COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check", "history")
 READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
@@ -276,6 +277,8 @@ def _check(args) -> int:
     """`check`, and with --history the checks against the run history too, both of the one session
     opened here: the record the history keeps is the run the gate judged. The exit code is the worse
     of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
+    if args.history:
+        digest_ahead(args, args.path)
     from inspector.core.analysis.session_analysis import SessionAnalysis
 
     session = _open(args.path)
@@ -334,6 +337,7 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 
 
 def _summary(args) -> int:
+    digest_ahead(args, args.path)  # first: the thread works while the imports below run
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.gpu_summary import with_profile, with_triton
@@ -357,6 +361,7 @@ def _summary(args) -> int:
     session = _read(source)
     if session is None:
         return 2
+    wait_for_digests()  # the summary below forks a copy, which must start with one thread
     if args.markdown:
         from inspector.core.outputs.ci_reports import markdown
         from inspector.core.outputs.summary import summarize

@@ -31,7 +31,7 @@ def _history(args) -> int:
     from pathlib import Path
 
     from inspector.core.history.history_text import history_document, render_runs, render_scripts
-    from inspector.core.history.recording import store_address
+    from inspector.core.history.switches import store_address
     from inspector.core.history.run_store import StoreError, open_store
 
     script = str(Path(args.script).resolve()) if args.script else None
@@ -51,6 +51,18 @@ def _history(args) -> int:
     return 0
 
 
+def digest_ahead(args, path: str) -> None:
+    """Start the history's digest of the log at `path` on the second core before this command imports
+    and reads (core/history/log_digests.py), when the run it reads will be recorded."""
+    from inspector.core.history.switches import history_enabled
+
+    if getattr(args, "no_history", False) or not history_enabled():
+        return
+    from inspector.core.history.log_digests import digest_ahead as start
+
+    start(path)
+
+
 def record_history(args, session, summary) -> None:
     """Keep the run just read in the history (unless --no-history); only a failure is said."""
     if getattr(args, "no_history", False):
@@ -66,7 +78,8 @@ def record_capture(args, folder) -> None:
     """A capture is recorded in the history as it ends, without being asked (unless --no-history)."""
     if getattr(args, "no_history", False):
         return
-    from inspector.core.history.recording import history_enabled, record_run
+    from inspector.core.history.recording import record_run
+    from inspector.core.history.switches import history_enabled
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.readers.session_loader import open_session
     from inspector.core.readers.sources import detect

@@ -4,27 +4,14 @@ default file. A failure to record is said, never raised: the history must not st
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
 from inspector.core.history.run_record import RunRecord, record_of, run_identity
 from inspector.core.history.run_store import StoreError, open_store
+from inspector.core.history.switches import SWITCH, history_enabled, store_address
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import Summary
-
-SWITCH = "TCI_NO_HISTORY"  # "1": record nothing
-STORE_SETTING = "TCI_HISTORY_STORE"  # a postgresql:// URL or a SQLite file; unset: the default file
-
-
-def history_enabled() -> bool:
-    return os.environ.get(SWITCH, "").strip().lower() in ("", "0", "false", "no")
-
-
-def store_address(given: str | None = None) -> str | None:
-    """The store to use: the one given (--store), else TCI_HISTORY_STORE, else None (the default file)."""
-    return given or os.environ.get(STORE_SETTING) or None
-
 
 @dataclass(frozen=True)
 class Recorded:

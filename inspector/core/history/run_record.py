@@ -16,13 +16,13 @@ from inspector import __version__
 from inspector.core.analysis.comparison import Speedup, timed_rounds
 from inspector.core.analysis.figures import BreakSite
 from inspector.core.history.git_work_tree import is_sha
+from inspector.core.history.log_digests import content_digest
 from inspector.core.model.run_results import RunResults
 from inspector.core.model.session import Session
 from inspector.core.outputs.summary_model import CacheCount, Summary, Unit
 from inspector.core.readers import index_cache
-from inspector.core.readers.safe_files import check_regular, is_readable_file, open_regular
+from inspector.core.readers.safe_files import check_regular, is_readable_file
 
-DIGEST_PART_BYTES = 1 << 20
 FOLDER_FILES = 10_000  # a run's folder is read this far for its identity
 GATE_PASSED, GATE_FAILED = "pass", "fail"  # what `check --history` said of a run
 UNKNOWN_HOST = "unknown"  # the store's host of a run whose record does not say
@@ -155,7 +155,7 @@ def run_identity(session: Session, settled_only: bool = True) -> str | None:
         if settled_only and not session.settled_by_manifest and any(
                 time.time() - stat.st_mtime < index_cache.SETTLE_SECONDS for stat in stats):
             return None  # a log still being written: its figures are not the run's yet
-        digests = sorted(_content_digest(file) for file in files)
+        digests = sorted(content_digest(file) for file in files)
     except OSError:
         return None
     about = None
@@ -176,15 +176,6 @@ def _folder_files(folder: Path) -> list[Path]:
         if len(found) >= FOLDER_FILES:
             break
     return found[:FOLDER_FILES]
-
-
-def _content_digest(file: Path) -> str:
-    """The SHA-256 of a log's bytes (a regular file only: a FIFO named like a log is refused)."""
-    digest = hashlib.sha256()
-    with open_regular(file) as handle:
-        while part := handle.read(DIGEST_PART_BYTES):
-            digest.update(part)
-    return digest.hexdigest()
 
 
 def run_host(session: Session) -> str | None:
