@@ -44,6 +44,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
+sys.path.insert(0, str(ROOT))
+from inspector.core.analysis.comparison import MIN_ROUNDS, bootstrap_interval  # noqa: E402
+
+TARGET = 0.35  # issue 49: `summary` of a log at most this share of `tlparse -p`'s time on the same log
 EXAMPLE = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
 
 # Runs in a child interpreter: prints seconds and peak RSS as JSON.
@@ -190,7 +194,8 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
           f"{median(floor_wall) / median(tl_wall):.3f}× tlparse wall, "
           f"{median(floor_cpu) / median(tl_cpu):.3f}× its CPU\n"
           f"  ratio of medians {median(wall) / median(tl_wall):.3f} wall, {median(cpu) / median(tl_cpu):.3f} CPU; "
-          f"per round {min(per_round):.3f}–{max(per_round):.3f}", flush=True)
+          f"per round {min(per_round):.3f}–{max(per_round):.3f}\n"
+          f"  {against_target(wall, tl_wall)}", flush=True)
     memory_wall = [found[0] if found is not None else None for found in in_memory]
     paired = [(o, t) for o, t in zip(wall, memory_wall) if t is not None]  # the rounds that timed both
     if paired:
@@ -208,6 +213,18 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
     return dict(log=str(log), load=load, summary=wall, summary_cpu=cpu, tlparse=tl_wall, tlparse_cpu=tl_cpu,
                 tlparse_in_memory=memory_wall,
                 floor=floor_wall, floor_cpu=floor_cpu, baseline=[b[0] for b in base], baseline_cpu=[b[1] for b in base])
+
+
+def against_target(wall: list[float], tl_wall: list[float]) -> str:
+    """The ratio of medians' 95 % interval, whole rounds resampled (each summary stays with the tlparse
+    timed beside it, as the verdict's S), and whether it meets TARGET by the project's gate rule
+    (`comparison.meets`): met only when the whole interval is at or below it, not met when all of it
+    is above, otherwise inconclusive: the noise could flip it."""
+    if len(wall) < MIN_ROUNDS:
+        return f"≤ {TARGET}× target: inconclusive (fewer than {MIN_ROUNDS} rounds)"
+    low, high = bootstrap_interval(list(zip(wall, tl_wall)))
+    word = "met" if high <= TARGET else "not met" if low > TARGET else "inconclusive (the interval straddles it)"
+    return f"ratio's 95 % interval {low:.3f}–{high:.3f}: ≤ {TARGET}× target {word}"
 
 
 def synthetic_log(mb: float) -> Path:
