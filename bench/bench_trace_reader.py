@@ -25,7 +25,7 @@ runs it, and again to one in /dev/shm, in memory), N rounds taking turns, so all
 CPU time includes each one's child processes (the reader's md5 helper). Each round also times the
 physical floor of the same log in a fresh interpreter: read every byte, md5 them, parse every envelope's
 JSON (what any reader of the log must do at least, on one core). The ratio to tlparse is given with
-its 95 % interval and read against issue 49's target (TARGET) by the project's gate rule. Each checkout timed is byte-compiled
+its 95 % interval and read against issue 49's target (TARGET) as the gates read an interval. Each checkout timed is byte-compiled
 first, as an installed copy is (`compile_bytecode`).
 """
 
@@ -218,9 +218,10 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
 
 def against_target(wall: list[float], tl_wall: list[float]) -> str:
     """The ratio of medians' 95 % interval, whole rounds resampled (each summary stays with the tlparse
-    timed beside it, as the verdict's S), and whether it meets TARGET by the project's gate rule
-    (`comparison.meets`): met only when the whole interval is at or below it, not met when all of it
-    is above, otherwise inconclusive: the noise could flip it."""
+    timed beside it, as the verdict's S), and whether it meets TARGET, read as the gates read an
+    interval (`comparison.meets`, there against a floor, here a ceiling): met only when the whole
+    interval is at or below it, not met when all of it is above, otherwise inconclusive: the noise
+    could flip it."""
     if len(wall) < MIN_ROUNDS:
         return f"≤ {TARGET}× target: inconclusive (fewer than {MIN_ROUNDS} rounds)"
     low, high = bootstrap_interval(list(zip(wall, tl_wall)))

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.core.readers.torch_trace import _strip_tabs as payload_bytes_as_hashed  # noqa: E402  (torch's md5 input)
+from inspector.core.readers.payload_digest import strip_tabs as payload_bytes_as_hashed  # noqa: E402  (torch's md5 input)
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "tlparse-fixtures" / "multi_rank_logs"
 TEMPLATE = CORPUS / "dedicated_log_torch_trace_rank_3.log"

@@ -13,11 +13,10 @@ from contextlib import contextmanager, nullcontext
 
 from inspector import __version__
 from inspector.cli_capture import add_capture_commands
-from inspector.cli_history import add_history_command, add_history_switches, digest_ahead, record_history
+from inspector.cli_history import add_history_command, add_history_switches, hashed_ahead, record_history
 from inspector.cli_text import dump_json as _dump_json, say as _say
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
-from inspector.core.history.log_digests import wait_for_digests
 
 COMMANDS = ("summary", "capture", "modes", "bundle", "report", "diff", "check", "history")
 READS_SESSIONS = ("summary", "report", "diff", "check")  # run with the collector paused (core/gc_policy.py)
@@ -131,10 +130,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:  # Ctrl-C during a long read: one line, the shell's code for SIGINT
         _say("compile-inspector: interrupted", file=sys.stderr)
+        _clear_unhandled_interrupt_mark()
         return 130
     finally:
         if cache_setting is None:
             os.environ.pop("TCI_NO_CACHE", None)
+
+
+def _clear_unhandled_interrupt_mark() -> None:
+    """CPython marks a KeyboardInterrupt that left an `exec` of source text as unhandled even once it is
+    caught (every dataclass defined by an import the Ctrl-C cut short runs one), and `python -m
+    inspector` then ends by SIGINT instead of with the code returned here (bpo-1054041, bpo-41602).
+    Running source text again clears the mark: an empty one, nothing from any input."""
+    exec("")  # noqa: S102
 
 
 @contextmanager
@@ -277,8 +285,11 @@ def _check(args) -> int:
     """`check`, and with --history the checks against the run history too, both of the one session
     opened here: the record the history keeps is the run the gate judged. The exit code is the worse
     of the two (2 usage, 1 failed, 4 inconclusive, 0 passed)."""
-    if args.history:
-        digest_ahead(args, args.path)
+    with hashed_ahead(args, args.path) if args.history else nullcontext():
+        return _check_of(args)
+
+
+def _check_of(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
 
     session = _open(args.path)
@@ -337,7 +348,11 @@ def _write_ci_reports(args, analysis, checks) -> str | None:
 
 
 def _summary(args) -> int:
-    digest_ahead(args, args.path)  # first: the thread works while the imports below run
+    with hashed_ahead(args, args.path):  # first: the digest is worked out while the command imports and reads
+        return _summary_of(args)
+
+
+def _summary_of(args) -> int:
     from inspector.core.analysis.session_analysis import SessionAnalysis
     from inspector.core.outputs.cached_summary import session_summary
     from inspector.core.outputs.gpu_summary import with_profile, with_triton
@@ -361,6 +376,8 @@ def _summary(args) -> int:
     session = _read(source)
     if session is None:
         return 2
+    from inspector.core.history.log_digests import wait_for_digests
+
     wait_for_digests()  # the summary below forks a copy, which must start with one thread
     if args.markdown:
         from inspector.core.outputs.ci_reports import markdown

@@ -4,6 +4,8 @@ run, the `history` command, and recording the runs that `summary`, `capture` and
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from inspector.cli_text import dump_json, say
 
@@ -51,16 +53,23 @@ def _history(args) -> int:
     return 0
 
 
-def digest_ahead(args, path: str) -> None:
-    """Start the history's digest of the log at `path` on the second core before this command imports
-    and reads (core/history/log_digests.py), when the run it reads will be recorded."""
+@contextmanager
+def hashed_ahead(args, path: str) -> Iterator[None]:
+    """The history's digest of the log at `path` worked out on the second core while the command imports
+    and reads (core/history/log_digests.py), when the run it reads will be recorded; stopped once the
+    command is done with it."""
     from inspector.core.history.switches import history_enabled
 
     if getattr(args, "no_history", False) or not history_enabled():
+        yield
         return
-    from inspector.core.history.log_digests import digest_ahead as start
+    from inspector.core.history import log_digests
 
-    start(path)
+    log_digests.digest_ahead(path)
+    try:
+        yield
+    finally:
+        log_digests.stop_digests()
 
 
 def record_history(args, session, summary) -> None:

@@ -294,6 +294,22 @@ def test_ctrl_c_during_a_long_summary_is_one_line(tmp_path):
     assert stderr.decode().strip().splitlines() == ["compile-inspector: interrupted"]
 
 
+def test_ctrl_c_that_cuts_an_import_short_still_ends_with_130(tmp_path):
+    """A Ctrl-C that lands while the command imports what it needs, in the code a dataclass generates (an
+    `exec` of source text, which CPython marks a KeyboardInterrupt leaving as unhandled even once it is
+    caught), is one line and exit 130 under `python -m` too, not a death by SIGINT."""
+    (tmp_path / "interrupted_summary.py").write_text(
+        "import inspector.cli as cli\n"
+        "def _read(source):\n"
+        "    exec('raise KeyboardInterrupt')  # as a Ctrl-C in a dataclass's generated code\n"
+        "cli._read = _read\n"
+        f"raise SystemExit(cli.main(['summary', {str(LOG)!r}, '--no-cache', '--no-history']))\n")
+    done = subprocess.run([sys.executable, "-m", "interrupted_summary"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=child_env())
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == ["compile-inspector: interrupted"]
+
+
 def test_ctrl_c_that_lands_in_a_finaliser_still_interrupts(monkeypatch, capsys):
     """A Ctrl-C that comes while a finaliser runs (a `__del__` as a read's objects go) is dropped there
     by Python, which prints a traceback and goes on: the summary still says it was interrupted, in one

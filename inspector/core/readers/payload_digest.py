@@ -11,14 +11,26 @@ import os
 import sys
 
 
-def payload_digest(raw: bytes) -> str:
-    """md5 of the payload lines `raw` with their tabs removed and joined by '\\n' (CRLF copies too),
-    with one copy of the payload fewer (the leading tab is skipped through a view), as this runs over
-    every payload of a log."""
+def strip_tabs(raw: bytes) -> bytes:
+    """Payload bytes as torch hashed them: each line's leading tab removed, the lines joined by '\\n'
+    (CRLF copies too). Torch starts every line of a payload with a tab (the scanner ends a payload at
+    the first line that does not), so where the payload holds no tab of its own, nearly always,
+    deleting every tab gives the same bytes at well under half the cost of replacing each newline and
+    tab (one copy per line); the count of lines tells which case it is."""
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n")
-    joined = raw.rstrip(b"\r\n").replace(b"\n\t", b"\n")
-    return hashlib.md5(memoryview(joined)[1:] if joined.startswith(b"\t") else joined).hexdigest()
+    raw = raw.rstrip(b"\r\n")
+    leading = raw.startswith(b"\t")
+    stripped = raw.translate(None, b"\t")
+    if len(raw) - len(stripped) == raw.count(b"\n") + leading:
+        return stripped
+    return (raw[1:] if leading else raw).replace(b"\n\t", b"\n")
+
+
+def payload_digest(raw: bytes) -> str:
+    """md5 of the payload lines `raw` as torch hashed them (`strip_tabs`); this runs over every payload
+    of a log."""
+    return hashlib.md5(strip_tabs(raw)).hexdigest()
 
 
 def main(fd: int) -> None:

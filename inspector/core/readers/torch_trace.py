@@ -20,7 +20,7 @@ from inspector.core.malloc_policy import give_back_free_memory
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers import json_codec
 from inspector.core.readers.digest_helper import DigestHelper
-from inspector.core.readers.payload_digest import payload_digest
+from inspector.core.readers.payload_digest import payload_digest, strip_tabs
 from inspector.core.readers.safe_files import open_regular
 from inspector.core.readers.trace_records import EventRows, TraceRecord, count_damage, settle
 from inspector.core.readers.trace_scanner import GLOG_PREFIX, Scanner, last_record_end, read_records
@@ -56,7 +56,7 @@ class TraceLog:
         raw = self._read(record.payload_start, record.payload_end)
         if raw is None:
             return b""
-        stripped = _strip_tabs(raw)
+        stripped = strip_tabs(raw)
         if record.payload_intact is None:  # the bytes payload_digest hashes: stripped once for both
             self._check(record, hashlib.md5(stripped).hexdigest())
         return stripped
@@ -74,13 +74,13 @@ class TraceLog:
         if raw is None:  # unreadable (counted once, by `_read`)
             return "", 0
         if len(raw) <= 2 * chars + 16 or b"\r" in raw or not raw.isascii():
-            text = _strip_tabs(raw).decode("utf-8", errors="replace")
+            text = strip_tabs(raw).decode("utf-8", errors="replace")
             return text[:chars], len(text)
         whole = raw.rstrip(b"\n")
         tabbed = whole.startswith(b"\t")
         size = len(whole) - tabbed - whole.count(b"\n")
         # a line loses at most its tab, one byte of two: 2 * chars bytes hold at least `chars` characters
-        return _strip_tabs(raw[:2 * chars + 16])[:chars].decode("ascii"), size
+        return strip_tabs(raw[:2 * chars + 16])[:chars].decode("ascii"), size
 
     def payload_json(self, record: TraceRecord):
         """The payload decoded as JSON, or None when it is not JSON."""
@@ -100,7 +100,7 @@ class TraceLog:
         """Settle row `row` of `events` with its payload `raw`, once (views on several threads may read
         it), counting it if damaged; its payload as torch hashed it."""
         events = self.events
-        stripped = _strip_tabs(raw)
+        stripped = strip_tabs(raw)
         with self._lock:
             md5 = events.md5s.pop(row, None)
             if md5 is None:  # another thread checked it meanwhile
@@ -235,7 +235,7 @@ def _payload_json(raw: bytes | None, stripped: bool = False):
     except ValueError:
         pass
     if not stripped:
-        raw = _strip_tabs(raw)
+        raw = strip_tabs(raw)
         try:
             return json_codec.loads(raw)
         except ValueError:
@@ -244,16 +244,6 @@ def _payload_json(raw: bytes | None, stripped: bool = False):
         return json_codec.loads(raw.decode("utf-8", errors="replace"))
     except ValueError:
         return None
-
-
-def _strip_tabs(raw: bytes) -> bytes:
-    """Payload bytes as torch hashed them: tabs removed, lines joined by '\\n' (CRLF copies too)."""
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n")
-    raw = raw.rstrip(b"\r\n")
-    if raw.startswith(b"\t"):
-        raw = raw[1:]
-    return raw.replace(b"\n\t", b"\n")
 
 
 _RANK_IN_NAME = re.compile(r"_rank_(\d+)")
