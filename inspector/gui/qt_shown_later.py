@@ -6,19 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
 
-class QtShownLater(QObject):
-    """Runs a view's update now when the view is on screen, else the latest one asked for just before
-    the view is next shown (before it paints, so it never shows the previous session)."""
+class QtShownLater:
+    """Runs a view's update now when the view is on screen, else the latest one asked for when the view
+    is next shown: the view's `showEvent` calls `shown`, before the view paints, so it never shows the
+    previous session.
+
+    Called from the view's own handler, not an event filter: Qt calls a filter while it deletes the
+    view's children, and Python entered there may run deletions PySide queued from another thread's
+    garbage collection, on which Qt's own lock deadlocks (seen once as a test run hung in a window's
+    teardown). A view's own handlers are no longer Python once its deletion has begun."""
 
     def __init__(self, view: QWidget):
-        super().__init__(view)
         self._view = view
         self._pending: Callable[[], None] | None = None
-        view.installEventFilter(self)
 
     @property
     def pending(self) -> bool:
@@ -32,8 +35,8 @@ class QtShownLater(QObject):
         else:
             self._pending = update
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._view and event.type() == QEvent.Type.Show and self._pending is not None:
+    def shown(self) -> None:
+        """The view is being shown: run the update that waited for it."""
+        if self._pending is not None:
             update, self._pending = self._pending, None
             update()
-        return False

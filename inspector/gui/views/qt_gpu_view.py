@@ -80,11 +80,15 @@ class QtGpuView(QWidget):
         layout.addWidget(self.header)
         layout.addWidget(self.pages, 1)
         layout.addStretch(0)  # holds the header at the top while the pages are hidden
+        self._when_shown = QtShownLater(self)  # a kernel selected elsewhere comes up when the tab is shown
         if model is not None:
             model.sigLoaded.connect(self._on_session_loaded)
-            self._when_shown = QtShownLater(self)  # a kernel selected elsewhere comes up when the tab is shown
             model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
                 lambda: self._on_kernel_selected(unit, kernel)))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._when_shown.shown()
+        super().showEvent(event)
 
     def _triton_page(self) -> QWidget:
         self.kernels = rows_table(("kernel", "torch.compile unit", "launches", "warps", "stages", "shared", "hash"))

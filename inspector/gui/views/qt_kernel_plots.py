@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QToolTip, QVBoxLayout, QWidget
 
@@ -76,11 +76,11 @@ class RowAxis(pg.AxisItem):
                 if 0 <= row < len(self.labels) else "" for row in rows]
 
 
-def _hbar_plot(title: str, unit: str, palette, font: QFont) -> pg.PlotWidget:
+def _hbar_plot(owner: "QtKernelPlots", title: str, unit: str, palette, font: QFont) -> _BarPlot:
     """A horizontal bar plot: a short title, the unit under the x axis, room on the right for the
     last tick label (pyqtgraph otherwise cuts it), row labels on the left elided to the room the
     plot can give them, the full text in the row's tooltip."""
-    plot = pg.PlotWidget(title=title, background=palette.base().color(), axisItems={"left": RowAxis(font)})
+    plot = _BarPlot(owner, title=title, background=palette.base().color(), axisItems={"left": RowAxis(font)})
     for side in ("left", "bottom"):
         plot.getAxis(side).setTextPen(palette.text().color())
     plot.getPlotItem().titleLabel.setAttr("color", palette.text().color().name())
@@ -119,26 +119,33 @@ def _axes(plot: pg.PlotWidget) -> None:
         plot.showAxis(side, True)
 
 
-class _PlotEvents(QObject):
-    """Keeps a plot's row labels as wide as they need (at most LABEL_SHARE of the plot) when it is
-    resized, and answers the viewport's tooltip request with the row's own tooltip: left to the
-    view, that request shows the plot's generic tooltip over the one the hover put up."""
+class _BarPlot(pg.PlotWidget):
+    """A bar plot of the view: its row labels kept as wide as they need (at most LABEL_SHARE of the
+    plot) as it is resized, and the viewport's tooltip request answered with the row's own tooltip
+    (left to the view, that request shows the plot's generic tooltip over the one the hover put up).
 
-    def __init__(self, owner: "QtKernelPlots", plot: pg.PlotWidget):
-        super().__init__(plot)
-        self.owner, self.plot = owner, plot
-        plot.installEventFilter(self)
-        plot.viewport().installEventFilter(self)
+    Handlers of its own, not an event filter: Qt calls a filter while it deletes the plot's children,
+    and Python entered there may run deletions PySide queued from another thread's garbage collection,
+    on which Qt's own lock deadlocks (seen once as a test run hung in a window's teardown)."""
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.Resize and watched is self.plot:
-            self.owner.fit_labels(self.plot)
-        elif event.type() == QEvent.Type.ToolTip and watched is self.plot.viewport():
-            text = self.owner.tip_at(self.plot, self.plot.mapToScene(event.pos()))
+    owner: "QtKernelPlots | None" = None  # None while pyqtgraph builds the plot
+
+    def __init__(self, owner: "QtKernelPlots", **options):
+        super().__init__(**options)
+        self.owner = owner
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if self.owner is not None:
+            self.owner.fit_labels(self)
+        super().resizeEvent(event)
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.ToolTip and self.owner is not None:
+            text = self.owner.tip_at(self, self.mapToScene(event.pos()))
             if text:
-                QToolTip.showText(event.globalPos(), text, self.plot)
+                QToolTip.showText(event.globalPos(), text, self)
                 return True
-        return False
+        return super().viewportEvent(event)
 
 
 class QtKernelPlots(QWidget):
@@ -157,14 +164,14 @@ class QtKernelPlots(QWidget):
         self.hover_text = ""
         self.rows: dict[pg.PlotWidget, list[tuple[str, float]]] = {}  # per plot, each row's tooltip and bar length
         font = QFont(self.font())
-        self.kernels = _hbar_plot("Time per kernel or op", "µs per call, compiled run", self.palette(), font)
+        self.kernels = _hbar_plot(self, "Time per kernel or op", "µs per call, compiled run", self.palette(), font)
         self.kernels.scene().sigMouseClicked.connect(self._on_click)
-        self.families = _hbar_plot(legend_title("Per op family",
+        self.families = _hbar_plot(self, legend_title("Per op family",
                                                 [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
                                    "µs per call", self.palette(), font)
         self.families.setToolTip("Eager vs compiled per op family (µs per call)")
-        self.units = _hbar_plot(UNITS_TITLE, "s", self.palette(), font)
-        self.memory = _hbar_plot(legend_title("Memory high-water",
+        self.units = _hbar_plot(self, UNITS_TITLE, "s", self.palette(), font)
+        self.memory = _hbar_plot(self, legend_title("Memory high-water",
                                               [("eager", EAGER_COLOUR), ("compiled", COMPILED_COLOUR)]),
                                  "MB", self.palette(), font)
         self.memory.setToolTip("Memory high-water, eager vs compiled (MB)")
@@ -172,7 +179,6 @@ class QtKernelPlots(QWidget):
         self._hovers = [pg.SignalProxy(plot.scene().sigMouseMoved, rateLimit=30,
                                        slot=lambda event, plot=plot: self._on_hover(plot, event))
                         for plot in self.plots]
-        self._events = [_PlotEvents(self, plot) for plot in self.plots]
         self.note = QLabel("")
         self.note.setWordWrap(True)
         charts = QWidget()
@@ -199,6 +205,10 @@ class QtKernelPlots(QWidget):
         self._when_shown = QtShownLater(self)
         model.on_each_session(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigKernelSelected.connect(self._on_kernel_selected)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._when_shown.shown()
+        super().showEvent(event)
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         results = loaded.session.results

@@ -314,6 +314,10 @@ class QtTimeline(QWidget):
         model.on_each_session(lambda loaded: self._when_shown.run(lambda: self._on_loaded(loaded)))
         model.sigUnitSelected.connect(self._on_unit_selected)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._when_shown.shown()
+        super().showEvent(event)
+
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.lane_units = [unit for unit in loaded.session.units if unit.spans]
         self._unit_steps = {}  # unit → its steps' own times, made when a bar of it is first hovered

@@ -202,6 +202,10 @@ class QtGraphView(QWidget):
         model.sigKernelSelected.connect(lambda unit, kernel: self._when_shown.run(
             lambda: (self._on_unit_selected(unit), self._on_kernel_selected(unit, kernel))))
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._when_shown.shown()
+        super().showEvent(event)
+
     def find_box(self) -> QLineEdit:
         return self.search
 
