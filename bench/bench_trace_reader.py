@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 sys.path.insert(0, str(ROOT))
-from inspector.core.analysis.comparison import MIN_ROUNDS, bootstrap_interval  # noqa: E402
+from inspector.core.analysis.comparison import compare_rounds, gate_doubt, meets  # noqa: E402
 
 TARGET = 0.35  # issue 49: `summary` of a log at most this share of `tlparse -p`'s time on the same log
 EXAMPLE = ROOT / "resources" / "sessions" / "mlp_breaks" / "trace" / "dedicated_log_torch_trace_example.log"
@@ -217,16 +217,16 @@ def side_by_side(log: Path, rounds: int, baseline: Path | None = None) -> dict:
 
 
 def against_target(wall: list[float], tl_wall: list[float]) -> str:
-    """The ratio of medians' 95 % interval, whole rounds resampled (each summary stays with the tlparse
-    timed beside it, as the verdict's S), and whether it meets TARGET, read as the gates read an
-    interval (`comparison.meets`, there against a floor, here a ceiling): met only when the whole
-    interval is at or below it, not met when all of it is above, otherwise inconclusive: the noise
-    could flip it."""
-    if len(wall) < MIN_ROUNDS:
-        return f"≤ {TARGET}× target: inconclusive (fewer than {MIN_ROUNDS} rounds)"
-    low, high = bootstrap_interval(list(zip(wall, tl_wall)))
-    word = "met" if high <= TARGET else "not met" if low > TARGET else "inconclusive (the interval straddles it)"
-    return f"ratio's 95 % interval {low:.3f}–{high:.3f}: ≤ {TARGET}× target {word}"
+    """Whether the summary meets TARGET, by the gates' one rule: S = tlparse / summary over the
+    interleaved rounds (the verdict's comparison: each summary stays with the tlparse timed beside it,
+    whole rounds resampled for the 95 % interval), read by `comparison.meets` against the floor
+    1 / TARGET. Met only when the whole interval clears it, not met when none of it does, otherwise
+    inconclusive: the noise could flip it. Shown as the ratio summary / tlparse."""
+    speed = compare_rounds(list(zip(tl_wall, wall)), None)
+    verdict = meets(speed, 1 / TARGET)
+    word = {True: "met", False: "not met"}.get(verdict, f"inconclusive ({gate_doubt(speed) or 'the interval straddles it'})")
+    interval = f"ratio's 95 % interval {1 / speed.high:.3f}–{1 / speed.low:.3f}" if speed.has_interval else "no interval"
+    return f"{interval}: ≤ {TARGET}× target {word}"
 
 
 def synthetic_log(mb: float) -> Path:

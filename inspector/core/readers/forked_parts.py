@@ -19,7 +19,6 @@ always was: the results never depend on it."""
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import tempfile
@@ -234,8 +233,7 @@ def _make(progress: int, told: int, made: int, parts: list[tuple], problem_count
             state = kind.state(target)
             if problem_count() != counted:  # this process counts it as it makes the part itself
                 break
-            # `json` rather than orjson: NaN and integers beyond 64 bits must come back as they were
-            line = memoryview(json.dumps([index, state], separators=(",", ":")).encode() + b"\n")
+            line = memoryview(json_codec.dumps([index, state]) + b"\n")  # NaN and big integers come back as they were
             while line:
                 line = line[os.write(made, line):]
             os.write(told, b"+")
