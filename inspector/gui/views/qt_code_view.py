@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSplitter,
@@ -116,7 +116,13 @@ def editor_hint(unit: CompileUnit | None, has_texts: bool) -> str:
 
 class QtEmptyHint(QLabel):
     """Grey text over an empty table or tree saying why it is empty and what to do; it is hidden while
-    the view has rows, so a view's owner can say the reason as soon as it knows it."""
+    the view has rows, so a view's owner can say the reason as soon as it knows it.
+
+    It covers the viewport through a layout set on the viewport, so Qt keeps it the viewport's size in
+    C++: a Python event filter on the viewport would run while Qt deletes the view's children, where
+    Python may run deletions PySide queued from another thread's garbage collection and Qt deadlocks
+    on its own lock. The layout holds only the hint: the view places its rows, editors and index
+    widgets itself, and a hidden hint takes no room."""
 
     def __init__(self, view: QAbstractItemView):
         super().__init__(view.viewport())
@@ -127,10 +133,12 @@ class QtEmptyHint(QLabel):
         self.setMargin(12)
         self.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        cover = QVBoxLayout(view.viewport())
+        cover.setContentsMargins(0, 0, 0, 0)
+        cover.addWidget(self)
         model = view.model()
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._refresh)  # a slot of this label: no call once it is gone (the model outlives it)
-        view.viewport().installEventFilter(self)
         self.hide()
 
     def say(self, text: str) -> None:
@@ -138,13 +146,7 @@ class QtEmptyHint(QLabel):
         self._refresh()
 
     def _refresh(self, *_rows) -> None:
-        self.setGeometry(self.view.viewport().rect())
         self.setVisible(bool(self.text()) and self.view.model().rowCount() == 0)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:  # of the viewport: the hint covers it
-            self._refresh()
-        return False
 
 
 def unit_texts(unit: CompileUnit, units: list[CompileUnit] | None = None) -> list[tuple[str, object]]:

@@ -29,6 +29,8 @@ def _read_and_lex(file: str, folder: Path | None, copies: dict[str, Path],
 
 
 class QtSourceView(QtCodeEditor):
+    notice: QtSourceNotice | None = None  # None while the editor is built
+
     def __init__(self, model: QtSessionModel):
         super().__init__()
         self.model = model
@@ -46,6 +48,11 @@ class QtSourceView(QtCodeEditor):
         model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         model.sigLocationRequested.connect(self.show_location)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name; a scroll area's is its viewport's)
+        super().resizeEvent(event)
+        if self.notice is not None:
+            self.notice.follow_viewport()
 
     def _on_loaded(self, loaded: LoadedSession) -> None:
         self.markers_by_file = loaded.analysis.source_marks
