@@ -8,7 +8,7 @@ import signal
 import sys
 from contextlib import contextmanager
 
-from inspector.capture.options import MODES
+from inspector.capture.options import COMPARED_MODES, MODES
 from inspector.capture.options import add_arguments as add_capture_options
 from inspector.cli_history import add_history_switches, record_capture
 from inspector.cli_text import dump_json, say
@@ -18,8 +18,6 @@ PYTHON_HELP = "interpreter that runs the script (default: this one; in the froze
 
 def add_capture_commands(commands) -> None:
     """`capture` and `modes`, their capture options derived from the one table in capture/options.py."""
-    from inspector.capture.mode_runs import COMPARED_MODES
-
     capture = commands.add_parser(
         "capture", help="run a model script (or any command after --) under TORCH_TRACE and save a session",
         usage="compile-inspector capture SCRIPT [ARGS…] -o DIR [options]\n"

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from inspector.capture.launcher import CapturePlan, CaptureProcess, CaptureSettings, plan_script
+from inspector.capture.options import COMPARED_MODES
 
-COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")
 CACHES = "compile-caches"  # beside the modes' sessions: one folder per mode, emptied before its cold run
 WARM_SUFFIX = "-warm"  # the session of a mode's second, warm, capture: folder/<mode>-warm
 

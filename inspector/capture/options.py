@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+COMPARED_MODES = ("default", "reduce-overhead", "max-autotune")  # what `modes` compares unless told
 DYNAMIC = ("auto", "true", "false")
 DEVICES = ("cpu", "cuda")
 
