@@ -14,7 +14,7 @@ from contextlib import contextmanager, nullcontext
 from inspector import __version__
 from inspector.cli_capture import add_capture_commands
 from inspector.cli_history import add_history_command, add_history_switches, hashed_ahead, record_history
-from inspector.cli_text import dump_json as _dump_json, say as _say
+from inspector.cli_text import dump_json as _dump_json, say as _say, say_interrupted
 from inspector.core.analysis.dask_engine import DEFAULT_TIMEOUT_S
 from inspector.core.gc_policy import collector_paused
 
@@ -128,21 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:  # Ctrl-C during a long read: one line, the shell's code for SIGINT
-        _say("compile-inspector: interrupted", file=sys.stderr)
-        _clear_unhandled_interrupt_mark()
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C during a long read
+        return say_interrupted()
     finally:
         if cache_setting is None:
             os.environ.pop("TCI_NO_CACHE", None)
-
-
-def _clear_unhandled_interrupt_mark() -> None:
-    """CPython marks a KeyboardInterrupt that left an `exec` of source text as unhandled even once it is
-    caught (every dataclass defined by an import the Ctrl-C cut short runs one), and `python -m
-    inspector` then ends by SIGINT instead of with the code returned here (bpo-1054041, bpo-41602).
-    Running source text again clears the mark: an empty one, nothing from any input."""
-    exec("")  # noqa: S102
 
 
 @contextmanager

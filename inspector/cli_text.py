@@ -14,6 +14,17 @@ def say(text: object = "", file=None) -> None:
     print(show_controls(str(text)), file=file or sys.stdout)
 
 
+def say_interrupted() -> int:
+    """Ctrl-C ends a command with one line and 130, the shell's code for SIGINT. CPython marks a
+    KeyboardInterrupt that left an `exec` of source text as unhandled even once it is caught (every
+    dataclass defined by an import the Ctrl-C cut short runs one), and `python -m inspector` would then
+    end by SIGINT instead of with the code returned here (bpo-1054041, bpo-41602). Running source text
+    again clears the mark: an empty one, nothing from any input."""
+    print("compile-inspector: interrupted", file=sys.stderr)
+    exec("")  # noqa: S102
+    return 130
+
+
 def dump_json(document) -> None:
     """Strict JSON on stdout: non-finite numbers a log may carry become null (JSON has no Infinity)."""
     from inspector.core.outputs.summary import finite

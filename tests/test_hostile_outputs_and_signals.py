@@ -310,6 +310,56 @@ def test_ctrl_c_that_cuts_an_import_short_still_ends_with_130(tmp_path):
     assert done.stderr.strip().splitlines() == ["compile-inspector: interrupted"]
 
 
+@pytest.mark.parametrize("start", ["console script", "python -m"])
+def test_ctrl_c_while_the_command_imports_its_own_modules_is_one_line(tmp_path, start):
+    """A Ctrl-C pressed right after Enter lands while the command imports its own modules, before any
+    handler of its own: it still ends as one during the command does, one line and exit 130, not a
+    traceback. Started as the `compile-inspector` console script (the entry point pyproject.toml names)
+    and as `python -m inspector`; the Ctrl-C is raised by an import of one of the command's modules."""
+    import tomllib
+
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["compile-inspector"]
+    module, function = target.split(":")
+    starts = {"console script": f"import {module} as entry; raise SystemExit(entry.{function}())",
+              "python -m": "import runpy; runpy.run_module('inspector', run_name='__main__')"}
+    (tmp_path / "interrupted_start.py").write_text(
+        "import sys\n"
+        "class CtrlC:  # a finder that is asked first: Ctrl-C as the command imports its history switches\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'inspector.cli_history':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        f"sys.argv = ['compile-inspector', 'summary', {str(LOG)!r}, '--no-cache', '--no-history']\n"
+        + starts[start] + "\n")
+    done = subprocess.run([sys.executable, "-m", "interrupted_start"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=child_env())
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == ["compile-inspector: interrupted"]
+    assert done.stdout == ""
+
+
+def test_ctrl_c_while_the_json_accelerator_starts_is_one_line_not_a_crash(tmp_path):
+    """orjson's module init crashes the process (SIGSEGV) when one of its own imports fails, as a
+    Ctrl-C landing there makes it (ijl/orjson#310): one pressed as a summary starts could end it with
+    no word. The Ctrl-C is sent here from the moment orjson's init imports uuid."""
+    (tmp_path / "interrupted_orjson.py").write_text(
+        "import os, pathlib, signal, sys\n"
+        "class CtrlC:  # asked first for every import: a Ctrl-C as orjson's init imports uuid\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'uuid' and 'orjson' in sys.modules:\n"
+        "            pathlib.Path('sent').touch()\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        f"sys.argv = ['compile-inspector', 'summary', {str(LOG)!r}, '--no-cache', '--no-history']\n"
+        "import inspector.__main__ as entry\n"
+        "raise SystemExit(entry.run())\n")
+    done = subprocess.run([sys.executable, "-m", "interrupted_orjson"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=child_env())
+    assert (tmp_path / "sent").exists(), "orjson was imported before the test could interrupt it"
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines() == ["compile-inspector: interrupted"]
+
+
 def test_ctrl_c_that_lands_in_a_finaliser_still_interrupts(monkeypatch, capsys):
     """A Ctrl-C that comes while a finaliser runs (a `__del__` as a read's objects go) is dropped there
     by Python, which prints a traceback and goes on: the summary still says it was interrupted, in one

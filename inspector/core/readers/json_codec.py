@@ -12,12 +12,34 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 from collections.abc import Iterator
 
-try:
-    import orjson
-except ImportError:  # the core needs nothing beyond the standard library
-    orjson = None
+
+def _import_orjson():
+    """orjson, or None where it is not installed (the core needs nothing beyond the standard library).
+
+    orjson's module init takes for granted that its own imports succeed, and crashes the process
+    (SIGSEGV) where one fails (ijl/orjson#310): a Ctrl-C that lands in them raises KeyboardInterrupt
+    there. So a Ctrl-C during this import is held until it is done, then delivered as it would have
+    been (Python runs signal handlers on the main thread only, and one set outside Python is left)."""
+    held: list[int] = []
+    holding = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum)) if holding else None
+    try:
+        import orjson
+    except ImportError:
+        orjson = None
+    finally:
+        if holding:
+            signal.signal(signal.SIGINT, previous)
+    if held:
+        signal.raise_signal(signal.SIGINT)
+    return orjson
+
+
+orjson = _import_orjson()
 
 ACCELERATED = orjson is not None and not os.environ.get("TCI_PURE_JSON")
 _TOO_DEEP = "depth limit exceeded"  # orjson's words for nesting past its limit of 1,024
