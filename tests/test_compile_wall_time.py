@@ -44,20 +44,20 @@ def test_where_it_went_adds_up_to_the_wall_time_and_shows_the_workers_apart(work
     rows = re.findall(r"^  (\S+)\s+([0-9.]+) s\s+([0-9.]+)%$", text.split("where it went")[1], re.M)
     assert rows, text
     shown_total = float(re.search(r"they add up to the ([0-9.]+) s", text).group(1))
-    own = analysis.compile_time["self_s"]
+    own = analysis.compile_time.self_s
     # Σ own = the compiling thread's wall time in stages; less the stages outside entire_frame_compile
     # (the `dynamo` stage around it), it is torch's own compile time, to the µs of torch's timestamps
     assert sum(own.values()) == pytest.approx(shown_total, abs=0.01)
-    outside = analysis.compile_time["outside_s"]
+    outside = analysis.compile_time.outside_s
     assert set(outside) <= {"dynamo"}, outside
     assert sum(own.values()) - sum(outside.values()) == pytest.approx(torch_total, abs=1e-4), (own, torch_total)
     # torch's backend_compile_time_s is its backend_compile stage, open from start to end on the
     # compiling thread: our inclusive figure of that stage, not the "backend compile" step
     (unit,) = analysis.session.units
-    assert analysis.compile_time["per_stage_s"]["backend_compile"] == pytest.approx(
+    assert analysis.compile_time.per_stage_s["backend_compile"] == pytest.approx(
         unit.metrics["backend_compile_time_s"], rel=0.01)
     assert sum(float(share) for _, _, share in rows) <= 100.05
-    inclusive = analysis.compile_time["per_stage_s"]
+    inclusive = analysis.compile_time.per_stage_s
     assert all(seconds <= inclusive[stage] + 1e-9 for stage, seconds in own.items())
     # the workers: several compile_file stages at once, more work than wall time, said apart
     workers = re.search(r"beside it on other threads \(compile workers; not in the shares above\): compile_file "
@@ -65,6 +65,8 @@ def test_where_it_went_adds_up_to_the_wall_time_and_shows_the_workers_apart(work
     assert workers, text
     count, busy, within, peak = int(workers[1]), float(workers[2]), float(workers[3]), int(workers[4])
     assert count >= 2 and peak >= 2 and busy > within
+    beside = analysis.compile_time.concurrent["compile_file"]  # the record the text was written from
+    assert (beside.count, beside.peak) == (count, peak) and round(beside.busy_s, 2) == busy
     # the main thread's own compile_file time plus the workers' wall time never exceeds the compile
     assert own.get("compile_file", 0) + within <= torch_total * 1.01
 
@@ -94,7 +96,7 @@ def test_live_strip_and_summary_give_each_step_one_value(workers_run):
     for event in _stage_events(workers_run.trace_dir):
         progress.apply(event)
     analysis = SessionAnalysis(open_session(detect(str(workers_run.trace_dir))))
-    per_step = analysis.compile_time["per_step_s"]
+    per_step = analysis.compile_time.per_step_s
     (unit_id, steps), = progress.units.items()
     for step, state in steps.items():
         if step == "benchmark":
@@ -111,7 +113,7 @@ def test_timeline_shows_the_same_step_values_and_the_workers_apart(qtbot, window
     window.tabs.setCurrentWidget(window.timeline_view)
     view = window.timeline_view
     qtbot.waitUntil(lambda: view.totals.rowCount() > 0, timeout=60_000)
-    per_step = loaded.analysis.compile_time["per_step_s"]
+    per_step = loaded.analysis.compile_time.per_step_s
     chip = next(label for label, _ in view.legend if label.text() == "backend compile")
     assert f"{seconds(per_step['backend compile'])} own time over the run" in chip.toolTip()
     rows = [[view.totals.item(row, column).text() for column in range(3)] for row in range(view.totals.rowCount())]

@@ -66,6 +66,26 @@ def test_the_summary_holds_the_analysis_records_themselves(path):
         assert getattr(analysis, key).get_state() == doc[key]
     assert [type(site.type) for site in summary.break_types.sites if site.type] == \
         [type(match) for _, match in analysis.site_types if match]
+    _the_figures_are_the_analysis_records(analysis, summary, doc, path == BUNDLED)
     # a record read back has what the document holds: the breaks behind a site are the analysis's alone
     assert [site.count for site in summary.break_sites] == [len(site.breaks) for site in analysis.break_sites]
     assert all(not site.breaks for site in summary.break_sites)
+
+
+def _the_figures_are_the_analysis_records(analysis: SessionAnalysis, summary: Summary, doc: dict,
+                                          profiled: bool) -> None:
+    """Compile time (with the work beside it), the caches' counts and the profile's top kernels: the
+    analysis's records, written by `get_state` and decoded into the same classes (not dicts read by key)."""
+    assert type(summary.compile_time) is type(analysis.compile_time)
+    assert analysis.compile_time.get_state() == doc["compile_time"]
+    assert [type(work) for work in summary.compile_time.concurrent.values()] == \
+        [type(work) for work in analysis.compile_time.concurrent.values()]
+    assert analysis.cache, "a capture with cache lookups"
+    assert {name: type(count) for name, count in summary.cache.items()} == \
+        {name: type(count) for name, count in analysis.cache.items()}
+    assert {name: count.get_state() for name, count in analysis.cache.items()} == doc["cache"]
+    if profiled:
+        kernels = summary.run.top_kernels
+        assert analysis.top_kernels and [type(row) for row in kernels] == [type(row) for row in analysis.top_kernels]
+        assert [row.get_state() for row in analysis.top_kernels] == doc["run"]["top_kernels"]
+

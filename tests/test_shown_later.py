@@ -10,7 +10,7 @@ BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
 
 
 def _top_stage(window) -> str:
-    return next(iter(window.model.loaded.analysis.compile_time["self_s"]))
+    return next(iter(window.model.loaded.analysis.compile_time.self_s))
 
 
 def test_a_hidden_tab_shows_the_session_opened_while_it_was_hidden(qtbot, window, no_slot_errors):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from inspector.core.model.compile_spans import Span
 from inspector.core.model.compile_threads import LooseStages, names_compile, step_of
+from inspector.core.model.records import Record
 
 # The stages whose durations torch adds into compilation_metrics' compile time (T_compile): a frame's
 # compile, all attempts (`entire_frame_compile_time_s`), and its lazy backward graph's
@@ -26,16 +27,13 @@ TORCH_TIMED = ("entire_frame_compile", "entire_backward_compile")
 
 
 @dataclass(frozen=True)
-class Concurrency:
+class Concurrency(Record):
     """The stages of one name that ran beside the compile, on other threads or processes."""
 
     count: int
     busy_s: float  # Σ of their durations: CPU-ish work, more than the wall time when they overlap
     wall_s: float  # time during which at least one of them ran
     peak: int  # most of them running at once
-
-    def get_state(self) -> dict:
-        return {"count": self.count, "busy_s": self.busy_s, "wall_s": self.wall_s, "peak": self.peak}
 
 
 @dataclass

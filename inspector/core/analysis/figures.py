@@ -3,9 +3,11 @@ compile time per stage. Every figure is None when the data behind it is missing,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from inspector.core.analysis.compile_wall import TORCH_TIMED, wall_breakdown
+from inspector.core.analysis.compile_wall import TORCH_TIMED, Concurrency, wall_breakdown
 from inspector.core.analysis.unit_origin import eager_trigger
 from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, GraphArtifact, GraphBreak, Session, base_stage
@@ -130,16 +132,26 @@ def session_fusion(session: Session, per_unit_fusion: dict[CompileUnit, FusionSt
         sum(fused) if per_unit and None not in fused else None)
 
 
-def cache_rates(session: Session) -> dict[str, dict]:
-    rates: dict[str, dict] = {}
+@dataclass(frozen=True, kw_only=True)
+class CacheCount(Record):
+    """One cache's lookups over the session: the summary's `cache` entry, the history's cache row."""
+
+    hit: int = 0
+    miss: int = 0
+    bypass: int = 0
+    hit_rate: float | None = None  # hits / (hits + misses); None when nothing was looked up
+
+    WHOLE = True
+
+
+def cache_rates(session: Session) -> dict[str, CacheCount]:
+    outcomes: dict[str, Counter] = {}
     for unit in session.units:
         for event in unit.cache_events:
-            entry = rates.setdefault(event.cache, {"hit": 0, "miss": 0, "bypass": 0})
-            entry[event.outcome] = entry.get(event.outcome, 0) + 1
-    for entry in rates.values():
-        looked_up = entry["hit"] + entry["miss"]
-        entry["hit_rate"] = entry["hit"] / looked_up if looked_up else None
-    return rates
+            outcomes.setdefault(event.cache, Counter())[event.outcome] += 1
+    return {cache: CacheCount(hit=seen["hit"], miss=seen["miss"], bypass=seen["bypass"],
+                              hit_rate=seen["hit"] / looked_up if (looked_up := seen["hit"] + seen["miss"]) else None)
+            for cache, seen in outcomes.items()}
 
 
 def measured_compile_s(units: list[CompileUnit]) -> tuple[float | None, int]:
@@ -161,7 +173,38 @@ def model_compile_s(units: list[CompileUnit]) -> tuple[float | None, int, float 
     return model_s, measured, torch_s, started
 
 
-def compile_time(session: Session) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class CompileTime(Record):
+    """Total compile seconds (from compilation_metrics) and where the wall time went (from the spans)."""
+
+    total_s: float | None = None
+    units_measured: int = 0
+    backward_s: float | None = None
+    backward_units: tuple[str, ...] = ()
+    per_stage_s: Mapping[str, float] = field(default_factory=dict)
+    per_stage_share: Mapping[str, float] = field(default_factory=dict)  # of wall_s
+    self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
+    wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
+    # stage → own seconds while none of `timed_stages` (the stages torch counts as compile time) was open
+    outside_s: Mapping[str, float] = field(default_factory=dict)
+    timed_stages: tuple[str, ...] = ()
+    unrecorded_s: float = 0.0  # of wall_s, in timed stages of units with no compilation_metrics
+    unrecorded_units: tuple[str, ...] = ()
+    per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
+    concurrent: Mapping[str, Concurrency] = field(default_factory=dict)  # stage → work beside the compile
+    open_stages: tuple[str, ...] = ()
+
+    NESTED = {"concurrent": {str: Concurrency}}
+    WHOLE = True
+
+    @property
+    def traced_s(self) -> float:
+        """The compile's wall time in stages: the own times of every stage together (0 for a log cut
+        off before any stage ended)."""
+        return sum(self.self_s.values())
+
+
+def compile_time(session: Session) -> CompileTime:
     """Total compile seconds (from compilation_metrics) and where the wall time went (from the spans):
     own time per stage adding up to the wall time, work beside it (compile workers) apart."""
     total_s, units_measured = measured_compile_s(session.units)
@@ -174,25 +217,25 @@ def compile_time(session: Session) -> dict:
                   for unit in session.units if unit.compile_s is None]
     unrecorded = [(unit, us) for unit, us in unrecorded if us > 0]
     backward = [(unit, unit.backward_compile_s) for unit in session.units if unit.backward_compile_s is not None]
-    return {
-        "total_s": total_s,
-        "units_measured": units_measured,
-        "backward_s": sum(seconds for _, seconds in backward) if backward else None,
-        "backward_units": [str(unit.compile_id) for unit, _ in backward],
-        "per_stage_s": wall.inclusive_s,
-        "per_stage_share": {name: seconds / wall.wall_s for name, seconds in wall.inclusive_s.items()}
+    return CompileTime(
+        total_s=total_s,
+        units_measured=units_measured,
+        backward_s=sum(seconds for _, seconds in backward) if backward else None,
+        backward_units=tuple(str(unit.compile_id) for unit, _ in backward),
+        per_stage_s=wall.inclusive_s,
+        per_stage_share={name: seconds / wall.wall_s for name, seconds in wall.inclusive_s.items()}
         if wall.wall_s else {},
-        "self_s": wall.own_s,
-        "wall_s": wall.wall_s,
-        "outside_s": wall.outside_s,
-        "timed_stages": list(TORCH_TIMED),
-        "unrecorded_s": sum(us for _, us in unrecorded) / 1e6,
-        "unrecorded_units": [str(unit.compile_id) if unit.rank is None else f"rank {unit.rank} {unit.compile_id}"
-                             for unit, _ in unrecorded],
-        "per_step_s": wall.per_step_s,
-        "concurrent": {name: work.get_state() for name, work in wall.concurrent.items()},
-        "open_stages": open_stages,
-    }
+        self_s=wall.own_s,
+        wall_s=wall.wall_s,
+        outside_s=wall.outside_s,
+        timed_stages=TORCH_TIMED,
+        unrecorded_s=sum(us for _, us in unrecorded) / 1e6,
+        unrecorded_units=tuple(str(unit.compile_id) if unit.rank is None else f"rank {unit.rank} {unit.compile_id}"
+                               for unit, _ in unrecorded),
+        per_step_s=wall.per_step_s,
+        concurrent=wall.concurrent,
+        open_stages=tuple(open_stages),
+    )
 
 
 def _outermost(span, names: tuple[str, ...]):

@@ -31,6 +31,24 @@ class ProfileOps:
         return row.time(self.key) / self.runs
 
 
+@dataclass(frozen=True, kw_only=True)
+class TopKernel(Record):
+    """One of the profile's most expensive ops, as the summary lists it: the profiler's row (its name,
+    and its time columns as read, in `extra`) with its share of the profiled time and its time per call."""
+
+    name: str = ""
+    share: float = 0.0  # of every op's time in the profile (torch's wrappers left out)
+    time_us_per_call: float = 0.0
+    time_consistent: bool = True  # the profile's times agree with the measured call (`ProfileCheck`)
+
+    @classmethod
+    def of(cls, row: ProfileOp, share: float, time_us_per_call: float, consistent: bool) -> TopKernel:
+        """The row's own columns first, in the order the profile wrote them: they are the profiler's
+        names (count, self_cpu_us, self_device_us, …), which no attribute names."""
+        return cls.from_state({**row.get_state(), "share": share, "time_us_per_call": time_us_per_call,
+                               "time_consistent": consistent})
+
+
 def profile_ops(results: RunResults | None, label: str = "compiled") -> ProfileOps | None:
     """The eager or compiled profile's ops without torch's wrappers; None when not profiled."""
     profile = results.profile.get(label) if results is not None else None

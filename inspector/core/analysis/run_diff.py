@@ -199,7 +199,7 @@ def _kernel_text(session: Session, kernel) -> str:
 
 def diff_runs(a: Session | SessionAnalysis, b: Session | SessionAnalysis, stage: str | None = None) -> dict:
     a, b = as_analysis(a), as_analysis(b)
-    self_a, self_b = a.compile_time["self_s"], b.compile_time["self_s"]
+    self_a, self_b = a.compile_time.self_s, b.compile_time.self_s
     names = [*self_a, *(name for name in self_b if name not in self_a)]  # A's order, then B's own: no set order
     stage_deltas = sorted(((name, self_a.get(name, 0.0), self_b.get(name, 0.0)) for name in names),
                           key=lambda row: -abs(row[2] - row[1]))  # a stable sort: ties keep that order

@@ -13,12 +13,12 @@ from inspector.core.analysis.break_types import BreakTypeMatch, session_registry
 from inspector.core.analysis.export_report import ExportFinding, export_findings
 from inspector.core.analysis.compile_detail import UnitCompile, compile_detail
 from inspector.core.analysis.figures import (
-    BreakSite, FusionStats, break_sites, cache_rates, compile_time, kernel_graphs, session_fusion, session_warnings,
-    unit_fusion,
+    BreakSite, CacheCount, CompileTime, FusionStats, break_sites, cache_rates, compile_time, kernel_graphs,
+    session_fusion, session_warnings, unit_fusion,
 )
 from inspector.core.analysis.kernel_plots import compile_time_per_unit
 from inspector.core.analysis.issues import Issue, find_issues
-from inspector.core.analysis.profile_ops import ProfileCheck, profile_check
+from inspector.core.analysis.profile_ops import ProfileCheck, TopKernel, profile_check
 from inspector.core.analysis.divergence_rules import session_rank_report
 from inspector.core.analysis.rank_figures import RankReport
 from inspector.core.analysis.recompile_groups import RecompileGroup, recompile_groups
@@ -116,11 +116,11 @@ class SessionAnalysis:
             parts.take()
 
     @cached_property
-    def cache(self) -> dict[str, dict]:
+    def cache(self) -> dict[str, CacheCount]:
         return cache_rates(self.session)
 
     @cached_property
-    def compile_time(self) -> dict:
+    def compile_time(self) -> CompileTime:
         return compile_time(self.session)
 
     @cached_property
@@ -243,7 +243,7 @@ class SessionAnalysis:
         return build_timeline(self.session, wall_clock=True)
 
     @cached_property
-    def top_kernels(self) -> list[dict]:
+    def top_kernels(self) -> list[TopKernel]:
         return top_kernels(self.session.results, self.profile_check)
 
     @property

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.core.analysis.fallbacks import failure
-from inspector.core.analysis.figures import BreakSite, FusionStats, model_compile_s
-from inspector.core.analysis.profile_ops import ProfileCheck, profile_ops
+from inspector.core.analysis.figures import BreakSite, CacheCount, CompileTime, FusionStats, model_compile_s
+from inspector.core.analysis.profile_ops import ProfileCheck, TopKernel, profile_ops
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.comparison import Speedup, timed_rounds
 from inspector.core.analysis.speedup import break_even_calls, unmeasured_reason
@@ -31,8 +31,8 @@ class Figure(Record):
     source: str  # where the number comes from, or why it is missing
 
 
-def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, dict],
-            speedup: Speedup, compile_time: dict, slowness: Slowness) -> list[Figure]:
+def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache_rates: dict[str, CacheCount],
+            speedup: Speedup, compile_time: CompileTime, slowness: Slowness) -> list[Figure]:
     """The figures in display order, from the facts the session's analysis holds (break sites,
     fusion, cache rates, the speedup estimate, compile time, where a compiled call's time goes):
     each is computed once, there."""
@@ -46,7 +46,7 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
     eager = _eager_part(session, sites, slowness)
     gap = t_exec * eager.share if measured and eager.share is not None else None
     ceiling, ceiling_source = amdahl_ceiling(results, eager, speedup, t_eager, gap)
-    cache = cache_rates.get("fx_graph", {})
+    cache = cache_rates.get("fx_graph")
 
     def need(value, source):
         return source if value is not None else missing
@@ -85,10 +85,10 @@ def verdict(session: Session, sites: list[BreakSite], fusion: FusionStats, cache
                eager.source if gap is not None or eager.share is None else missing),
         Figure("amdahl", "S_max", ceiling, "×", "T_eager / T_gap (T_gap: the part of a compiled call outside its "
                "compiled graphs), both from the profiles", ceiling_source),
-        Figure("cache_hit_rate", "cache hit rate", cache["hit_rate"] * 100 if cache.get("hit_rate") is not None
-               else None,
+        Figure("cache_hit_rate", "cache hit rate",
+               cache.hit_rate * 100 if cache is not None and cache.hit_rate is not None else None,
                "%", "FX graph cache hits / lookups",
-               _cache_source(cache, cache_rates) if cache else "no cache events in the log"),
+               _cache_source(cache, cache_rates) if cache is not None else "no cache events in the log"),
     ]
     return figures
 
@@ -134,13 +134,13 @@ def _eager_part(session: Session, sites: list[BreakSite], slowness: Slowness) ->
                      between.us_per_call, max(0.0, slowness.call_us - graphs), slowness.call_us)
 
 
-def _cache_source(cache: dict, cache_rates: dict[str, dict]) -> str:
+def _cache_source(cache: CacheCount, cache_rates: dict[str, CacheCount]) -> str:
     """The FX graph cache's lookups, and every cache's together where there are others (the Ranks tab
     counts those: 17 hit, 5 miss here and 34, 10 there are the same run)."""
-    words = f"{cache.get('hit', 0)} hit, {cache.get('miss', 0)} miss"
+    words = f"{cache.hit} hit, {cache.miss} miss"
     if len(cache_rates) < 2:
         return words
-    hits, misses = (sum(entry.get(key, 0) for entry in cache_rates.values()) for key in ("hit", "miss"))
+    hits, misses = (sum(entry.hit for entry in cache_rates.values()), sum(entry.miss for entry in cache_rates.values()))
     return f"{words}; every cache together ({', '.join(cache_rates)}): {hits} hit, {misses} miss"
 
 
@@ -223,7 +223,7 @@ def _runs_note(results: RunResults, key: str) -> str:
 
 
 def top_kernels(results: RunResults | None, check: ProfileCheck, label: str = "compiled",
-                limit: int = 10) -> list[dict]:
+                limit: int = 10) -> list[TopKernel]:
     """The profile's most expensive ops with their share of the profiled time (`check`: the
     session's profile check, whether those times agree with the measured call)."""
     ops = profile_ops(results, label)
@@ -231,6 +231,5 @@ def top_kernels(results: RunResults | None, check: ProfileCheck, label: str = "c
         return []
     total = ops.total
     consistent = check.consistent is not False
-    return [{**row.get_state(), "share": row.time(ops.key) / total, "time_us_per_call": ops.per_call_us(row),
-             "time_consistent": consistent} for row in ops.rows[:limit]]
+    return [TopKernel.of(row, row.time(ops.key) / total, ops.per_call_us(row), consistent) for row in ops.rows[:limit]]
 

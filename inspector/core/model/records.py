@@ -24,12 +24,16 @@ class Record:
     """One JSON object of a saved document. `NESTED` says which named fields hold records: a
     record class, `[Class]` for a list of them, `{str: Class}` for an object of them by free keys;
     any other field is kept as the JSON value it was. A record made in code writes its fields in the
-    order they are declared: every field without a default, those with one only when not at it."""
+    order they are declared: every field without a default, those with one only when not at it (all
+    of them for a `WHOLE` record)."""
 
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False, kw_only=True)  # fields no attribute names
     order: tuple[str, ...] = field(default=(), repr=False, compare=False, kw_only=True)  # the keys as read
 
     NESTED: ClassVar[Mapping[str, Any]] = {}
+    # True: a record made in code writes every field, at its default too: a part whose document has
+    # always held each key (a script reads `"total_s": null`, not a missing key)
+    WHOLE: ClassVar[bool] = False
 
     @classmethod
     def from_state(cls: type[_R], state: Mapping[str, Any]) -> _R:
@@ -45,7 +49,8 @@ class Record:
         """The JSON object: the keys read, in their order; a record made in code (no order) writes its
         fields without a default and those not at theirs, then its extra ones."""
         named = _named(type(self))
-        added = [name for name, default in named.items() if name not in self.order and getattr(self, name) != default]
+        added = [name for name, default in named.items()
+                 if name not in self.order and (self.WHOLE or getattr(self, name) != default)]
         kept = [key for key in self.extra if key not in self.order]
         return {key: _encode(getattr(self, key)) if key in named else self.extra[key]
                 for key in (*self.order, *added, *kept)}

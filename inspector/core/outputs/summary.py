@@ -48,9 +48,9 @@ def summarize(subject: Session | SessionAnalysis) -> dict:
                    for unit, events in analysis.shapes],
         **_not_breaks(session),
         "recompiles": _recompiles(analysis),
-        "compile_time": analysis.compile_time,
+        "compile_time": analysis.compile_time.get_state(),
         "kernels": _kernels(analysis),
-        "cache": analysis.cache,
+        "cache": {cache: counted.get_state() for cache, counted in analysis.cache.items()},
         "warnings": analysis.warnings,
         "unknown_record_kinds": dict(session.unknown_kinds),
         "unreadable": session.problems.get_state(),
@@ -75,7 +75,7 @@ def glance_document(analysis: SessionAnalysis) -> dict:
     """`at_a_glance` as a document: a partial summary, as the index cache keeps it."""
     return {
         **_about(analysis), "break_sites": _break_sites(analysis), "recompiles": _recompiles(analysis),
-        "compile_time": analysis.compile_time, "kernels": _kernels(analysis), **_outcome(analysis),
+        "compile_time": analysis.compile_time.get_state(), "kernels": _kernels(analysis), **_outcome(analysis),
         "run": _run(analysis), "slowness": analysis.slowness.get_state(), "regions": _regions(analysis),
         "per_rank": _per_rank(analysis)}
 
@@ -163,7 +163,7 @@ def _run(analysis: SessionAnalysis) -> dict | None:
                    **({"measured": memory_measured(results)} if results.memory_eager or results.memory_compiled
                       else {})},
         "t_first_call_s": results.t_first_call_s,
-        "top_kernels": analysis.top_kernels,
+        "top_kernels": [row.get_state() for row in analysis.top_kernels],
         "profile_check": analysis.profile_check.get_state(),
         "eager_profile_check": analysis.eager_profile_check.get_state(),
         "torch_counted_breaks": check.torch_breaks,

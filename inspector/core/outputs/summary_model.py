@@ -21,10 +21,10 @@ from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
 from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.rank_figures import Finding, stragglers_in
-from inspector.core.analysis.figures import BreakSite
+from inspector.core.analysis.figures import BreakSite, CacheCount, CompileTime
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
-from inspector.core.analysis.profile_ops import ProfileCheck
+from inspector.core.analysis.profile_ops import ProfileCheck, TopKernel
 from inspector.core.analysis.recompile_groups import RecompiledUnit, RecompileGroup
 from inspector.core.analysis.recompile_limit import RecompileLimit
 from inspector.core.analysis.region_time import RegionAccounting
@@ -101,31 +101,6 @@ class UnitShapes(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompileTime(Record):
-    total_s: float | None = None
-    units_measured: int = 0
-    backward_s: float | None = None
-    backward_units: tuple[str, ...] = ()
-    per_stage_s: Mapping[str, float] = field(default_factory=dict)
-    self_s: Mapping[str, float] = field(default_factory=dict)  # own wall time per stage: Σ = wall_s
-    wall_s: float | None = None  # the compiling threads' time inside any stage (None: an older summary)
-    # stage → own seconds while none of `timed_stages` (the stages torch counts as compile time) was open
-    outside_s: Mapping[str, float] = field(default_factory=dict)
-    timed_stages: tuple[str, ...] = ()
-    unrecorded_s: float = 0.0  # of wall_s, in timed stages of units with no compilation_metrics
-    unrecorded_units: tuple[str, ...] = ()
-    per_step_s: Mapping[str, float] = field(default_factory=dict)  # own time per pipeline step
-    concurrent: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # stage → work beside the compile
-    open_stages: tuple[str, ...] = ()
-
-    @property
-    def traced_s(self) -> float:
-        """The compile's wall time in stages: the own times of every stage together (0 for a log cut
-        off before any stage ended)."""
-        return sum(self.self_s.values())
-
-
-@dataclass(frozen=True, kw_only=True)
 class KernelCompileRow(Record):
     """What compiling one Triton kernel cost, as torch recorded it (a GPU log)."""
 
@@ -164,14 +139,6 @@ class Kernels(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CacheCount(Record):
-    hit: int = 0
-    miss: int = 0
-    bypass: int = 0
-    hit_rate: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class RankRow(Record):
     rank: int | None = None
     units: int = 0
@@ -200,13 +167,6 @@ class PerRank(Record):
 
     def stragglers(self) -> set[int | None]:
         return stragglers_in(self.divergence)
-
-
-@dataclass(frozen=True, kw_only=True)
-class TopKernel(Record):
-    name: str = ""
-    time_us_per_call: float = 0.0
-    share: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)

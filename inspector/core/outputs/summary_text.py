@@ -284,8 +284,8 @@ def _compile_time(summary: Summary) -> list[str]:
         lines.append(f"  {stage:<45} {seconds:8.3f} s  {share}")
     for stage, work in timing.concurrent.items():
         lines.append(f"  beside it on other threads (compile workers; not in the shares above): {stage} "
-                     f"×{work['count']:.0f}, {work['busy_s']:.2f} s of work within {work['wall_s']:.2f} s, "
-                     f"up to {work['peak']:.0f} at once")
+                     f"×{work.count:.0f}, {work.busy_s:.2f} s of work within {work.wall_s:.2f} s, "
+                     f"up to {work.peak:.0f} at once")
     if timing.open_stages:
         lines.append(f"  stages that never ended (run died inside them): {', '.join(timing.open_stages)}")
     return lines

@@ -329,10 +329,10 @@ class QtTimeline(QWidget):
         self.show_timeline(loaded.analysis.timeline)
         self._on_unit_selected(self.model.unit)
         timing = loaded.analysis.compile_time
-        self_s = timing["self_s"]
+        self_s = timing.self_s
         total = sum(self_s.values()) or 1.0
         rows = list(self_s.items())[:40]
-        beside = list(timing.get("concurrent", {}).items())
+        beside = list(timing.concurrent.items())
         self.totals.setRowCount(len(rows) + len(beside))
         for row, (name, own) in enumerate(rows):
             for column, text in enumerate((name, seconds(own), f"{own / total:.1%}")):
@@ -340,14 +340,14 @@ class QtTimeline(QWidget):
                 item.setToolTip(f"{name}: {seconds(own)} own time ({own / total:.1%} of traced compile time)")
                 self.totals.setItem(row, column, item)
         for row, (name, work) in enumerate(beside, start=len(rows)):
-            tip = (f"{name} ×{work['count']} ran beside the compile on other threads (compile workers): "
-                   f"{seconds(work['busy_s'])} of work within {seconds(work['wall_s'])}, up to {work['peak']} at "
+            tip = (f"{name} ×{work.count} ran beside the compile on other threads (compile workers): "
+                   f"{seconds(work.busy_s)} of work within {seconds(work.wall_s)}, up to {work.peak} at "
                    "once; not in any own time or share")
-            for column, text in enumerate((f"{name} (workers)", f"{seconds(work['wall_s'])} beside", "—")):
+            for column, text in enumerate((f"{name} (workers)", f"{seconds(work.wall_s)} beside", "—")):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)
                 self.totals.setItem(row, column, item)
-        per_step = timing.get("per_step_s", {})
+        per_step = timing.per_step_s
         for chip, step in zip((entry for entry, _ in self.legend), [*PIPELINE[:-1], None]):
             own = per_step.get(step or "other")
             base = (f"a stage of the {step} step" if step else
