@@ -17,11 +17,12 @@ from inspector.core.analysis.recompile_groups import guarded_value
 from inspector.core.graphs import graph_hierarchy
 from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model import fx_graph_text, hlo_text
-from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource, parse_fx_graph
+from inspector.core.model.fx_graph_text import FxGraph, FxNode, parse_fx_graph
 from inspector.core.model.hlo_text import parse_hlo_module
 from inspector.core.model.output_code import parse_output_code
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.readers import break_reasons
-from inspector.core.readers.break_reasons import (GuardComment, broken_in_loop, explain_guard, missing_fake_impl,
+from inspector.core.readers.break_reasons import (broken_in_loop, explain_guard, missing_fake_impl,
                                                    parse_break_reason, parse_recompile_reasons, split_guard_comment,
                                                    user_code_frames)
 
@@ -174,7 +175,7 @@ def test_a_value_guard_is_explained_and_grouped():
 def test_a_guard_comment_names_the_user_line():
     guard = "L['x'].size()[0] == 8  # y = x.view(-1)  # /x/model.py:12 in forward"
     assert split_guard_comment(guard) == (
-        "L['x'].size()[0] == 8", GuardComment("y = x.view(-1)", "/x/model.py", 12, "forward"))
+        "L['x'].size()[0] == 8", SourceLocation("/x/model.py", 12, "forward", "y = x.view(-1)"))
     assert split_guard_comment("L['n'] == 3  # n = n + 1") == ("L['n'] == 3", None)
     assert split_guard_comment("len(L['xs']) == 4  # for x in xs  # m.py:5 in <lambda>")[1].function == "<lambda>"
 
@@ -221,7 +222,7 @@ def test_an_fx_node_keeps_its_source_line():
             '        add: "f32[4]" = l_x_ + 1\n'
             "        return (add,)\n")
     add = parse_fx_graph(text).node("add")
-    assert add.source == FxSource("/x/model.py", 12, "forward", "y = x + 1")
+    assert add.source == SourceLocation("/x/model.py", 12, "forward", "y = x + 1")
 
 
 def test_an_hlo_module_reads_its_computations_and_bare_operands():

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import json
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
@@ -89,3 +88,43 @@ def _the_figures_are_the_analysis_records(analysis: SessionAnalysis, summary: Su
         assert analysis.top_kernels and [type(row) for row in kernels] == [type(row) for row in analysis.top_kernels]
         assert [row.get_state() for row in analysis.top_kernels] == doc["run"]["top_kernels"]
 
+
+
+LINE_OF_CODE = {"file", "line", "function", "code"}
+
+
+def test_a_line_of_code_is_one_type():
+    """A break's line, a stack frame, the user line an FX node was traced from, the line a guard's
+    comment names, an XLA op's frame: all `SourceLocation`, never a class of their own holding some of
+    its fields (file and line at least)."""
+    twins = sorted(f"{path.relative_to(PACKAGE)}: {node.name}" for path in PACKAGE.rglob("*.py")
+                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.ClassDef) and node.name != "SourceLocation"
+                   and {"file", "line"} <= _declared(node) <= LINE_OF_CODE)
+    assert twins == []
+
+
+def _declared(node: ast.ClassDef) -> set[str]:
+    return {item.target.id for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+
+
+def test_a_break_type_match_holds_the_registry_entry_and_only_its_own_fields():
+    """The registry's entry is held, not copied field by field; the summary still writes one flat object
+    and reads it back into the same match (a capture whose breaks link their registry page)."""
+    from dataclasses import fields
+
+    from inspector.core.analysis.break_types import BreakTypeMatch
+    from inspector.core.readers.graph_break_registry import BreakType
+
+    own = {item.name for item in fields(BreakTypeMatch)}
+    assert own.isdisjoint(item.name for item in fields(BreakType))
+    analysis = SessionAnalysis(open_path(BUNDLED))
+    matches = [match for _, match in analysis.site_types if match]
+    assert matches and all(type(match.type) is BreakType for match in matches)
+    doc = json.loads(json.dumps(summarize(analysis)))
+    written = [site["type"] for site in doc["break_types"]["sites"] if site["type"]]
+    assert [match.get_state() for match in matches] == written
+    assert all({"gb_id", "gb_type", "url", "matched_by"} <= set(state) for state in written)
+    read_back = [site.type for site in Summary.from_state(doc).break_types.sites if site.type]
+    assert read_back == matches and [match.get_state() for match in read_back] == written

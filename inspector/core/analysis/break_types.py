@@ -5,8 +5,10 @@ without links (older torch, hand-edited messages) still get the registry's words
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from inspector.core.analysis.figures import BreakSite, break_sites
 from inspector.core.model.records import Record
@@ -22,17 +24,47 @@ KIND_TYPES = {"data_dependent": "Data-dependent branching", "explicit": "Call to
 
 @dataclass(frozen=True)
 class BreakTypeMatch(Record):
-    """A break's entry in torch's graph-break registry, and how it was found."""
+    """A break's type in torch's graph-break registry, and how it was found. The type is the registry's
+    own entry; the summary writes its fields beside the match's own, one flat object (`TYPE_FIELDS`)."""
 
-    gb_id: str
-    gb_type: str
-    explanation: str  # the registry's general explanation of this break type
-    hints: tuple[str, ...]
-    url: str
+    type: BreakType  # where the registry builds its words at run time (GB0007), the words torch wrote
+    url: str  # the documentation page: the link in torch's message, else the registry's
     matched_by: str  # "link in the message" | "break type name" | "break kind"
     # the breaks torch raised while handling this one, in its words: `GB7000 graph break in loop` (it then
     # skipped the whole frame)
     chained: tuple[str, ...] = ()
+
+    @property
+    def gb_id(self) -> str:
+        return self.type.gb_id
+
+    @property
+    def gb_type(self) -> str:
+        return self.type.gb_type
+
+    @property
+    def explanation(self) -> str:
+        """The registry's general explanation of this break type."""
+        return self.type.explanation
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        return self.type.hints
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> BreakTypeMatch:
+        own = super().from_state({key: value for key, value in state.items() if key not in TYPE_FIELDS})
+        kind = BreakType(state.get("gb_id"), state.get("gb_type"), state.get("explanation"),
+                         tuple(state.get("hints") or ()))
+        return replace(own, type=kind, order=tuple(state))
+
+    def get_state(self) -> dict:
+        """The type's fields, then the match's: in the order read, for a match read back."""
+        state = {"gb_id": self.gb_id, "gb_type": self.gb_type, "explanation": self.explanation,
+                 "hints": list(self.hints), "url": self.url, "matched_by": self.matched_by,
+                 **({"chained": list(self.chained)} if self.chained or "chained" in self.order else {}),
+                 **self.extra}
+        return {key: state[key] for key in dict.fromkeys((*self.order, *state)) if key in state}
 
     @property
     def text(self) -> str:
@@ -44,6 +76,9 @@ class BreakTypeMatch(Record):
         lines += [f"Then: {chained}" for chained in self.chained]
         lines.append(f"Documentation: {self.url}")
         return "\n".join(lines)
+
+
+TYPE_FIELDS = ("gb_id", "gb_type", "explanation", "hints")  # the registry entry's, written at the top level
 
 
 def session_registry(session: Session) -> BreakRegistry | None:
@@ -81,7 +116,8 @@ def _first_type(brk: GraphBreak, text: str, registry: BreakRegistry | None) -> B
         gb_id = f"GB{link[2]}"
         entry = registry.types.get(gb_id) if registry else None
         if entry is None:  # a newer torch than the registry: the id and link still stand
-            return BreakTypeMatch(gb_id, brk.reason, brk.explanation, tuple(brk.hints), link[1], "link in the message")
+            return BreakTypeMatch(BreakType(gb_id, brk.reason, brk.explanation, tuple(brk.hints)), link[1],
+                                  "link in the message")
         return _typed(entry, brk, link[1], "link in the message")
     if registry is None:
         return None
@@ -95,8 +131,9 @@ def _first_type(brk: GraphBreak, text: str, registry: BreakRegistry | None) -> B
 def _typed(entry: BreakType, brk: GraphBreak, url: str, matched_by: str) -> BreakTypeMatch:
     """The registry's words for the type; where the registry builds them at run time (GB0007's
     explanation is a variable there), the words torch wrote for this break."""
-    return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation or brk.explanation,
-                          entry.hints or tuple(brk.hints), url, matched_by)
+    if not (entry.explanation and entry.hints):
+        entry = replace(entry, explanation=entry.explanation or brk.explanation, hints=entry.hints or tuple(brk.hints))
+    return BreakTypeMatch(entry, url, matched_by)
 
 
 def site_types(session: Session, registry: BreakRegistry | None = None,
@@ -121,5 +158,5 @@ def failure_type(unit: CompileUnit, registry: BreakRegistry | None) -> BreakType
     gb_id = f"GB{link[2]}"
     entry = registry.types.get(gb_id) if registry else None
     if entry is None:
-        return BreakTypeMatch(gb_id, unit.fail_summary or unit.fail_type or "", "", (), link[1], "link in the message")
-    return BreakTypeMatch(entry.gb_id, entry.gb_type, entry.explanation, entry.hints, link[1], "link in the message")
+        entry = BreakType(gb_id, unit.fail_summary or unit.fail_type or "", "", ())
+    return BreakTypeMatch(entry, link[1], "link in the message")

@@ -139,8 +139,7 @@ def _as_guarded(unit: CompileUnit, events: list[ShapeEvent]) -> list[ShapeEvent]
         compiled = sizes.get(source, [])
         for dim in dims:
             if dim < len(compiled) and compiled[dim] in ("0", "1"):
-                comment = split_guard_comment(line)[1]
-                where = SourceLocation(comment.file, comment.line, comment.function, comment.code) if comment else None
+                where = split_guard_comment(line)[1]
                 shown.append(shape_event(
                     "ignored_mark", None, f"{source}.size()[{dim}]",
                     f"marked dynamic, compiled static: it had size {compiled[dim]} and Dynamo drops a mark on a size "

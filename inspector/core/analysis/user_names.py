@@ -15,7 +15,7 @@ from weakref import WeakKeyDictionary
 from inspector.core.model.compile_id import NO_FRAME
 from inspector.core.model.fx_graph_text import first_reader, first_source
 from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
-from inspector.core.readers.break_reasons import GuardComment, is_library_file
+from inspector.core.readers.break_reasons import is_library_file
 
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>\w+?)_at_(?P<line>\d+)$")
 _SOURCE = re.compile(r"^(?P<base>[A-Za-z_]\w*)(?P<path>(?:\[[^\]]+\]|\.\w+)*)$")
@@ -68,7 +68,7 @@ class UserName:
         return f"`{self.dynamo}` (Dynamo's name, not one in your code: {self.role}{seen})"
 
 
-def user_name(session: Session, unit: CompileUnit, dynamo: str, comment: GuardComment | None = None) -> UserName:
+def user_name(session: Session, unit: CompileUnit, dynamo: str, comment: SourceLocation | None = None) -> UserName:
     """The user's name for the value a guard of `unit` names `dynamo` (as torch prints it, `L[...]` dropped)."""
     length = _LEN.match(dynamo)
     if length:
@@ -105,7 +105,7 @@ def user_name(session: Session, unit: CompileUnit, dynamo: str, comment: GuardCo
 
 
 def _length_name(session: Session, unit: CompileUnit, dynamo: str, inner: str,
-                 comment: GuardComment | None) -> UserName:
+                 comment: SourceLocation | None) -> UserName:
     """`len(___stack1)`: the length of a sequence; the guard's comment shows the user's `len(...)`."""
     of = user_name(session, unit, inner)
     if comment is None:

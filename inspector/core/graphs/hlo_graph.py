@@ -7,7 +7,8 @@ are scalars folded into the kernel); users of a fusion are wired to the op that 
 
 from __future__ import annotations
 
-from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource
+from inspector.core.model.fx_graph_text import FxGraph, FxNode
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.model.hlo_kernels import BOOKKEEPING, program_computations
 from inspector.core.model.hlo_text import CONTROL_OPCODES, HloInstruction, HloModule
 
@@ -72,5 +73,5 @@ def _node(instruction: HloInstruction, inputs: list[str]) -> FxNode:
     return FxNode(
         name=instruction.name, op=op, target=instruction.opcode, args=instruction.op_name or "",
         inputs=inputs, annotation=instruction.shape, dtype=instruction.dtype, shape=instruction.dims,
-        source=FxSource(source.file, source.line, source.function, "") if source and source.file else None,
+        source=SourceLocation(source.file, source.line, source.function, "") if source and source.file else None,
         line_no=instruction.line_no)

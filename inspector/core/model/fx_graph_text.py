@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from inspector.core.model.source_location import SourceLocation
+
 _CLASS = re.compile(r"^(\s*)class\s+([^\s(]+)\s*\(.*\)\s*:\s*$")
 _DEF_FORWARD = re.compile(r"^(\s*)def\s+forward\s*\((.*)$")
 # `# File: /x/model.py:12 in forward, code: y = x + 1`, read by `_source_parts` in one pass (the regex
@@ -43,14 +45,6 @@ _OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordi
 
 
 @dataclass(slots=True)
-class FxSource:
-    file: str
-    line: int
-    function: str | None
-    code: str
-
-
-@dataclass(slots=True)
 class FxNode:
     name: str
     op: str  # placeholder | call_function | call_method | call_module | get_attr | output
@@ -62,7 +56,7 @@ class FxNode:
     shape: list[str] | None = None
     stride: list[str] | None = None
     device: str | None = None
-    source: FxSource | None = None
+    source: SourceLocation | None = None
     line_no: int = 0
 
     @property
@@ -169,7 +163,7 @@ class _GraphTextParser:
         count = len(self.lines)
         current: FxGraph | None = None
         aliases: dict[str, str] = {}
-        source: FxSource | None = None
+        source: SourceLocation | None = None
         body_indent = -1
         while index < count:
             raw = self.lines[index]
@@ -251,7 +245,7 @@ class _GraphTextParser:
         return " ".join(parts), index
 
     @staticmethod
-    def _source_comment(comment: str, previous: FxSource | None) -> FxSource | None:
+    def _source_comment(comment: str, previous: SourceLocation | None) -> SourceLocation | None:
         source = _source(comment)
         if source:
             return source
@@ -276,7 +270,7 @@ class _GraphTextParser:
         graph.add(FxNode(name="output", op="output", target="output", args=expression,
                          inputs=_inputs(expression, graph, aliases), line_no=line_no))
 
-    def _add_assignment(self, graph: FxGraph, assign: re.Match, source: FxSource | None,
+    def _add_assignment(self, graph: FxGraph, assign: re.Match, source: SourceLocation | None,
                         line_no: int, aliases: dict[str, str]) -> FxNode | None:
         """The node the line adds (None where it names an input anew)."""
         name, annotation = assign["name"], assign["annot"]
@@ -362,7 +356,7 @@ def _depth(text: str) -> int:
     return text.count("(") + text.count("[") - text.count(")") - text.count("]")
 
 
-def first_source(text: str) -> FxSource | None:
+def first_source(text: str) -> SourceLocation | None:
     """The user line of a graph's first `# File:` comment, found without parsing the graph (a view can
     name many units by it cheaply)."""
     found = _FILE_COMMENT.search(text)
@@ -375,12 +369,12 @@ def first_source(text: str) -> FxSource | None:
     return None
 
 
-def _source(comment: str) -> FxSource | None:
+def _source(comment: str) -> SourceLocation | None:
     parts = _source_parts(comment)
     if parts is None:
         return None
     file, line, function, code = parts
-    return FxSource(file.strip(), int(line), function.strip() if function else None, code.strip())
+    return SourceLocation(file.strip(), int(line), function.strip() if function else None, code.strip())
 
 
 def _source_parts(comment: str) -> tuple[str, str, str | None, str] | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inspector.core.model.source_location import SourceLocation
+
 _MODULE = re.compile(r"^HloModule\s+(?P<name>[^\s,]+)")
 # A computation's header, `ENTRY %main (p: f32[4]) -> f32[4] {`. Matched only on a line that ends with "{" (else
 # `.*` in it backtracks over the rest of the line for every ")"), with one `\s*` after the name where
@@ -45,13 +47,6 @@ _LITERAL_OPCODES = {"constant", "parameter", "iota"}
 CONTROL_OPCODES = {"call", "while", "conditional", "async-start"}
 
 
-@dataclass(frozen=True, slots=True)
-class HloSource:
-    file: str
-    line: int
-    function: str | None = None
-
-
 @dataclass(slots=True)
 class HloInstruction:
     name: str
@@ -61,7 +56,7 @@ class HloInstruction:
     called: dict[str, list[str]] = field(default_factory=dict)  # role (calls, to_apply, body…) → computations
     fusion_kind: str | None = None  # kLoop | kInput | kOutput | kCustom for a fusion
     op_name: str | None = None  # the framework op it came from (jax: "jit(f)/dot_general")
-    source: HloSource | None = None
+    source: SourceLocation | None = None
     is_root: bool = False
     line_no: int = 0
     literal: str | None = None  # the value of a constant, the index of a parameter
@@ -191,9 +186,9 @@ def _parse_instruction(line: str, line_no: int) -> HloInstruction | None:
         elif group == "line":
             line = int(match["line"])
     if frame is not None:
-        instruction.source = HloSource("", -frame)  # resolved once the tables are read
+        instruction.source = SourceLocation("", -frame, None, None)  # resolved once the tables are read
     elif file and line is not None:
-        instruction.source = HloSource(file, line)
+        instruction.source = SourceLocation(file, line, None, None)
     return instruction
 
 
@@ -270,7 +265,7 @@ def _resolve_sources(module: HloModule, tables: dict[str, dict[int, str]]) -> No
     functions = {key: value.strip('"') for key, value in tables.get("FunctionNames", {}).items()}
     locations = {key: fields(value) for key, value in tables.get("FileLocations", {}).items()}
     frames = {key: fields(value) for key, value in tables.get("StackFrames", {}).items()}
-    resolved: dict[int, HloSource | None] = {}
+    resolved: dict[int, SourceLocation | None] = {}
     for computation in module.computations.values():
         for instruction in computation.instructions:
             if instruction.source is None or instruction.source.line >= 0:
@@ -278,8 +273,8 @@ def _resolve_sources(module: HloModule, tables: dict[str, dict[int, str]]) -> No
             frame_id = -instruction.source.line
             if frame_id not in resolved:
                 location = locations.get(frames.get(frame_id, {}).get("file_location_id", -1))
-                resolved[frame_id] = HloSource(files.get(location.get("file_name_id", -1), "?"),
-                                               location.get("line", 0),
-                                               functions.get(location.get("function_name_id", -1))
-                                               ) if location else None
+                resolved[frame_id] = SourceLocation(files.get(location.get("file_name_id", -1), "?"),
+                                                    location.get("line", 0),
+                                                    functions.get(location.get("function_name_id", -1)), None
+                                                    ) if location else None
             instruction.source = resolved[frame_id]

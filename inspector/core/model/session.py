@@ -19,6 +19,7 @@ from inspector.core.model.output_code import OutputCode, parse_output_code
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.records import Record
 from inspector.core.model.run_results import Manifest, RunResults, TorchRecord
+from inspector.core.model.source_location import SourceLocation
 
 
 class UnitStatus(str, Enum):
@@ -29,22 +30,6 @@ class UnitStatus(str, Enum):
     EMPTY_GRAPH = "empty_graph"
     CACHE_HIT = "cache_hit"
     CUT = "cut_mid_compile"  # Dynamo started it and never finished: the run died inside its compile
-
-
-@dataclass(frozen=True)
-class SourceLocation(Record):
-    """A line of code: where a break, a compile's call or a failure is, one frame of a stack. A record,
-    so the summary writes a compile's trigger stack as these very frames and reads it back into them;
-    every field is written, None where the log does not say."""
-
-    file: str
-    line: int | None
-    function: str | None
-    code: str | None
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where} in {self.function}" if self.function else where
 
 
 @dataclass(eq=False)  # one break is one event: equal by identity, so it can key a dict or a set

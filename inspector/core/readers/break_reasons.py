@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.readers import json_codec
 
 # Where a break is: `Graph break[ (…)] in user code at FILE:LINE`, the line number last on its line. Found by
@@ -261,26 +262,16 @@ def parse_recompile_reasons(payload: str) -> list[tuple[str, str]]:
     return [(against, " ".join(pieces)) for against, pieces in failed]
 
 
-@dataclass(frozen=True)
-class GuardComment:
-    """What torch appends to a guard: the user's line that made it (`depth = len(inspect.stack())`),
-    and where that line is."""
-
-    code: str
-    file: str
-    line: int
-    function: str
-
-
-def split_guard_comment(guard: str) -> tuple[str, GuardComment | None]:
-    """The guard without its trailing comments, and the comment when it names a user line."""
+def split_guard_comment(guard: str) -> tuple[str, SourceLocation | None]:
+    """The guard without its trailing comments, and the user line the comment names, where it names
+    one (torch appends the line that made the guard: `depth = len(inspect.stack())`)."""
     comment = _guard_comment(guard)
     first = _ANY_COMMENT.search(guard)
     bare = (guard[:first.start()] if first else guard).strip()
     if comment is None:
         return bare, None
     code, file, line, function = comment
-    return bare, GuardComment(code.strip(), file, int(line), function)
+    return bare, SourceLocation(file, int(line), function, code.strip())
 
 
 def _guard_comment(guard: str) -> tuple[str, str, str, str] | None:
