@@ -422,7 +422,6 @@ def _rank_overview_on_dask(args, source) -> int:
     a shared filesystem), only the small figures sent back."""
     from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError, DaskTarget, EngineUnavailable
     from inspector.core.loading import rank_overview
-    from inspector.core.outputs.summary_model import PerRank
     from inspector.core.outputs.summary_text import render_ranks
 
     if not source.kind.per_rank:
@@ -449,7 +448,7 @@ def _rank_overview_on_dask(args, source) -> int:
         _dump_json(document)
     else:
         _say(f"{source.path}: {cluster.said(len(cluster.report.figures))}")
-        _say(render_ranks(PerRank.from_state(document["per_rank"])))
+        _say(render_ranks(cluster.report))
     return 0
 
 

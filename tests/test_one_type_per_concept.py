@@ -66,6 +66,11 @@ def test_the_summary_holds_the_analysis_records_themselves(path):
     assert [type(site.type) for site in summary.break_types.sites if site.type] == \
         [type(match) for _, match in analysis.site_types if match]
     _the_figures_are_the_analysis_records(analysis, summary, doc, path == BUNDLED)
+    if path == MULTI_RANK:  # the ranks' figures, findings and groups: the analysis's report, read back whole
+        assert type(summary.per_rank) is type(analysis.ranks)
+        assert [type(row) for row in summary.per_rank.figures] == [type(row) for row in analysis.ranks.figures]
+        assert analysis.ranks.get_state() == doc["per_rank"] == summary.per_rank.get_state()
+        assert (summary.per_rank.findings, summary.per_rank.groups) == (analysis.ranks.findings, analysis.ranks.groups)
     # a record read back has what the document holds: the breaks behind a site are the analysis's alone
     assert [site.count for site in summary.break_sites] == [len(site.breaks) for site in analysis.break_sites]
     assert all(not site.breaks for site in summary.break_sites)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.analysis.figures import measured_compile_s
 from inspector.core.analysis.outliers import rule
@@ -28,6 +28,7 @@ from inspector.core.analysis.rank_lanes import rank_timeline
 from inspector.core.analysis.timeline import Timeline
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.fx_graph_text import parse_fx_graph
+from inspector.core.model.records import Record, live
 from inspector.core.model.session import CompileUnit, Rank, Session, UnitStatus
 from inspector.core.readers import json_codec
 from inspector.core.readers.session_builder import build_rank, indexed_log
@@ -67,8 +68,9 @@ class UnitPrint:
 
 
 @dataclass(frozen=True)
-class RankFigures:
-    """One rank at a glance; small enough to hold for thousands of ranks."""
+class RankFigures(Record):
+    """One rank at a glance; small enough to hold for thousands of ranks. The summary's per-rank row: a
+    row read back has its unit ids (`compile_ids`) as written, not the units' fingerprints."""
 
     rank: int | None
     log: str
@@ -80,8 +82,8 @@ class RankFigures:
     failed: int
     compile_time_s: float | None
     first_collective_s: float | None  # from the rank's first compile to the end of the first compile with a collective
-    damage: dict[str, int]  # read problems that mean the log is not whole
-    unit_prints: tuple[UnitPrint, ...] = field(repr=False)
+    damage: Mapping[str, int]  # read problems that mean the log is not whole
+    unit_prints: tuple[UnitPrint, ...] = live()
     executed: tuple[str, ...] | None = None  # the compile ids of the graphs in the order they ran; None: not recorded
 
     @property
@@ -89,13 +91,10 @@ class RankFigures:
         return f"rank {self.rank}" if self.rank is not None else self.log
 
     def get_state(self) -> dict:
-        figures = asdict(self)
-        del figures["unit_prints"]
-        if self.executed is None:  # most logs have no record of it: their figures stay as they were
-            del figures["executed"]
-        else:
-            figures["executed"] = list(self.executed)
-        figures["compile_ids"] = [unit.compile_id for unit in self.unit_prints]
+        """`executed` only where the log recorded it (most do not), then the compile ids of its units."""
+        figures = super().get_state()
+        if "compile_ids" not in figures:
+            figures["compile_ids"] = [unit.compile_id for unit in self.unit_prints]
         return figures
 
 
@@ -134,11 +133,14 @@ def stragglers_in(findings) -> set[int | None]:
 
 
 @dataclass(frozen=True)
-class RankReport:
+class RankReport(Record):
+    """The ranks' figures and how they differ: the summary's per-rank part (`divergence` there holds the
+    findings, and each group is written with its ranks in words)."""
+
     figures: tuple[RankFigures, ...]
     findings: tuple[Finding, ...]
     groups: tuple[tuple[int | None, ...], ...]  # ranks whose every compared fact agrees, largest group first
-    unread: int = 0  # logs of the job not read yet: the ranks read so far, compared once every one is in
+    unread: int = live(0)  # logs of the job not read yet: the ranks read so far, compared once every one is in
 
     def stragglers(self) -> set[int | None]:
         return stragglers_in(self.findings)
@@ -164,10 +166,21 @@ class RankReport:
         return lines
 
     def get_state(self) -> dict:
-        return {"figures": [figures.get_state() for figures in self.figures],
-                "divergence": [finding.get_state() for finding in self.findings],
-                "groups": [{"ranks": list(group), "ranks_text": rank_ranges(group)} for group in self.groups],
-                "straggler_rule": STRAGGLER_RULE}
+        state = {"figures": [figures.get_state() for figures in self.figures],
+                 "divergence": [finding.get_state() for finding in self.findings],
+                 "groups": [{"ranks": list(group), "ranks_text": rank_ranges(group)} for group in self.groups],
+                 "straggler_rule": STRAGGLER_RULE, **self.extra}
+        return {key: state[key] for key in dict.fromkeys((*self.order, *state)) if key in state}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> RankReport:
+        return cls(tuple(RankFigures.from_state(row) for row in state.get("figures") or ()),
+                   tuple(Finding.from_state(finding) for finding in state.get("divergence") or ()),
+                   tuple(tuple(group.get("ranks") or ()) for group in state.get("groups") or ()),
+                   extra={key: value for key, value in state.items() if key not in _REPORT_KEYS}, order=tuple(state))
+
+
+_REPORT_KEYS = ("figures", "divergence", "groups")
 
 
 # --- figures of one rank ----------------------------------------------------------------------------

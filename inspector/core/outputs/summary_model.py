@@ -20,7 +20,7 @@ from typing import Any
 from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.compile_detail import StackTrieNode, UnitCompile
 from inspector.core.analysis.export_report import ExportFinding
-from inspector.core.analysis.rank_figures import Finding, stragglers_in
+from inspector.core.analysis.rank_figures import RankReport
 from inspector.core.analysis.figures import BreakSite, CacheCount, CompileTime
 from inspector.core.analysis.kernel_index import KernelCompile
 from inspector.core.analysis.notices import Notice
@@ -136,37 +136,6 @@ class Kernels(Record):
     compiles: tuple[KernelCompileRow, ...] = ()  # the slowest to compile first
 
     NESTED = {"compiles": [KernelCompileRow]}
-
-
-@dataclass(frozen=True, kw_only=True)
-class RankRow(Record):
-    rank: int | None = None
-    units: int = 0
-    breaks: int = 0
-    recompiles: int = 0
-    cache_hits: int = 0
-    cache_misses: int = 0
-    failed: int = 0
-    compile_time_s: float | None = None
-    first_collective_s: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RankGroup(Record):
-    ranks: tuple[int, ...] = ()
-    ranks_text: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class PerRank(Record):
-    figures: tuple[RankRow, ...] = ()
-    divergence: tuple[Finding, ...] = ()
-    groups: tuple[RankGroup, ...] = ()
-
-    NESTED = {"figures": [RankRow], "divergence": [Finding], "groups": [RankGroup]}
-
-    def stragglers(self) -> set[int | None]:
-        return stragglers_in(self.divergence)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -301,7 +270,7 @@ class Summary(Record):
     recompile_limit: RecompileLimit = RecompileLimit.from_state({"text": ""})  # a partial document has none
     slowness: Slowness | None = None
     regions: RegionAccounting | None = None
-    per_rank: PerRank | None = None
+    per_rank: RankReport | None = None
 
     NESTED = {"notices": [Notice], "units": [Unit], "break_sites": [BreakSite],
               "stack_trie": [StackTrieNode], "analysis_restarts": [Restart],
@@ -310,7 +279,7 @@ class Summary(Record):
               "cache": {str: CacheCount},
               "unreadable": {str: Unreadable}, "verdict": [Figure], "speedup": Speedup, "run": Run,
               "break_types": BreakTypes, "recompile_groups": [RecompileGroup], "recompile_limit": RecompileLimit,
-              "slowness": Slowness, "regions": RegionAccounting, "per_rank": PerRank}
+              "slowness": Slowness, "regions": RegionAccounting, "per_rank": RankReport}
 
     def section(self, part: Part) -> Section:
         """A part's title and its count, in the words every output uses."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 
 from inspector.core.analysis.compile_detail import UnitCompile
-from inspector.core.analysis.rank_figures import rank_ranges
+from inspector.core.analysis.rank_figures import RankReport, rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.unit_origin import origin_text
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import (
-    Part, PerRank, Summary, UnitShapes, as_summary,
+    Part, Summary, UnitShapes, as_summary,
 )
 
 RAW_RECOMPILES = 5  # recompiles listed one by one before their groups by cause
@@ -330,7 +330,7 @@ def _kernels(summary: Summary) -> list[str]:
     return lines
 
 
-def _ranks(per_rank: PerRank | None) -> list[str]:
+def _ranks(per_rank: RankReport | None) -> list[str]:
     """One row per rank and the divergence report (nothing for a single-process run)."""
     if not per_rank:
         return []
@@ -356,11 +356,11 @@ def _ranks(per_rank: PerRank | None) -> list[str]:
     if len(shown) < len(figures):
         listed = {id(row) for row in shown}
         lines.append(_rows_left_out([row for row in figures if id(row) not in listed]))
-    divergence = per_rank.divergence
+    divergence = per_rank.findings
     lines += ["", f"Rank divergence: {len(divergence)} finding(s)"]
     agreeing = per_rank.groups[0] if per_rank.groups else None
-    if agreeing and len(agreeing.ranks) > 1:
-        lines.append(f"  ranks {agreeing.ranks_text} agree" + (" in everything compared" if not divergence else ""))
+    if agreeing and len(agreeing) > 1:
+        lines.append(f"  ranks {rank_ranges(agreeing)} agree" + (" in everything compared" if not divergence else ""))
     for finding in divergence[:FINDINGS_SHOWN]:
         plural = "s" if len(finding.ranks) > 1 else ""
         lines.append(f"  rank{plural} {finding.ranks_text}: {finding.message}  [{finding.kind}]")
@@ -385,7 +385,7 @@ def _rows_left_out(rows: list) -> str:
             f"compile s {spread((row.compile_time_s for row in rows), 2)} (--json lists every rank)")
 
 
-def render_ranks(per_rank: PerRank | None) -> str:
+def render_ranks(per_rank: RankReport | None) -> str:
     """The rank table and divergence report alone (a Dask overview has nothing else)."""
     return "\n".join(_ranks(per_rank))
 

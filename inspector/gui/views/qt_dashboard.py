@@ -12,11 +12,11 @@ from PySide6.QtWidgets import (
     QFrame, QHeaderView, QLabel, QScrollArea, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from inspector.core.analysis.rank_figures import rank_ranges
+from inspector.core.analysis.rank_figures import RankReport, rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.numbers import quantity, seconds as fmt_seconds
-from inspector.core.outputs.summary_model import PerRank, Summary
+from inspector.core.outputs.summary_model import Summary
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_plain_text import plain_tip
 
@@ -121,7 +121,7 @@ class QtDashboard(QWidget):
         self.timing.setVisible(bool(lines))
 
 
-def rank_line(per_rank: PerRank | None) -> str:
+def rank_line(per_rank: RankReport | None) -> str:
     """The figures below are sums over the ranks; then how compile time spreads over them."""
     count = len(per_rank.figures) if per_rank is not None else 0
     if count < 2:
