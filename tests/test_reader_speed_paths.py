@@ -20,7 +20,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs import cached_summary
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers import index_cache, json_codec
+from inspector.core.readers import index_cache, json_codec, trace_index_format
 from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,9 +183,9 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
         else:
             column, value = ("end", log.stat().st_size + 1) if damage == "event outside the log" else \
                 ("state", 0)  # a row never checked: it has no md5 left to check it with
-            values = index_cache._unpacked(decoded["events"][column], "b" if column == "state" else "q")
+            values = trace_index_format._unpacked(decoded["events"][column], "b" if column == "state" else "q")
             values[0] = value
-            decoded["events"][column] = index_cache._packed(values)
+            decoded["events"][column] = trace_index_format._packed(values)
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
     assert json.dumps(summarize(open_path(log)), indent=1) == expected
