@@ -334,13 +334,15 @@ def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path,
 def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatch):
     monkeypatch.setattr(index_cache, "KEEP_ENTRIES", 2)
     monkeypatch.setattr(index_cache, "PRUNE_EVERY", 1)
-    logs = []
+    logs, dated, past = [], set(), time.time() - 1000
     for number in range(4):
         folder = tmp_path / f"run{number}"
         folder.mkdir()
         logs.append(_settled_copy(BUNDLED_LOG, folder))
         open_path(logs[-1])
-        time.sleep(0.02)  # distinct write times
+        for entry in set((cache_dir / index_cache.APP_DIR / "index").glob("*.json")) - dated:
+            dated.add(entry)  # the entry just written: dated in the order written, whatever the clock's resolution
+            os.utime(entry, (past + number, past + number))
     entries = list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))
     assert len(entries) == 2
     assert index_cache.load_log(logs[1]) is None and index_cache.load_log(logs[3]) is not None
