@@ -427,7 +427,7 @@ class Rank:
 @dataclass
 class Session:
     source: Path
-    kind: str  # torch_trace | compile_debug | capture
+    kind: str  # torch_trace | compile_debug | capture | recorder
     ranks: list[Rank] = field(default_factory=list)
     load_problems: ReadProblems = field(default_factory=ReadProblems)  # beyond the logs: manifest, folders
     unknown_kinds: dict[str, int] = field(default_factory=dict)
