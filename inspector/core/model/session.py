@@ -208,7 +208,7 @@ class TextArtifact:
 @dataclass
 class RecordArtifact(TextArtifact):
     """A structured record (a symbolic-shape event, say) shown as JSON text, whose fields analyses
-    read directly: rendering hundreds of big records to text only to parse them again cost seconds."""
+    read directly: rendering hundreds of big records to text only to parse them again is slow."""
 
     load_record: Callable[[], dict] = dict
 

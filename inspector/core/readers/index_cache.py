@@ -1,7 +1,7 @@
-"""A persistent index of the logs opened before, so reopening a 100 MB log takes a fraction of a
-second: the records a read found (kinds, small metas, offsets, md5 checks), the string table and what
-could not be read, its stage spans once they have been made of its events, plus the summary of the
-session once it has been worked out.
+"""A persistent index of the logs opened before, so a reopened log is not parsed again
+(docs/benchmarks.md, "The app's reopen of a big log"): the records a read found (kinds, small metas,
+offsets, md5 checks), the string table and what could not be read, its stage spans once they have been
+made of its events, plus the summary of the session once it has been worked out.
 
 Entries live in the user's cache dir (``$XDG_CACHE_HOME`` or ``~/.cache``, then
 ``torch-compile-inspector``) as plain JSON: loading one never executes anything. An entry is a hint,
@@ -41,7 +41,7 @@ SPANS_FORMAT = 1  # bump when the spans made of a log's events change (how they 
 SETTLE_SECONDS = 3.0  # a log modified more recently than this is not cached
 APP_DIR = "torch-compile-inspector"
 KEEP_ENTRIES = 2048  # per kind: the logs opened most recently (a job of 1,024 ranks fits whole) …
-KEEP_BYTES = 512 << 20  # … within this much (a log's index is ~5% of it: ~70 KB for a 1.4 MB rank log)
+KEEP_BYTES = 512 << 20  # … within this much (a log's index is a small share of its size)
 PRUNE_EVERY = 64  # writes of one process between two prunes (a prune lists and stats every entry)
 FINGERPRINT_BLOCK = 64 << 10  # bytes read at the head and the tail of a file
 FINGERPRINT_SAMPLES = 16  # blocks of 4 KiB spread over the rest
@@ -172,7 +172,7 @@ def _write_entry(file: Path | None, identity, body) -> None:
         key = _key(file.parent.parent, create=True)
         if key is None:
             return
-        data = json_codec.dumps_parts(body)  # never one string: a 1 GB log's index is ~200 MB of JSON
+        data = json_codec.dumps_parts(body)  # never one string the size of a big log's whole index
         header = json_codec.dumps({"identity": identity})
         file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         entry = [header, b"\n", _signature(key, header, *data).encode(), b"\n", *data]
@@ -264,7 +264,7 @@ def load_spans(log: TraceLog) -> tuple[SpanForest, ReadProblems] | None:
 
 def store_spans(log: TraceLog, forest: SpanForest, problems: ReadProblems) -> None:
     """Keep the spans made of a whole log, every event checked, with what was found wrong in them
-    (a reopen of a 100 MB log then reads them in ~10 ms rather than parsing ~10k events again)."""
+    (a reopen then reads them back rather than parsing the log's events again)."""
     if cache_root() is None or not log.checked:
         return
     identity = _identity(log.path)
