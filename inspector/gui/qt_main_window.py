@@ -476,7 +476,7 @@ class QtMainWindow(QtWindowLayout):
             self.tabs.setCurrentWidget(self.summary_view)
         self.shown_first = self.shown_first or bool(preview)
         if not self.restored:  # a layout the user saved keeps its sizes
-            self._fit_bottom_panel(len(loaded.problems))
+            self._fit_bottom_panel(len(loaded.issues))
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:
