@@ -63,7 +63,7 @@ REOPEN_PREVIEW_BYTES = 128 << 20
 # them there would be a large part of a visible freeze. The Ranks view and the dashboard read `ranks`,
 # which fingerprints every unit's graph; the timeline of a many-rank job takes a few hundred ms. The
 # issues, the verdict's fusion figures (which parse every graph) and the units' kernel counts are made
-# only through `glance`, `kernel_counts` and `problems`, which on a reopen come from the index cache
+# only through `glance`, `kernel_counts` and `issues`, which on a reopen come from the index cache
 # (outputs/cached_summary.py) instead.
 MADE_AHEAD = ("analysis.compile_time", "analysis.compile_time_per_unit", "analysis.warnings",
               "analysis.kernel_time", "analysis.ranks", "analysis.timeline", "analysis.regions",
@@ -71,7 +71,7 @@ MADE_AHEAD = ("analysis.compile_time", "analysis.compile_time_per_unit", "analys
               "ranks.lanes",  # the Ranks tab's lanes
               "glance",  # the dashboard's part of the summary
               "kernel_counts",  # the navigator's
-              "problems")  # the Problems list's
+              "issues")  # the Problems list's
 
 
 def analyse(session: Session, overview: RankReport | None = None) -> LoadedSession:
@@ -112,8 +112,8 @@ class LoadedSession:
                 "only, and a unit still compiling there shows as cut off; the whole log is being read.")
 
     @cached_property
-    def problems(self) -> list[Issue]:
-        """Every problem, worst first; on a reopen, from the index cache."""
+    def issues(self) -> list[Issue]:
+        """Every issue the Problems list shows, worst first; on a reopen, from the index cache."""
         return session_issues(self.analysis)
 
     @property
