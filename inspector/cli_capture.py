@@ -135,6 +135,7 @@ def _modes(args) -> int:
     from inspector.cli_progress import ProgressPrinter
     from inspector.core.analysis.mode_comparison import compare_modes
     from inspector.core.outputs.mode_table import mode_document, render_mode_rows
+    from inspector.core.readers.session_loader import detect_modes
 
     script, folder = Path(args.target[0]), Path(args.output)
     if not script.is_file():
@@ -164,7 +165,7 @@ def _modes(args) -> int:
     for outcome in runs.outcomes:  # each mode's capture is a run of the script, in the history like any capture
         if Path(outcome.session).is_dir():
             record_capture(args, outcome.session)
-    rows = compare_modes(runs.sessions, runs.warm_sessions)
+    rows = compare_modes(detect_modes(runs.sessions), detect_modes(runs.warm_sessions))
     if args.json:
         dump_json(mode_document(rows, [{**asdict(o), "session": str(o.session)} for o in runs.outcomes]))
     else:

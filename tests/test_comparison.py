@@ -26,7 +26,7 @@ from inspector.core.analysis.run_diff import check_run, comparison_words, diff_r
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs.summary import at_a_glance, summarize
 from inspector.core.outputs.summary_text import render_text
-from inspector.core.readers.session_loader import open_path
+from inspector.core.readers.session_loader import detect_modes, open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = '''import torch
@@ -145,7 +145,7 @@ def test_one_pair_of_real_runs_reads_the_same_in_check_diff_modes_and_the_app(qt
     assert words in run_cli("diff", str(a), str(b)).stdout
     assert diff_runs(open_path(a), open_path(b))["steady_state"]["b_vs_a"]["state"] == comparison.state.value
     # modes: the candidate is the run with the shorter compiled call, compared by the one call comparison
-    rows = compare_modes({"a": a, "b": b})
+    rows = compare_modes(detect_modes({"a": a, "b": b}))
     best = fastest(rows)
     (other, against), = best.against.items()
     candidate = "b" if other == "a" else "a"

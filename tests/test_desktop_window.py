@@ -279,7 +279,7 @@ def test_a_failed_capture_keeps_the_session_on_screen_until_the_user_opens_what_
     with qtbot.waitSignal(window.model.sigLoaded, timeout=120_000) as loaded:
         qtbot.mouseClick(opener, Qt.MouseButton.LeftButton)
     assert window.windowTitle().startswith("raises-")
-    [failed] = [problem for problem in loaded.args[0].problems if problem.title.startswith("Capture failed")]
+    [failed] = [problem for problem in loaded.args[0].issues if problem.title.startswith("Capture failed")]
     assert (Path(failed.file).name, failed.line) == ("raises.py", 5), "the script's line that raised"
     problems = window.problems_view
     item = next(problems.topLevelItem(i) for i in range(problems.topLevelItemCount())

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import MULTI_RANK, SCENARIOS, run_traced
 from inspector.core.analysis.break_types import break_type, session_registry, site_types
-from inspector.core.analysis.recompile_groups import guarded_value, recompile_groups
+from inspector.core.analysis.recompile_groups import recompile_groups
+from inspector.core.readers.guard_subjects import guarded_value
 from inspector.core.analysis.recompile_limit import recompile_limit
 from inspector.core.analysis.slowness import slowness
 from inspector.core.readers.graph_break_registry import BUNDLED, REGISTRY_FILE, find_registry, read_registry

@@ -24,7 +24,7 @@ from inspector.core.history.alerts import speed_against
 from inspector.core.history.run_record import record_of
 from inspector.core.outputs.cached_summary import session_summary
 from inspector.core.outputs.summary_model import Summary
-from inspector.core.readers.session_loader import open_path
+from inspector.core.readers.session_loader import detect_modes, open_path
 from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,7 +146,7 @@ def test_two_older_captures_apart_state_no_direction_and_modes_names_no_fastest(
     comparison = run_comparison(SessionAnalysis(open_path(a)), SessionAnalysis(open_path(b)))
     assert not comparison.has_interval and comparison.state == INCONCLUSIVE
     assert "no interval: older capture" in run_cli("diff", str(a), str(b)).stdout
-    best = fastest(compare_modes({"default": a, "max-autotune": b}))
+    best = fastest(compare_modes(detect_modes({"default": a, "max-autotune": b})))
     assert best.mode is None and "No mode is measurably fastest" in best.text
     # one older capture alone keeps its direction; at S = 1.0 it is no measurable difference
     assert SessionAnalysis(open_path(a)).speedup.state == FASTER
@@ -160,7 +160,7 @@ def test_modes_names_the_mode_with_the_shorter_compiled_call_not_the_higher_spee
     short = edited_copy(tmp_path / "default", **timed_state(STEADY_BASE, QUIET))
     long = [(4e-4 * (1 + 0.01 * (i % 3)), 1.5e-4 * (1 + 0.01 * (i % 2))) for i in range(12)]
     slow_call = edited_copy(tmp_path / "max-autotune", **timed_state(long, QUIET))
-    rows = compare_modes({"default": short, "max-autotune": slow_call})
+    rows = compare_modes(detect_modes({"default": short, "max-autotune": slow_call}))
     by_mode = {row.mode: row for row in rows}
     assert max(c for _, c in STEADY_BASE) < min(c for _, c in long)  # every default call is the shorter
     assert by_mode["max-autotune"].speedup > by_mode["default"].speedup  # S would rank the other way
@@ -169,7 +169,7 @@ def test_modes_names_the_mode_with_the_shorter_compiled_call_not_the_higher_spee
     assert by_mode["default"].note(best.mode).startswith("fastest")
     assert not by_mode["max-autotune"].note(best.mode).startswith("fastest")
     # one mode measured: nothing to be fastest against
-    (alone,) = compare_modes({"default": short})
+    (alone,) = compare_modes(detect_modes({"default": short}))
     only = fastest([alone])
     assert only.mode is None and only.text.startswith("Only default was measured")
     assert "fastest" not in alone.note(only.mode)

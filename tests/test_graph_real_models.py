@@ -12,7 +12,6 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from conftest import torch_available  # noqa: E402
 from test_graph_view import open_graph  # noqa: E402
 from PySide6.QtCore import QEvent, Qt  # noqa: E402
 from PySide6.QtGui import QHelpEvent  # noqa: E402
@@ -26,19 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import make_real_graphs  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not torch_available(), reason="needs torch and transformers")]
 C_ATTN_WEIGHT = "l_self_modules_transformer_modules_h_modules_0_modules_attn_modules_c_attn_parameters_weight_"
 
 
 @pytest.fixture(scope="session")
-def gpt2_log() -> Path:
+def gpt2_log(compiles) -> Path:
     """GPT-2, 2 layers of width 64, compiled with Inductor (kept under bench/out: made once)."""
     pytest.importorskip("transformers")
     return make_real_graphs.make("gpt2_2_inductor")
 
 
 @pytest.fixture(scope="session")
-def llama_log() -> Path:
+def llama_log(compiles) -> Path:
     pytest.importorskip("transformers")
     return make_real_graphs.make("llama_2_inductor")
 

@@ -126,7 +126,7 @@ def test_failing_script_is_reported_with_its_error(qtbot, window, tmp_path, comp
     with qtbot.waitSignal(window.model.sigLoaded, timeout=300_000) as blocker:
         window.run_capture()
     assert "the model script failed after its first compile" in window.last_message
-    problems = [p.title for p in blocker.args[0].problems]
+    problems = [p.title for p in blocker.args[0].issues]
     assert any(title.startswith("Capture failed (script_error)") for title in problems)
 
 

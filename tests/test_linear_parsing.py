@@ -12,8 +12,6 @@ import time
 
 import pytest
 
-from inspector.core.analysis import recompile_groups
-from inspector.core.analysis.recompile_groups import guarded_value
 from inspector.core.graphs import graph_hierarchy
 from inspector.core.graphs.graph_hierarchy import node_paths
 from inspector.core.model import fx_graph_text, hlo_text
@@ -21,7 +19,8 @@ from inspector.core.model.fx_graph_text import FxGraph, FxNode, parse_fx_graph
 from inspector.core.model.hlo_text import parse_hlo_module
 from inspector.core.model.output_code import parse_output_code
 from inspector.core.model.source_location import SourceLocation
-from inspector.core.readers import break_reasons
+from inspector.core.readers import break_reasons, guard_subjects
+from inspector.core.readers.guard_subjects import guarded_value
 from inspector.core.readers.break_reasons import (broken_in_loop, explain_guard, missing_fake_impl,
                                                    parse_break_reason, parse_recompile_reasons, split_guard_comment,
                                                    user_code_frames)
@@ -326,11 +325,11 @@ def test_the_tensor_and_comment_scans_read_as_the_regexes_did():
             found = break_reasons.tensor_mismatch(guard, *getattr(break_reasons, name))
             assert _found(re.search(old, guard)) == (
                 {"name": found[0], **found[2].groupdict()} if found else None), (name, guard)
-        found = break_reasons.tensor_mismatch(guard, *recompile_groups._TENSOR)
+        found = break_reasons.tensor_mismatch(guard, *guard_subjects._TENSOR)
         assert _found(_OLD_TENSOR.search(guard)) == (
             {"name": found[0], "what": found[1]["what"], **found[2].groupdict()} if found else None), guard
-        found = break_reasons.tensor_mismatch(guard, recompile_groups._TENSOR_PROPERTY,
-                                              recompile_groups._property_tail(guard))
+        found = break_reasons.tensor_mismatch(guard, guard_subjects._TENSOR_PROPERTY,
+                                              guard_subjects._property_tail(guard))
         assert _groups(_OLD_TENSOR_PROPERTY.search(guard), "name", "what", "expected", "actual") == (
             (found[0], found[1]["what"], *found[2]) if found else None), guard
     for text in _texts(["Explanation:", "Hint:", " ", "\n", "\t", "\r", "x", 'File "', "a.py", '", line ', "1", ", in ",

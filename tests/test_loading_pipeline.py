@@ -52,7 +52,7 @@ def test_a_big_log_shows_its_first_records_then_the_whole_log(tmp_path, monkeypa
     times = [event.after_s for event in events]
     assert times == sorted(times) and times[0] >= 0
     # what the first views read is made before the session is sent: the dashboard's, the Problems list's
-    assert {"glance", "problems", "kernel_counts"} <= set(vars(whole)) and {"glance", "problems"} <= set(vars(preview))
+    assert {"glance", "issues", "kernel_counts"} <= set(vars(whole)) and {"glance", "issues"} <= set(vars(preview))
     for sent in (preview, whole):  # every fact of the one list, on the pipeline's thread, not the UI's
         for fact in loading.MADE_AHEAD:
             holder, _, name = fact.rpartition(".")

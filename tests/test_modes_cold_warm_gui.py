@@ -12,6 +12,7 @@ from conftest import SCENARIOS
 from test_timing import QUIET, edited_copy, timed_state
 
 from inspector.core.analysis.mode_comparison import compare_modes
+from inspector.core.readers.session_loader import detect_modes
 
 
 @pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
@@ -59,7 +60,7 @@ def test_the_modes_tab_names_the_faster_call_and_the_rows_that_were_not_cold(qtb
     default = edited_copy(tmp_path / "default", **timed_state(short, QUIET))
     tuned = cache_hit_copy(edited_copy(tmp_path / "max-autotune", **timed_state(long, QUIET)))
     warm = edited_copy(tmp_path / "default-warm")
-    rows = compare_modes({"default": default, "max-autotune": tuned}, {"default": warm})
+    rows = compare_modes(detect_modes({"default": default, "max-autotune": tuned}), detect_modes({"default": warm}))
     by_mode = {row.mode: row for row in rows}
     assert max(c for _, c in short) < min(c for _, c in long)
     assert by_mode["default"].cache_hits == 0 and by_mode["max-autotune"].cache_hits > 0
@@ -74,7 +75,7 @@ def test_the_modes_tab_names_the_faster_call_and_the_rows_that_were_not_cold(qtb
     assert not notes["max-autotune"].startswith("fastest") and "NOT cold" in notes["max-autotune"]
 
     # every row cold: the caption says so; one mode alone is not "fastest" against nothing
-    window.modes.sigDone.emit(compare_modes({"default": default}))
+    window.modes.sigDone.emit(compare_modes(detect_modes({"default": default})))
     status = window.modes_view.status.text()
     assert status.startswith("Only default was measured") and "Each mode compiled cold" in status
     assert "fastest" not in table_notes(window.modes_view)["default"]

@@ -20,7 +20,7 @@ from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.outputs import cached_summary
 from inspector.core.outputs.cached_summary import session_summary, summary_identity
 from inspector.core.outputs.summary import summarize
-from inspector.core.readers import index_cache, json_codec
+from inspector.core.readers import index_cache, json_codec, trace_index_format
 from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,9 +183,9 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, cache_dir, damage):
         else:
             column, value = ("end", log.stat().st_size + 1) if damage == "event outside the log" else \
                 ("state", 0)  # a row never checked: it has no md5 left to check it with
-            values = index_cache._unpacked(decoded["events"][column], "b" if column == "state" else "q")
+            values = trace_index_format._unpacked(decoded["events"][column], "b" if column == "state" else "q")
             values[0] = value
-            decoded["events"][column] = index_cache._packed(values)
+            decoded["events"][column] = trace_index_format._packed(values)
         _rewrite(entry, json.loads(head), decoded)
     assert index_cache.load_log(log) is None
     assert json.dumps(summarize(open_path(log)), indent=1) == expected
@@ -334,13 +334,15 @@ def test_the_window_shows_how_much_of_a_big_log_is_read(qtbot, window, tmp_path,
 def test_the_cache_keeps_the_latest_entries_only(tmp_path, cache_dir, monkeypatch):
     monkeypatch.setattr(index_cache, "KEEP_ENTRIES", 2)
     monkeypatch.setattr(index_cache, "PRUNE_EVERY", 1)
-    logs = []
+    logs, dated, past = [], set(), time.time() - 1000
     for number in range(4):
         folder = tmp_path / f"run{number}"
         folder.mkdir()
         logs.append(_settled_copy(BUNDLED_LOG, folder))
         open_path(logs[-1])
-        time.sleep(0.02)  # distinct write times
+        for entry in set((cache_dir / index_cache.APP_DIR / "index").glob("*.json")) - dated:
+            dated.add(entry)  # the entry just written: dated in the order written, whatever the clock's resolution
+            os.utime(entry, (past + number, past + number))
     entries = list((cache_dir / index_cache.APP_DIR / "index").glob("*.json"))
     assert len(entries) == 2
     assert index_cache.load_log(logs[1]) is None and index_cache.load_log(logs[3]) is not None

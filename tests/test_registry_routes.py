@@ -2,13 +2,18 @@
 that shows it, whether it is previewed or one log per rank, the summary document it renders to — and
 never which kind it holds. A check like `source.kind is XLA_DUMP` outside the registry is how a new
 input kind ends up half supported (opened, but summarised or shown as another); these tests find
-them, and hold every kind that is no Session to offering a summary and a tab."""
+them — and their disguises: `isinstance(document, RankTraces)` on what a kind opened, or a comparison
+of the tab a kind offers (`source.kind.shown_in == "modes"`) — and hold every kind that is no Session
+to offering a summary and a tab."""
 
 from __future__ import annotations
 
+import inspect
 import re
+import typing
 from pathlib import Path
 
+from inspector.core.model.session import Session
 from inspector.core.outputs import kind_documents
 from inspector.core.readers import sources
 from inspector.core.readers.input_kind import InputKind
@@ -23,7 +28,25 @@ REGISTRY = {PACKAGE / "core/readers/input_kind.py", PACKAGE / "core/readers/sour
 # exemption is removed with it). None now: the loading pipeline asks `source.kind.previewable`.
 PENDING: dict[Path, str] = {}
 
+
+
+def _document_type(kind: InputKind) -> type | None:
+    """The type a kind that is no Session opens to: the one its summary takes (None when unnamed)."""
+    summarize = kind_documents.document_of(kind).summarize
+    first = next(iter(inspect.signature(summarize).parameters), None)
+    return typing.get_type_hints(summarize).get(first)
+
+
+# What the kinds open to: a Session, or each other kind's own document. Asking an opened document
+# its type (`isinstance(document, RankTraces)`) asks which kind it was, past the registry.
+DOCUMENT_TYPES = sorted({Session.__name__} | {document.__name__ for kind in sources.KINDS if not kind.opens_session
+                                              if (document := _document_type(kind)) is not None})
+# Where a kind is shown (the tab, and the page of a tab that shows several kinds): the front ends look
+# the view up in a table keyed by it, never compare it with one place, which is a kind check again.
+PLACES = ("shown_in", "shown_as")
+
 _NAMES = "|".join(KIND_NAMES)
+_DOCUMENTS = "|".join(DOCUMENT_TYPES)
 KIND_CHECKS = [
     re.compile(rf"\b(?:is not|is|==|!=|not in|in)\s+\(?[^\n)]*\b(?:{_NAMES})\b"),  # … is XLA_DUMP, … in (A, B)
     re.compile(rf"\b(?:{_NAMES})\s+(?:is not|is|==|!=|not in|in)\b"),  # XLA_DUMP in (…)
@@ -32,6 +55,11 @@ KIND_CHECKS = [
     re.compile(rf"\{{\s*(?:{_NAMES})\s*:"),  # a dispatch table keyed by kind: {XLA_DUMP: …}
     # a session's kind by its name: session.kind == "capture", … not in ("torch_trace", "capture")
     re.compile(r"\bsession\.kind\s*(?:==|!=|\bnot in\b|\bin\b)"),
+    # an opened document asked its type: isinstance(document, RankTraces), isinstance(d, (A, B)), type(d) is A
+    re.compile(rf"\bisinstance\([^,]+,\s*\(?[\w., ]*\b(?:{_DOCUMENTS})\b"),
+    re.compile(rf"\btype\([^)]*\)\s*(?:is not|is|==|!=)\s*(?:{_DOCUMENTS})\b"),
+    # where a kind is shown compared with one place: source.kind.shown_in == "modes"
+    re.compile(rf"\b(?:{'|'.join(PLACES)})\s*(?:==|!=|\bnot in\b|\bin\b)"),
 ]
 
 
@@ -75,12 +103,19 @@ def test_the_checks_find_a_kind_check():
                "view = self.xla_view if source.kind is XLA_DUMP else self.gpu_view", "if kind.name == 'modes':",
                "summarize = {XLA_DUMP: (summarize_dump, render_dump_text)}[source.kind]",
                'if session.kind == "capture" and manifest is None:', 'if not files and session.kind != "capture":',
-               'if self.session.kind not in ("torch_trace", "capture"):', "if session.kind in KINDS_CACHED:"]
+               'if self.session.kind not in ("torch_trace", "capture"):', "if session.kind in KINDS_CACHED:",
+               "if isinstance(document, RankTraces):", "if not isinstance(document, ProfilerTrace):",
+               "elif isinstance(opened, (TritonTrace, XlaDump)):", "if type(document) is XlaDump:",
+               "if isinstance(session, Session):", 'if source.kind.shown_in == "modes":',
+               'if kind.shown_as != "ranks":', 'tab = "gpu" if shown_in in ("gpu", "xla") else "session"']
     for sample in samples:
         assert any(check.search(sample) for check in KIND_CHECKS), sample
     for fine in ["if kind is ItemKind.OPEN:", "p.kind is not ProblemKind.GRAPH_BREAK", "if not source.kind.per_rank:",
                  'view = {"xla": self.xla_view}[source.kind.shown_in]', 'if event.kind == "specialization":',
-                 "identity = [session.kind, about, digests]", "if session.settled_by_manifest:"]:
+                 "identity = [session.kind, about, digests]", "if session.settled_by_manifest:",
+                 "if isinstance(value, dict):", "isinstance(analysis, SessionAnalysis)",
+                 "if isinstance(error, OSError):",
+                 "pages[source.kind.shown_as](document)", "shown_in: str = \"session\""]:
         assert not any(check.search(fine) for check in KIND_CHECKS), fine
 
 
@@ -93,6 +128,16 @@ def test_every_kind_that_is_no_session_offers_a_summary_and_a_tab():
             assert offered is None and kind.shown_in == "session", kind.name
         else:
             assert offered is not None and kind.shown_in in ("xla", "gpu", "modes") and kind.elsewhere, kind.name
+    # the GPU tab shows three kinds, each on its own page: a kind shown there names its page
+    gpu_pages = {kind.name: kind.shown_as for kind in sources.KINDS if kind.shown_in == "gpu"}
+    assert set(gpu_pages.values()) == {"triton", "profile", "ranks"} and len(gpu_pages) == 3, gpu_pages
+
+
+def test_every_kind_that_is_no_session_names_the_document_it_opens_to():
+    """Its summary says what it takes, so the checks above know the document types to look for."""
+    unnamed = [kind.name for kind in sources.KINDS if not kind.opens_session and _document_type(kind) is None]
+    assert not unnamed, f"their summary's first parameter names no type: {unnamed}"
+    assert {"XlaDump", "TritonTrace", "ProfilerTrace", "RankTraces", "ModeFolders", "Session"} <= set(DOCUMENT_TYPES)
 
 
 def test_each_reader_module_exports_its_kind():

@@ -86,8 +86,8 @@ def test_every_problem_of_the_example_is_on_screen_at_1280x720(qtbot, window):
     at_size(qtbot, window)
     loaded = open_and_wait(qtbot, window, BUNDLED)
     problems = window.problems_view
-    qtbot.waitUntil(lambda: problems.topLevelItemCount() == len(loaded.problems), timeout=10_000)
-    assert len(loaded.problems) == 6
+    qtbot.waitUntil(lambda: problems.topLevelItemCount() == len(loaded.issues), timeout=10_000)
+    assert len(loaded.issues) == 6
     last = problems.visualItemRect(problems.topLevelItem(problems.topLevelItemCount() - 1))
     qtbot.waitUntil(lambda: problems.visualItemRect(problems.topLevelItem(5)).bottom()
                     <= problems.viewport().height(), timeout=5_000)

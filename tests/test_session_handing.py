@@ -56,7 +56,7 @@ def test_a_session_opened_while_another_is_handed_to_the_views_wins(qtbot, windo
     assert [navigator.topLevelItem(i).text(0).split("  ")[0] for i in range(navigator.topLevelItemCount())] == [
         rank.label for rank in second.session.ranks]
     assert window.ranks_view.rows.rowCount() == len(second.session.ranks)
-    assert window.problems_view.rank_filter.isVisibleTo(window) and window.problems_view.topLevelItemCount() == len(second.problems)
+    assert window.problems_view.rank_filter.isVisibleTo(window) and window.problems_view.topLevelItemCount() == len(second.issues)
 
 
 def test_the_problems_list_fills_in_steps_and_a_rank_chosen_meanwhile_filters_the_rest(qtbot, window, no_slot_errors,
@@ -79,10 +79,10 @@ def test_the_problems_list_fills_in_steps_and_a_rank_chosen_meanwhile_filters_th
     for _ in steps:
         pass
     rows = [problems.topLevelItem(i) for i in range(problems.topLevelItemCount())]
-    assert len(rows) == len(loaded.problems) > 4
+    assert len(rows) == len(loaded.issues) > 4
     assert all(row.isHidden() == (1 not in row.data(0, qt_problems.PROBLEM_ROLE).ranks) for row in rows)
     assert any(row.isHidden() for row in rows[2:]) and any(not row.isHidden() for row in rows[2:])
 
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000):  # through the app: whole when it says so
         window.model.set_loaded(loaded)
-    assert problems.topLevelItemCount() == len(loaded.problems) and problems.shown_rank() is None
+    assert problems.topLevelItemCount() == len(loaded.issues) and problems.shown_rank() is None

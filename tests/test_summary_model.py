@@ -157,7 +157,7 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
         from inspector.core.readers.sources import detect
         from inspector.gui.qt_session_model import load_session
 
-        assert load_session(detect(path)).problems == fresh
+        assert load_session(detect(path)).issues == fresh
 
     index_cache.store_summary(summary_identity(again), {"problems": [["graph_break", "warning", "cut short"]]}, "problems")
     monkeypatch.undo()

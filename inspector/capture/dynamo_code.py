@@ -5,8 +5,8 @@ Standard library and torch only (depyf optional); loaded by file path, as option
 
 What a TORCH_TRACE log already carries is disassembly of resume functions only; this adds the frames
 themselves and readable Python. The hook returns nothing, so Dynamo runs the code it made unchanged,
-and it only disassembles (about a millisecond a frame): decompiling costs tens of milliseconds a frame,
-which would land inside torch's compile-time figures, so it waits for the interpreter's exit."""
+and it only disassembles, which is cheap: decompiling costs far more a frame, which would land inside
+torch's compile-time figures, so it waits for the interpreter's exit."""
 
 from __future__ import annotations
 

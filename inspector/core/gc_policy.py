@@ -2,9 +2,10 @@
 the command line).
 
 A full collection walks every tracked object while it holds the GIL: over the hundreds of thousands of
-objects a big log makes, or a 50k-node graph's parsed nodes, layout and scene, it takes 50–200 ms, which
-the app's UI thread feels as a frozen frame, and the passes repeat as the objects grow, to a sizeable share
-of the command line's summary of a 1 GB log (docs/benchmarks.md). So the collector is paused while
+objects a big log makes, or a 50k-node graph's parsed nodes, layout and scene, long enough for the app's
+UI thread to show a frozen frame, and the passes repeat as the objects grow, to a sizeable share of the
+command line's summary of a big log (docs/benchmarks.md: "UI responsiveness while opening a 100 MB log",
+"FX graph view", "Every reader row against issue 26's targets"). So the collector is paused while
 a session is built and summarised, and what lives as long as the session or the scene is frozen out of
 later full passes (gc.freeze). Frozen objects are never collected as cycles: what is frozen must be
 free of reference cycles, so that reference counting still frees it when the next session or layout

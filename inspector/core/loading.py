@@ -48,11 +48,12 @@ OVERVIEW_FIRST_BYTES = 32 << 20
 # The ranks read in this long are shown while the rest are read (their overview's first rows).
 FIRST_RANKS_AFTER_S = 0.3
 # A single log this big (never read before) is shown first as a preview: the session of its whole
-# records within its first PREVIEW_BYTES, read in ~0.1 s, while the whole log is read (~10 s a GB).
+# records within its first PREVIEW_BYTES, quick to read, while the whole log is read, which takes seconds
+# (docs/benchmarks.md, "The app's first view of a big log: a preview").
 PREVIEW_FIRST_BYTES = 32 << 20
 PREVIEW_BYTES = 8 << 20
-# A log this big is previewed at a reopen too: its index, read from the cache, and the analysis take
-# the first view past 0.5 s for a log of a few hundred MB.
+# A log this big is previewed at a reopen too: its index, read from the cache, and the analysis would
+# hold its first view back (docs/benchmarks.md, "Every row against every target of issue 26").
 REOPEN_PREVIEW_BYTES = 128 << 20
 
 
@@ -62,7 +63,7 @@ REOPEN_PREVIEW_BYTES = 128 << 20
 # them there would be a large part of a visible freeze. The Ranks view and the dashboard read `ranks`,
 # which fingerprints every unit's graph; the timeline of a many-rank job takes a few hundred ms. The
 # issues, the verdict's fusion figures (which parse every graph) and the units' kernel counts are made
-# only through `glance`, `kernel_counts` and `problems`, which on a reopen come from the index cache
+# only through `glance`, `kernel_counts` and `issues`, which on a reopen come from the index cache
 # (outputs/cached_summary.py) instead.
 MADE_AHEAD = ("analysis.compile_time", "analysis.compile_time_per_unit", "analysis.warnings",
               "analysis.kernel_time", "analysis.ranks", "analysis.timeline", "analysis.regions",
@@ -70,7 +71,7 @@ MADE_AHEAD = ("analysis.compile_time", "analysis.compile_time_per_unit", "analys
               "ranks.lanes",  # the Ranks tab's lanes
               "glance",  # the dashboard's part of the summary
               "kernel_counts",  # the navigator's
-              "problems")  # the Problems list's
+              "issues")  # the Problems list's
 
 
 def analyse(session: Session, overview: RankReport | None = None) -> LoadedSession:
@@ -111,8 +112,8 @@ class LoadedSession:
                 "only, and a unit still compiling there shows as cut off; the whole log is being read.")
 
     @cached_property
-    def problems(self) -> list[Issue]:
-        """Every problem, worst first; on a reopen, from the index cache."""
+    def issues(self) -> list[Issue]:
+        """Every issue the Problems list shows, worst first; on a reopen, from the index cache."""
         return session_issues(self.analysis)
 
     @property
@@ -191,8 +192,9 @@ def load_session(source: Source, on_event: Callable[[LoadEvent], None] | None = 
     event above; without it, the whole session is only read (a comparison's second run, a test).
 
     The cyclic garbage collector is paused meanwhile, the overview's reading too: a full collection over
-    the hundreds of thousands of objects a big job makes holds the GIL for 60+ ms, which a UI thread
-    would feel as a freeze. The session's objects are then frozen out of later collections."""
+    the hundreds of thousands of objects a big job makes holds the GIL long enough for a UI thread to
+    freeze (docs/benchmarks.md, "The 50 ms stall target met"). The session's objects are then frozen out
+    of later collections."""
     started = time.monotonic()
     send = on_event or (lambda _event: None)
 
@@ -293,7 +295,7 @@ def in_rank_order(logs: Iterable[Path]) -> list[Path]:
 
 class _FirstRanks:
     """Sends, once, the ranks of a job read in its first FIRST_RANKS_AFTER_S, if some are still being
-    read then: without it, the first open of a job of hundreds of ranks shows nothing for most of a second."""
+    read then: without it, the first open of a job of hundreds of ranks shows nothing until all are read."""
 
     def __init__(self, logs: int, send: Callable[[RankReport], None]):
         self._logs, self._send = logs, send

@@ -7,8 +7,8 @@ envelopes it parses and lets go then leave free pages between blocks still in us
 stay resident: what comes next adds to them, so one log's peak varies from run to run and a log of
 small records keeps megabytes it does not use (docs/benchmarks.md holds the measurements).
 
-Handing them back (malloc_trim) after a log is read and after its stage spans are made costs a few
-milliseconds, and every run then peaks the same, at the low figure. Holding the thresholds fixed
+Handing them back (malloc_trim) after a log is read and after its stage spans are made costs little,
+and every run then peaks the same, at the low figure. Holding the thresholds fixed
 instead (mallopt) does as much for memory but costs a noticeable share of a read: chunks are trimmed and
 faulted in afresh."""
 

@@ -3,7 +3,8 @@
 Output code is a Python wrapper holding kernels as strings: C++ for CPU, Triton (Python) for GPU
 (AOTInductor's is C++ throughout).
 The kernel spans from `output_code` cut the text into regions, each lexed with its own language
-only when a line of it is first shown — so a 5 MB file opens at once and highlights as you scroll."""
+only when a line of it is first shown — so a file of megabytes opens at once and highlights as you
+scroll (docs/benchmarks.md, "Compile timeline and code pane")."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ CATEGORIES = ((Comment, "comment"), (String, "string"), (Number, "number"), (Key
               (Keyword, "keyword"), (Name.Decorator, "decorator"), (Name.Function, "function"),
               (Name.Class, "function"), (Name.Builtin, "builtin"), (Operator, "operator"))
 LEXERS = {"python": PythonLexer, "cpp": CppLexer}
-LEX_AHEAD_CHARS = 512 << 10  # ~12k lines: lexed on a worker in well under a second
+LEX_AHEAD_CHARS = 512 << 10  # ~12k lines: a text up to this is lexed whole on the worker, before it shows
 SHOWN_FIRST_LINES = 200  # of a longer text, the lines lexed ahead (what shows first, and some)
 
 
@@ -53,10 +54,10 @@ def output_code_regions(code: OutputCode, line_count: int) -> list[Region]:
 
 
 def compile_lexers() -> None:
-    """Pygments compiles a lexer's rules when its class's first instance is made (~30–60 ms for Python
-    and C++ together, once a process): the load worker calls this, so the UI thread's first
-    highlight of an opened session does not freeze for it. One thread compiles them; another that
-    calls meanwhile waits for it (pygments does not guard its compiling)."""
+    """Pygments compiles a lexer's rules when its class's first instance is made (once a process, a
+    stall the UI would feel: docs/benchmarks.md, "The 50 ms stall target met"): the load worker calls
+    this, so the UI thread's first highlight of an opened session does not freeze for it. One thread
+    compiles them; another that calls meanwhile waits for it (pygments does not guard its compiling)."""
     with _COMPILING:
         for lexer in LEXERS.values():
             lexer()

@@ -16,8 +16,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 # How long a thread waiting for the GIL waits before the holder must let go (Python's default: 5 ms).
 # Qt calls into Python for each cell a Python model paints and each Python-drawn item, taking the GIL
-# anew each time; with a worker computing in Python meanwhile, each call waits up to the interval, so at
-# the default a repaint of the Ranks table or its lanes takes many times as long as at 1 ms.
+# anew each time; with a worker computing in Python meanwhile, each call waits up to the interval, so a
+# repaint of the Ranks table or its lanes lasts as long as its calls' waits add up to: a shorter interval
+# keeps it short (docs/benchmarks.md, "The 50 ms stall target met").
 # Workers lose a little only while the UI thread is busy: idle, it waits in Qt without the GIL.
 UI_SWITCH_INTERVAL_S = 0.001
 

@@ -25,7 +25,6 @@ from inspector.core.outputs.html_report import render_report
 from inspector.core.numbers import count, megabytes, seconds
 from inspector.core.readers.session_bundle import save_bundle
 from inspector.core.readers.session_loader import close_session
-from inspector.core.analysis.mode_comparison import compare_modes
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.loading import Loaded, LoadedSession, Overview, Preview, ReadProgress, load_session
 from inspector.core.readers.sources import Source, detect
@@ -350,10 +349,7 @@ class QtMainWindow(QtWindowLayout):
         """An input that is no torch.compile session, in its own tab: an XLA dump (compared with the
         open run, if any), a tritonparse or profiler trace (GPU), a mode comparison's folder (Modes).
         `opened` runs once it has been read."""
-        if source.kind.shown_in == "modes":
-            self._open_modes(source, opened)
-            return
-        view = {"xla": self.xla_view, "gpu": self.gpu_view}[source.kind.shown_in]
+        view = {"xla": self.xla_view, "gpu": self.gpu_view, "modes": self.modes_view}[source.kind.shown_in]
         started = time.perf_counter()
         tab = self.tabs.tabText(self.tabs.indexOf(view))
         self.status.setText(f"Reading {source.path} in the {tab} tab…")
@@ -365,22 +361,6 @@ class QtMainWindow(QtWindowLayout):
 
         view.open(source, done)
         self.tabs.setCurrentWidget(view)
-
-    def _open_modes(self, source: Source, opened=None) -> None:
-        """A `modes` output folder: its sessions compared (read off the UI thread) in the Modes tab."""
-        folders = source.open()
-        self.status.setText(f"Comparing the {len(folders.cold)} modes in {source.path}…")
-        self.tabs.setCurrentWidget(self.modes_view)
-
-        def shown(rows) -> None:
-            self.modes_view.show_rows(rows, source.path)
-            self.setWindowTitle(f"{source.path.name} (modes) — torch.compile Inspector")
-            self.status.setText(f"Opened the mode comparison in {source.path}")
-            if opened is not None:
-                opened()
-
-        self._compares.run(lambda: compare_modes(folders.cold, folders.warm), shown,
-                           lambda message, _tb: self.show_message("Cannot compare the modes", message))
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
         self.diff_view.set_sessions(a, b)
@@ -476,7 +456,7 @@ class QtMainWindow(QtWindowLayout):
             self.tabs.setCurrentWidget(self.summary_view)
         self.shown_first = self.shown_first or bool(preview)
         if not self.restored:  # a layout the user saved keeps its sizes
-            self._fit_bottom_panel(len(loaded.problems))
+            self._fit_bottom_panel(len(loaded.issues))
 
     # --- running -------------------------------------------------------------------------------
     def _ready_to_run(self) -> bool:

@@ -19,7 +19,7 @@ from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_settings import AppSettings
 
-CHECK_PAUSE_MS = 700  # typing that pauses this long has the interpreter checked (each keystroke started a probe)
+CHECK_PAUSE_MS = 700  # typing that pauses this long has the interpreter checked (a probe starts a process)
 
 
 class QtSettingsDialog(QDialog):

@@ -16,8 +16,8 @@ class QtShownLater:
 
     Called from the view's own handler, not an event filter: Qt calls a filter while it deletes the
     view's children, and Python entered there may run deletions PySide queued from another thread's
-    garbage collection, on which Qt's own lock deadlocks (seen once as a test run hung in a window's
-    teardown). A view's own handlers are no longer Python once its deletion has begun."""
+    garbage collection, on which Qt's own lock deadlocks and the window's teardown hangs. A view's own
+    handlers are no longer Python once its deletion has begun."""
 
     def __init__(self, view: QWidget):
         self._view = view

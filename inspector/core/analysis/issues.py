@@ -13,7 +13,8 @@ from inspector.core.analysis.break_types import BreakTypeMatch
 from inspector.core.analysis.export_report import ExportFinding
 from inspector.core.analysis.fallbacks import failure
 from inspector.core.analysis.figures import BreakSite
-from inspector.core.analysis.recompile_groups import STANCE, RecompileGroup
+from inspector.core.analysis.recompile_advice import STANCE
+from inspector.core.analysis.recompile_groups import RecompileGroup
 from inspector.core.analysis.recompile_limit import RecompileLimit
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.comparison import SLOWER, Speedup

@@ -12,8 +12,8 @@ from pathlib import Path
 from inspector.core.analysis.comparison import FASTER, SLOWER, Machine, Speedup, compare_calls, decide
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.run_results import RunResults
+from inspector.core.readers.mode_folders import ModeSession
 from inspector.core.readers.session_loader import open_session
-from inspector.core.readers.sources import detect
 
 
 UNCOUNTED_CACHE_GAIN = 2.0  # a warm compile this many times shorter than the cold one was served by a cache
@@ -79,26 +79,36 @@ class Fastest:
                 "against": {mode: comparison.get_state() for mode, comparison in self.against.items()}}
 
 
-def compare_modes(sessions: dict[str, Path], warm_sessions: dict[str, Path] | None = None) -> list[ModeRow]:
+def compare_modes(sessions: dict[str, ModeSession],
+                  warm_sessions: dict[str, ModeSession] | None = None) -> list[ModeRow]:
+    """One row per mode, of its session (and its warm one) as detected where the folders came in
+    (`session_loader.detect_modes`): each opened here, one at a time."""
     rows = []
-    for mode, folder in sessions.items():
+    for mode, detected in sessions.items():
         try:
-            run = SessionAnalysis(open_session(detect(folder)))
+            run = _analysis(detected)
         except (OSError, ValueError) as error:  # the capture wrote no log: say so in that mode's row
-            rows.append(ModeRow(mode, folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
+            rows.append(ModeRow(mode, detected.folder, None, None, None, 0, 0, 0, f"cannot open the session: {error}"))
             continue
         error = run.run_error
         warm = _warm(warm_sessions.get(mode)) if warm_sessions and mode in warm_sessions else (None, None)
-        rows.append(ModeRow(mode, folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
+        rows.append(ModeRow(mode, detected.folder, run.verdict.value("t_compile"), run.verdict.value("t_execute"),
                             run.verdict.value("speedup"), len(run.session.breaks), len(run.session.recompiles),
                             run.fusion.n_kernels, error.message if error is not None else None,
                             run.speedup, run.session.results, _cache_hits(run), *warm))
     return rows
 
 
-def _warm(folder: Path) -> tuple[float | None, int | None]:
+def _analysis(detected: ModeSession) -> SessionAnalysis:
+    """The session detected, opened; ValueError saying why where nothing there opens."""
+    if detected.source is None:
+        raise ValueError(detected.unopened)
+    return SessionAnalysis(open_session(detected.source))
+
+
+def _warm(detected: ModeSession) -> tuple[float | None, int | None]:
     try:
-        run = SessionAnalysis(open_session(detect(folder)))
+        run = _analysis(detected)
     except (OSError, ValueError):
         return None, None
     return run.verdict.value("t_compile"), _cache_hits(run)

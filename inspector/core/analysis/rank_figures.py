@@ -148,7 +148,8 @@ class RankReport(Record):
     @cached_property
     def lanes(self) -> Timeline:
         """One lane per rank, each from its own first compile (`rank_timeline`), made once: the app's
-        load worker makes it, so the UI thread only draws it (~25 ms of it for 1,024 ranks)."""
+        load worker makes it, so the UI thread only draws it (docs/benchmarks.md, "The 50 ms stall target
+        met")."""
         return rank_timeline(self)
 
     def lines(self) -> list[str]:
@@ -364,7 +365,7 @@ def index_ranks(paths: Iterable[Path], executor: Executor | None = None, start_m
     half-copied. Spawned workers import the caller's main module again, so a script calling this
     with "spawn" needs the `if __name__ == "__main__":` guard."""
     paths = list(paths)
-    if executor is not None:  # in batches: a cluster's per-task cost (~4 ms on Dask) would outweigh a small log
+    if executor is not None:  # in batches: a cluster's per-task cost would outweigh a small log (docs/benchmarks.md)
         batches = [paths[start:start + EXECUTOR_BATCH] for start in range(0, len(paths), EXECUTOR_BATCH)]
         return [figures for batch in executor.map(_figures_of_logs, batches) for figures in batch]
     if len(paths) < 4:

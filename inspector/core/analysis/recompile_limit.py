@@ -10,7 +10,8 @@ from inspector.core.model.session import CompileUnit, Session
 
 DEFAULT_RECOMPILE_LIMIT = 8
 # What torch writes when a frame hit the recompile limit (any case), looked for as plain substrings: a
-# case-blind pattern over every frame's reasons and warnings was most of the time of finding problems.
+# case-blind pattern over every frame's reasons and warnings is far slower (docs/benchmarks.md,
+# "Every reader row against issue 26's targets").
 _LIMIT_HIT = ("recompile limit exceeded", "hit config.recompile_limit", "hit config.cache_size_limit",
               "cache_size_limit reached", "recompile_limit reached")
 

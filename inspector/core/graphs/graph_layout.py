@@ -1,5 +1,6 @@
 """Layout of a folded FX graph with Graphviz `dot` (the graphviz-pure wheel: a self-contained binary,
-no system package, 2–3× faster than Graphviz's own dot here), one group at a time.
+no system package, faster than Graphviz's own dot here: docs/benchmarks.md, "FX graph view"), one
+group at a time.
 
 Each open group is laid out on its own — its nodes and folded subgroups as boxes, its open subgroups
 as boxes of their own laid-out size — and placed inside its parent, so dot never sees more than one

@@ -143,7 +143,7 @@ def build_spans(events: Iterable[dict], problems: ReadProblems | None = None) ->
     shared: dict = {}  # one copy of each thread's (pid, tid) and of each compile id, for all their events
     timed = [_Event.of(event, shared) for event in events if _has_time(event, problems)]
     timed.sort(key=lambda event: event.ts)  # stable: events at the same time keep their order
-    timed.reverse()  # popped from the end, each event is let go as its span is made (~100 bytes each)
+    timed.reverse()  # popped from the end: each event is let go as its span is made ("Spans hold less")
     while timed:
         event = timed.pop()
         phase, name, args, compile_id = event.phase, event.name, event.args, event.compile_id

@@ -125,7 +125,7 @@ def parse_fx_graph(text: str) -> FxGraph:
 
 def op_node_names(text: str) -> list[str]:
     """The names of the root graph's op nodes, as `parse_fx_graph(text).op_nodes` has them, without
-    the edges, shapes and sources a view needs: a third of the cost, for the fusion figures, which
+    the edges, shapes and sources a view needs (most of a parse's cost), for the fusion figures, which
     count every unit's graph."""
     parser = _GraphTextParser(text.split("\n"), details=False)
     return [node.name for node in parser.parse().op_nodes]

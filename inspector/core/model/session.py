@@ -193,7 +193,7 @@ class TextArtifact:
 @dataclass
 class RecordArtifact(TextArtifact):
     """A structured record (a symbolic-shape event, say) shown as JSON text, whose fields analyses
-    read directly: rendering hundreds of big records to text only to parse them again cost seconds."""
+    read directly: rendering hundreds of big records to text only to parse them again is slow."""
 
     load_record: Callable[[], dict] = dict
 
@@ -412,7 +412,7 @@ class Rank:
 @dataclass
 class Session:
     source: Path
-    kind: str  # torch_trace | compile_debug | capture
+    kind: str  # torch_trace | compile_debug | capture | recorder
     ranks: list[Rank] = field(default_factory=list)
     load_problems: ReadProblems = field(default_factory=ReadProblems)  # beyond the logs: manifest, folders
     unknown_kinds: dict[str, int] = field(default_factory=dict)

@@ -23,7 +23,7 @@ from inspector.core.readers import index_cache
 def summary_identity(analysis: SessionAnalysis) -> list | None:
     """What a cached summary must match: the session's files, the summary's schema, the tool that
     worked it out, and the graph-break registry its break types are explained with (None: do not cache).
-    Worked out once per analysis: it fingerprints every file (~0.1 s for a job of 256 ranks), and the
+    Worked out once per analysis: it fingerprints every file (each rank log of a job), and the
     app's reopen asks for it for each part of the summary it takes from the cache."""
     if analysis not in _identities:
         # a preview's figures are not its log's: not even fingerprinted

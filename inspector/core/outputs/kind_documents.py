@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.core.analysis.fusion_compare import compare_fusion
-from inspector.core.analysis.mode_comparison import compare_modes
+from inspector.core.analysis.mode_comparison import ModeRow, compare_modes
 from inspector.core.model.session import Session
 from inspector.core.outputs.gpu_summary import (TRITON_JOIN_KEY, render_profile_ranks_text, render_profile_text,
                                                  render_triton_text, summarize_profile, summarize_profile_ranks,
@@ -21,6 +21,8 @@ from inspector.core.outputs.gpu_summary import (TRITON_JOIN_KEY, render_profile_
 from inspector.core.outputs.mode_table import mode_document, render_mode_rows
 from inspector.core.outputs.xla_summary import render_comparison_text, render_dump_text, summarize_dump
 from inspector.core.readers.input_kind import InputKind, Source
+from inspector.core.readers.mode_folders import ModeFolders
+from inspector.core.readers.session_loader import detect_modes
 from inspector.core.readers.sources import MODES, PROFILER_TRACE, PROFILER_TRACES, TRITON_TRACE, XLA_DUMP
 
 
@@ -73,6 +75,11 @@ def _fusion_with_dump(session: Session, source: Source, module_name: str | None)
     return compare_fusion(session, module, str(dump.source))
 
 
+def _compare_mode_folders(folders: ModeFolders) -> list[ModeRow]:
+    """A `modes` output folder's comparison: each mode's session detected as its folder comes in here."""
+    return compare_modes(detect_modes(folders.cold), detect_modes(folders.warm))
+
+
 _FUSION_WITH_DUMP = RunComparison(_fusion_with_dump, render_comparison_text,
                                   "diff compares a torch.compile run with an XLA dump; both are XLA dumps")
 
@@ -81,7 +88,7 @@ DOCUMENTS: dict[InputKind, KindDocument] = {
     TRITON_TRACE: KindDocument(summarize_triton, render_triton_text),
     PROFILER_TRACE: KindDocument(summarize_profile, render_profile_text),
     PROFILER_TRACES: KindDocument(summarize_profile_ranks, render_profile_ranks_text),
-    MODES: KindDocument(lambda folders: compare_modes(folders.cold, folders.warm), render_mode_rows, mode_document),
+    MODES: KindDocument(_compare_mode_folders, render_mode_rows, mode_document),
 }
 
 

@@ -17,8 +17,8 @@ from inspector.core.readers.trace_records import TraceRecord, count_damage, sett
 HELPER_COMMAND = [sys.executable, "-I", "-S", str(Path(__file__).with_name("payload_digest.py"))]
 
 
-# Below this size the helper's start (~20 ms of the other core) buys little; set TCI_SERIAL=1 to
-# read every log on one core.
+# Below this size the helper's start on the other core buys little (docs/benchmarks.md, "Payload md5s
+# on the second core"); set TCI_SERIAL=1 to read every log on one core.
 HELPER_MIN_BYTES = 16 << 20
 # The most work the helper may have outstanding; past it the reader checks payloads itself. The
 # count also keeps its answers within what a pipe holds, so neither side ever waits on the other.
@@ -37,8 +37,8 @@ class DigestHelper:
     def __init__(self, handle, process: subprocess.Popen):
         self.handle, self.process = handle, process
         # Problems noted in order, and where the ranges sent meanwhile go among them: a run of n ranges
-        # is one int n (the md5 of nearly every payload matches; a tuple for each would be ~10 MB of a
-        # 100 MB log of small records).
+        # is one int n (the md5 of nearly every payload matches; a tuple for each adds up on a log of
+        # small records: docs/benchmarks.md, "Peak memory of a log of many small records").
         self.events = NotedProblems()
         self.sent = array("q")  # the start and end of each range given to the child, in order
         self.sent_records: list[TraceRecord] = []  # the record of each

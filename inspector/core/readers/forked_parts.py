@@ -32,7 +32,7 @@ from inspector.core.model.output_code import OutputCode
 from inspector.core.model.session import CodeArtifact, GraphArtifact, LazySpans
 from inspector.core.readers import json_codec
 from inspector.core.readers.digest_helper import HELPER_MIN_BYTES, second_core
-from inspector.core.readers.index_cache import decode_problems, encode_problems
+from inspector.core.readers.trace_index_format import decode_problems, encode_problems
 from inspector.core.readers.payload_texts import reads_checked_payloads
 from inspector.core.readers.trace_spans import RankSpans
 

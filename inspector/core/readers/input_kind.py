@@ -42,6 +42,7 @@ class InputKind:
     # that is no Session renders to (its summary document and text) is the outputs layer's half of
     # the registry: core/outputs/kind_documents.py, as readers may not import the renderers.
     shown_in: str = "session"
+    shown_as: str = ""  # the page of that tab that shows it, where the tab has several: "triton", "profile", "ranks"
     previewable: bool = False
     per_rank: bool = False
 

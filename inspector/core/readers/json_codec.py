@@ -1,7 +1,8 @@
 """JSON decoding for the readers: orjson when installed (the ``fast`` extra), the standard library
 otherwise, with the same results either way.
 
-orjson is 3–5× faster on the tens of thousands of envelopes and payloads a big log holds, but it is
+orjson is faster on the tens of thousands of envelopes and payloads a big log holds (docs/benchmarks.md,
+"Trace reader on ~100 MB logs"), but it is
 stricter than `json`: it rejects NaN/Infinity, lone surrogate escapes and invalid UTF-8. Text it
 refuses is decoded again by `json`, so the accelerator does not change what a log reads as. The one
 difference left: an integer outside the 64-bit range reads as a float (torch writes none; finding
@@ -67,7 +68,7 @@ def loads(data: bytes | memoryview | str):
 
 
 # Items of a list encoded by one call of `json`'s C encoder, which holds the GIL throughout: the index
-# of a 1 GB log encoded in one call would hold it for hundreds of ms, a freeze of the app's UI thread.
+# of a big log encoded in one call would hold it long enough to freeze the app's UI thread.
 DUMPS_SLICE = 20_000
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.readers.session_format import MANIFEST
-from inspector.core.readers.input_kind import InputKind, Match
+from inspector.core.readers.input_kind import InputKind, Match, Source
 
 WARM_SUFFIX = "-warm"  # as capture/mode_runs.py names a mode's warm session
 MANIFEST_MAX_BYTES = 1 << 20  # a session's manifest is a few KB: a larger file is not one
@@ -23,6 +23,16 @@ class ModeFolders:
     folder: Path
     cold: dict[str, Path] = field(default_factory=dict)
     warm: dict[str, Path] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModeSession:
+    """One mode's session folder as detected where the folders came in (`session_loader.detect_modes`):
+    the Source there, or why nothing there opens (a capture that wrote nothing), which its row says."""
+
+    folder: Path
+    source: Source | None
+    unopened: str = ""
 
 
 def manifest_mode(session: Path) -> str | None:

@@ -1,5 +1,5 @@
 """The texts of a TORCH_TRACE log's artifacts, read back from the log when first asked for: objects of
-two slots rather than closures (a closure each cost twice the memory, and a log holds thousands of
+two slots rather than closures (a closure each costs more memory, and a log holds thousands of
 artifacts), which also say what they read (`reads_checked_payloads`)."""
 
 from __future__ import annotations

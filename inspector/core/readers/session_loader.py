@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.core.model.session import Session
+from inspector.core.readers.mode_folders import ModeSession
 from inspector.core.readers.session_bundle import remove_extracted
 from inspector.core.readers.sources import NotCompileOutput, Progress, Source, detect
 
@@ -25,6 +26,19 @@ def open_path(path: str | Path, progress: Progress = None) -> Session:
     """The Session at `path`, detected here: for a script or test that holds a path and wants its
     session, where detecting it first would only be ceremony."""
     return open_session(detect(path), progress)
+
+
+def detect_modes(folders: dict[str, Path]) -> dict[str, ModeSession]:
+    """Each mode's session folder detected, where the folders come in (the CLI's `modes` and
+    `summary`, the app's Compare Modes and its open), so the comparison detects nothing; a folder
+    where nothing opens keeps why."""
+    detected = {}
+    for mode, folder in folders.items():
+        try:
+            detected[mode] = ModeSession(folder, detect(folder))
+        except (OSError, ValueError) as error:
+            detected[mode] = ModeSession(folder, None, str(error))
+    return detected
 
 
 def close_session(session: Session) -> None:

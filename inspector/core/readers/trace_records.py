@@ -36,7 +36,8 @@ class TraceRecord:
 
 def settle(record: TraceRecord, digest: str) -> bool:
     """Whether `record`'s payload is whole, from its digest, kept on the record; its md5 is then let go
-    (~80 bytes a record, and a log holds tens of thousands)."""
+    (a string a record, and a log holds tens of thousands: docs/benchmarks.md, "Peak memory of a log of
+    many small records")."""
     record.payload_intact = intact = digest == record.payload_md5
     record.payload_md5 = None
     return intact
@@ -53,9 +54,9 @@ def settled_whole(record: TraceRecord, digest: str) -> bool:
 
 class EventRows:
     """The log's `chromium_event` records whose event is their payload (every one torch writes): half
-    to three quarters of a real log's records, kept as columns rather than a TraceRecord each (~50
-    bytes a record instead of ~270; on a log of many small records that is a fifth of the reader's
-    memory). Compile-stage spans are made of them, read back by row; nothing else reads them.
+    to three quarters of a real log's records, kept as columns rather than a TraceRecord each (a
+    fraction of the memory: docs/benchmarks.md, "Every row within issue 26's memory target: event
+    rows"). Compile-stage spans are made of them, read back by row; nothing else reads them.
 
     A row's payload is checked as it is read, on this thread (an event is a few hundred bytes), unless
     the read checks nothing; its md5 is then kept until the row is read."""

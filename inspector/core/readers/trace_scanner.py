@@ -37,8 +37,8 @@ CONTEXT_KEYS = frozenset({"frame_id", "frame_compile_id", "attempt", "rank", "co
 
 
 
-# 2 MiB: as fast as 4 MiB on real ~100 MB logs (a chunk and its leftover stay in the CPU's cache) with less
-# peak RSS (measured in docs/benchmarks.md, "Hold less")
+# Small enough that a chunk and its leftover stay in the CPU's cache: a larger one reads no faster and
+# holds more (docs/benchmarks.md, "Hold less")
 CHUNK_BYTES = 2 << 20
 # A line longer than this is no line torch writes — the largest real envelopes (a record's JSON head)
 # are a few hundred KiB, a payload's lines shorter still — and is skipped unread: a hostile log with a

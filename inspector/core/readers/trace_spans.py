@@ -94,7 +94,7 @@ class RankSpans:
 
     def _events(self, problems: ReadProblems):
         """Each event, read as build_spans takes it (one at a time: held together, a big log's tens
-        of thousands of parsed events cost ~2.5 KB each)."""
+        of thousands of parsed events raise its peak memory: docs/benchmarks.md, "Hold less")."""
         for line_no, event, compile_id, damaged in self._in_file_order():
             if not isinstance(event, dict) or not event:
                 if not damaged:  # damaged payloads are counted already

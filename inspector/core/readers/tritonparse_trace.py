@@ -30,7 +30,7 @@ IR_ORDER = ("ttir", "ttgir", "llir", "ptx", "amdgcn", "sass")
 
 # Caps: far above what tritonparse writes for a real run (a compilation event of a big autotuned
 # kernel is a few MB; a launch event ~5 KB), low enough that no file can take the reader past ~1 GB of
-# memory or ~10 s (512 MiB of real launch events take ~5 s to decode on one busy core).
+# memory or ~10 s (docs/benchmarks.md, "Hostile tritonparse traces": the gzip bomb cut at the cap).
 CAPS = LineCaps(decompressed_bytes=512 << 20, line_bytes=32 << 20, lines=2_000_000)
 MAX_IR_CHARS = 8 << 20  # one IR stage's text (or the Python source) kept, cut past it
 MAX_KEPT_IR_CHARS = 256 << 20  # all IR of all compilations kept; later compilations keep none
@@ -360,4 +360,4 @@ def _short(value, limit: int = 60) -> str:
 
 TRITON_TRACE = file_kind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
                          looks_like_tritonparse, lambda source, progress: read_tritonparse(source.path, progress),
-                         opens_session=False, shown_in="gpu", elsewhere=GPU_FILES_ELSEWHERE)
+                         opens_session=False, shown_in="gpu", shown_as="triton", elsewhere=GPU_FILES_ELSEWHERE)

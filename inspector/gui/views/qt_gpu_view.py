@@ -29,10 +29,11 @@ from inspector.core.numbers import number
 from inspector.core.analysis.gpu_profile import microseconds, region_label
 from inspector.core.analysis.triton_join import NOT_IN_RUN, TritonJoin, join_triton
 from inspector.core.outputs.gpu_summary import (RANK_COLUMNS, REGION_EVENTS, profile_rank_rows, profile_ranks_verdict,
-                                                profile_totals_text, summarize_profile, summarize_profile_ranks,
-                                                summarize_source_time, trace_damage_text, unlinked_text)
+                                                profile_totals_text, summarize_profile, summarize_source_time,
+                                                trace_damage_text, unlinked_text)
+from inspector.core.outputs.kind_documents import document_of
 from inspector.core.readers.inflated import ReadCancelled
-from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
+from inspector.core.readers.profiler_trace import ProfilerTrace, paired_profile, read_profiler_trace
 from inspector.core.readers.sources import Source
 from inspector.core.readers.tritonparse_trace import TritonKernel, TritonTrace
 from inspector.gui.code_highlight import LazyHighlighter
@@ -191,7 +192,8 @@ class QtGpuView(QWidget):
     # --- opening --------------------------------------------------------------------------------
     def open(self, source: Source, opened=None) -> None:
         """Read the file, and work out a profile's figures, off the UI thread (a training run's trace
-        holds a hundred thousand events); then show the page for its kind and call `opened`, if given."""
+        holds a hundred thousand events); then show it on the page its kind is shown as and call
+        `opened`, if given. Its figures are its kind's summary, the one `summary` prints."""
         self.header.setText(f"Opening {source.path}…")
 
         loaded = self.model.loaded if self.model is not None else None
@@ -202,29 +204,35 @@ class QtGpuView(QWidget):
             if quitting.is_set():
                 raise ReadCancelled(str(source.path))
 
+        summarize = document_of(source.kind).summarize
+        # each page: what it shows beside the document (its summary, its join to the open run), worked
+        # out off the UI thread, and how it shows them
+        reads = {"ranks": lambda document: (summarize(document), None),
+                 "triton": lambda document: (None, join_triton(loaded.session, document) if loaded else None),
+                 "profile": lambda document: (summarize(document), _joined(loaded, document))}
+        shows = {"ranks": lambda document, summary, joined: self.set_ranks(summary),
+                 "triton": lambda document, summary, joined: self._show_triton(document, joined, loaded),
+                 "profile": lambda document, summary, joined: self.set_profile(document, summary, joined, opened=True)}
+        page = source.kind.shown_as
+
         def read():
             document = source.open(stop_if_quitting)
-            if isinstance(document, RankTraces):
-                return document, summarize_profile_ranks(document), None
-            if not isinstance(document, ProfilerTrace):
-                return document, None, join_triton(loaded.session, document) if loaded is not None else None
-            return document, summarize_profile(document), _joined(loaded, document)
+            return (document, *reads[page](document))
 
         def show(result) -> None:
-            document, summary, joined = result
-            if isinstance(document, RankTraces):
-                self.set_ranks(summary)
-            elif summary is None:
-                self.set_triton(document, joined)
-                if self.model is not None and self.model.loaded is not loaded:  # a run opened meanwhile
-                    self._join_to(self.model.loaded)
-            else:
-                self.set_profile(document, summary, joined, opened=True)
+            shows[page](*result)
             if opened is not None:
                 opened()
 
         run_in_background(read, show,
                           lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
+
+    def _show_triton(self, trace: TritonTrace, join: TritonJoin | None, loaded) -> None:
+        """A tritonparse trace the user opened, joined to the run open when it was read (and to a run
+        opened meanwhile)."""
+        self.set_triton(trace, join)
+        if self.model is not None and self.model.loaded is not loaded:
+            self._join_to(self.model.loaded)
 
     def _on_session_loaded(self, loaded) -> None:
         """The run's own profile (a capture's, or the one beside its log) shown joined to it, else a

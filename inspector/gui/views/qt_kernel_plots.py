@@ -126,7 +126,7 @@ class _BarPlot(pg.PlotWidget):
 
     Handlers of its own, not an event filter: Qt calls a filter while it deletes the plot's children,
     and Python entered there may run deletions PySide queued from another thread's garbage collection,
-    on which Qt's own lock deadlocks (seen once as a test run hung in a window's teardown)."""
+    on which Qt's own lock deadlocks and the window's teardown hangs."""
 
     owner: "QtKernelPlots | None" = None  # None while pyqtgraph builds the plot
 

@@ -15,7 +15,10 @@ from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
 from inspector.core.analysis.mode_comparison import ModeRow, caches_text, compare_modes, fastest
 from inspector.core.numbers import quantity, seconds
-from inspector.gui.qt_background import run_in_background
+from inspector.core.outputs.kind_documents import document_of
+from inspector.core.readers.session_loader import detect_modes
+from inspector.core.readers.sources import Source
+from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.views.qt_plot_titles import span_title
 
@@ -56,7 +59,7 @@ class QtModeComparison(QObject):
         if self.step is None:
             self.running = False
             sessions, warm = self.runs.sessions, self.runs.warm_sessions
-            run_in_background(lambda: compare_modes(sessions, warm), self.sigDone.emit,
+            run_in_background(lambda: compare_modes(detect_modes(sessions), detect_modes(warm)), self.sigDone.emit,
                               lambda message, _traceback: self.sigError.emit(message), self)
             return
         self.sigStep.emit(self.step.mode + (" (warm, from its own cache)" if self.step.warm else " (cold)"))
@@ -102,7 +105,8 @@ class QtModesView(QWidget):
         outer.addWidget(self.pages)
         comparison.sigStep.connect(self._on_step)
         comparison.sigDone.connect(self.show_rows)
-        comparison.sigError.connect(lambda message: self.status.setText(f"The comparison failed: {message}"))
+        comparison.sigError.connect(self._on_failed)
+        self._opens = LatestRequest(self)  # a `modes` folder opened: only the latest one's rows are shown
 
     def _plot(self, title: str) -> pg.PlotWidget:
         plot = pg.PlotWidget(title=title, background=self.palette().base().color())
@@ -112,6 +116,23 @@ class QtModesView(QWidget):
         for side in ("left", "bottom"):
             plot.getAxis(side).setTextPen(self.palette().text().color())
         return plot
+
+    def open(self, source: Source, opened=None) -> None:
+        """A `modes` output folder the window detected: its sessions compared off the UI thread, as
+        `summary` of it compares them (the registry's document of its kind); `opened`, if given, once
+        its rows are shown."""
+        compare = document_of(source.kind).summarize
+
+        def show(rows: list[ModeRow]) -> None:
+            self.show_rows(rows, source.path)
+            if opened is not None:
+                opened()
+
+        self._opens.run(lambda: compare(source.open()), show, lambda message, _tb: self._on_failed(message))
+
+    def _on_failed(self, message: str) -> None:
+        self.pages.setCurrentIndex(1)
+        self.status.setText(f"The comparison failed: {message}")
 
     def _on_step(self, mode: str) -> None:
         self.pages.setCurrentIndex(1)

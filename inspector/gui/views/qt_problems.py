@@ -105,11 +105,11 @@ class QtProblems(QTreeWidget):
             self.rank_filter.addItem(f"rank {rank}", rank)
         self.rank_filter.setCurrentIndex(0)
         self.rank_filter.blockSignals(False)
-        if not loaded.problems:
+        if not loaded.issues:
             QTreeWidgetItem(self, ["No problems: one graph per frame, no recompiles, nothing fell back."])
-        for first in range(0, len(loaded.problems), ROWS_A_TURN):
+        for first in range(0, len(loaded.issues), ROWS_A_TURN):
             yield
-            for problem in loaded.problems[first:first + ROWS_A_TURN]:
+            for problem in loaded.issues[first:first + ROWS_A_TURN]:
                 self._add(problem)
 
     def shown_rank(self) -> int | None:

@@ -276,7 +276,8 @@ class EdgeLayer(QGraphicsItem):
 
     def _lines(self, chosen) -> list[QLineF]:
         """QLineFs made when drawn (once per recorded cell), not for all segments up front: building
-        hundreds of thousands of them when everything is opened costs about a second."""
+        hundreds of thousands of them when everything is opened stalls the expand (docs/benchmarks.md,
+        "FX graph view")."""
         return list(map(QLineF, *self.segments[chosen].T.tolist()))
 
     def _record(self, painter: QPainter, members) -> None:

@@ -268,7 +268,7 @@ class QtGraphView(QWidget):
         self._paths, placed = laid_out.paths, laid_out.placed
         self.layer = fill_scene(self.scene, self.visible, placed, self.palette().placeholderText().color())
         freeze_alive()  # the layout and the scene's arrays (acyclic: freed by reference counting on the next layout)
-        # stay out of the collector's full passes, which otherwise stall a frame for ~200 ms on a 50k-node graph
+        # stay out of the collector's full passes, which stall a big graph's frames (docs/benchmarks.md, FX graph view)
         nodes, folded = len(self.graph.nodes), sum(1 for kind in self.visible.items.values() if kind == "group")
         unreadable = f"; {len(self.graph.unreadable)} line(s) could not be read" if self.graph.unreadable else ""
         if not any(node.is_op for node in self.graph.nodes):
