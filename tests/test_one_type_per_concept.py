@@ -133,3 +133,16 @@ def test_a_break_type_match_holds_the_registry_entry_and_only_its_own_fields():
     assert all({"gb_id", "gb_type", "url", "matched_by"} <= set(state) for state in written)
     read_back = [site.type for site in Summary.from_state(doc).break_types.sites if site.type]
     assert read_back == matches and [match.get_state() for match in read_back] == written
+
+
+def test_a_whole_record_writes_every_field_and_gives_an_older_document_back_as_read():
+    """Compile time and a cache's count have always held every key (`"total_s": null` for a log
+    without compilation metrics): written whole when made, and an older summary read back (no
+    `per_stage_share`, no `wall_s`) writes back only what it held."""
+    from inspector.core.analysis.figures import CacheCount, CompileTime
+
+    assert list(CacheCount().get_state()) == ["hit", "miss", "bypass", "hit_rate"]
+    assert CompileTime().get_state()["total_s"] is None and "open_stages" in CompileTime().get_state()
+    older = {"total_s": 1.5, "units_measured": 2, "self_s": {"dynamo": 1.0}}
+    assert CompileTime.from_state(older).get_state() == older
+    assert CompileTime.from_state(older).traced_s == 1.0

@@ -50,7 +50,7 @@ class Record:
         fields without a default and those not at theirs, then its extra ones."""
         named = _named(type(self))
         added = [name for name, default in named.items()
-                 if name not in self.order and (self.WHOLE or getattr(self, name) != default)]
+                 if name not in self.order and ((self.WHOLE and not self.order) or getattr(self, name) != default)]
         kept = [key for key in self.extra if key not in self.order]
         return {key: _encode(getattr(self, key)) if key in named else self.extra[key]
                 for key in (*self.order, *added, *kept)}
