@@ -233,6 +233,24 @@ def window(qtbot, tmp_path):
     QThreadPool.globalInstance().waitForDone(120_000)
 
 
+QUICK_PROBE_ANSWER = {"python": "3.11.7", "torch": "2.13.0", "cuda": False}
+
+
+@pytest.fixture
+def quick_interpreter(tmp_path, monkeypatch) -> str:
+    """A program that answers Run ▸ Settings' interpreter probe at once, as a Python with torch does, and
+    the only interpreter the dialog finds: a test of another setting neither waits for nor shares the
+    cores with real Pythons importing torch in the background (each dialog probes every one it finds).
+    The probe of real interpreters has its own test (test_gui.py)."""
+    from inspector.gui import qt_settings_dialog
+
+    python = tmp_path / "quick-python"
+    python.write_text(f"#!/bin/sh\necho '{json.dumps(QUICK_PROBE_ANSWER)}'\n")
+    python.chmod(0o755)
+    monkeypatch.setattr(qt_settings_dialog, "candidate_interpreters", lambda: [str(python)])
+    return str(python)
+
+
 @pytest.fixture
 def no_slot_errors(qtbot):
     """Fails the test on any exception raised in a slot or an event handler during it."""

@@ -379,7 +379,7 @@ def test_output_tail_skips_a_flood_and_decodes_across_reads(tmp_path):
     assert tail.read() == "é\n"
 
 
-def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
+def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path, quick_interpreter):
     pytest.importorskip("PySide6")
     from PySide6.QtCore import QSettings
 
@@ -387,7 +387,7 @@ def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    settings.python = sys.executable
+    settings.python = quick_interpreter
     dialog = QtSettingsDialog(settings)
     qtbot.addWidget(dialog)
     assert set(dialog.option_widgets) == {option.name for option in OPTIONS}
