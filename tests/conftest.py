@@ -106,11 +106,9 @@ class TracedRun:
 
 
 def torch_available() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """torch is installed here: found, not imported (an import takes seconds, which a test process that
+    only asks, as a module's skip condition does at collection, would pay for nothing)."""
+    return importlib.util.find_spec("torch") is not None
 
 
 def run_traced(script: Path, folder: Path, cache_dir: Path, extra_env: dict | None = None,
