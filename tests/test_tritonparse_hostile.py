@@ -114,6 +114,7 @@ def test_a_gzip_bomb_of_real_launches_is_cut_at_the_cap_quickly(tmp_path, baseli
     _assert_bounded(bomb, peak, baseline_rss)
 
 
+@pytest.mark.slow  # a big hostile input: seconds of reading (make test runs it)
 def test_a_line_of_300_mb_is_skipped_unheld_and_the_rest_is_read(tmp_path, baseline_rss):
     """A launch whose name is 300 MB of one letter (a 300 KB gzip): the line is skipped as over-long,
     the compilation before it and the launches after it are read."""
