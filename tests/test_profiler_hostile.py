@@ -14,6 +14,7 @@ import gc
 import gzip
 import json
 import os
+import re
 import shutil
 import time
 import zlib
@@ -58,11 +59,35 @@ def _decompressed(path: Path) -> bytes:
         return handle.read()
 
 
+_EVENT_SEPARATOR = b"\n  },\n  {"  # between two events, as torch.profiler writes them
+
+
 @pytest.fixture(scope="module")
-def training_read():
-    """The intact training trace as our reader reads it: what a damaged copy is held against (read once
-    per module: a second each time; the tests only read it)."""
-    return read_profiler_trace(TRAINING)
+def training_step(tmp_path_factory) -> Path:
+    """The training trace's events of its first sixth of time (about a step: 12k complete events of every
+    kind, CPU ops, launches, kernels, copies; 5.7 MB, several read parts) as torch wrote them, byte for
+    byte, gzipped: what a damage is made in where the size of the whole trace is no part of the test
+    (a read of it takes a sixth of the whole one's)."""
+    text = _decompressed(TRAINING)
+    opening = b'"traceEvents": ['
+    start, end = text.index(opening) + len(opening), text.rindex(b"]")
+    body = text[start:end]
+    assert body.startswith(b"\n  {") and body.endswith(b"\n  }\n  ")
+    events = body[len(b"\n  {"):-len(b"\n  }\n  ")].split(_EVENT_SEPARATOR)
+    stamps = [int(found[1]) if (found := re.search(rb'"ts": (\d+)', event)) else None for event in events]
+    first, last = min(stamp for stamp in stamps if stamp is not None), max(stamp for stamp in stamps if stamp)
+    kept = [event for event, stamp in zip(events, stamps) if stamp is None or stamp <= first + (last - first) // 6]
+    step = tmp_path_factory.mktemp("training_step") / "step.pt.trace.json.gz"
+    step.write_bytes(gzip.compress(text[:start] + b"\n  {" + _EVENT_SEPARATOR.join(kept) + b"\n  }\n  "
+                                   + text[end:], compresslevel=1))
+    return step
+
+
+@pytest.fixture(scope="module")
+def training_read(training_step):
+    """The intact step of the training trace as our reader reads it: what a damaged copy is held against
+    (read once per module; the tests only read it)."""
+    return read_profiler_trace(training_step)
 
 
 # --- a read outside the opened folder ------------------------------------------------------------
@@ -223,8 +248,8 @@ def test_fields_of_the_wrong_type_are_counted_and_the_rest_of_the_trace_is_read(
     assert "Could not read all of the trace: 5 trace fields with an unexpected type" in text.stdout
 
 
-def test_a_device_written_as_0_and_as_a_string_is_one_device(tmp_path, training_read):
-    document = _document()
+def test_a_device_written_as_0_and_as_a_string_is_one_device(tmp_path, training_step, training_read):
+    document = _document(training_step)
     for number, event in enumerate(e for e in document["traceEvents"] if e.get("cat") in GPU):
         event["args"]["device"] = "0" if number % 2 else 0
     profile = gpu_profile(read_profiler_trace(_write(document, tmp_path / "mixed.pt.trace.json")))
@@ -269,8 +294,8 @@ def test_mistyped_fields_reach_no_traceback_beside_a_log_in_a_bundle_or_a_rank_f
 
 # --- damaged files -------------------------------------------------------------------------------
 
-def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path):
-    text = _decompressed(TRAINING)
+def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path, training_step):
+    text = _decompressed(training_step)
     cut = tmp_path / "cut.pt.trace.json"
     cut.write_bytes(text[:len(text) // 2])
     done = run_cli("summary", cut, "--json", env=NO_CACHE)
@@ -289,8 +314,8 @@ def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path)
     assert done.returncode == 0 and "cut.pt.trace.json.gz" in done.stdout and "cut off" in done.stdout
 
 
-def test_one_byte_that_is_not_utf8_costs_no_event(tmp_path, training_read):
-    text = _decompressed(TRAINING)
+def test_one_byte_that_is_not_utf8_costs_no_event(tmp_path, training_step, training_read):
+    text = _decompressed(training_step)
     at = text.index(b'"name": "', len(text) // 2) + 9
     damaged = tmp_path / "byte.pt.trace.json"
     damaged.write_bytes(text[:at] + b"\xff" + text[at:])
@@ -301,8 +326,8 @@ def test_one_byte_that_is_not_utf8_costs_no_event(tmp_path, training_read):
     assert done.returncode == 0 and "byte.pt.trace.json: bytes that are not UTF-8" in done.stdout
 
 
-def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path):
-    document = _document()
+def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path, training_step):
+    document = _document(training_step)
     kernels = [event for event in document["traceEvents"] if event.get("cat") == "kernel"]
     kernels[0]["ts"], kernels[1]["dur"] = float("inf"), float("inf")
     damaged = tmp_path / "inf.pt.trace.json"
@@ -318,9 +343,9 @@ def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path):
     assert "2 event(s) that are no readable span" in text.stdout
 
 
-def test_bytes_after_the_gzip_stream_are_their_own_problem(tmp_path, training_read):
+def test_bytes_after_the_gzip_stream_are_their_own_problem(tmp_path, training_step, training_read):
     damaged = tmp_path / "tail.pt.trace.json.gz"
-    damaged.write_bytes(TRAINING.read_bytes() + b"not gzip at all")
+    damaged.write_bytes(training_step.read_bytes() + b"not gzip at all")
     trace = read_profiler_trace(damaged)
     assert len(trace.events) == len(training_read.events)
     assert dict(trace.problems.counts) == {"trailing_garbage": 1}
@@ -390,8 +415,8 @@ def test_ranks_that_ran_different_regions_are_compared_in_linear_time():
     assert timings[1] < timings[0] * 40, timings  # 10x the ranks: ~10x the time, not ~100x
 
 
-def test_one_event_that_is_not_json_costs_only_that_event(tmp_path, training_read):
-    text = _decompressed(TRAINING)
+def test_one_event_that_is_not_json_costs_only_that_event(tmp_path, training_step, training_read):
+    text = _decompressed(training_step)
     start = text.index(b'\n  {\n    "ph": "X"', len(text) // 2) + 1
     end = text.index(b"\n  },", start) + len(b"\n  }")
     damaged = tmp_path / "garbled.pt.trace.json"
@@ -402,8 +427,8 @@ def test_one_event_that_is_not_json_costs_only_that_event(tmp_path, training_rea
     assert "garbled.pt.trace.json" in trace.problems.examples["bad_json"][0]
 
 
-def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path):
-    text = _decompressed(TRAINING)
+def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path, training_step):
+    text = _decompressed(training_step)
     cut = tmp_path / "cut.pt.trace.json"
     cut.write_bytes(text[:len(text) // 2])
     window.open_path(cut)
