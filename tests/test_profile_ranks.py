@@ -103,12 +103,11 @@ def _as_rank(document: dict, rank: int, target: Path) -> None:
         handle.write(text)
 
 
-def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, corpus):
-    """Two ranks of a real V100 training run's trace (the same events as ranks 0 and 1: they differ in
-    nothing); the collective time is the device's NCCL kernels, overlaps counted once; a file cut
-    short and a trace of no events are left out and named, and the two others are still compared."""
-    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
-    with gzip.open(training, "rt") as handle:
+def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, training_step):
+    """Two ranks of a step of a real V100 training run's trace (the same events as ranks 0 and 1: they
+    differ in nothing); the collective time is the device's NCCL kernels, overlaps counted once; a file
+    cut short and a trace of no events are left out and named, and the two others are still compared."""
+    with gzip.open(training_step, "rt") as handle:
         document = json.load(handle)  # read once: the ranks are made of it, and the figures checked against it
     for rank in (0, 1):
         _as_rank(document, rank, tmp_path / f"rank{rank}.pt.trace.json.gz")
@@ -132,12 +131,11 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
     assert "2 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
 
 
-def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, corpus):
+def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, training_step):
     """tensorboard_trace_handler writes a rank's steps into one folder: traces naming the same rank
     are not ranks that differ; a folder of traces that no trace could be read from is an error."""
-    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
     for step in (1, 2):
-        shutil.copyfile(training, tmp_path / f"host_{step}.pt.trace.json.gz")
+        shutil.copyfile(training_step, tmp_path / f"host_{step}.pt.trace.json.gz")
     summary = summarize_profile_ranks(detect(tmp_path).open())
     assert len(summary["ranks"]) == 2 and summary["differences"] == []
     assert "rank(s) 1 appear in more than one trace" in summary["not_compared"]

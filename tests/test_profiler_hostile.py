@@ -14,7 +14,6 @@ import gc
 import gzip
 import json
 import os
-import re
 import shutil
 import time
 import zlib
@@ -57,30 +56,6 @@ def _decompressed(path: Path) -> bytes:
     """The trace's text, decompressed once per module: the 32 MB training trace takes a second each time."""
     with gzip.open(path, "rb") as handle:
         return handle.read()
-
-
-_EVENT_SEPARATOR = b"\n  },\n  {"  # between two events, as torch.profiler writes them
-
-
-@pytest.fixture(scope="module")
-def training_step(tmp_path_factory) -> Path:
-    """The training trace's events of its first sixth of time (about a step: 12k complete events of every
-    kind, CPU ops, launches, kernels, copies; 5.7 MB, several read parts) as torch wrote them, byte for
-    byte, gzipped: what a damage is made in where the size of the whole trace is no part of the test
-    (a read of it takes a sixth of the whole one's)."""
-    text = _decompressed(TRAINING)
-    opening = b'"traceEvents": ['
-    start, end = text.index(opening) + len(opening), text.rindex(b"]")
-    body = text[start:end]
-    assert body.startswith(b"\n  {") and body.endswith(b"\n  }\n  ")
-    events = body[len(b"\n  {"):-len(b"\n  }\n  ")].split(_EVENT_SEPARATOR)
-    stamps = [int(found[1]) if (found := re.search(rb'"ts": (\d+)', event)) else None for event in events]
-    first, last = min(stamp for stamp in stamps if stamp is not None), max(stamp for stamp in stamps if stamp)
-    kept = [event for event, stamp in zip(events, stamps) if stamp is None or stamp <= first + (last - first) // 6]
-    step = tmp_path_factory.mktemp("training_step") / "step.pt.trace.json.gz"
-    step.write_bytes(gzip.compress(text[:start] + b"\n  {" + _EVENT_SEPARATOR.join(kept) + b"\n  }\n  "
-                                   + text[end:], compresslevel=1))
-    return step
 
 
 @pytest.fixture(scope="module")
