@@ -3,12 +3,14 @@ logs from other machines (tests that need it skip when ../shared/corpus is absen
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import inspect
 import json
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests run headless
+import re
 import subprocess
 import tempfile
 import threading
@@ -27,6 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "tlparse-fixtures"
 CUDA_LOG = CORPUS / "inductor_provenance_jit_cuda_log.txt"
+TRAINING_TRACE = CORPUS.parent / "hta-traces" / "trace_diff_test.json.gz"  # a V100 training run's profile, 32 MB
 MULTI_RANK = CORPUS / "multi_rank_logs"
 EXAMPLES = ROOT / "resources" / "examples"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -106,11 +109,9 @@ class TracedRun:
 
 
 def torch_available() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """torch is installed here: found, not imported (an import takes seconds, which a test process that
+    only asks, as a module's skip condition does at collection, would pay for nothing)."""
+    return importlib.util.find_spec("torch") is not None
 
 
 def run_traced(script: Path, folder: Path, cache_dir: Path, extra_env: dict | None = None,
@@ -176,6 +177,34 @@ def compile_debug_run(tmp_path_factory, compiles) -> TracedRun:
                       extra_env={"TORCH_COMPILE_DEBUG": "1", "TORCH_TRACE": None}, cwd=folder)
 
 
+_EVENT_SEPARATOR = b"\n  },\n  {"  # between two events of a trace, as torch.profiler writes them
+
+
+@pytest.fixture(scope="session")
+def training_step(tmp_path_factory) -> Path:
+    """The training trace's events of its first sixth of time (about a step: 12k complete events of every
+    kind, CPU ops, launches, kernels, NCCL's among them, copies; 5.7 MB, several read parts) as torch
+    wrote them, byte for byte, gzipped: the real trace a test damages or copies where the size of the
+    whole one is no part of what it tests (a read of it takes a sixth of the whole one's)."""
+    if not TRAINING_TRACE.is_file():
+        pytest.skip("../shared/corpus is not present beside this checkout")
+    with gzip.open(TRAINING_TRACE, "rb") as handle:
+        text = handle.read()
+    opening = b'"traceEvents": ['
+    start, end = text.index(opening) + len(opening), text.rindex(b"]")
+    body = text[start:end]
+    assert body.startswith(b"\n  {") and body.endswith(b"\n  }\n  ")
+    events = body[len(b"\n  {"):-len(b"\n  }\n  ")].split(_EVENT_SEPARATOR)
+    stamps = [int(found[1]) if (found := re.search(rb'"ts": (\d+)', event)) else None for event in events]
+    timed = [stamp for stamp in stamps if stamp is not None]
+    cut = min(timed) + (max(timed) - min(timed)) // 6
+    kept = [event for event, stamp in zip(events, stamps) if stamp is None or stamp <= cut]
+    step = tmp_path_factory.mktemp("training_step") / "step.pt.trace.json.gz"
+    step.write_bytes(gzip.compress(text[:start] + b"\n  {" + _EVENT_SEPARATOR.join(kept) + b"\n  }\n  "
+                                   + text[end:], compresslevel=1))
+    return step
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
@@ -231,6 +260,24 @@ def window(qtbot, tmp_path):
     from PySide6.QtCore import QThreadPool
 
     QThreadPool.globalInstance().waitForDone(120_000)
+
+
+QUICK_PROBE_ANSWER = {"python": "3.11.7", "torch": "2.13.0", "cuda": False}
+
+
+@pytest.fixture
+def quick_interpreter(tmp_path, monkeypatch) -> str:
+    """A program that answers Run ▸ Settings' interpreter probe at once, as a Python with torch does, and
+    the only interpreter the dialog finds: a test of another setting neither waits for nor shares the
+    cores with real Pythons importing torch in the background (each dialog probes every one it finds).
+    The probe of real interpreters has its own test (test_gui.py)."""
+    from inspector.gui import qt_settings_dialog
+
+    python = tmp_path / "quick-python"
+    python.write_text(f"#!/bin/sh\necho '{json.dumps(QUICK_PROBE_ANSWER)}'\n")
+    python.chmod(0o755)
+    monkeypatch.setattr(qt_settings_dialog, "candidate_interpreters", lambda: [str(python)])
+    return str(python)
 
 
 @pytest.fixture

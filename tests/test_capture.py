@@ -259,6 +259,11 @@ def test_stored_settings_with_a_wrong_type_fall_back_to_the_default():
 
 # --- faults: exit reporting, the whole tree stopped --------------------------------------------------
 
+# A timeout that ends spawns_daemons.py once both its daemons run: they are up 0.3 s after the start on a
+# quiet machine, about three times later on a busy one (too short a timeout fails the test: no pids file)
+DAEMONS_UP_S = 2
+
+
 def _gone(pid: int) -> bool:
     """No such process, or only its zombie (killed, waiting for a parent outside our control to reap it)."""
     try:
@@ -291,7 +296,7 @@ def test_a_native_crash_is_reported_with_its_signal_alike_in_manifest_and_exit_s
 def test_timeout_ends_children_that_left_the_process_group(tmp_path, monkeypatch):
     pids_file = tmp_path / "pids"
     monkeypatch.setenv("SCENARIO_PIDS", str(pids_file))
-    done = run_cli_process("capture", "-o", str(tmp_path / "s"), "--quiet", "--timeout", "4", "--",
+    done = run_cli_process("capture", "-o", str(tmp_path / "s"), "--quiet", "--timeout", str(DAEMONS_UP_S), "--",
                            sys.executable, str(SCENARIOS / "spawns_daemons.py"))
     assert done.returncode == 124, done.stderr
     child, daemon = map(int, pids_file.read_text().split())
@@ -351,7 +356,7 @@ def test_app_controller_enforces_the_timeout_and_ends_the_whole_tree(qtbot, tmp_
     controller.sigOutput.connect(lambda stream, text: output.append(text))
     with qtbot.waitSignal(controller.sigFinished, timeout=60_000) as finished:
         controller.start_plan(plan_command([sys.executable, str(SCENARIOS / "spawns_daemons.py")], tmp_path / "s",
-                                           CaptureSettings(timeout_s=4)))
+                                           CaptureSettings(timeout_s=DAEMONS_UP_S)))
     session, code, error = finished.args
     assert code == 124 and error["kind"] == "timeout"
     assert "daemons started" in "".join(output)  # the log pane is fed from stdout.txt
@@ -379,7 +384,7 @@ def test_output_tail_skips_a_flood_and_decodes_across_reads(tmp_path):
     assert tail.read() == "é\n"
 
 
-def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
+def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path, quick_interpreter):
     pytest.importorskip("PySide6")
     from PySide6.QtCore import QSettings
 
@@ -387,7 +392,7 @@ def test_settings_dialog_edits_every_option_and_stores_them(qtbot, tmp_path):
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
     settings = AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    settings.python = sys.executable
+    settings.python = quick_interpreter
     dialog = QtSettingsDialog(settings)
     qtbot.addWidget(dialog)
     assert set(dialog.option_widgets) == {option.name for option in OPTIONS}

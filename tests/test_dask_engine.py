@@ -125,12 +125,13 @@ def open_to_overview(qtbot, window, folder, monkeypatch):
 
 
 def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(
-        qtbot, window, no_slot_errors, job, cluster, security, tls_files, monkeypatch):
+        qtbot, window, no_slot_errors, job, cluster, security, tls_files, monkeypatch, quick_interpreter):
     """Run ▸ Settings: "Read rank logs on Dask" takes a scheduler address and the TLS certificates; a
     job opened then has its overview read by the cluster's workers, the same one the local pool gives,
     and the status bar says where it was read."""
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
+    window.settings.python = quick_interpreter
     dialog = QtSettingsDialog(window.settings, window)
     qtbot.keyClicks(dialog.dask_scheduler, cluster.scheduler_address)
     assert "needs TLS certificates" in dialog.dask_check.text()
@@ -164,11 +165,12 @@ def test_an_unreachable_scheduler_set_in_the_app_reads_on_this_machine_and_says_
 
 
 def test_a_plain_tcp_scheduler_set_in_the_app_is_not_used_unless_allowed(
-        qtbot, window, no_slot_errors, job, monkeypatch):
+        qtbot, window, no_slot_errors, job, monkeypatch, quick_interpreter):
     """The app's setting is as explicit as the command line: a tcp:// address without "Allow a plain
     tcp:// scheduler" is never connected to; the logs are read here and the status bar says why."""
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
+    window.settings.python = quick_interpreter
     dialog = QtSettingsDialog(window.settings, window)
     qtbot.keyClicks(dialog.dask_scheduler, "tcp://127.0.0.1:9")
     assert "can run code on this machine" in dialog.dask_check.text() and "Not used" in dialog.dask_check.text()

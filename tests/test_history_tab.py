@@ -117,10 +117,11 @@ def test_a_torch_upgrade_is_marked_where_it_happened(qtbot, history_window):
     assert "Graph breaks" not in view.event_labels  # the same break sites in both runs
 
 
-def test_the_setting_turns_recording_off(qtbot, history_window):
+def test_the_setting_turns_recording_off(qtbot, history_window, quick_interpreter):
     from inspector.gui.qt_settings_dialog import QtSettingsDialog
 
     window = history_window
+    window.settings.python = quick_interpreter
     dialog = QtSettingsDialog(window.settings, window)
     assert dialog.record_history.isChecked()  # on unless turned off
     dialog.record_history.setChecked(False)

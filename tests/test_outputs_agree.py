@@ -539,10 +539,22 @@ def _need(path: Path) -> None:
         pytest.skip(f"{path} is not present (../shared/corpus is not beside this checkout)")
 
 
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """`render_all` of an input, made once per module: the tests of this module only read what it returns."""
+    made: dict[Path, tuple[dict, list[Reading]]] = {}
+
+    def of(path: Path) -> tuple[dict, list[Reading]]:
+        if path not in made:
+            made[path] = render_all(path, tmp_path_factory.mktemp("outputs"))
+        return made[path]
+    return of
+
+
 @pytest.mark.parametrize("path", list(_inputs()))
-def test_every_output_states_the_json_counts(path, tmp_path):
+def test_every_output_states_the_json_counts(path, rendered):
     _need(path)
-    doc, readings = render_all(path, tmp_path)
+    doc, readings = rendered(path)
     assert_agree(doc, readings)
 
 
@@ -582,11 +594,11 @@ def _has_qt() -> bool:
 
 
 @pytest.mark.parametrize("path", [BUNDLED, *CORPUS_INPUTS], ids=lambda p: p.name)
-def test_the_dashboard_states_the_json_counts(path, request):
+def test_the_dashboard_states_the_json_counts(path, request, rendered):
     _need(path)
     if not _has_qt():
         pytest.skip("PySide6 is not installed")
-    doc = json.loads(_cli("summary", str(path), "--json"))
+    doc, _ = rendered(path)
     reading = dashboard_reading(path, request.getfixturevalue("qtbot"))
     missing = MUST_STATE["dashboard"] - reading.figures()
     assert not missing, f"the dashboard states no {missing}"
@@ -614,10 +626,10 @@ def other_verdicts(reading: Reading, state: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", list(_inputs()))
-def test_no_output_states_another_verdict(path, tmp_path, request):
+def test_no_output_states_another_verdict(path, request, rendered):
     _need(path)
-    doc, readings = render_all(path, tmp_path)
+    doc, readings = rendered(path)
     if _has_qt():
-        readings.append(dashboard_reading(path, request.getfixturevalue("qtbot")))
+        readings = [*readings, dashboard_reading(path, request.getfixturevalue("qtbot"))]
     wrong = [line for reading in readings for line in other_verdicts(reading, doc["speedup"]["state"])]
     assert not wrong, "\n".join(wrong)

@@ -16,7 +16,7 @@ import pytest
 
 from cli_runner import run_cli
 from inspector.core.analysis.profile_ranks import COLLECTIVE
-from inspector.core.outputs.gpu_summary import summarize_profile_ranks
+from inspector.core.outputs.gpu_summary import render_profile_ranks_text, summarize_profile_ranks
 from inspector.core.readers.sources import PROFILER_TRACE, PROFILER_TRACES, RANK_LOGS, detect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,11 @@ def job(tmp_path_factory, inductor_cache) -> Path:
 
 def _raw_events(path: Path) -> list[dict]:
     with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as handle:
-        return [event for event in json.load(handle)["traceEvents"] if event.get("ph") == "X"]
+        return _complete_events(json.load(handle))
+
+
+def _complete_events(document: dict) -> list[dict]:
+    return [event for event in document["traceEvents"] if event.get("ph") == "X"]
 
 
 def _union_us(spans: list[tuple[float, float]]) -> float:
@@ -91,23 +95,22 @@ def test_the_gpu_tab_shows_the_ranks_side_by_side(qtbot, window, job, no_slot_er
         assert view.ranks_summary is None
 
 
-def _as_rank(trace: Path, rank: int, target: Path) -> None:
-    """A copy of a real trace that says it is of `rank` (its events as recorded)."""
-    with gzip.open(trace, "rt") as handle:
-        document = json.load(handle)
-    document["distributedInfo"] = {**document.get("distributedInfo", {}), "rank": rank}
+def _as_rank(document: dict, rank: int, target: Path) -> None:
+    """A copy of a real trace's `document` that says it is of `rank` (its events as recorded)."""
+    document = {**document, "distributedInfo": {**document.get("distributedInfo", {}), "rank": rank}}
     text = json.dumps(document).encode()  # what json.dump writes, in one piece: its many small writes take seconds
     with gzip.open(target, "wb", compresslevel=1) as handle:
         handle.write(text)
 
 
-def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, corpus):
-    """Two ranks of a real V100 training run's trace (the same events as ranks 0 and 1: they differ in
-    nothing); the collective time is the device's NCCL kernels, overlaps counted once; a file cut
-    short and a trace of no events are left out and named, and the two others are still compared."""
-    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
+def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_path, training_step):
+    """Two ranks of a step of a real V100 training run's trace (the same events as ranks 0 and 1: they
+    differ in nothing); the collective time is the device's NCCL kernels, overlaps counted once; a file
+    cut short and a trace of no events are left out and named, and the two others are still compared."""
+    with gzip.open(training_step, "rt") as handle:
+        document = json.load(handle)  # read once: the ranks are made of it, and the figures checked against it
     for rank in (0, 1):
-        _as_rank(training, rank, tmp_path / f"rank{rank}.pt.trace.json.gz")
+        _as_rank(document, rank, tmp_path / f"rank{rank}.pt.trace.json.gz")
     (tmp_path / "rank2.pt.trace.json").write_bytes(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur"')
     (tmp_path / "rank3.pt.trace.json").write_text('{"traceEvents": []}')
     assert detect(tmp_path).kind is PROFILER_TRACES
@@ -116,24 +119,23 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
     assert summary["unreadable"]["rank3.pt.trace.json"] == "holds no events"
     assert [rank["rank"] for rank in summary["ranks"]] == [0, 1] and summary["differences"] == []
     assert summary["times_from"] == "device" and not summary["not_compared"]
-    events = _raw_events(training)
+    events = _complete_events(document)
     gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     nccl = [(e["ts"], e["ts"] + e["dur"]) for e in gpu if "nccl" in e["name"].lower()]
     assert nccl
     for rank in summary["ranks"]:
         assert rank["collective_us"] == pytest.approx(_union_us(nccl))
         assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
-    text = run_cli("summary", tmp_path).stdout
+    text = render_profile_ranks_text(summary)  # what `summary` prints of it (the command itself: the test below)
     assert "times from the device's events" in text and "The ranks do not differ." in text
     assert "2 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
 
 
-def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, corpus):
+def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, training_step):
     """tensorboard_trace_handler writes a rank's steps into one folder: traces naming the same rank
     are not ranks that differ; a folder of traces that no trace could be read from is an error."""
-    training = corpus.parent / "hta-traces" / "trace_diff_test.json.gz"
     for step in (1, 2):
-        shutil.copyfile(training, tmp_path / f"host_{step}.pt.trace.json.gz")
+        shutil.copyfile(training_step, tmp_path / f"host_{step}.pt.trace.json.gz")
     summary = summarize_profile_ranks(detect(tmp_path).open())
     assert len(summary["ranks"]) == 2 and summary["differences"] == []
     assert "rank(s) 1 appear in more than one trace" in summary["not_compared"]

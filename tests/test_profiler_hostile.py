@@ -58,6 +58,13 @@ def _decompressed(path: Path) -> bytes:
         return handle.read()
 
 
+@pytest.fixture(scope="module")
+def training_read(training_step):
+    """The intact step of the training trace as our reader reads it: what a damaged copy is held against
+    (read once per module; the tests only read it)."""
+    return read_profiler_trace(training_step)
+
+
 # --- a read outside the opened folder ------------------------------------------------------------
 
 def _log_folder(tmp_path: Path) -> tuple[Path, Path]:
@@ -216,12 +223,12 @@ def test_fields_of_the_wrong_type_are_counted_and_the_rest_of_the_trace_is_read(
     assert "Could not read all of the trace: 5 trace fields with an unexpected type" in text.stdout
 
 
-def test_a_device_written_as_0_and_as_a_string_is_one_device(tmp_path):
-    document = _document()
+def test_a_device_written_as_0_and_as_a_string_is_one_device(tmp_path, training_step, training_read):
+    document = _document(training_step)
     for number, event in enumerate(e for e in document["traceEvents"] if e.get("cat") in GPU):
         event["args"]["device"] = "0" if number % 2 else 0
     profile = gpu_profile(read_profiler_trace(_write(document, tmp_path / "mixed.pt.trace.json")))
-    reference = gpu_profile(read_profiler_trace(TRAINING))
+    reference = gpu_profile(training_read)
     (device,) = profile.devices
     assert device.device == 0 and device.busy_us == pytest.approx(reference.devices[0].busy_us)
 
@@ -262,9 +269,8 @@ def test_mistyped_fields_reach_no_traceback_beside_a_log_in_a_bundle_or_a_rank_f
 
 # --- damaged files -------------------------------------------------------------------------------
 
-def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path):
-    with gzip.open(TRAINING, "rb") as handle:
-        text = handle.read()
+def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path, training_step):
+    text = _decompressed(training_step)
     cut = tmp_path / "cut.pt.trace.json"
     cut.write_bytes(text[:len(text) // 2])
     done = run_cli("summary", cut, "--json", env=NO_CACHE)
@@ -277,26 +283,26 @@ def test_a_trace_cut_off_mid_write_opens_with_its_events_up_to_the_cut(tmp_path)
     assert summary["problems"]["truncated"]["count"] == 1
     assert "cut.pt.trace.json: cut off after" in summary["problems"]["truncated"]["examples"][0]
     gzipped = tmp_path / "cut.pt.trace.json.gz"  # the same cut inside a gzip stream
-    gzipped.write_bytes(gzip.compress(text)[:TRAINING.stat().st_size // 2])
+    stream = gzip.compress(text, compresslevel=1)  # the fastest level: where it is cut is what matters
+    gzipped.write_bytes(stream[:len(stream) // 2])
     done = run_cli("summary", gzipped, env=NO_CACHE)
     assert done.returncode == 0 and "cut.pt.trace.json.gz" in done.stdout and "cut off" in done.stdout
 
 
-def test_one_byte_that_is_not_utf8_costs_no_event(tmp_path):
-    with gzip.open(TRAINING, "rb") as handle:
-        text = handle.read()
+def test_one_byte_that_is_not_utf8_costs_no_event(tmp_path, training_step, training_read):
+    text = _decompressed(training_step)
     at = text.index(b'"name": "', len(text) // 2) + 9
     damaged = tmp_path / "byte.pt.trace.json"
     damaged.write_bytes(text[:at] + b"\xff" + text[at:])
     trace = read_profiler_trace(damaged)
-    assert len(trace.events) == len(read_profiler_trace(TRAINING).events)
+    assert len(trace.events) == len(training_read.events)
     assert trace.problems.counts["non_utf8"] == 1
     done = run_cli("summary", damaged, env=NO_CACHE)
     assert done.returncode == 0 and "byte.pt.trace.json: bytes that are not UTF-8" in done.stdout
 
 
-def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path):
-    document = _document()
+def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path, training_step):
+    document = _document(training_step)
     kernels = [event for event in document["traceEvents"] if event.get("cat") == "kernel"]
     kernels[0]["ts"], kernels[1]["dur"] = float("inf"), float("inf")
     damaged = tmp_path / "inf.pt.trace.json"
@@ -312,11 +318,11 @@ def test_an_infinite_time_is_a_counted_event_not_an_infinite_total(tmp_path):
     assert "2 event(s) that are no readable span" in text.stdout
 
 
-def test_bytes_after_the_gzip_stream_are_their_own_problem(tmp_path):
+def test_bytes_after_the_gzip_stream_are_their_own_problem(tmp_path, training_step, training_read):
     damaged = tmp_path / "tail.pt.trace.json.gz"
-    damaged.write_bytes(TRAINING.read_bytes() + b"not gzip at all")
+    damaged.write_bytes(training_step.read_bytes() + b"not gzip at all")
     trace = read_profiler_trace(damaged)
-    assert len(trace.events) == len(read_profiler_trace(TRAINING).events)
+    assert len(trace.events) == len(training_read.events)
     assert dict(trace.problems.counts) == {"trailing_garbage": 1}
     done = run_cli("summary", damaged, env=NO_CACHE)
     assert "about 15 bytes after the end of its gzip stream" in done.stdout
@@ -384,22 +390,20 @@ def test_ranks_that_ran_different_regions_are_compared_in_linear_time():
     assert timings[1] < timings[0] * 40, timings  # 10x the ranks: ~10x the time, not ~100x
 
 
-def test_one_event_that_is_not_json_costs_only_that_event(tmp_path):
-    with gzip.open(TRAINING, "rb") as handle:
-        text = handle.read()
+def test_one_event_that_is_not_json_costs_only_that_event(tmp_path, training_step, training_read):
+    text = _decompressed(training_step)
     start = text.index(b'\n  {\n    "ph": "X"', len(text) // 2) + 1
     end = text.index(b"\n  },", start) + len(b"\n  }")
     damaged = tmp_path / "garbled.pt.trace.json"
     damaged.write_bytes(text[:start] + b'{"ph": "X", "name": oops, "ts": }' + text[end:])
     trace = read_profiler_trace(damaged)
-    assert len(trace.events) == len(read_profiler_trace(TRAINING).events) - 1
+    assert len(trace.events) == len(training_read.events) - 1
     assert dict(trace.problems.counts) == {"bad_json": 1}
     assert "garbled.pt.trace.json" in trace.problems.examples["bad_json"][0]
 
 
-def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path):
-    with gzip.open(TRAINING, "rb") as handle:
-        text = handle.read()
+def test_the_gpu_tab_says_what_of_a_cut_off_trace_it_could_not_read(qtbot, window, tmp_path, training_step):
+    text = _decompressed(training_step)
     cut = tmp_path / "cut.pt.trace.json"
     cut.write_bytes(text[:len(text) // 2])
     window.open_path(cut)
