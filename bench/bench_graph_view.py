@@ -25,7 +25,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.core.model.fx_graph_text import FxGraph, FxNode, FxSource  # noqa: E402
+from inspector.core.model.fx_graph_text import FxGraph, FxNode  # noqa: E402
+from inspector.core.model.source_location import SourceLocation  # noqa: E402
 from inspector.core.graphs.graph_hierarchy import (  # noqa: E402
     all_group_keys, build_groups, initially_expanded, node_paths, stage_paths)
 from inspector.core.readers.session_loader import open_path  # noqa: E402
@@ -49,7 +50,7 @@ def transformer_graph(blocks: int = 48, repeats: int = 24) -> tuple[FxGraph, dic
                 for op in range(ops):
                     name = f"op_{count}"
                     graph.add(FxNode(name, "call_function", f"aten.op{op % 7}.default", previous, [previous],
-                                     shape=["8", "512"], dtype="f32", source=FxSource("model.py", 10 + op, "forward", "")))
+                                     shape=["8", "512"], dtype="f32", source=SourceLocation("model.py", 10 + op, "forward", "")))
                     stacks[name] = [f"L['self'].blocks[{block}].{module}"]
                     previous, count = name, count + 1
     graph.add(FxNode("output", "output", "output", f"({previous},)", [previous]))

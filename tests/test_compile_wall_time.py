@@ -226,8 +226,8 @@ def test_the_stages_time_is_torchs_compile_time_plus_the_stages_the_summary_name
     # the figures behind the text, to the µs: inside the timed stages is torch's own compile time
     analysis = SessionAnalysis(open_session(detect(str(path))))
     timing = analysis.compile_time
-    assert timing["wall_s"] - sum(timing["outside_s"].values()) - timing["unrecorded_s"] == pytest.approx(
-        timing["total_s"], abs=1e-4)
+    assert timing.wall_s - sum(timing.outside_s.values()) - timing.unrecorded_s == pytest.approx(
+        timing.total_s, abs=1e-4)
     if name == "cuda":  # autotuning at the first call: after the compile, on the compiling thread
         assert {"dynamo", "CachingAutotuner.benchmark_all_configs"} <= set(named)
     if name == "multi_rank":

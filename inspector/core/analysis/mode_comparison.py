@@ -115,7 +115,7 @@ def _warm(detected: ModeSession) -> tuple[float | None, int | None]:
 
 
 def _cache_hits(run: SessionAnalysis) -> int:
-    return sum(entry["hit"] for entry in run.cache.values())
+    return sum(entry.hit for entry in run.cache.values())
 
 
 def fastest(rows: list[ModeRow]) -> Fastest:
