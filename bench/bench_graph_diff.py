@@ -18,8 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from inspector.core.model.fx_graph_text import FxGraph, FxNode  # noqa: E402
 from inspector.core.graphs.graph_diff import diff_graphs  # noqa: E402
 
-BLOCK = ("aten.addmm.default", "aten.relu.default", "aten.mul.Tensor", "aten.add.Tensor", "aten.native_layer_norm.default",
-         "aten.view.default", "aten.permute.default", "aten.bmm.default", "aten._softmax.default", "aten.sum.dim_IntList")
+BLOCK = ("aten.addmm.default", "aten.relu.default", "aten.mul.Tensor", "aten.add.Tensor",
+         "aten.native_layer_norm.default", "aten.view.default", "aten.permute.default", "aten.bmm.default",
+         "aten._softmax.default", "aten.sum.dim_IntList")
 
 
 def graph(nodes: int, extra_every: int | None = None, batch: str = "8") -> FxGraph:
@@ -29,7 +30,8 @@ def graph(nodes: int, extra_every: int | None = None, batch: str = "8") -> FxGra
     for index in range(nodes):
         if extra_every and index and index % extra_every == 0:
             name = f"extra_{count}"
-            result.add(FxNode(name, "call_function", "aten.neg.default", previous, [previous], shape=[batch, "64"], dtype="f32"))
+            result.add(FxNode(name, "call_function", "aten.neg.default", previous, [previous], shape=[batch, "64"],
+                              dtype="f32"))
             previous, count = name, count + 1
         if index % 50 == 0:
             weight_name = f"w_{weight}"

@@ -50,7 +50,8 @@ def transformer_graph(blocks: int = 48, repeats: int = 24) -> tuple[FxGraph, dic
                 for op in range(ops):
                     name = f"op_{count}"
                     graph.add(FxNode(name, "call_function", f"aten.op{op % 7}.default", previous, [previous],
-                                     shape=["8", "512"], dtype="f32", source=SourceLocation("model.py", 10 + op, "forward", "")))
+                                     shape=["8", "512"], dtype="f32",
+                                     source=SourceLocation("model.py", 10 + op, "forward", "")))
                     stacks[name] = [f"L['self'].blocks[{block}].{module}"]
                     previous, count = name, count + 1
     graph.add(FxNode("output", "output", "output", f"({previous},)", [previous]))
@@ -108,7 +109,8 @@ def real_graph(view: QtGraphView, name: str, stage: str) -> None:
     everything = all_group_keys(root)
     whole = _shown(view, graph, root, everything, paths)
     placed_engine = view.status.text().split("layout: ")[-1]
-    print(f"  expand all ({len(everything)} groups): {whole * 1000:.0f} ms, layout {placed_engine} (target ≤ 2000 ms, dot)")
+    print(f"  expand all ({len(everything)} groups): {whole * 1000:.0f} ms, layout {placed_engine} "
+          "(target ≤ 2000 ms, dot)")
     frames = []
     view.view.fit()
     view.view.viewport().grab()
@@ -144,7 +146,8 @@ def main() -> None:
     view._show(lay_out_view(graph, root, expanded))
     view.view.viewport().grab()
     first = time.perf_counter() - started
-    print(f"{len(graph.nodes)} nodes: first paint, folded ({len(view.visible.items)} items): {first * 1000:.0f} ms (target ≤ 1000 ms)")
+    print(f"{len(graph.nodes)} nodes: first paint, folded ({len(view.visible.items)} items): "
+          f"{first * 1000:.0f} ms (target ≤ 1000 ms)")
     opened = []
     keys = ["blocks"] + [f"blocks/{i}" for i in range(12)]
     for key in keys:
@@ -176,7 +179,8 @@ def main() -> None:
     view.view.viewport().grab()
     whole = (time.perf_counter() - started) * 1000
     ordered = sorted(frames)
-    print(f"{on_screen} nodes drawn ({len(laid_out.visible.items)} items, shown in {shown * 1000:.0f} ms): zoom frames median "
+    print(f"{on_screen} nodes drawn ({len(laid_out.visible.items)} items, shown in {shown * 1000:.0f} ms): "
+          "zoom frames median "
           f"{statistics.median(frames):.1f} ms, p95 {ordered[int(len(ordered) * 0.95)]:.1f} ms; all of it in view "
           f"(fit) {whole:.1f} ms (target ≤ 16 ms)")
 

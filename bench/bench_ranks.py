@@ -181,14 +181,17 @@ def main() -> int:
         if "overview_s" not in app:  # a job under OVERVIEW_FIRST_BYTES opens whole, straight to its details
             app["overview_s"] = app["details_s"]
         print(f"core index + report: {core['seconds']:.2f} s, peak RSS ≤ {peak:.0f} MB | app: overview "
-              f"{app['overview_s']:.2f} s, details {app['details_s']:.2f} s, longest UI stall {app['stall_ms']:.0f} ms, "
-              f"peak memory (PSS) with its child processes {app['peak_mb']:.0f} MB, {app['rows']} rows on the {app['tab']} tab"
+              f"{app['overview_s']:.2f} s, details {app['details_s']:.2f} s, "
+              f"longest UI stall {app['stall_ms']:.0f} ms, "
+              f"peak memory (PSS) with its child processes {app['peak_mb']:.0f} MB, "
+              f"{app['rows']} rows on the {app['tab']} tab"
               + (f" | tlparse --all-ranks-html {anchor:.2f} s (overview / tlparse = {app['overview_s'] / anchor:.2f})"
                  if anchor else ""))
     for finding in figures["findings"]:
         print(f"  {finding['text']}  [{finding['kind']}]")
     exact = found == expected
-    print("planted differences: " + ("all reported, nothing else" if exact else f"MISMATCH: expected {expected}, got {found}"))
+    print("planted differences: "
+          + ("all reported, nothing else" if exact else f"MISMATCH: expected {expected}, got {found}"))
     slowest = max(max(core["seconds"], app["overview_s"]) for core, app in zip(cores, apps))
     heaviest = max(app["peak_mb"] for app in apps)
     return 0 if exact and slowest <= 10 and heaviest <= 1024 else 1

@@ -6,7 +6,8 @@ stall, what the UI thread and the other threads were running as it began (issue 
     python bench/bench_session_arrival.py JOB [--rounds R] [--anchor]
 
 JOB is a folder of rank logs (`bench/make_many_ranks.py OUT --ranks 1024`) or any input the app
-opens. The first view is the first session every view shows: a big log's preview, else the session. Each round opens it in a fresh app process, offscreen at 1280×720. With --anchor the rounds
+opens. The first view is the first session every view shows: a big log's preview, else the session. Each round
+opens it in a fresh app process, offscreen at 1280×720. With --anchor the rounds
 alternate with the same build with every tab taking the session at once (QtShownLater off), the way
 the app worked before hidden tabs waited to be opened, so the two are compared on the same machine
 load.
@@ -65,7 +66,8 @@ def timed_steps(steps, name):  # a view that takes a session in steps, one a tur
         yield
 
 modules = [importlib.import_module(f"inspector.gui.views.{m.name}") for m in pkgutil.iter_modules(views.__path__)
-           if m.name.startswith("qt_")] + [importlib.import_module("inspector.gui.views.graph.qt_graph_view"), qt_main_window]
+           if m.name.startswith("qt_")] + [importlib.import_module("inspector.gui.views.graph.qt_graph_view"),
+                                           qt_main_window]
 for module in modules:
     for _, cls in inspect.getmembers(module, inspect.isclass):
         if cls.__module__ == module.__name__:
@@ -171,12 +173,14 @@ def main() -> int:
             for sample in result["samples"][:3]:
                 ui = " | ".join(sample["threads"].get("ui", []))[-160:]
                 others = [" | ".join(stack)[-160:] for name, stack in sample["threads"].items() if name != "ui"]
-                print(f"    stall at {sample['at']:.2f} s: ui … {ui}" + "".join(f"\n        other … {o}" for o in others[:1]))
+                print(f"    stall at {sample['at']:.2f} s: ui … {ui}"
+                      + "".join(f"\n        other … {o}" for o in others[:1]))
     for mode, rounds in results.items():
         stalls = [r["stalls"][0][0] * 1000 for r in rounds]
         handings = [_handing(r) * 1000 for r in rounds]
         longest = [_longest_slot(r) * 1000 for r in rounds]
-        print(f"{mode}: longest stall median {statistics.median(stalls):.0f} ms ({min(stalls):.0f}–{max(stalls):.0f}); "
+        print(f"{mode}: longest stall median {statistics.median(stalls):.0f} ms "
+              f"({min(stalls):.0f}–{max(stalls):.0f}); "
               f"every view had the session after median {statistics.median(handings):.0f} ms "
               f"({min(handings):.0f}–{max(handings):.0f}); longest view slot meanwhile median "
               f"{statistics.median(longest):.0f} ms ({min(longest):.0f}–{max(longest):.0f})")

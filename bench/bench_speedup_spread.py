@@ -35,7 +35,8 @@ def capture(code: Path, example: str, folder: Path, threads: int | None, runs: i
     if threads:
         command += ["--threads", str(threads)]
     env = dict(os.environ, PYTHONPATH=str(code))
-    done = subprocess.run(command, env=env, cwd=code, capture_output=True, text=True, timeout=900)  # -m imports from cwd
+    # -m imports from cwd
+    done = subprocess.run(command, env=env, cwd=code, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         return {"error": done.stderr[-500:]}
     results = json.loads((folder / "results.json").read_text())

@@ -25,8 +25,8 @@ runs it, and again to one in /dev/shm, in memory), N rounds taking turns, so all
 CPU time includes each one's child processes (the reader's md5 helper). Each round also times the
 physical floor of the same log in a fresh interpreter: read every byte, md5 them, parse every envelope's
 JSON (what any reader of the log must do at least, on one core). The ratio to tlparse is given with
-its 95 % interval and read against issue 49's target (TARGET) as the gates read an interval. Each checkout timed is byte-compiled
-first, as an installed copy is (`compile_bytecode`).
+its 95 % interval and read against issue 49's target (TARGET) as the gates read an interval. Each checkout timed is
+byte-compiled first, as an installed copy is (`compile_bytecode`).
 """
 
 from __future__ import annotations
@@ -224,8 +224,10 @@ def against_target(wall: list[float], tl_wall: list[float]) -> str:
     inconclusive: the noise could flip it. Shown as the ratio summary / tlparse."""
     speed = compare_rounds(list(zip(tl_wall, wall)), None)
     verdict = meets(speed, 1 / TARGET)
-    word = {True: "met", False: "not met"}.get(verdict, f"inconclusive ({gate_doubt(speed) or 'the interval straddles it'})")
-    interval = f"ratio's 95 % interval {1 / speed.high:.3f}–{1 / speed.low:.3f}" if speed.has_interval else "no interval"
+    word = {True: "met", False: "not met"}.get(verdict,
+                                               f"inconclusive ({gate_doubt(speed) or 'the interval straddles it'})")
+    interval = (f"ratio's 95 % interval {1 / speed.high:.3f}–{1 / speed.low:.3f}" if speed.has_interval
+                else "no interval")
     return f"{interval}: ≤ {TARGET}× target {word}"
 
 
@@ -300,7 +302,8 @@ def main() -> None:
         logs.update(real_logs(args.mb, real))
     for log in args.log:
         logs[log.name] = log
-    print(f"targets (issue 26): full ≤ 0.35× tlparse -p, peak RSS ≤ 0.5× log, reopen ≤ 0.2 s; the app's first view "
+    print("targets (issue 26): full ≤ 0.35× tlparse -p, peak RSS ≤ 0.5× log, reopen ≤ 0.2 s; "
+          "the app's first view "
           f"≤ 0.5 s is bench/bench_session_arrival.py's; medians of {args.repeat} (min–max)", flush=True)
     rows = [bench_row(name, log, args.repeat) for name, log in logs.items()]
     if args.json:

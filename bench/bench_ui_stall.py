@@ -85,7 +85,8 @@ def main() -> None:
     ordered = sorted(gaps)
     print(f"log {args.log.stat().st_size / 1e6:.1f} MB opened in {opened.get('log_s', float('nan')):.2f} s; "
           f"capture of {args.example} finished and opened in {opened.get('capture_s', float('nan')):.2f} s")
-    print(f"{len(gaps)} ticks of {TICK_MS} ms: worst stall {ordered[-1]:.1f} ms, p99 {ordered[int(len(ordered) * 0.99)]:.1f} ms, "
+    print(f"{len(gaps)} ticks of {TICK_MS} ms: worst stall {ordered[-1]:.1f} ms, "
+          f"p99 {ordered[int(len(ordered) * 0.99)]:.1f} ms, "
           f"median {statistics.median(gaps):.2f} ms  (target: worst ≤ 50 ms)")
 
 

@@ -35,7 +35,8 @@ def model(x, ws):
         x = block(x, w)
     return x
 rng = np.random.default_rng(0)
-ws = [[jax.device_put(rng.standard_normal((width, width)).astype(np.float32) * 0.1) for _ in range(6)] for _ in range(layers)]
+ws = [[jax.device_put(rng.standard_normal((width, width)).astype(np.float32) * 0.1) for _ in range(6)]
+      for _ in range(layers)]
 jax.jit(model)(jax.device_put(rng.standard_normal((32, width)).astype(np.float32)), ws).block_until_ready()
 """
 

@@ -167,14 +167,17 @@ class Report:
 
     def text(self) -> str:
         environment = self.document["environment"]
-        head = [f"gpu_check ({self.document['mode']}), {self.document['wall_s']:.0f} s: python {environment.get('python')}, "
-                f"torch {environment.get('torch')}, CUDA {environment.get('cuda_version')}, triton {environment.get('triton')}, "
+        head = [f"gpu_check ({self.document['mode']}), {self.document['wall_s']:.0f} s: "
+                f"python {environment.get('python')}, "
+                f"torch {environment.get('torch')}, CUDA {environment.get('cuda_version')}, "
+                f"triton {environment.get('triton')}, "
                 f"device {environment.get('device_name') or '-'}"]
         body = []
         for name, check in self.checks.items():
             body.append(f"{check.status} {name}: {check.reason}")
             body += [f"    {key}: {json.dumps(value, default=str)[:300]}" for key, value in check.measured.items()]
-        steps = [f"  {name}: {json.dumps(fields, default=str)[:300]}" for name, fields in self.document["steps"].items()]
+        steps = [f"  {name}: {json.dumps(fields, default=str)[:300]}"
+                 for name, fields in self.document["steps"].items()]
         return "\n".join(head + body + ["", "steps:"] + steps) + "\n"
 
     def remaining(self, budget: float) -> float:
@@ -274,11 +277,13 @@ def check_timing(check: Check, session, device: str) -> None:
     timing = results.get("timing") or {}
     method = str(timing.get("method") or "")
     rounds = timing.get("rounds") or []
-    measured = {"method": method, "rounds": len(rounds), "eager": results.get("eager"), "compiled": results.get("compiled"),
+    measured = {"method": method, "rounds": len(rounds), "eager": results.get("eager"),
+                "compiled": results.get("compiled"),
                 "calls": [row.get("compiled_calls") for row in rounds]}
     expected = "CUDA events" if device == "cuda" else "blocked_autorange"
     bad = [index for index, row in enumerate(rounds)
-           if not all(is_number(row.get(key)) and row[key] > 0 for key in ("eager_s", "compiled_s", "eager_calls", "compiled_calls"))]
+           if not all(is_number(row.get(key)) and row[key] > 0
+                      for key in ("eager_s", "compiled_s", "eager_calls", "compiled_calls"))]
     if expected not in method:
         failed(check, f"timing method {method!r} does not name {expected!r}", **measured)
     elif not rounds:
@@ -288,7 +293,8 @@ def check_timing(check: Check, session, device: str) -> None:
     else:
         compiled = (results.get("compiled") or {}).get("median_s") or 0
         eager = (results.get("eager") or {}).get("median_s") or 0
-        passed(check, f"{method}: {len(rounds)} rounds, compiled {compiled * 1e6:.1f} us/call, eager {eager * 1e6:.1f} us/call",
+        passed(check, f"{method}: {len(rounds)} rounds, compiled {compiled * 1e6:.1f} us/call, "
+                      f"eager {eager * 1e6:.1f} us/call",
                **measured)
 
 
@@ -330,14 +336,16 @@ def check_kernels(check: Check, session, device: str) -> None:
     ours = [kernel.name for _, kernel in kernels if kernel.kind == kind]
     measured = {"output_code_files": len(texts), "kernel_kinds": kinds, "kernels": ours[:20]}
     if device == "cuda":
-        markers = {marker: sum(text.count(marker) for text in texts) for marker in ("@triton.jit", "async_compile.triton(")}
+        markers = {marker: sum(text.count(marker) for text in texts)
+                   for marker in ("@triton.jit", "async_compile.triton(")}
         measured["markers"] = markers
     if not texts:
         failed(check, "the log holds no output code", **measured)
     elif not ours:
         failed(check, f"our parser found no {kind} kernel (kinds found: {kinds or 'none'})", **measured)
     elif not all(name.startswith(prefix) for name in ours):
-        failed(check, f"{kind} kernels not named {prefix}…: {[n for n in ours if not n.startswith(prefix)][:5]}", **measured)
+        failed(check, f"{kind} kernels not named {prefix}…: {[n for n in ours if not n.startswith(prefix)][:5]}",
+               **measured)
     elif device == "cuda" and not all(measured["markers"].values()):
         failed(check, f"the output code lacks {[m for m, n in measured['markers'].items() if not n]}", **measured)
     else:
@@ -365,7 +373,8 @@ def check_profile_join(check: Check, session, device: str) -> Path | None:
     measured = {"profile": str(path.relative_to(session.source)) if path.is_relative_to(session.source) else str(path),
                 "events": len(trace.events), "device": joined.device, "graph_calls": joined.graph_calls,
                 "unmatched_calls": joined.unmatched_calls, "total_us": joined.total_us, "graph_us": joined.graph_us,
-                "unattributed_us": joined.unattributed_us, "not_profiled": joined.not_profiled[:10], "notes": joined.notes,
+                "unattributed_us": joined.unattributed_us, "not_profiled": joined.not_profiled[:10],
+                "notes": joined.notes,
                 "kernels": [{"name": row.name, "kind": row.kind, "launches": row.events, "us": row.total_us}
                             for row in joined.kernels[:10]],
                 "nodes": len(joined.nodes), "lines": len(joined.lines)}
@@ -373,13 +382,16 @@ def check_profile_join(check: Check, session, device: str) -> Path | None:
     if joined.device != want:
         failed(check, f"joined as a {joined.device} profile, not {want}", **measured)
     elif joined.graph_calls <= 0:
-        failed(check, f"no compiled graph call of the profile tied to the log ({joined.unmatched_calls} unmatched)", **measured)
+        failed(check, f"no compiled graph call of the profile tied to the log ({joined.unmatched_calls} unmatched)",
+               **measured)
     elif not any(row.kind == kind for row in timed):
-        failed(check, f"no {kind} kernel with measured time ({[(r.name, r.kind) for r in joined.kernels[:5]]})", **measured)
+        failed(check, f"no {kind} kernel with measured time ({[(r.name, r.kind) for r in joined.kernels[:5]]})",
+               **measured)
     elif not joined.lines:
         failed(check, "kernel time tied to no source line of the model (provenance not joined)", **measured)
     else:
-        passed(check, f"{joined.graph_calls} graph call(s) joined, {joined.device} kernel time {joined.total_us:.0f} us over "
+        passed(check, f"{joined.graph_calls} graph call(s) joined, "
+                      f"{joined.device} kernel time {joined.total_us:.0f} us over "
                       f"{len(timed)} kernel(s), {len(joined.lines)} source line(s)", **measured)
     return path
 
@@ -418,7 +430,8 @@ def check_cli_join(check: Check, session_dir: Path, profile: Path | None, python
     elif section.get("device") != want or not section.get("graph_calls") or not section.get("kernels"):
         failed(check, f"the section joins nothing ({want} expected)", **measured)
     else:
-        passed(check, f"summary LOG --profile TRACE: {section['graph_calls']} graph call(s), {measured['kernels']} kernel(s), "
+        passed(check, f"summary LOG --profile TRACE: {section['graph_calls']} graph call(s), "
+                      f"{measured['kernels']} kernel(s), "
                       f"{measured['lines']} line(s), {section['device']}", **measured)
 
 
@@ -449,9 +462,11 @@ def cudagraph_evidence(session, profile: Path | None) -> dict:
             launches = sum(1 for event in read_profiler_trace(profile).events if CUDAGRAPH_LAUNCH in event.name)
         except (OSError, ValueError):
             launches = None
+    # torch's runtime metrics record
     cudagraphify_us = {str(unit.compile_id): unit.metrics.get("runtime_cudagraphify_time_us") for unit in session.units
-                       if unit.metrics.get("runtime_cudagraphify_time_us") is not None}  # torch's runtime metrics record
-    return {"notices": notices, "skip_reasons": skip_reasons, "spans": spans, "runtime_cudagraphify_us": cudagraphify_us,
+                       if unit.metrics.get("runtime_cudagraphify_time_us") is not None}
+    return {"notices": notices, "skip_reasons": skip_reasons, "spans": spans,
+            "runtime_cudagraphify_us": cudagraphify_us,
             "profile_graph_launches": launches,
             "counters": {key: value for key, value in counters.items() if "cudagraph" in key}}
 
@@ -495,7 +510,8 @@ def bundle(session_dir: Path, target: Path, report: Report) -> None:
 
     try:
         path, left_out = save_bundle(session_dir, target)
-        report.document["files"][target.stem] = {"bundle": path.name, "bytes": path.stat().st_size, "left_out": left_out}
+        report.document["files"][target.stem] = {"bundle": path.name, "bytes": path.stat().st_size,
+                                                 "left_out": left_out}
     except Exception as error:  # a report without the bundle still says what was measured
         report.document["files"][target.stem] = {"error": f"{type(error).__name__}: {error}"}
 

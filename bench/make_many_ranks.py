@@ -34,11 +34,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.core.readers.payload_digest import strip_tabs as payload_bytes_as_hashed  # noqa: E402  (torch's md5 input)
+# torch's md5 input
+from inspector.core.readers.payload_digest import strip_tabs as payload_bytes_as_hashed  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "tlparse-fixtures" / "multi_rank_logs"
 TEMPLATE = CORPUS / "dedicated_log_torch_trace_rank_3.log"
-SCHEDULE = ["torch.ops._c10d_functional.all_reduce_.default", "torch.ops._c10d_functional.all_gather_into_tensor.default",
+SCHEDULE = ["torch.ops._c10d_functional.all_reduce_.default",
+            "torch.ops._c10d_functional.all_gather_into_tensor.default",
             "torch.ops._c10d_functional.reduce_scatter_tensor.default"]
 _ID = re.compile(r'"frame_id": (\d+), "frame_compile_id": (\d+), "attempt": (\d+)')
 _MD5 = re.compile(r'"has_payload": "([0-9a-f]{32})"')
@@ -146,7 +148,8 @@ def _renumbered(record: list[str], old: tuple[int, int], new: tuple[int, int]) -
 
 # The findings each plant must produce, by kind of the report. An extra recompile also lengthens the
 # rank's whole-run sequence of cache lookups (the copied compile looked the FX graph up too).
-FINDINGS = {"recompiles": ["recompiles", "cache_pattern"], "graphs": ["graphs"], "cache": ["cache"], "straggler": ["straggler"],
+FINDINGS = {"recompiles": ["recompiles", "cache_pattern"], "graphs": ["graphs"], "cache": ["cache"],
+            "straggler": ["straggler"],
             "collectives": ["collectives"], "late_collective": ["straggler", "straggler"],
             "lacks_collective": ["compile_ids", "collective_sequence", "cache_pattern"], "tensor_meta": ["tensor_meta"],
             "slow_graph": ["runtime"]}

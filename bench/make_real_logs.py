@@ -114,7 +114,8 @@ def capture(name: str, recapture: bool) -> Path | None:
         print(f"{name}: capture failed (exit {done.returncode}); see {folder / 'stderr.txt'}")
         return None
     (folder / "done").write_text(f"{time.perf_counter() - start:.1f} s\n")
-    print(f"{name}: captured in {time.perf_counter() - start:.0f} s: {logs[-1]} ({logs[-1].stat().st_size / 1e6:.2f} MB)")
+    print(f"{name}: captured in {time.perf_counter() - start:.0f} s: {logs[-1]} "
+          f"({logs[-1].stat().st_size / 1e6:.2f} MB)")
     return logs[-1]
 
 

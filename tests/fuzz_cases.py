@@ -132,7 +132,8 @@ def mutate_log(text: str, rng: random.Random) -> str:
         elif action in ("payload", "payload_fixed") and record.payload:
             line = rng.randrange(len(record.payload))
             record.payload[line] = mutate_json_text(record.payload[line], rng) if rng.random() < 0.3 else (
-                record.payload[line][: rng.randrange(len(record.payload[line]) + 1)] + rng.choice(["", "(", "{", "\x00", "é"]))
+                record.payload[line][: rng.randrange(len(record.payload[line]) + 1)]
+                + rng.choice(["", "(", "{", "\x00", "é"]))
             if action == "payload_fixed":
                 fix_md5(record)
         elif action == "cut_line":
@@ -145,14 +146,16 @@ def mutate_log(text: str, rng: random.Random) -> str:
             other = rng.randrange(len(records))
             records[index], records[other] = records[other], records[index]
         elif action == "garbage":
-            records.insert(index, Record("", rng.choice(["\x00" * 16, "\ufeff", "random junk", "\t orphan", "V1202"]), []))
+            records.insert(index, Record("", rng.choice(["\x00" * 16, "\ufeff", "random junk", "\t orphan",
+                                                         "V1202"]), []))
         elif action == "deep_envelope":
             record.envelope = '{"artifact": ' + DEEP + "}"
         elif action == "deep_payload":
             record.payload = [DEEP]
             fix_md5(record)
         elif action == "escape":
-            record.envelope = record.envelope.replace('"', '"\\u001b[2J\\u202e', 1) if '"' in record.envelope else record.envelope
+            record.envelope = (record.envelope.replace('"', '"\\u001b[2J\\u202e', 1) if '"' in record.envelope
+                               else record.envelope)
         elif action == "crlf":
             record.payload = [line + "\r" for line in record.payload]
         elif action == "kind":

@@ -7,7 +7,8 @@ import re
 
 from inspector.core.readers.session_loader import open_path
 
-_LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+(?:_\d+)?)\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
+_LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+(?:_\d+)?)\] \[__graph_breaks\] Graph break.* "
+                        r"in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+)")
 _LOG_GUARD = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\]\s+- (?P<guard>\d+/\d+: .+)$", re.M)
 

@@ -67,7 +67,8 @@ template <typename in_out_ptr0_type_, typename in_ptr0_type_, typename kernels_t
     uint32_t grid_2 = 1;
     if (grid_0 == 0 || grid_1 == 0 || grid_2 == 0) return;
     if (kernels_.triton_poi_fused_addmm_relu_0 == nullptr) {{
-        kernels_.triton_poi_fused_addmm_relu_0 = loadKernel("/tmp/c4/cn5z.cubin", "triton_poi_fused_addmm_relu_0", 0, cubin_dir_);
+        kernels_.triton_poi_fused_addmm_relu_0 = loadKernel("/tmp/c4/cn5z.cubin", \
+"triton_poi_fused_addmm_relu_0", 0, cubin_dir_);
     }}
     CUdeviceptr var_0 = reinterpret_cast<CUdeviceptr>(in_out_ptr0.data_ptr());
     CUdeviceptr var_1 = reinterpret_cast<CUdeviceptr>(in_ptr0.data_ptr());
@@ -87,7 +88,8 @@ void AOTInductorModel::run_impl(
     auto arg2_1 = std::move(inputs[0]);
     auto& kernels = static_cast<AOTInductorModelKernels&>(*this->kernels_.get());
     AtenTensorHandle buf0_handle;
-    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(2, int_array_2, int_array_3, cached_torch_dtype_float32, cached_torch_device_type_cuda, this->device_idx_, &buf0_handle));
+    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(2, int_array_2, int_array_3, cached_torch_dtype_float32, \
+cached_torch_device_type_cuda, this->device_idx_, &buf0_handle));
     RAIIAtenTensorHandle buf0(buf0_handle);
     // Topologically Sorted Source Nodes: [], Original ATen: [aten.addmm]
     AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_mm_out(buf0, arg2_1, fc1_weight));
@@ -116,7 +118,8 @@ def test_the_triton_kernels_of_a_gpu_wrapper_are_named_at_their_launchers(launch
     # the launcher, Triton source and launch included, is the kernel's span; run_impl's call is its call
     assert "call_triton_poi_fused_addmm_relu_0(" in lines[triton.start_line - 1]
     assert lines[triton.end_line - 1] == "}" and "launchKernel(" in lines[triton.end_line - 2]
-    assert [lines[line - 1].strip().split("(")[0] for line in triton.call_lines] == ["call_triton_poi_fused_addmm_relu_0"]
+    assert ([lines[line - 1].strip().split("(")[0] for line in triton.call_lines]
+            == ["call_triton_poi_fused_addmm_relu_0"])
     assert triton.source_nodes == ["relu", "add_tensor_1"] and triton.source_origin == "provenance"
     assert mm.source_nodes == ["mm_default_1"] and mm.call_lines
     # the whole text is C++ to the highlighter, the Triton source in its comment included
@@ -157,7 +160,8 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     assert set(compiles) == set(info) == {kernel.name for kernel in unit.kernels if kernel.kind == "triton"}
     for name, facts in compiles.items():
         assert facts.compile_s == pytest.approx(info[name]["compile_time_us"] / 1e6)
-        assert facts.cache_state == info[name]["autotune_cache_state"] and facts.configs == info[name].get("num_configs")
+        assert (facts.cache_state == info[name]["autotune_cache_state"]
+                and facts.configs == info[name].get("num_configs"))
         assert facts.autotune_s == (pytest.approx(autotune[name], abs=1e-6) if name in autotune else None)
     only = compiles["triton_poi_fused_addmm_relu_sigmoid_0"]  # one config: it runs with that, untuned
     assert only.config == dict(info["triton_poi_fused_addmm_relu_sigmoid_0"]["only_config"])
@@ -168,8 +172,8 @@ def test_what_compiling_each_triton_kernel_cost_is_torchs_record(corpus):
     assert [row["kernel"] for row in rows] == sorted(info, key=lambda name: -info[name]["compile_time_us"])
     lines = render_text(summary).splitlines()
     heading = lines.index("  slowest Triton kernels to compile (of 3 torch recorded):")
-    assert lines[heading + 1] == ("    [0/0] inference  triton_poi_fused_mul_1: compiled in 1.74 s; autotune cache miss; "
-                                  "2 configs benchmarked for 111 ms")
+    assert lines[heading + 1] == ("    [0/0] inference  triton_poi_fused_mul_1: compiled in 1.74 s; "
+                                  "autotune cache miss; 2 configs benchmarked for 111 ms")
 
 
 def _code(role: str) -> CodeArtifact:
@@ -215,4 +219,5 @@ def test_the_code_outline_says_what_compiling_each_kernel_cost(corpus, qtbot, wi
     cells = {code.outline.item(row, 0).text(): code.outline.item(row, 5) for row in range(code.outline.rowCount())}
     assert cells["triton_poi_fused_mul_1"].text() == "1.74 s"
     assert "autotune cache miss; 2 configs benchmarked for 111 ms" in cells["triton_poi_fused_mul_1"].toolTip()
-    assert cells["extern_kernels.mm"].text() == "—" and "says nothing of compiling" in cells["extern_kernels.mm"].toolTip()
+    assert (cells["extern_kernels.mm"].text() == "—"
+            and "says nothing of compiling" in cells["extern_kernels.mm"].toolTip())

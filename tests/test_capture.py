@@ -25,7 +25,8 @@ from inspector.core.readers.session_loader import open_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-_LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+)(?:_\d+)?\] \[__graph_breaks\] Graph break.* in user code at (?P<where>\S+:\d+)")
+_LOG_BREAK = re.compile(r"\[(?P<id>\d+/\d+)(?:_\d+)?\] \[__graph_breaks\] Graph break.* "
+                        r"in user code at (?P<where>\S+:\d+)")
 _LOG_RECOMPILE = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function")
 EXPECTED = {  # example: (break sites, recompiles)
     "mlp_breaks": (2, 3),
@@ -468,7 +469,8 @@ def test_a_cancelled_mode_ends_the_sequence_other_failures_do_not(tmp_path):
     assert second.mode == "reduce-overhead" and second.settings.runs == 3
     runs.record(second, 143, {"kind": "cancelled", "message": "stopped by the user"}, "cancelled")
     assert runs.next_step() is None
-    assert [o.mode for o in runs.outcomes] == ["default", "reduce-overhead"] and not any(o.complete for o in runs.outcomes)
+    assert ([o.mode for o in runs.outcomes] == ["default", "reduce-overhead"]
+            and not any(o.complete for o in runs.outcomes))
 
 
 def test_the_runner_reads_the_launcher_pid_under_the_name_the_launcher_writes():

@@ -72,7 +72,8 @@ def test_a_resume_function_is_named_after_the_users_function_in_every_list(tmp_p
     list, the recompile lines, the recompile groups and the HTML report call it what the user wrote:
     `forward (resumed at line 19)` (Dynamo's name stays in the unit's location only)."""
     text = run_cli("summary", str(EXAMPLE_SESSION)).stdout
-    for line in ("[1/0]    forward (resumed at line 19) ", "[1/1] forward (resumed at line 19): h changed size in dim 0",
+    for line in ("[1/0]    forward (resumed at line 19) ",
+                 "[1/1] forward (resumed at line 19): h changed size in dim 0",
                  "frame 2 forward (resumed at line 21): h size dim 0"):
         assert line in text
     listed = [line for line in text.splitlines() if "torch_dynamo_resume_in_" in line]

@@ -126,7 +126,8 @@ def test_only_garbage_is_rejected_with_a_clear_message(tmp_path):
 def test_every_corpus_log_cut_at_any_point_keeps_what_came_before_and_counts_the_cut(corpus, tmp_path):
     """Cut each corpus log at many points: the reader returns the compile units that began before the
     cut (in order, as in the whole log), every lazy part can be touched, and the cut is counted."""
-    for source in [corpus / "inductor_provenance_jit_cuda_log.txt", *sorted((corpus / "multi_rank_logs").glob("*.log"))]:
+    for source in [corpus / "inductor_provenance_jit_cuda_log.txt",
+                   *sorted((corpus / "multi_rank_logs").glob("*.log"))]:
         data = source.read_bytes()
         whole = [str(unit.compile_id) for unit in build_trace_session([source], source).units]
         for fraction in (0.05, 0.33, 0.5, 0.77, 0.999):

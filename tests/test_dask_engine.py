@@ -145,7 +145,8 @@ def test_the_app_reads_a_jobs_rank_overview_on_the_dask_cluster_it_is_set_to(
         view = open_to_overview(qtbot, window, job, monkeypatch)
         after = sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
     assert after > before, "no task ran on the cluster"
-    assert f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)" in window.status.text()
+    assert (f"24 rank log(s), read on the Dask cluster at {cluster.scheduler_address} (2 workers)"
+            in window.status.text())
     local = rank_report(index_ranks(find_trace_logs(job)))
     assert view.rows.rowCount() == 24 and view.findings.count() == len(local.findings)
     qtbot.waitUntil(lambda: window.model.loaded is not None, timeout=120_000)  # the details follow as ever

@@ -125,7 +125,8 @@ def test_graph_search_and_details_follow_the_unit_selected_in_the_session_tree(q
                     timeout=60_000)
 
     # unit B (no sum, no gt in its graph), picked in the Session tree
-    b = next(unit for unit in units if not any(re.search("sum|gt", node.name) for node in unit.graphs["post_grad"].graph.nodes))
+    b = next(unit for unit in units
+             if not any(re.search("sum|gt", node.name) for node in unit.graphs["post_grad"].graph.nodes))
     nav.setCurrentItem(nav._items[b])
     wait_graph_of(qtbot, graph, b)
     names_b = {node.name for node in graph.graph.nodes}
@@ -305,7 +306,8 @@ def test_the_ranks_cache_columns_and_the_summarys_cache_rate_say_which_caches(qt
     header = window.ranks_view.table.horizontalHeader()
     column = next(c for c in range(rows.columnCount()) if rows.headerData(c, horizontal) == "Cache hits (all)")
     point = QPoint(header.sectionViewportPosition(column) + header.sectionSize(column) // 2, header.height() // 2)
-    QApplication.sendEvent(header.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, header.viewport().mapToGlobal(point)))
+    QApplication.sendEvent(header.viewport(),
+                           QHelpEvent(QEvent.Type.ToolTip, point, header.viewport().mapToGlobal(point)))
     qtbot.waitUntil(lambda: QToolTip.isVisible() and "AOTAutograd" in QToolTip.text(), timeout=5_000)
     dashboard = window.summary_view.table
     rows = {dashboard.item(r, 0).text(): dashboard.item(r, 2).text() for r in range(dashboard.rowCount())}

@@ -45,7 +45,8 @@ def lines_of_ink(widget) -> int:
 
 
 def click_row(qtbot, table, row: int) -> None:
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(row, 0)).center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(table.model().index(row, 0)).center())
 
 
 def code_tab(window):

@@ -80,7 +80,8 @@ def test_a_rank_that_ran_its_graphs_in_another_order_is_named_where_tlparse_sees
     assert finding.ranks == (2,) and finding.compile_ids == ("[0/0]",)
     assert "ran its compiled graphs in another order: call #1 ran plain [0/0] where the others ran " \
            "reduce_then_scale [0/0]" in finding.message
-    assert "[0/0] is plain here, reduce_then_scale there" in finding.message and len(report.findings) == 1  # frame by frame, the rest agrees
+    # frame by frame, the rest agrees
+    assert "[0/0] is plain here, reduce_then_scale there" in finding.message and len(report.findings) == 1
     assert "its collectives match the others' (4 each)" in finding.message  # all_reduce_ and wait_tensor, twice
     assert not _findings(report, "collective_sequence")  # in the order they ran, the collectives agree
     said = _tlparse_says(jobs["reordered"], tmp_path / "tl")
@@ -131,7 +132,8 @@ def test_the_side_by_side_script_compares_the_execution_order(jobs, tmp_path):
                            str(jobs["reordered"]), str(jobs["recompiled"]), "--markdown", str(table)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    rows = [line for line in table.read_text(encoding="utf-8").splitlines() if line.startswith("| graph execution order")]
+    rows = [line for line in table.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| graph execution order")]
     assert len(rows) == 2, table.read_text(encoding="utf-8")
     assert rows[0].endswith("| consistent across ranks | 0, 1 \\| 2 | no: only ours |"), rows[0]
     assert "| order differs | 0, 1 \\| 2 | both find it |" in rows[1], rows[1]

@@ -172,7 +172,8 @@ def test_recompile_groups_equal_torch_logs_and_the_limit_hit_is_flagged(recompil
     assert our_recompiles(session) == from_torch == Counter({("scale", "x", "dtype"): 3,
                                                              ("decode_step", "ids", "size dim 1"): 2})
     groups = {group.subject: group for group in recompile_groups(session)}
-    assert groups["ids"].history == ["8", "1", "9"] and "Sizes 0 and 1 are always specialised" in groups["ids"].diagnosis
+    assert (groups["ids"].history == ["8", "1", "9"]
+            and "Sizes 0 and 1 are always specialised" in groups["ids"].diagnosis)
     assert groups["x"].history == ["Float", "Double", "Half", "BFloat16"]
     assert "recompile limit" in groups["x"].diagnosis
     limit = recompile_limit(session)

@@ -76,7 +76,8 @@ def test_summary_markdown_is_a_pull_request_comment(capsys):
     assert main(["summary", "--markdown", str(BUNDLED_SESSION)]) == 0
     text = capsys.readouterr().out
     assert text.startswith("### torch.compile Inspector: mlp_breaks")
-    assert "| `mlp_breaks.py:19` | [GB0170](https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html)" in text
+    assert ("| `mlp_breaks.py:19` | [GB0170](https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html)"
+            in text)
     assert "`torch._dynamo.mark_dynamic(x, 0)`" in text and "set_stance" in text
     assert "| guard checks (Dynamo cache lookup) |" in text
     assert "recompile_limit = 8" in text

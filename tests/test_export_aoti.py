@@ -72,7 +72,8 @@ def draft_run(tmp_path_factory, inductor_cache):
     failures = json.loads((run.folder / "draft_facts.json").read_text())["failures"]
     # torch's report also lists guards its trace handler keeps out of the log (on no input's symbol, or
     # runtime asserts, such as `u0 > 2` beside its data-dependent error): the log cannot show those
-    return run, [f for f in failures if f["type"] != "GUARD_ADDED" or (f["sources"] and f["prefix"] != "runtime_assert")]
+    return run, [f for f in failures
+                 if f["type"] != "GUARD_ADDED" or (f["sources"] and f["prefix"] != "runtime_assert")]
 
 
 KIND_OF = {"DATA_DEPENDENT_ERROR": "data_dependent", "MISSING_FAKE_KERNEL": "missing_fake_kernel",

@@ -131,7 +131,8 @@ def test_generator_skips_are_not_counted_as_breaks_against_torchs_counters(libra
     assert entries.get(GENERATOR_SKIP), "inspect.stack() should make Dynamo skip generator frames"
     summary, text = summary_of(library_capture)
     run = summary["run"]
-    assert run["torch_counted_breaks"] == len(summary["graph_breaks"]) == sum(entries.values()) - entries[GENERATOR_SKIP]
+    assert (run["torch_counted_breaks"] == len(summary["graph_breaks"])
+            == sum(entries.values()) - entries[GENERATOR_SKIP])
     assert run["breaks_agree_with_torch"] is True and "torch's counters saw" not in text
     # the resumed frame is guarded on the stack's depth, which differs between the capture's calls: it may
     # recompile up to the limit, one more frame skip
@@ -165,7 +166,8 @@ def test_fallbacks_keep_the_root_cause_and_every_unit_is_named(fallbacks_run):
     assert any(warning.endswith(f"raised: {cause}") for warning in summary["warnings"])
     assert f"raised: {cause}" in text
     limited = failed["scaled"]  # torch wrote neither dynamo_start nor co_name for the unit at the limit
-    assert not limited.metrics.get("co_name") and not limited.started and limited.fail_reason.startswith(RECOMPILE_LIMIT)
+    assert (not limited.metrics.get("co_name") and not limited.started
+            and limited.fail_reason.startswith(RECOMPILE_LIMIT))
     named = next(unit for unit in session.units if unit.compile_id.frame == limited.compile_id.frame and unit.started)
     assert limited.function == named.function == named.metrics["co_name"] and limited.location == named.location
     assert all(unit["function"] and unit["location"] for unit in summary["units"])

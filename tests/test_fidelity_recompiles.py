@@ -20,7 +20,8 @@ from inspector.core.readers.session_loader import open_path
 
 _RECOMPILING = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\] Recompiling function (?P<fn>\S+) in ")
 _GUARD = re.compile(r"\[(?P<id>\d+/\d+)\] \[__recompiles\]\s+- (?P<against>\d+/\d+): (?P<guard>.+)$")
-_SIZE = re.compile(r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. expected (?P<old>\d+), actual (?P<new>\d+)")
+_SIZE = re.compile(r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. "
+                   r"expected (?P<old>\d+), actual (?P<new>\d+)")
 _CREATE_SYMBOL = re.compile(r"\[(?P<id>\d+/\d+)\] create_symbol (?P<symbol>s\d+) = \S+ for (?P<source>\S+)")
 
 
@@ -37,7 +38,8 @@ def torch_recompiles(torch_logs: str) -> list[tuple[str, str, str]]:
 
 def torch_guards(torch_logs: str) -> set[tuple[str, str]]:
     """Every failed guard torch listed: (compile id, 'against: guard')."""
-    return {(f"[{m['id']}]", f"{m['against']}: {m['guard'].strip()}") for m in map(_GUARD.search, torch_logs.splitlines()) if m}
+    return {(f"[{m['id']}]", f"{m['against']}: {m['guard'].strip()}")
+            for m in map(_GUARD.search, torch_logs.splitlines()) if m}
 
 
 def torch_symbols(torch_logs: str) -> dict[str, tuple[str, str]]:
@@ -211,5 +213,6 @@ def test_the_session_tree_lists_the_wrapped_forward_with_the_wrapper_in_its_tool
     unit = next(frame for frame in frames if frame.text(0) == "forward (via wrapper)").child(0)
     assert unit.text(0) == "[0/0]" and "forward (via wrapper)" in unit.toolTip(0)
     tip = unit.toolTip(0)
-    assert "your function: " in tip and "modeling_gpt2.py:" in tip and "compiled as its wrapper: " in tip and "generic.py:" in tip
+    assert ("your function: " in tip and "modeling_gpt2.py:" in tip
+            and "compiled as its wrapper: " in tip and "generic.py:" in tip)
     assert "wrapper" in titles, "the user's own decorator keeps its name"

@@ -116,7 +116,8 @@ def exercise(path: Path, with_diff: bool) -> list[str]:
             outputs.append(artifact.text)
         outputs += [artifact.text for artifact in unit.artifacts]
     folder = Path(session.source) if Path(session.source).is_dir() else None
-    outputs += [text or "" for text in read_source(session.manifest.script if session.manifest is not None and session.manifest.script else "", folder)]
+    outputs += [text or "" for text in read_source(
+        session.manifest.script if session.manifest is not None and session.manifest.script else "", folder)]
     if with_diff:
         outputs.append(json.dumps(finite(diff_runs(session, session)), allow_nan=False))
         outputs += [check.reason for check in check_run(session, session, 0, 1.0, 1.0, 0.1)]

@@ -117,12 +117,14 @@ def test_cuda_timing_and_memory_read_as_the_runner_writes_them():
         assert check.status == "PASS", check.reason
     cpu_timed = _session({"timing": {"method": "interleaved rounds, torch.utils.benchmark.Timer.blocked_autorange",
                                      "rounds": [CUDA_ROUND]},
-                          "memory_eager": {"cpu_rss_high_water_mb": 900.0}, "memory_compiled": {"cpu_rss_high_water_mb": 9.0}})
+                          "memory_eager": {"cpu_rss_high_water_mb": 900.0},
+                          "memory_compiled": {"cpu_rss_high_water_mb": 9.0}})
     for function in (checks.check_timing, checks.check_memory):
         check = checks.Check("x")
         function(check, cpu_timed, "cuda")
         assert check.status == "FAIL", check.reason
-    zero = _session({"timing": {"method": "interleaved rounds, CUDA events", "rounds": [dict(CUDA_ROUND, compiled_s=0.0)]}})
+    zero = _session({"timing": {"method": "interleaved rounds, CUDA events",
+                                "rounds": [dict(CUDA_ROUND, compiled_s=0.0)]}})
     check = checks.Check("timing")
     checks.check_timing(check, zero, "cuda")
     assert check.status == "FAIL" and "round(s) [0]" in check.reason
@@ -146,7 +148,8 @@ def test_cudagraphs_fail_on_a_skip_notice_or_no_record():
     from types import SimpleNamespace
 
     checks = _checks()
-    skipped = SimpleNamespace(compile_id="0/0", warnings=["CUDA graphs skipped: skipping cudagraphs due to mutated inputs"],
+    skipped = SimpleNamespace(compile_id="0/0",
+                              warnings=["CUDA graphs skipped: skipping cudagraphs due to mutated inputs"],
                               metrics={"cudagraph_skip_reason": "skipping cudagraphs due to mutated inputs"}, spans=[])
     check = checks.Check("cudagraphs")
     checks.check_cudagraphs(check, _session({"counters": {"inductor": {"cudagraph_skips": 1}}}, [skipped]), "cuda")

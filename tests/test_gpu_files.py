@@ -59,7 +59,8 @@ def test_source_lines_map_to_ir_lines_both_ways_as_the_trace_says():
     mappings = raw["payload"]["source_mappings"]
     for line, entry in list(mappings["python"].items())[:5]:
         for stage in ("ttir", "ttgir", "ptx"):
-            assert kernel.lines_for("python", int(line), stage) == sorted(int(value) for value in entry[f"{stage}_lines"])
+            assert (kernel.lines_for("python", int(line), stage)
+                    == sorted(int(value) for value in entry[f"{stage}_lines"]))
     for line, entry in list(mappings["ttgir"].items())[:20]:
         assert kernel.lines_for("ttgir", int(line), "python") == [entry["line"]]
         assert kernel.lines_for("ttgir", int(line), "ptx") == sorted(entry["ptx_lines"])
@@ -155,7 +156,8 @@ def test_a_second_trace_opened_shows_its_own_first_kernel(qtbot, window, no_slot
     """Row 0 was current already: the second trace's first kernel is still the one shown, info and code."""
     view = window.gpu_view
     window.open_path(MAPPED)
-    qtbot.waitUntil(lambda: view.trace is not None and view.trace.path == MAPPED and view.kernel is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: view.trace is not None and view.trace.path == MAPPED and view.kernel is not None,
+                    timeout=60_000)
     window.open_path(TORCH_KERNELS)
     qtbot.waitUntil(lambda: view.trace is not None and view.trace.path == TORCH_KERNELS, timeout=60_000)
     first = view.trace.kernels[0]
@@ -167,7 +169,8 @@ def test_the_gpu_tab_shows_a_profile_by_region(qtbot, window):
     window.open_path(TRAINING_PROFILE)
     view = window.gpu_view
     qtbot.waitUntil(lambda: view.regions.rowCount() > 0, timeout=60_000)
-    regions = {view.regions.item(row, 0).text(): view.regions.item(row, 1).text() for row in range(view.regions.rowCount())}
+    regions = {view.regions.item(row, 0).text(): view.regions.item(row, 1).text()
+               for row in range(view.regions.rowCount())}
     assert regions["CompiledFunction"] == "6" and regions["CompiledFunctionBackward"] == "6"
     assert "ncclKernel" in view.profile_kernels.item(0, 5).text()
     assert "rank 1" in view.header.text() and "idle" in view.devices.text()

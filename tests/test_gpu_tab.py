@@ -29,7 +29,8 @@ def _corpus():
 
 def _cells(table) -> list[list[str]]:
     """What the user sees of a table: the shown columns' texts, row by row."""
-    return [[table.item(row, column).text() for column in range(table.columnCount()) if not table.isColumnHidden(column)]
+    return [[table.item(row, column).text() for column in range(table.columnCount())
+             if not table.isColumnHidden(column)]
             for row in range(table.rowCount())]
 
 
@@ -54,7 +55,8 @@ def test_a_run_s_own_profile_leaves_when_a_run_without_one_opens(qtbot, window, 
     view = _open_capture(qtbot, window)
     open_and_wait(qtbot, window, CUDA_LOG)  # a log with no profiler trace beside it
     # (the old tab joined the capture's profile to the log instead, and kept it on screen)
-    qtbot.waitUntil(lambda: view.profile is None or "None of this profile's" in view.joined_label.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: view.profile is None or "None of this profile's" in view.joined_label.text(),
+                    timeout=30_000)
     assert view.header.text().startswith("The open run has no profiler trace (no profiler trace beside the log).")
     assert "compiled.json" not in view.header.text()
     assert not view.pages.isVisibleTo(view), "no tables of the capture's profile beside the log"
@@ -70,9 +72,9 @@ def test_a_profile_the_user_opened_stays_and_says_it_belongs_to_another_run(qtbo
     open_and_wait(qtbot, window, CUDA_LOG)
     qtbot.waitUntil(lambda: "not of the open run" in view.header.text(), timeout=30_000)
     assert view.header.text().startswith("Profiler trace compiled.json (opened on its own; not of the open run): ")
-    assert view.joined_label.text() == ("This profile is of another run: none of its 15 compiled graph call(s) ran the "
-                                        "open run's code — it was opened on its own, and is joined to each run opened "
-                                        "after it.")
+    assert view.joined_label.text() == ("This profile is of another run: none of its 15 compiled graph call(s) "
+                                        "ran the open run's code — it was opened on its own, and is joined to "
+                                        "each run opened after it.")
     assert view.profile_trace.path == CAPTURE / "profile" / "compiled.json" and view.source_lines.rowCount() == 0
     open_and_wait(qtbot, window, CAPTURE)  # the run it was taken of: its own profile, joined
     qtbot.waitUntil(lambda: view.source_lines.rowCount() > 0, timeout=60_000)

@@ -67,10 +67,12 @@ def test_later_stages_are_grouped_through_their_links_to_dynamo(gpt2_log, stage)
     _unit, graph, paths = _paths(gpt2_log, stage)
     addmms = [node.name for node in graph.nodes if node.target == "aten.addmm.default"]
     per_layer = Counter(paths[name][:3] for name in addmms)
-    assert per_layer[("transformer", "h", "0")] == per_layer[("transformer", "h", "1")] == 4  # c_attn, c_proj, c_fc, c_proj
+    # c_attn, c_proj, c_fc, c_proj
+    assert per_layer[("transformer", "h", "0")] == per_layer[("transformer", "h", "1")] == 4
     assert {paths[name][-1] for name in addmms} == {"c_attn", "c_proj", "c_fc"}
     weights = [(arg, name) for name in addmms for arg in graph.node(name).inputs if graph.node(arg).op == "placeholder"]
-    assert len(weights) == 2 * len(addmms) and all(paths[arg] == paths[name] for arg, name in weights)  # inside their module
+    # inside their module
+    assert len(weights) == 2 * len(addmms) and all(paths[arg] == paths[name] for arg, name in weights)
     sizes = {layer: sum(1 for path in paths.values() if path[:3] == ("transformer", "h", layer)) for layer in "01"}
     assert sizes["0"] > 40 and abs(sizes["0"] - sizes["1"]) <= 6
 
@@ -89,7 +91,8 @@ def test_every_node_drawn_once_hover_and_selection(qtbot, window, gpt2_log):
     assert sorted(owners) == sorted(node.name for node in graph.nodes)  # folded: each node in one item
     assert len(view.layer.ids) == len(set(view.layer.ids))
     view.expand_all()
-    qtbot.waitUntil(lambda: view.layer is not None and not any(i.startswith("group:") for i in view.layer.ids), timeout=60_000)
+    qtbot.waitUntil(lambda: view.layer is not None and not any(i.startswith("group:") for i in view.layer.ids),
+                    timeout=60_000)
     assert sorted(view.layer.ids) == sorted(node.name for node in graph.nodes)
     assert "layered" not in view.status.text()
     addmm = next(node for node in graph.nodes if node.target == "aten.addmm.default")
@@ -111,7 +114,8 @@ def test_every_node_drawn_once_hover_and_selection(qtbot, window, gpt2_log):
 def test_overlays_show_every_kernel_of_a_node_and_list_them_all(qtbot, window, llama_log):
     view = open_graph(qtbot, window, llama_log, stage="dynamo")
     view.expand_all()
-    qtbot.waitUntil(lambda: view.layer is not None and not any(i.startswith("group:") for i in view.layer.ids), timeout=60_000)
+    qtbot.waitUntil(lambda: view.layer is not None and not any(i.startswith("group:") for i in view.layer.ids),
+                    timeout=60_000)
     by_node = kernels_by_node(view.unit, "dynamo")
     multi = next(name for name, kernels in by_node.items() if len({k.name for k in kernels}) > 1)
     colours_before = {name: fills for name, fills in zip(view.layer.ids, view.layer.fills)}
@@ -122,7 +126,8 @@ def test_overlays_show_every_kernel_of_a_node_and_list_them_all(qtbot, window, l
     assert {k.name for kernels in by_node.values() for k in kernels} <= set(legend)
     view.overlay.setCurrentText("op kind")
     view.fold_all()
-    qtbot.waitUntil(lambda: view.layer is not None and any(i.startswith("group:") for i in view.layer.ids), timeout=60_000)
+    qtbot.waitUntil(lambda: view.layer is not None and any(i.startswith("group:") for i in view.layer.ids),
+                    timeout=60_000)
     for name, fill in zip(view.layer.ids, view.layer.fills):  # a node's colour does not change with folding
         if name in colours_before:
             assert fill == colours_before[name]

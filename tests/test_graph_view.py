@@ -50,7 +50,8 @@ def test_graph_shows_every_node_with_details_from_the_readable_text(qtbot, windo
     assert graph.run_search() == ["linear"]
     assert graph.layer.selected == "linear"
     details = graph.details.toPlainText()
-    assert "torch._C._nn.linear" in details and "mlp_breaks.py:18" in details and "h = torch.relu(self.up(x))" in details
+    assert ("torch._C._nn.linear" in details and "mlp_breaks.py:18" in details
+            and "h = torch.relu(self.up(x))" in details)
     upstream = graph.highlight_flow(up=True)
     assert upstream == {"linear", "l_x_", "l_self_modules_up_parameters_weight_", "l_self_modules_up_parameters_bias_"}
     downstream = graph.highlight_flow(up=False)
@@ -116,7 +117,8 @@ def test_empty_and_partly_unreadable_graph_text():
     empty = parse_fx_graph('class G(torch.nn.Module):\n    def forward(self, x: "f32[4]"):\n        return (x,)\n')
     assert empty.empty
     damaged = parse_fx_graph('class G(torch.nn.Module):\n    def forward(self, x: "f32[4]"):\n'
-                             '        relu: "f32[4]" = torch.relu(x)\n        ??? garbled line\n        return (relu,)\n')
+                             '        relu: "f32[4]" = torch.relu(x)\n        ??? garbled line\n'
+                             '        return (relu,)\n')
     assert [node.name for node in damaged.nodes] == ["x", "relu", "output"]
     assert damaged.unreadable == [(4, "??? garbled line")]
 
@@ -167,7 +169,8 @@ def test_layers_of_a_replaced_layout_are_freed(qtbot, window):
     import gc
     import weakref
     graph = open_graph(qtbot, window, BUNDLED)
-    layers = [item for item in graph.scene.items() if isinstance(item, (qt_graph_layers.NodeLayer, qt_graph_layers.EdgeLayer))]
+    layers = [item for item in graph.scene.items()
+              if isinstance(item, (qt_graph_layers.NodeLayer, qt_graph_layers.EdgeLayer))]
     assert len(layers) == 2
     graph.view.viewport().grab()  # paints, so the lazily built caches exist too
     for factor in (0.1, 0.5, 4.0):
@@ -269,7 +272,8 @@ def test_a_nodes_tooltip_reads_as_text_and_the_toolbar_says_what_each_button_doe
     graph.view.centerOn(graph.layer.rect_of("linear").center())
     at = graph.view.mapFromScene(graph.layer.rect_of("linear").center())
     assert graph.view.item_at(at) == "linear"
-    QApplication.sendEvent(graph.view.viewport(), QHelpEvent(QEvent.Type.ToolTip, at, graph.view.viewport().mapToGlobal(at)))
+    QApplication.sendEvent(graph.view.viewport(),
+                           QHelpEvent(QEvent.Type.ToolTip, at, graph.view.viewport().mapToGlobal(at)))
     qtbot.waitUntil(QToolTip.isVisible, timeout=10_000)
     tip = QToolTip.text()
     assert "<b>linear</b>" in tip and "&lt;" not in tip and "torch._C._nn.linear" in tip

@@ -42,7 +42,8 @@ def test_bundled_session_fills_navigator_problems_and_dashboard(qtbot, window):
     assert sum(title.startswith("Recompile") for title in titles) == 3
     dashboard = window.summary_view
     assert "2 graph-break site(s), 3 recompile(s)" in dashboard.title.text()
-    values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text() for r in range(dashboard.table.rowCount())}
+    values = {dashboard.table.item(r, 0).text(): dashboard.table.item(r, 1).text()
+              for r in range(dashboard.table.rowCount())}
     assert values["S"] != "—" and values["T_compile"].endswith(" s")
 
 
@@ -60,7 +61,8 @@ def test_activating_a_break_selects_its_unit_and_shows_the_source_line(qtbot, wi
     assert source.marker_lines() == {19: "graph_break", 21: "graph_break", 17: "restart"}
 
 
-@pytest.mark.parametrize("kind", ["trace_log", "multi_rank", pytest.param("compile_debug", marks=pytest.mark.slow), "cuda_log"])
+@pytest.mark.parametrize("kind", ["trace_log", "multi_rank", pytest.param("compile_debug", marks=pytest.mark.slow),
+                                  "cuda_log"])
 def test_each_kind_of_input_opens(qtbot, window, kind, request):
     if kind in ("multi_rank", "cuda_log"):
         corpus = request.getfixturevalue("corpus")

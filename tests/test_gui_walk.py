@@ -141,7 +141,8 @@ def test_walk_every_view_with_mouse_and_keys(qtbot, window, no_slot_errors, name
         if index < 9:
             QTest.keyClick(window, Qt.Key(Qt.Key.Key_1 + index), Qt.KeyboardModifier.ControlModifier)
         else:
-            QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, bar.tabRect(index).center())
+            QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                             bar.tabRect(index).center())
         assert window.tabs.currentIndex() == index
         view = window.tabs.currentWidget()
         _settle(qtbot)

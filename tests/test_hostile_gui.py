@@ -67,7 +67,8 @@ def test_wrong_typed_fields_and_infinite_times_still_open_every_tab(qtbot, windo
     (session / "results.json").write_text(json.dumps(results))
     (session / "manifest.json").write_text(json.dumps(["not", "an", "object"]))
     log = session / "trace" / LOG_NAME
-    log.write_text(log.read_text().replace('"entire_frame_compile_time_s": ', '"entire_frame_compile_time_s": Infinity, "x": '))
+    log.write_text(log.read_text().replace('"entire_frame_compile_time_s": ',
+                                           '"entire_frame_compile_time_s": Infinity, "x": '))
     loaded = open_and_wait(qtbot, window, session)
     assert loaded.session.problems.counts["bad_field"] >= 3
     for index in range(window.tabs.count()):

@@ -123,7 +123,8 @@ WRONG_FIELDS = [
     ("results.json", lambda r: {**r, "compiled": {**r["compiled"], "median_s": "fast"}}),
     ("results.json", lambda r: {**r, "correctness": [{"inputs": "x", "allclose": False, "max_abs_error": "big",
                                                        "max_rel_error": 1}]}),
-    ("results.json", lambda r: {**r, "profile": {"compiled": {**r["profile"]["compiled"], "ops": [{"name": 5}, "op"]}}}),
+    ("results.json", lambda r: {**r, "profile": {"compiled": {**r["profile"]["compiled"],
+                                                              "ops": [{"name": 5}, "op"]}}}),
     ("results.json", lambda r: {**r, "counters": {"graph_break": {"x": "2"}}, "memory_eager": {"rss": "lots"}}),
     ("results.json", lambda r: {**r, "tolerance": [], "environment": "2.13", "profile": "on"}),
     ("results.json", lambda r: {**r, "compiled": {**r["compiled"], "min_s": None, "median_s": float("inf")}}),
@@ -179,7 +180,8 @@ def test_unknown_results_fields_nested_deep_are_left_out(session):
 
 # --- 7, 12: numbers and arguments -------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["inductor_provenance_jit_cuda_log.txt", "multi_rank_logs/dedicated_log_torch_trace_rank_0.log"])
+@pytest.mark.parametrize("name", ["inductor_provenance_jit_cuda_log.txt",
+                                  "multi_rank_logs/dedicated_log_torch_trace_rank_0.log"])
 def test_text_summary_of_logs_cut_anywhere_never_divides_by_zero(tmp_path, corpus, name):
     from inspector.core.outputs.summary import summarize
     from inspector.core.outputs.summary_text import render_text
@@ -366,7 +368,8 @@ def test_a_bundle_the_cli_opened_is_removed_when_it_exits(tmp_path):
 
 def test_a_mismatch_with_nan_errors_is_still_reported(session):
     _edit_json(session / "results.json", lambda r: {**r, "allclose": False, "correctness": [
-        {"inputs": "example", "outputs": 1, "max_abs_error": float("nan"), "max_rel_error": float("inf"), "allclose": False}]})
+        {"inputs": "example", "outputs": 1, "max_abs_error": float("nan"), "max_rel_error": float("inf"),
+         "allclose": False}]})
     done = run_cli("summary", session)
     assert "MISMATCH, max abs error nan" in done.stdout
     json.loads(run_cli("summary", "--json", session).stdout, parse_constant=_no_constants)

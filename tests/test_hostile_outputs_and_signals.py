@@ -466,7 +466,8 @@ def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_cou
     seconds = {}
     for megabytes in (2, 24):
         def padded(text, megabytes=megabytes):
-            return text.replace("Graph Break Reason:", "Graph Break Reason: " + "Graph break (" * ((megabytes << 20) // 13), 1)
+            return text.replace("Graph Break Reason:",
+                                "Graph Break Reason: " + "Graph break (" * ((megabytes << 20) // 13), 1)
         log = edited_log(tmp_path / str(megabytes), padded)
         started = time.perf_counter()
         done = run_cli("summary", "--json", log, env=NO_CACHE, text=False)

@@ -97,7 +97,8 @@ def test_installed_launcher_passes_the_selftest(installed, user_env):
 def test_the_app_is_the_default_for_bundles_and_logs(installed, user_env, bundle):
     for mime in ("application/x-tcinspect", "text/x-torch-trace"):
         assert _run(["xdg-mime", "query", "default", mime], env=user_env).stdout.strip() == DESKTOP_FILE
-    assert _run(["xdg-mime", "query", "filetype", str(bundle)], env=user_env).stdout.strip() == "application/x-tcinspect"
+    assert (_run(["xdg-mime", "query", "filetype", str(bundle)], env=user_env).stdout.strip()
+            == "application/x-tcinspect")
     assert Path("/usr/share/mime/text/x-torch-trace.xml").is_file()  # the log type is in the MIME database
 
 
@@ -105,7 +106,8 @@ def _window_titles(display: str) -> dict[str, str]:
     """Top-level window titles on `display`, by window id (no window manager needed)."""
     tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True,
                           env={"DISPLAY": display, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}).stdout
-    return {line.split()[0]: line.split('"')[1] for line in tree.splitlines() if line.strip().startswith("0x") and '"' in line}
+    return {line.split()[0]: line.split('"')[1] for line in tree.splitlines()
+            if line.strip().startswith("0x") and '"' in line}
 
 
 @pytest.fixture(scope="session")
@@ -150,4 +152,5 @@ def test_uninstall_leaves_nothing_behind(installed, user_env, bundle):
     assert left == []
     assert "compile-inspector" not in Path("/usr/share/applications/mimeinfo.cache").read_text()
     assert not Path("/usr/share/mime/application/x-tcinspect.xml").exists()
-    assert _run(["xdg-mime", "query", "filetype", str(bundle)], env=user_env).stdout.strip() != "application/x-tcinspect"
+    assert (_run(["xdg-mime", "query", "filetype", str(bundle)], env=user_env).stdout.strip()
+            != "application/x-tcinspect")

@@ -128,7 +128,8 @@ def test_eager_vs_compiled_legends_name_both_and_cover_no_bar(qtbot, window, no_
                 for y, width in zip(bar.opts["y"], bar.opts["width"])]
         assert len(bars) >= 2
         legends = [item.titleLabel] + ([item.legend] if item.legend is not None else [])
-        words = item.titleLabel.text + " ".join(label.text for _sample, label in (item.legend.items if item.legend else []))
+        words = item.titleLabel.text + " ".join(
+            label.text for _sample, label in (item.legend.items if item.legend else []))
         assert "eager" in words and "compiled" in words
         for legend in legends:
             area = legend.sceneBoundingRect()

@@ -191,7 +191,8 @@ def test_a_tensor_guard_is_explained_and_grouped():
     grad = "tensor 'L['w']' requires_grad mismatch. expected requires_grad=1"
     assert explain_guard(grad) == "L['w'] changed requires_grad (was 1)"
     assert guarded_value(grad) == ("L['w']", "requires_grad", "requires_grad=1", None)
-    assert guarded_value("tensor 'x' device mismatch. expected cuda:0, actual cpu\n") == ("x", "device", "cuda:0", "cpu")
+    assert (guarded_value("tensor 'x' device mismatch. expected cuda:0, actual cpu\n")
+            == ("x", "device", "cuda:0", "cpu"))
     assert guarded_value("tensor 'x' dtype mismatch. expected Float") == ("x", "dtype", "Float", None)
 
 
@@ -206,7 +207,8 @@ def test_a_break_reason_reads_past_blank_lines():
     parsed = parse_break_reason(text)
     assert parsed.explanation == "Dynamo does not support tracing dynamic control flow."
     assert parsed.hints == ["Use `torch.cond`.", "Move the branch out of the compiled code."]
-    assert parsed.stack == [("/x/model.py", 3, "outer", "return inner(x)"), ("/x/model.py", 12, "inner", "if x.sum() > 0:")]
+    assert parsed.stack == [("/x/model.py", 3, "outer", "return inner(x)"),
+                            ("/x/model.py", 12, "inner", "if x.sum() > 0:")]
     assert parsed.kind == "data_dependent"
     reasons = "  - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16\n   -  !0/1: L['n'] == 3"
     assert parse_recompile_reasons(reasons) == [("0/0", "tensor 'x' size mismatch at index 0. expected 8, actual 16"),
@@ -290,7 +292,8 @@ def test_the_scans_read_as_the_regexes_did():
         assert graph_hierarchy._parameter_name(name) == _groups(_OLD_PARAM.match(name), "path", "leaf"), name
 
 
-_OLD_GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) in (?P<function>[\w<>.]+)")
+_OLD_GUARD_COMMENT = re.compile(r"\s#\s*(?P<code>\S.*?)\s+#\s*(?P<file>[^\s#][^#]*?):(?P<line>\d+) "
+                                r"in (?P<function>[\w<>.]+)")
 _OLD_TENSOR_GUARDS = {
     "_SIZE_MISMATCH": r"tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\S+), "
                       r"actual (?P<actual>\S+)",
@@ -320,7 +323,8 @@ def test_the_tensor_and_comment_scans_read_as_the_regexes_did():
     for guard in _texts(["tensor '", "tensor 'a", "'", "x", " ", "\n", "1", ",", ". expected ", ", actual ", "L['x']",
                          "' size mismatch at index ", "' stride mismatch at index ", "' dtype mismatch. expected ",
                          "' rank mismatch. expected ", "' requires_grad mismatch. expected requires_grad=",
-                         "' device mismatch. expected ", "' dispatch key set mismatch. expected "], count=6000, most=10):
+                         "' device mismatch. expected ", "' dispatch key set mismatch. expected "],
+                        count=6000, most=10):
         for name, old in _OLD_TENSOR_GUARDS.items():
             found = break_reasons.tensor_mismatch(guard, *getattr(break_reasons, name))
             assert _found(re.search(old, guard)) == (

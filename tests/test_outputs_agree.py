@@ -68,7 +68,8 @@ def expected_counts(doc: dict) -> dict:
         "breaks": len(doc["graph_breaks"]), "sites": len(doc["break_sites"]), "recompiles": len(doc["recompiles"]),
         "recompile groups": len(doc["recompile_groups"]), "units": len(doc["units"]),
         "kernels": doc["kernels"]["total"], "verdict": doc["speedup"]["state"], "S": doc["speedup"]["value"],
-        "cache all": (sum(hit for hit, _ in caches.values()), sum(miss for _, miss in caches.values())) if caches else None,
+        "cache all": (sum(hit for hit, _ in caches.values()),
+                      sum(miss for _, miss in caches.values())) if caches else None,
     }
     counts.update({f"cache {name}": pair for name, pair in caches.items()})
     return counts
@@ -108,7 +109,8 @@ def verdict_word(sentence: str) -> str | None:
 
 
 def read_speedup_sentence(reading: Reading, sentence: str) -> None:
-    """"Compiled is SLOWER: S = 0.302× …", "Compiled is 3.31× SLOWER than eager …", "Speedup not measured: …"."""
+    """"Compiled is SLOWER: S = 0.302× …", "Compiled is 3.31× SLOWER than eager …",
+    "Speedup not measured: …"."""
     word = verdict_word(sentence)
     if word:
         reading.add("verdict", word, sentence)
@@ -212,7 +214,8 @@ def read_text(text: str) -> Reading:
         elif found := re.fullmatch(r"Recompiles by cause: (\d+) in (\d+) group\(s\)", line):
             reading.add("recompiles", int(found[1]), line)
             reading.add("recompile groups", int(found[2]), line)
-            groups = [int(m[1]) for row in _block(lines, index) if (m := re.match(r"  (?:rank \S+ )?frame .*  ×(\d+)", row))]
+            groups = [int(m[1]) for row in _block(lines, index)
+                      if (m := re.match(r"  (?:rank \S+ )?frame .*  ×(\d+)", row))]
             reading.add("recompile groups", len(groups), f"the group rows under {line!r}")
             reading.add("recompiles", sum(groups), f"the ×N of the group rows under {line!r}, summed")
         elif found := re.match(r"Kernels: (\d+) \(([^)]*)\)", line):
@@ -239,7 +242,8 @@ def read_rank_table(reading: Reading, block: list[str]) -> None:
     notes = " ".join(row for row in block if row.strip().startswith("("))
     header = next(row for row in block if row.split()[:1] == ["rank"])
     assert header.split()[:8] == ["rank", "units", "breaks", "recompiles", "cache", "hit", "miss", "failed"], header
-    rows = [row.split() for row in block[block.index(header) + 1:] if row.split() and row.split()[0].lstrip("?").isdigit()]
+    rows = [row.split() for row in block[block.index(header) + 1:]
+            if row.split() and row.split()[0].lstrip("?").isdigit()]
     total = [sum(int(row[column]) for row in rows) for column in range(1, 6)]
     reading.add("units", total[0], "the per-rank units, summed")
     if re.search(r"breaks: .*not (break )?sites", notes):
@@ -397,12 +401,14 @@ def read_html(page: str) -> Reading:
             header, *rows = tables[0]
             count = header.index("Count")
             reading.add("recompile groups", len(rows), f"the rows of the table under {heading!r}")
-            reading.add("recompiles", sum(int(row[count]) for row in rows), f"the Count column under {heading!r}, summed")
+            reading.add("recompiles", sum(int(row[count]) for row in rows),
+                        f"the Count column under {heading!r}, summed")
         elif re.fullmatch(r"Compile units: \d+.*", heading):
             header, *rows = tables[0]
             kernels = header.index("Kernels")
             reading.add("units", len(rows), "the rows of 'Compile units'")
-            reading.add("kernels", sum(int(row[kernels]) for row in rows), "the Kernels column of 'Compile units', summed")
+            reading.add("kernels", sum(int(row[kernels]) for row in rows),
+                        "the Kernels column of 'Compile units', summed")
         elif found := re.fullmatch(r"Kernels: (\d+)", heading):
             reading.add("kernels", int(found[1]), heading)
             if int(found[1]) <= 500:  # the table lists the first 500
@@ -504,7 +510,8 @@ def assert_agree(doc: dict, readings: list[Reading]) -> None:
     assert [site["count"] for site in doc["break_types"]["sites"]] == [site["count"] for site in doc["break_sites"]]
     assert sum(unit["breaks"] for unit in doc["units"]) == expected["breaks"]
     assert sum(group["count"] for group in doc["recompile_groups"]) == expected["recompiles"]
-    assert sum(unit["kernels"] for unit in doc["units"]) == sum(doc["kernels"]["by_kind"].values()) == expected["kernels"]
+    assert (sum(unit["kernels"] for unit in doc["units"]) == sum(doc["kernels"]["by_kind"].values())
+            == expected["kernels"])
     assert doc["speedup"]["state"] in VERDICTS
     if doc["per_rank"]:
         figures = doc["per_rank"]["figures"]

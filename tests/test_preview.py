@@ -85,7 +85,8 @@ def test_the_app_shows_a_big_log_as_a_preview_then_whole_keeping_the_users_choic
         pass
     whole = shown.args[0].session
     assert whole.preview is None and len(whole.units) > len(preview.units)
-    assert window.windowTitle().startswith(f"{log.name} — ") and not window.summary_view.notices.text().startswith("Preview")
+    assert (window.windowTitle().startswith(f"{log.name} — ")
+            and not window.summary_view.notices.text().startswith("Preview"))
     assert window.model.unit in whole.units and window.model.unit.compile_id == chosen.compile_id
     assert window.tabs.currentWidget() is window.source_view
     assert window.status.text().startswith(f"Opened {log}")
@@ -145,6 +146,7 @@ def test_the_whole_log_is_read_once_every_view_shows_its_preview(qtbot, window, 
         return open_session(source, progress)
 
     monkeypatch.setattr(loading, "open_session", watched)
-    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000, check_params_cb=lambda loaded: loaded.session.preview is None):
+    with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000,
+                          check_params_cb=lambda loaded: loaded.session.preview is None):
         window.open_path(log)
     assert shown_when_read == [True]

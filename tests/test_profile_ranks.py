@@ -72,7 +72,8 @@ def test_the_slow_rank_and_its_lone_recompile_are_named(job):
         assert rank["collective_us"] == pytest.approx(_union_us(collectives))
         compiled = [e for e in events if e["name"].startswith("Torch-Compiled Region: ")]
         assert {name: entry["calls"] for name, entry in rank["regions"].items()} == {
-            name: sum(1 for e in compiled if e["name"].endswith(name)) for name in {e["name"].split(": ")[1] for e in compiled}}
+            name: sum(1 for e in compiled if e["name"].endswith(name))
+            for name in {e["name"].split(": ")[1] for e in compiled}}
     slow, waiting = summary["ranks"][2], summary["ranks"][:2]
     assert all(rank["collective_us"] > 0.5 * rank["profiled_us"] for rank in waiting)
     assert slow["compute_us"] > 10 * max(rank["compute_us"] for rank in waiting)

@@ -52,7 +52,8 @@ def test_the_profile_beside_a_log_gives_its_kernel_time_to_the_model_s_lines(pro
     section, why = profile_section(session)  # found beside the log, not named
     assert why == "" and section["profile"] == str(profiled_run.folder / "profile.pt.trace.json")
     measured = _kernel_events(profiled_run.folder / "profile.pt.trace.json")
-    assert set(measured) == {row["name"] for row in section["kernels"]}, "every kernel of the graph is named in the profile"
+    assert set(measured) == {row["name"] for row in section["kernels"]}, \
+        "every kernel of the graph is named in the profile"
     for name, durations in measured.items():  # per kernel: the profile's own durations, summed over its call sites
         rows = [row for row in section["kernels"] if row["name"] == name]
         assert sum(row["us"] for row in rows) == pytest.approx(sum(durations))
@@ -127,7 +128,8 @@ def test_on_a_gpu_trace_a_launch_s_time_is_the_gpu_time_it_queued(profiled_run, 
     document = json.loads((profiled_run.folder / "profile.pt.trace.json").read_text())
     added, gpu_us = [], {}
     for number, event in enumerate(event for event in document["traceEvents"] if event.get("ph") == "X"
-                                   and re.sub(r"^graph_\d+_", "", event["name"]).startswith(("cpp_fused", "aten::addmm"))):
+                                   and re.sub(r"^graph_\d+_", "", event["name"]).startswith(
+                                       ("cpp_fused", "aten::addmm"))):
         link = {"correlation": 10_000 + number}
         if linked_by == "correlation":
             added.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": event["pid"],
@@ -156,7 +158,8 @@ def test_the_gpu_tab_shows_the_run_s_profile_per_source_line(profiled_run, qtbot
     line = _script_line("return self.norm(")
     assert shown[f"profiled_model.py:{line}"] == source[line - 1].strip()
     assert view.source_lines.item(0, 2).text() == "measured"
-    modules = {view.modules.item(row, 0).text(): view.modules.item(row, 3).text() for row in range(view.modules.rowCount())}
+    modules = {view.modules.item(row, 0).text(): view.modules.item(row, 3).text()
+               for row in range(view.modules.rowCount())}
     assert modules["first.fc"] == "measured" and modules["first.norm"] == "apportioned"
     assert "5 compiled graph call(s)" in view.joined_label.text()
 
@@ -188,7 +191,8 @@ def test_without_graph_call_events_the_compiled_regions_hold_the_launches(profil
     """Older torch marks no `## Call CompiledFxGraph` span: the `Torch-Compiled Region: 0/0` around
     the launches ties them to the unit's code instead, with the same figures."""
     document = json.loads((profiled_run.folder / "profile.pt.trace.json").read_text())
-    document["traceEvents"] = [event for event in document["traceEvents"] if not event.get("name", "").startswith(GRAPH_CALL)]
+    document["traceEvents"] = [event for event in document["traceEvents"]
+                               if not event.get("name", "").startswith(GRAPH_CALL)]
     path = tmp_path / "older.pt.trace.json"
     path.write_text(json.dumps(document))
     session = detect(_log(profiled_run)).open()

@@ -50,7 +50,8 @@ def test_pyside6_version_respects_the_pin():
         assert (major, minor) < (6, 12), f"PySide6 {installed} crashes on Python 3.11 (none_dealloc)"
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     requirements = [Requirement(line) for line in project["project"]["optional-dependencies"]["gui"]]
-    applying = [req for req in requirements if req.name == "PySide6-Essentials" and (req.marker is None or req.marker.evaluate())]
+    applying = [req for req in requirements
+                if req.name == "PySide6-Essentials" and (req.marker is None or req.marker.evaluate())]
     assert len(applying) == 1, "exactly one PySide6 requirement applies to this Python"
     assert applying[0].specifier.contains(installed), f"PySide6 {installed} is outside {applying[0].specifier}"
 

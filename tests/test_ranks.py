@@ -89,7 +89,8 @@ def test_whole_run_sequences_tensor_metadata_and_runtime_estimates_say_what_they
     lacking, meta, slow = 2, (RANKS // 4 + 2, RANKS // 4 + 3), RANKS - 6
     sequence = by_kind[("collective_sequence", (lacking,))]
     assert sequence.compile_ids == ("[0/0]",)
-    assert "ends after 0 where the others go on to all_reduce_ in [0/0]" in sequence.message and "a hang" in sequence.message
+    assert ("ends after 0 where the others go on to all_reduce_ in [0/0]" in sequence.message
+            and "a hang" in sequence.message)
     assert "which this rank never compiled" in by_kind[("cache_pattern", (lacking,))].message
     assert "only this rank compiled" in by_kind[("cache_pattern", (RANKS // 2,))].message
     tensors = by_kind[("tensor_meta", meta)]  # both ranks with the other shape in one finding
@@ -136,7 +137,8 @@ def test_public_multi_rank_corpus_differences_found():
     assert set(messages) == {("recompiles", (1,)), ("recompiles", (3,)), ("outcome", (1, 3)),
                              ("cache_pattern", (1,)), ("cache_pattern", (3,))}  # as tlparse's cache divergence groups
     assert "which compiled ok here and failed there" in messages[("cache_pattern", (1,))]
-    assert "14 in all" in messages[("recompiles", (1,))] and "5 of them missed the cache" in messages[("recompiles", (1,))]
+    assert ("14 in all" in messages[("recompiles", (1,))]
+            and "5 of them missed the cache" in messages[("recompiles", (1,))])
     assert "missed the cache" not in messages[("recompiles", (3,))]
     assert per_rank["groups"][0]["ranks"] == [0, 2]
     assert summary["ranks"] == [0, 1, 2, 3]  # the existing key is unchanged
@@ -174,7 +176,8 @@ def test_check_max_rank_divergence(planted_job):
     refused = run_cli("check", str(folder), "--max-rank-divergence", str(len(expected) - 1))
     assert refused.returncode == 1
     assert "FAIL max-rank-divergence" in refused.stdout
-    for line in ("rank 16: extra recompile [0/7]  [recompiles]", "ranks 3, 29: [0/2] cache", "rank 31: compile-time straggler",
+    for line in ("rank 16: extra recompile [0/7]  [recompiles]", "ranks 3, 29: [0/2] cache",
+                 "rank 31: compile-time straggler",
                  "rank 19: reaches its first collective late"):
         assert line in refused.stdout
     document = json.loads(run_cli("summary", "--json", str(folder)).stdout)
@@ -283,7 +286,8 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     assert window.model.loaded is None and view.phase == OVERVIEW
     assert window.tabs.currentWidget() is view
     assert view.rows.rowCount() == RANKS and view.findings.count() == len(expected)
-    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s); {view.report.lines()[0]}. "
+    assert view.heading.text().startswith(f"{RANKS} ranks; {len(expected)} divergence finding(s); "
+                                          f"{view.report.lines()[0]}. "
                                           "Reading every rank's details")
     assert f"per-rank overview of {RANKS} ranks" in window.status.text()
 
@@ -294,7 +298,8 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
         qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=point)
     slowest = int(view.rows.text(0, 0))
     assert slowest in (RANKS // 2 + 3, RANKS - 1)  # the two planted stragglers
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(0, 1)).center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(table.model().index(0, 1)).center())
     assert window.model.unit is None and f"rank {slowest} is selected once they are in" in view.heading.text()
 
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000) as loaded:
@@ -315,7 +320,8 @@ def test_a_big_job_opens_to_its_rank_overview_first_and_a_click_meanwhile_takes_
     assert len(units) > UNITS_SHOWN and len(charts.rows[charts.units]) == UNITS_SHOWN
     assert charts.units.getPlotItem().titleLabel.text.endswith(f"the {UNITS_SHOWN} slowest of {len(units):,}")
     fastest_shown = min(value for _tip, value in charts.rows[charts.units])
-    assert sorted((unit.compile_s or 0 for unit in units), reverse=True)[UNITS_SHOWN - 1] == pytest.approx(fastest_shown)
+    assert (sorted((unit.compile_s or 0 for unit in units), reverse=True)[UNITS_SHOWN - 1]
+            == pytest.approx(fastest_shown))
 
 
 def test_the_ranks_read_first_are_handed_on_as_they_come_in_rank_order(planted_job):
@@ -356,7 +362,8 @@ def test_a_big_job_shows_its_first_ranks_while_the_rest_are_read(qtbot, window, 
 
     table = view.table  # the user clicks rank 1 among the first ranks, then looks elsewhere
     row = view.rows.row_of([figures.rank for figures in shown].index(1))
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(row, 1)).center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(table.model().index(row, 1)).center())
     assert "rank 1 is selected once they are in" in view.heading.text()
     window.tabs.setCurrentWidget(window.summary_view)
     qtbot.waitUntil(lambda: view.report is not None and not view.report.unread, timeout=60_000)
@@ -382,7 +389,8 @@ def test_a_click_waiting_for_a_big_job_is_dropped_when_another_session_opens_fir
     open_and_wait(qtbot, window, MULTI_RANK)  # a session is open already: the job's overview gives way to it
     view = open_to_overview(qtbot, window, folder)
     table = view.table
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(2, 1)).center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(table.model().index(2, 1)).center())
     assert "rank 2 is selected once they are in" in view.heading.text()
     loaded = open_and_wait(qtbot, window, MULTI_RANK)  # opened before the job's details came
     held_details.release()  # ...which now arrive for an open nobody waits for
@@ -406,7 +414,8 @@ def test_details_that_bring_other_figures_than_the_overview_redraw_the_table(qtb
     with qtbot.assertNotEmitted(view.rows.modelReset):
         view._show(replace(report, findings=report.findings[:1]))  # the same figures: the same rows, other findings
     assert view.findings.count() == 1
-    grown = replace(report, figures=(replace(report.figures[0], units=report.figures[0].units + 7),) + report.figures[1:])
+    grown = replace(report,
+                    figures=(replace(report.figures[0], units=report.figures[0].units + 7),) + report.figures[1:])
     view._show(grown)
     row = next(r for r in range(view.rows.rowCount()) if view.rows.text(r, 0) == str(report.figures[0].rank))
     assert view.rows.text(row, 1) == str(report.figures[0].units + 7)
@@ -425,7 +434,8 @@ def test_a_big_job_whose_details_fail_keeps_its_overview_and_says_so(qtbot, wind
     assert view.heading.text().endswith("Only this overview: the details could not be read: out of memory while "
                                         "reading rank 7")
     table = view.table
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(4, 1)).center())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(table.model().index(4, 1)).center())
     assert "no unit of rank 4 to select" in view.heading.text() and window.model.unit is None
     assert window.last_message == "out of memory while reading rank 7"
 

@@ -66,7 +66,8 @@ def test_problems_name_their_rank_and_filter_by_rank(qtbot, window, multi_rank):
     assert problems.headerItem().text(RANK_COLUMN) == "Rank"
     failed = [item for item in rows(problems) if item.text(0).startswith("Compile failed [0/0]")]
     assert sorted(item.text(RANK_COLUMN) for item in failed) == ["0", "2"]  # the two rows now differ
-    recompiles = {item.text(1): item.text(RANK_COLUMN) for item in rows(problems) if item.text(0).startswith("Recompile ×")}
+    recompiles = {item.text(1): item.text(RANK_COLUMN) for item in rows(problems)
+                  if item.text(0).startswith("Recompile ×")}
     assert recompiles == {"14": "1", "6": "3"}
     combo = problems.rank_filter
     assert [combo.itemText(i) for i in range(combo.count())] == ["all ranks", "rank 0", "rank 1", "rank 2", "rank 3"]
@@ -145,7 +146,8 @@ def test_break_map_follows_the_selected_rank(qtbot, window, multi_rank):
     assert [shown for _rect, shown, _whole in break_map.drawn_labels[:1]] == ["rank 3 · compile 0 (of 7)"]
     scroll(break_map, notches=-5)
     break_map.repaint()
-    assert [whole for _rect, _shown, whole in break_map.drawn_labels if "compile" in whole][-1] == "rank 3 · compile 6 (of 7)"
+    assert ([whole for _rect, _shown, whole in break_map.drawn_labels if "compile" in whole][-1]
+            == "rank 3 · compile 6 (of 7)")
     QTest.mouseMove(break_map, QPoint(5, 10))
     qtbot.waitUntil(lambda: "Showing compiles 3–6 of 0–6" in QToolTip.text(), timeout=10_000)
     scroll(break_map, notches=5)
@@ -196,7 +198,8 @@ def test_timeline_lanes_aligned_per_rank_with_a_wall_clock_toggle(qtbot, window,
               key=lambda b: b.end_s - b.start_s)
     view.plot.setXRange(bar.start_s, bar.end_s, padding=0.1)
     events_delivered()
-    scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2, bar.lane * timeline.depth + 0.5))
+    scene = view.plot.getViewBox().mapViewToScene(QPointF((bar.start_s + bar.end_s) / 2,
+                                                          bar.lane * timeline.depth + 0.5))
     point = view.plot.mapFromScene(scene)
     view.hover_text = ""
     QTest.mouseMove(view.plot.viewport(), point + QPoint(1, 0))
@@ -276,7 +279,8 @@ def test_rank_lanes_one_lane_per_rank_hover_click_and_wall_clock(qtbot, window, 
     QTest.mouseClick(lanes.wall_clock, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: lanes.timeline.wall_clock, timeout=60_000)
     starts = lane_starts(lanes.timeline)
-    assert starts[0] == starts[2] == 0.0 and starts[3] - starts[1] == pytest.approx(261703.8, abs=0.1)  # rank 3 ran three days later
+    # rank 3 ran three days later
+    assert starts[0] == starts[2] == 0.0 and starts[3] - starts[1] == pytest.approx(261703.8, abs=0.1)
     assert "any rank" in lanes.plot.getAxis("bottom").labelText
 
 

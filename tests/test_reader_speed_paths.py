@@ -304,8 +304,8 @@ def test_the_partial_graph_reader_finds_an_inputs_first_reader_as_the_full_parse
             for placeholder in (node for node in graph.nodes if node.op == "placeholder"):
                 reader = next((node for node in graph.nodes if placeholder.name in node.inputs and node.source), None)
                 found = first_reader(artifact.text, placeholder.target)
-                assert (found[0].name, found[1].name, found[1].source) == (placeholder.name, reader.name, reader.source) \
-                    if reader else found is None
+                assert (found[0].name, found[1].name, found[1].source) \
+                    == (placeholder.name, reader.name, reader.source) if reader else found is None
                 checked += 1
     assert checked > 20
 

@@ -26,7 +26,8 @@ def test_the_event_loop_runs_between_one_view_taking_the_session_and_the_next(qt
     every_turn = QTimer()
     every_turn.timeout.connect(lambda: happened.append("turn"))
     for place, take in enumerate(window.model._views):
-        window.model._views[place] = lambda loaded, take=take, place=place: (happened.append(f"view {place}"), take(loaded))[1]
+        window.model._views[place] = lambda loaded, take=take, place=place: (happened.append(f"view {place}"),
+                                                                             take(loaded))[1]
     window.model.sigUnitSelected.connect(lambda _unit: happened.append("selected"))
     every_turn.start(0)
     with qtbot.waitSignal(window.model.sigLoaded, timeout=60_000):
@@ -56,7 +57,8 @@ def test_a_session_opened_while_another_is_handed_to_the_views_wins(qtbot, windo
     assert [navigator.topLevelItem(i).text(0).split("  ")[0] for i in range(navigator.topLevelItemCount())] == [
         rank.label for rank in second.session.ranks]
     assert window.ranks_view.rows.rowCount() == len(second.session.ranks)
-    assert window.problems_view.rank_filter.isVisibleTo(window) and window.problems_view.topLevelItemCount() == len(second.issues)
+    assert (window.problems_view.rank_filter.isVisibleTo(window)
+            and window.problems_view.topLevelItemCount() == len(second.issues))
 
 
 def test_the_problems_list_fills_in_steps_and_a_rank_chosen_meanwhile_filters_the_rest(qtbot, window, no_slot_errors,

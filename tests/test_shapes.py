@@ -14,9 +14,11 @@ from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_text import render_text
 from inspector.core.readers.session_loader import open_path
 
-_SYMBOL = re.compile(r"\[(?P<id>\d+/\d+)\] create_symbol (?P<symbol>\w+) = (?P<value>\S+) for (?P<source>\S+) .*# \S*?(?P<line>:\d+) in")
+_SYMBOL = re.compile(r"\[(?P<id>\d+/\d+)\] create_symbol (?P<symbol>\w+) = (?P<value>\S+) for (?P<source>\S+) "
+                     r".*# \S*?(?P<line>:\d+) in")
 _GUARD = re.compile(r"\[(?P<id>\d+/\d+)\] eval (?P<expr>.+?) \[guard added\]")
-_SPECIAL = re.compile(r"\[(?P<id>\d+/\d+)\] set_replacement (?P<symbol>\w+) = (?P<value>\S+) \(range_refined_to_singleton\)")
+_SPECIAL = re.compile(r"\[(?P<id>\d+/\d+)\] set_replacement (?P<symbol>\w+) = (?P<value>\S+) "
+                      r"\(range_refined_to_singleton\)")
 
 
 @pytest.fixture(scope="module")

@@ -108,7 +108,8 @@ def test_a_folder_of_rank_logs_is_detected_as_such_once(corpus):
 def test_an_xla_dump_is_no_session_and_says_where_it_opens(tmp_path):
     dump = tmp_path / "dump"
     dump.mkdir()
-    (dump / "module_0001.jit_f.before_optimizations.txt").write_text("HloModule jit_f\n\nENTRY %main () -> f32[] {\n}\n")
+    (dump / "module_0001.jit_f.before_optimizations.txt").write_text("HloModule jit_f\n\n"
+                                                                      "ENTRY %main () -> f32[] {\n}\n")
     source = sources.detect(dump)
     assert source.kind is sources.XLA_DUMP and not source.kind.opens_session
     with pytest.raises(sources.NotCompileOutput, match="XLA tab"):
@@ -136,7 +137,8 @@ def test_every_output_states_the_same_counts(path):
 
     text = render_text(summary)
     assert f"Graph breaks: {breaks} at {sites} site(s)" in text
-    assert (f"Recompiles: {recompiles} (grouped" if recompiles else f"Recompiles: 0\n") in text and f"Kernels: {kernels} (" in text
+    assert ((f"Recompiles: {recompiles} (grouped" if recompiles else f"Recompiles: 0\n") in text
+            and f"Kernels: {kernels} (" in text)
     if fx:
         assert f"Cache fx_graph: {fx['hit']} hit, {fx['miss']} miss" in text
 

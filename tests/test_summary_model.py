@@ -62,7 +62,8 @@ def test_every_output_words_each_part_as_the_model_does(path):
     # the counts in the words are the document's
     assert summary.section(Part.BREAKS).figure == f"{len(doc['graph_breaks'])} at {len(doc['break_sites'])} site(s)"
     assert summary.section(Part.UNITS).figure.split()[0] == str(len(doc["units"]))
-    assert f"<h1>{escape(summary.headline)}</h1>" in page and comment.splitlines()[2].replace("\\", "") == summary.headline
+    assert (f"<h1>{escape(summary.headline)}</h1>" in page
+            and comment.splitlines()[2].replace("\\", "") == summary.headline)
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
@@ -132,7 +133,8 @@ def test_the_apps_reopen_takes_the_navigators_kernel_counts_from_the_cache(cache
     session = open_path(cached_log)
     assert first == [len(unit.kernels) for unit in session.units]
     assert sum(first) > 0
-    monkeypatch.setattr(session_model, "parse_output_code", lambda *args: pytest.fail("output code parsed on the reopen"))
+    monkeypatch.setattr(session_model, "parse_output_code",
+                        lambda *args: pytest.fail("output code parsed on the reopen"))
     assert kernel_counts(SessionAnalysis(open_path(cached_log))) == first
 
 
@@ -150,7 +152,8 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
     assert session_issues(analysis) == fresh and len(fresh) > 1
     assert any(problem.units for problem in fresh)
     assert {problem.rank for problem in fresh} == ({None} if which == "bundled" else {0, 1, 2, 3})
-    monkeypatch.setattr(session_analysis, "find_issues", lambda *args: pytest.fail("problems found again on the reopen"))
+    monkeypatch.setattr(session_analysis, "find_issues",
+                        lambda *args: pytest.fail("problems found again on the reopen"))
     again = _analysis(path)
     assert session_issues(again) == fresh
     if importlib.util.find_spec("PySide6") is not None:  # the app's load worker finds none either
@@ -159,7 +162,8 @@ def test_the_apps_reopen_takes_the_problems_from_the_cache(which, cached_log, mo
 
         assert load_session(detect(path)).issues == fresh
 
-    index_cache.store_summary(summary_identity(again), {"problems": [["graph_break", "warning", "cut short"]]}, "problems")
+    index_cache.store_summary(summary_identity(again), {"problems": [["graph_break", "warning", "cut short"]]},
+                              "problems")
     monkeypatch.undo()
     monkeypatch.setenv("XDG_CACHE_HOME", os.environ["XDG_CACHE_HOME"])
     assert session_issues(_analysis(path)) == fresh

@@ -106,13 +106,15 @@ def test_a_fourth_walks_findings_each_as_the_user_now_sees_it(qtbot, window, no_
     assert problems.topLevelItem(0).text(0) == NOTHING_OPEN
     menu_items = [action.text().replace("&", "") for action in window.menuBar().actions()[0].menu().actions()]
     assert "Open Log, Bundle or Folder…" in menu_items
-    assert "File ▸ Open Log, Bundle or Folder…" in EMPTY and "File ▸ Open Log, Bundle or Folder…" in window.xla_view.header.text()
+    assert ("File ▸ Open Log, Bundle or Folder…" in EMPTY
+            and "File ▸ Open Log, Bundle or Folder…" in window.xla_view.header.text())
     open_and_wait(qtbot, window, BUNDLED)
     assert problems.topLevelItem(0).text(0) != NOTHING_OPEN
     _unit(window, "[0/0]")
     code = window.code_view
     qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=10_000)
-    addmm = next(row for row in range(code.outline.rowCount()) if code.outline.item(row, 0).text() == "extern_kernels.addmm")
+    addmm = next(row for row in range(code.outline.rowCount())
+                 if code.outline.item(row, 0).text() == "extern_kernels.addmm")
     # [0/0] never ran in the profile: its addmm is not given [0/1]'s and [2/1]'s addmm time (kernel time by launch)
     assert code.outline.item(addmm, 2).text() == "not run"
     assert "not profiled" in code.outline.item(addmm, 2).toolTip()

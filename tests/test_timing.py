@@ -49,7 +49,8 @@ def timed_state(pairs, environment) -> dict:
 
 
 CLEARLY_FASTER = [(2e-3 * (1 + 0.03 * (i % 3)), 1e-3 * (1 + 0.02 * (i % 4))) for i in range(12)]
-NOISE_AROUND_1 = [(1e-3 * (1 + 0.2 * ((i * 7) % 5 - 2) / 2), 1e-3 * (1 + 0.2 * ((i * 3) % 5 - 2) / 2)) for i in range(12)]
+NOISE_AROUND_1 = [(1e-3 * (1 + 0.2 * ((i * 7) % 5 - 2) / 2), 1e-3 * (1 + 0.2 * ((i * 3) % 5 - 2) / 2))
+                  for i in range(12)]
 SLIGHTLY_FASTER = [(1.1e-3 * (1 + 0.01 * (i % 3)), 1e-3 * (1 + 0.01 * (i % 2))) for i in range(12)]
 
 
@@ -64,7 +65,8 @@ def edited_copy(tmp_path: Path, **fields) -> Path:
 
 def test_interval_and_three_states():
     faster = estimate(timed(CLEARLY_FASTER, QUIET))
-    assert faster.state == FASTER and faster.low > 1.5 and faster.high < 2.5 and faster.low <= faster.value <= faster.high
+    assert (faster.state == FASTER and faster.low > 1.5 and faster.high < 2.5
+            and faster.low <= faster.value <= faster.high)
     noisy = estimate(timed(NOISE_AROUND_1, QUIET))
     assert noisy.state == INCONCLUSIVE and noisy.low < 1 < noisy.high and "spans 1" in noisy.reason
     slower = estimate(timed([(c, e) for e, c in CLEARLY_FASTER], QUIET))
@@ -162,7 +164,8 @@ def test_check_min_speedup_says_inconclusive_instead_of_passing_on_noise(tmp_pat
 
 
 def test_check_refuses_nonsense_thresholds():
-    for args in (("--min-speedup", "-1"), ("--tolerance", "-0.1"), ("--max-compile-time", "-5"), ("--max-breaks", "-1")):
+    for args in (("--min-speedup", "-1"), ("--tolerance", "-0.1"), ("--max-compile-time", "-5"),
+                 ("--max-breaks", "-1")):
         done = run_cli("check", str(BUNDLED), *args)
         assert done.returncode == 2 and "is not" in done.stderr and "Traceback" not in done.stderr
     with pytest.raises(ValueError):
@@ -249,7 +252,8 @@ def test_an_entry_point_run_that_failed_before_its_timing_says_so_not_to_capture
         analysis = SessionAnalysis(open_path(folder))
         return analysis, at_a_glance(analysis).headline
 
-    failed, headline = without_timing(entry_point=True, error={"kind": "script_error", "message": "ZeroDivisionError: x"})
+    failed, headline = without_timing(entry_point=True,
+                                      error={"kind": "script_error", "message": "ZeroDivisionError: x"})
     assert headline.startswith("Run time not measured: the run failed before it was timed (script_error")
     assert "failed before it was timed" in failed.verdict["t_eager"].source
     assert "ended before it was timed" in without_timing(entry_point=True)[1]

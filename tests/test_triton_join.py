@@ -138,7 +138,8 @@ def test_the_summary_joins_a_trace_named_with_triton(inputs):
     assert section["joined"] == [{
         "kernel": KERNEL, "rank": None, "compile_id": "0/0", "matched_by": BY_FILE, "kernel_file": KERNEL_FILE,
         "stages": stage_lines, **{key: inductor["payload"]["metadata"].get(key)
-                                  for key in ("arch", "num_warps", "num_stages", "shared", "cache_hit", "triton_version")},
+                                  for key in ("arch", "num_warps", "num_stages", "shared", "cache_hit",
+                                              "triton_version")},
         "launches": 0}]
     assert section["not_joined"] == [{"name": "add_kernel", "compile_id": None,
                                       "file": user["payload"]["python_source"]["file_path"], "why": NOT_IN_RUN}]

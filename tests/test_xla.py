@@ -106,7 +106,8 @@ def test_cli_summary_of_a_dump(jax_dump, capsys):
     by_label = {module["label"]: module for module in summary["modules"]}
     for module in dump.modules:
         row = by_label[module.label]
-        assert (row["ops_before"], row["kernels"], row["fusions"]) == (module.n_ops, module.n_kernels, len(module.fusions))
+        assert ((row["ops_before"], row["kernels"], row["fusions"])
+                == (module.n_ops, module.n_kernels, len(module.fusions)))
     assert cli_main(["summary", str(folder)]) == 0
     text = capsys.readouterr().out
     assert "jit_mlp" in text and "Largest fusions" in text

@@ -30,7 +30,8 @@ def plain(x):
 def run(rank: int, port: int, mode: str) -> None:
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD)
     torch.set_num_threads(1)
-    torch._inductor.config.fx_graph_cache = False  # every rank compiles: a cached graph keeps the compile id it was made under
+    # every rank compiles: a cached graph keeps the compile id it was made under
+    torch._inductor.config.fx_graph_cache = False
     torch._functorch.config.enable_autograd_cache = False
     f, g = torch.compile(reduce_then_scale), torch.compile(plain)
     x = torch.randn(16)

@@ -33,4 +33,5 @@ counters_file.write_text(json.dumps({
     "breaks": sum(counters["graph_break"].values()) + sum(counters["unimplemented"].values()),
     "compiles": len(torch._dynamo.utils.get_compilation_metrics()),
     "recompiles": sum(1 for m in torch._dynamo.utils.get_compilation_metrics() if m.recompile_reason),
-    "fx_graph_miss": counters["inductor"]["fxgraph_cache_miss"], "fx_graph_hit": counters["inductor"]["fxgraph_cache_hit"]}))
+    "fx_graph_miss": counters["inductor"]["fxgraph_cache_miss"],
+    "fx_graph_hit": counters["inductor"]["fxgraph_cache_hit"]}))
