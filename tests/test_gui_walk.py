@@ -5,7 +5,6 @@ handler fails it (pytest-qt's capture replaces sys.excepthook for the duration).
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QToolTip  # noqa: E402
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QToolTip, QWidget  # noqa: E402
 
 from conftest import CUDA_LOG, MULTI_RANK, background_settled, events_delivered, open_and_wait  # noqa: E402
 
@@ -47,16 +46,24 @@ def _sweep(qtbot, widget, steps: int = 5, click: bool = True) -> None:
     for i in range(1, steps + 1):
         for j in range(1, steps + 1):
             QTest.mouseMove(target, QPoint(target.width() * i // (steps + 1), target.height() * j // (steps + 1)))
-    qtbot.waitUntil(_hovers_delivered)  # the rate-limited hover handlers have run on the last position
+    proxies = _hover_proxies(widget.window())
+    assert proxies, "the window's plots and lanes hand their hovers over through rate-limited proxies"
+    qtbot.waitUntil(lambda: all(proxy.args is None for proxy in proxies))  # each has handed its last position over
     if click:
         QTest.mouseClick(target, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                          QPoint(target.width() // 2, target.height() // 2))
 
 
-def _hovers_delivered() -> bool:
-    """No rate-limited hover (pyqtgraph's SignalProxy, in the plots and lanes) still holds a mouse
-    position it has not handed to its view."""
-    return not any(proxy.timer.isActive() for proxy in gc.get_objects() if isinstance(proxy, pg.SignalProxy))
+def _hover_proxies(window) -> list:
+    """The rate-limited hovers (pyqtgraph's SignalProxy) of the window's plots and lanes: each view keeps
+    its own as `_hover` (or `_hovers`, one per plot). Found through the widgets, not the collector: the
+    objects of a loaded session are frozen out of it, and gc.get_objects() leaves them out."""
+    found = []
+    for widget in (window, *window.findChildren(QWidget)):
+        for value in (getattr(widget, "_hover", None), *getattr(widget, "_hovers", ())):
+            if isinstance(value, pg.SignalProxy):
+                found.append(value)
+    return found
 
 
 def _plot_point(plot, x: float, y: float) -> QPoint:

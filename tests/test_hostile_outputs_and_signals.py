@@ -360,6 +360,26 @@ def test_ctrl_c_while_the_json_accelerator_starts_is_one_line_not_a_crash(tmp_pa
     assert done.stderr.strip().splitlines() == ["compile-inspector: interrupted"]
 
 
+def test_the_readers_import_on_a_thread_threading_did_not_start():
+    """A host that starts threads from C (or through _thread) and imports the readers there first: the
+    Ctrl-C hold around orjson's import is skipped where no handler can be set, and the readers import."""
+    probe = ("import _thread, time\n"
+             "done = []\n"
+             "def read():\n"
+             "    try:\n"
+             "        from inspector.core.readers import json_codec\n"
+             "        done.append(json_codec.loads(b'[1]'))\n"
+             "    except Exception as error:\n"
+             "        done.append(repr(error))\n"
+             "_thread.start_new_thread(read, ())\n"
+             "while not done:\n"
+             "    time.sleep(0.01)\n"
+             "print(done[0])\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=child_env())
+    assert (done.returncode, done.stdout.strip()) == (0, "[1]"), done.stderr
+
+
 def test_ctrl_c_that_lands_in_a_finaliser_still_interrupts(monkeypatch, capsys):
     """A Ctrl-C that comes while a finaliser runs (a `__del__` as a read's objects go) is dropped there
     by Python, which prints a traceback and goes on: the summary still says it was interrupted, in one

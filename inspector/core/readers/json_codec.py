@@ -26,8 +26,13 @@ def _import_orjson():
     there. So a Ctrl-C during this import is held until it is done, then delivered as it would have
     been (Python runs signal handlers on the main thread only, and one set outside Python is left)."""
     held: list[int] = []
-    holding = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum)) if holding else None
+    previous = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None:
+        try:
+            previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum))
+        except ValueError:  # not the main thread after all (threading first imported on another one)
+            previous = None
+    holding = previous is not None
     try:
         import orjson
     except ImportError:
