@@ -136,11 +136,11 @@ def test_compile_time_of_a_training_step_includes_its_backward_graphs(training_r
     inductor = training_run.counters["inductor"]
     compiled_graphs = inductor.get("fxgraph_cache_miss", 0) + inductor.get("fxgraph_cache_hit", 0)
     timing = analysis.compile_time
-    assert len(session.units) + len(timing["backward_units"]) == compiled_graphs
+    assert len(session.units) + len(timing.backward_units) == compiled_graphs
     expected = (sum(m["entire_frame_compile_time_s"] for m in forward)
                 + sum(m["backward_cumulative_compile_time_us"] for m in backward) / 1e6)
     assert analysis.verdict.value("t_compile") == pytest.approx(expected)
-    assert timing["backward_s"] == pytest.approx(sum(m["backward_cumulative_compile_time_us"] for m in backward) / 1e6)
+    assert timing.backward_s == pytest.approx(sum(m["backward_cumulative_compile_time_us"] for m in backward) / 1e6)
     # the frame's own figures stay the frame's: the lazy backward compile does not overwrite them
     for unit in session.units:
         own = next(m for m in forward if m["frame"] == unit.compile_id.frame)
