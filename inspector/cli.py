@@ -29,6 +29,41 @@ def main(argv: list[str] | None = None) -> int:
         from inspector.gui.app import main as gui_main  # `compile-inspector [PATH]` opens the app
 
         return gui_main(argv)
+    parser = _parser()
+    command: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, command = argv[:cut], argv[cut + 1:]
+    args, extra = parser.parse_known_args(argv)
+    if args.command not in ("capture", "modes") and (extra or command):
+        parser.error(f"unrecognized arguments: {' '.join(extra + command)}")
+    if args.command == "capture":
+        args.target, args.any_command = (command, True) if command else (extra, False)
+        if not args.target:
+            parser.error("capture needs a SCRIPT, or a command after --")
+    if args.command == "modes":
+        args.target = extra + command
+        if not args.target:
+            parser.error("modes needs a SCRIPT")
+    cache_setting = os.environ.get("TCI_NO_CACHE")
+    if getattr(args, "no_cache", False):
+        os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
+    reads = args.command in READS_SESSIONS
+    try:
+        with _ctrl_c_noted() if reads else nullcontext(), collector_paused() if reads else nullcontext():
+            return args.run(args)
+    except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:  # Ctrl-C during a long read
+        return say_interrupted()
+    finally:
+        if cache_setting is None:
+            os.environ.pop("TCI_NO_CACHE", None)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """Every command, its arguments and their help: what `compile-inspector --help` lists."""
     parser = argparse.ArgumentParser(prog="compile-inspector",
                                      description="See what torch.compile captured, broke, fused and generated. "
                                                  "Without a command (or with a PATH) it opens the desktop app.")
@@ -103,36 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     check.set_defaults(run=_check)
     add_history_check(check)
     add_history_command(commands)
-    command: list[str] = []
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, command = argv[:cut], argv[cut + 1:]
-    args, extra = parser.parse_known_args(argv)
-    if args.command not in ("capture", "modes") and (extra or command):
-        parser.error(f"unrecognized arguments: {' '.join(extra + command)}")
-    if args.command == "capture":
-        args.target, args.any_command = (command, True) if command else (extra, False)
-        if not args.target:
-            parser.error("capture needs a SCRIPT, or a command after --")
-    if args.command == "modes":
-        args.target = extra + command
-        if not args.target:
-            parser.error("modes needs a SCRIPT")
-    cache_setting = os.environ.get("TCI_NO_CACHE")
-    if getattr(args, "no_cache", False):
-        os.environ["TCI_NO_CACHE"] = "1"  # the one switch the index cache reads
-    reads = args.command in READS_SESSIONS
-    try:
-        with _ctrl_c_noted() if reads else nullcontext(), collector_paused() if reads else nullcontext():
-            return args.run(args)
-    except BrokenPipeError:  # `compile-inspector summary … | head` closed the pipe: not an error
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:  # Ctrl-C during a long read
-        return say_interrupted()
-    finally:
-        if cache_setting is None:
-            os.environ.pop("TCI_NO_CACHE", None)
+    return parser
 
 
 @contextmanager

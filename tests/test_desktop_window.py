@@ -390,7 +390,7 @@ def test_a_units_shown_name_reads_its_graph_once_however_often_it_is_painted(mon
     """The tree and the break map name a unit on every paint; a library-located unit's name comes from
     its Dynamo graph's text, read from the log once, not at each paint."""
     from inspector.core.analysis.user_names import unit_title
-    from inspector.core.model.session import SourceLocation
+    from inspector.core.model.source_location import SourceLocation
     from inspector.core.readers.session_loader import open_path
 
     unit = open_path(BUNDLED).units[0]

@@ -9,7 +9,8 @@ from inspector.core.analysis.run_diff import diff_breaks
 from inspector.core.analysis.session_analysis import SessionAnalysis
 from inspector.core.model.compile_id import CompileId
 from inspector.core.model.run_results import Manifest
-from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Rank, Session, SourceLocation
+from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Rank, Session
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.numbers import count, number, quantity, seconds
 
 

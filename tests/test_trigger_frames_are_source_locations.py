@@ -9,7 +9,7 @@ import json
 
 from conftest import ROOT
 from inspector.core.analysis.compile_detail import compile_detail, trigger_stack
-from inspector.core.model.session import SourceLocation
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Summary
 from inspector.core.readers.session_loader import open_path

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.core.model.records import Record, live
-from inspector.core.model.session import CacheEvent, CompileUnit, SourceLocation, TextArtifact
+from inspector.core.model.session import CacheEvent, CompileUnit, TextArtifact
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.analysis.user_names import shown_name
 from inspector.core.readers.break_reasons import is_library_file
 

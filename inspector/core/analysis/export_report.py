@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 
 from inspector.core.analysis.shapes import user_source
 from inspector.core.model.records import Record, live
-from inspector.core.model.session import CompileUnit, ExportIssue, Session, SourceLocation
+from inspector.core.model.session import CompileUnit, ExportIssue, Session
+from inspector.core.model.source_location import SourceLocation
 
 KINDS = {"data_dependent": "data-dependent expression", "missing_fake_kernel": "missing fake kernel",
          "mismatched_fake_kernel": "mismatched fake kernel", "guard_added": "guard added"}

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PureWindowsPath
 
-from inspector.core.model.session import CompileUnit, SourceLocation
+from inspector.core.model.session import CompileUnit
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.readers.break_reasons import (broken_in_loop, is_frame_skip, is_library_file, missing_fake_impl,
                                                   user_code_frames)
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 from inspector.core.model.read_problems import ReadProblems
 from inspector.core.model.records import Record, live
-from inspector.core.model.session import CompileUnit, Session, SourceLocation, artifact_record
+from inspector.core.model.session import CompileUnit, Session, artifact_record
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.readers.break_reasons import is_library_file, split_guard_comment
 
 SHAPE_RECORDS = {"create_symbol": "symbol", "create_unbacked_symbol": "unbacked", "guard_added": "guard",

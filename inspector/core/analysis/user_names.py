@@ -14,7 +14,8 @@ from weakref import WeakKeyDictionary
 
 from inspector.core.model.compile_id import NO_FRAME
 from inspector.core.model.fx_graph_text import first_reader, first_source
-from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session, SourceLocation
+from inspector.core.model.session import CompileUnit, Frame, GraphBreak, Session
+from inspector.core.model.source_location import SourceLocation
 from inspector.core.readers.break_reasons import is_library_file
 
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>\w+?)_at_(?P<line>\d+)$")
