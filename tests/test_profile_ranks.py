@@ -28,8 +28,12 @@ def job(tmp_path_factory, inductor_cache) -> Path:
     """The three ranks' traces of tests/scenarios/profiled_ranks.py (rank 2 slow, and alone recompiling)."""
     folder = tmp_path_factory.mktemp("profiled_ranks")
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor_cache), OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, str(SCENARIOS / "profiled_ranks.py")], env=env, cwd=folder,
-                          capture_output=True, text=True, timeout=600)
+    for _attempt in range(2):  # once more only where torch itself aborted a rank (a teardown crash in its
+        # gloo or profiler threads, seen once in many runs: "terminate called without an active exception")
+        done = subprocess.run([sys.executable, str(SCENARIOS / "profiled_ranks.py")], env=env, cwd=folder,
+                              capture_output=True, text=True, timeout=600)
+        if done.returncode == 0 or "terminated with signal SIGABRT" not in done.stderr:
+            break
     assert done.returncode == 0, done.stderr[-3000:]
     return folder
 
