@@ -204,23 +204,23 @@ class QtGpuView(QWidget):
             if quitting.is_set():
                 raise ReadCancelled(str(source.path))
 
-        summarize = document_of(source.kind).summarize
-        # each page: what it shows beside the document (its summary, its join to the open run), worked
-        # out off the UI thread, and how it shows them
-        reads = {"ranks": lambda document: (summarize(document), None),
-                 "triton": lambda document: (None, join_triton(loaded.session, document) if loaded else None),
-                 "profile": lambda document: (summarize(document), _joined(loaded, document))}
-        shows = {"ranks": lambda document, summary, joined: self.set_ranks(summary),
-                 "triton": lambda document, summary, joined: self._show_triton(document, joined, loaded),
-                 "profile": lambda document, summary, joined: self.set_profile(document, summary, joined, opened=True)}
-        page = source.kind.shown_as
+        summarize, page = document_of(source.kind).summarize, source.kind.shown_as
 
         def read():
+            """The document, its summary (its kind's, as `summary` prints it) and its join to the open run."""
             document = source.open(stop_if_quitting)
-            return (document, *reads[page](document))
+            if page == "triton":
+                return document, None, join_triton(loaded.session, document) if loaded else None
+            return document, summarize(document), _joined(loaded, document) if page == "profile" else None
 
         def show(result) -> None:
-            shows[page](*result)
+            document, summary, joined = result
+            if page == "ranks":
+                self.set_ranks(summary)
+            elif page == "triton":
+                self._show_triton(document, joined, loaded)
+            else:
+                self.set_profile(document, summary, joined, opened=True)
             if opened is not None:
                 opened()
 
