@@ -238,6 +238,22 @@ def captured_examples(tmp_path_factory, inductor_cache) -> dict[str, Path]:
     return sessions
 
 
+@pytest.fixture(autouse=True)
+def _garbage_collected_on_the_ui_thread(request):
+    """A test with Qt widgets runs under the app's garbage policy (gui/qt_garbage.py): cycles are
+    collected by the UI thread's timer, never by a worker's allocation; at the end, after pytest-qt has
+    closed the test's widgets (an autouse fixture is set up first, so torn down last), what they leave
+    is collected here on the UI thread, before the next test's workers start allocating."""
+    if not {"qtbot", "qapp"} & set(request.fixturenames):
+        yield
+        return
+    request.getfixturevalue("qapp")
+    from inspector.gui.qt_garbage import collected_on_ui_thread
+
+    with collected_on_ui_thread():
+        yield
+
+
 @pytest.fixture
 def window(qtbot, tmp_path):
     """The main window, offscreen, with its own settings file and quick capture settings."""

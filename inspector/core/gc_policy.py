@@ -28,12 +28,14 @@ def freeze_alive(value=None):
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cyclic collection while the block runs; after it, what it made is frozen out of later full
-    passes and collection resumes. A collector already off is left off."""
+    passes, and automatic collection resumes if it was on. A collector already off is left off: the app
+    runs its passes from the UI thread's timer instead (gui/qt_garbage.py), and those passes must not
+    walk the session either."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if collecting:
-            gc.freeze()
             gc.enable()

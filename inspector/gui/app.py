@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_selftest(Path(args.path) if args.path else DEFAULT_SESSION)
 
-    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    from inspector.gui.qt_garbage import collected_on_ui_thread
     from inspector.gui.qt_palette import apply_theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -45,6 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("torch-compile-inspector")
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
     apply_theme(app, args.theme)
+    with collected_on_ui_thread():
+        return _run_window(app, args)
+
+
+def _run_window(app, args: argparse.Namespace) -> int:
+    """Show the window as the command line asks, open its path, and run the event loop until it quits."""
+    from PySide6.QtCore import QTimer
+
     window = make_window(args)
     _close_on_termination(window)
     if args.screenshot:

@@ -4,6 +4,7 @@ Run against the frozen build before anyone ships it."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import tempfile
@@ -19,6 +20,7 @@ def run_selftest(session_dir: Path) -> int:
     from inspector.capture.launcher import RUNNER
     from inspector.core.outputs.html_report import render_report
     from inspector.core.readers.session_bundle import save_bundle
+    from inspector.gui.qt_garbage import collected_on_ui_thread
     from inspector.gui.qt_main_window import QtMainWindow
     from inspector.core.loading import load_session
     from inspector.core.readers.sources import detect
@@ -32,8 +34,9 @@ def run_selftest(session_dir: Path) -> int:
         if not condition:
             failures.append(what)
 
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as work, collected_on_ui_thread():
         try:
+            check(not gc.isenabled(), "cyclic garbage is collected on the UI thread only (gui/qt_garbage.py)")
             window = QtMainWindow(AppSettings(QSettings(str(Path(work) / "s.ini"), QSettings.Format.IniFormat)))
             window.show()
             loaded = load_session(detect(session_dir))
