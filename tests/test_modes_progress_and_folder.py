@@ -43,6 +43,24 @@ def test_a_modes_folder_reopens_in_the_modes_tab_with_its_rows(qtbot, window, tm
     assert view.table.item(0, 0).text() == "default" and view.table.item(0, 6).text() == "10"  # its kernels
     assert str(folder) in view.status.text()
     assert window.ranks_view.isHidden() or window.model.loaded is None  # not opened as a 1-rank job
+    header = view.table.horizontalHeader()
+    for column in range(view.table.columnCount() - 1):  # every heading and cell readable, not cut short
+        words = [view.table.horizontalHeaderItem(column).text(), view.table.item(0, column).text()]
+        assert header.sectionSize(column) >= max(map(header.fontMetrics().horizontalAdvance, words))
+
+
+def test_a_screenshot_of_a_modes_folder_is_taken_once_it_shows_and_the_run_ends(tmp_path):
+    """`--screenshot` of an input shown in its own tab (not a session) saved no picture: it waited for a
+    session that never came, then quit with exit 0 after a minute."""
+    import subprocess
+    import sys
+
+    picture = tmp_path / "modes.png"
+    done = subprocess.run([sys.executable, "-m", "inspector", str(modes_folder(tmp_path)), "--screenshot", str(picture),
+                           "--tab", "Modes", "--size", "1280", "720"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=55)
+    assert done.returncode == 0, done.stderr
+    assert picture.stat().st_size > 10_000
 
 
 def test_cli_summary_of_a_modes_folder_prints_the_comparison(tmp_path):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
 DEFAULT_SESSION = RESOURCES / "sessions" / "mlp_breaks"
+SCREENSHOT_WAIT_S = 60  # --screenshot: how long PATH may take to open before the run ends without a picture
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -77,10 +78,15 @@ def _run_window(app, args: argparse.Namespace) -> int:
             if args.tab in window.views:
                 window.tabs.setCurrentWidget(window.views[args.tab])
             QTimer.singleShot(1500, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
-        window.model.sigLoaded.connect(grab_when_ready)
+        window.sigOpened.connect(grab_when_ready)  # a session, or another kind (a trace, a dump) in its tab
         if path is None or (path.suffix == ".py" and not args.run):
             grab_when_ready()
-        QTimer.singleShot(60_000, app.quit)  # never hang a screenshot run
+
+        def give_up() -> None:  # never hang a screenshot run, nor end one without its picture silently
+            print(f"compile-inspector: {path} did not open within {SCREENSHOT_WAIT_S} s: no screenshot saved",
+                  file=sys.stderr)
+            app.exit(1)
+        QTimer.singleShot(SCREENSHOT_WAIT_S * 1000, give_up)
     return app.exec()
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMessageBox, QProgressBar, QScrollArea,
@@ -71,6 +71,9 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
 
 
 class QtMainWindow(QtWindowLayout):
+    # what an open asked for is on screen: a session handed to every view, or another kind read in its tab
+    sigOpened = Signal()
+
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
         answer_the_ui_first()  # workers computing in Python let go of the GIL sooner while the window paints
@@ -151,6 +154,7 @@ class QtMainWindow(QtWindowLayout):
         self.model.sigLoadEvent.connect(self._on_load_event)
         self.model.sigLoadFailed.connect(self._on_load_failed)
         self.model.sigLoaded.connect(self._on_loaded)
+        self.model.sigLoaded.connect(self.sigOpened.emit)
         self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.source_view))
         self.capture.sigStarted.connect(self._on_capture_started)
         self.capture.sigProgress.connect(self._on_capture_progress)
@@ -358,6 +362,7 @@ class QtMainWindow(QtWindowLayout):
             self.status.setText(f"Opened {source.path} in {seconds(time.perf_counter() - started)} (the {tab} tab)")
             if opened is not None:
                 opened()
+            self.sigOpened.emit()
 
         view.open(source, done)
         self.tabs.setCurrentWidget(view)

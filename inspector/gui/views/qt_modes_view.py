@@ -9,7 +9,7 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.capture.launcher import CaptureSettings
 from inspector.capture.mode_runs import ModeRuns, ModeStep
@@ -21,6 +21,7 @@ from inspector.core.readers.sources import Source
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_capture_controller import QtCaptureController
 from inspector.gui.views.qt_plot_titles import span_title
+from inspector.gui.views.qt_tables import fill_rows, rows_table
 
 GUIDANCE = ("<h3>Which mode pays off?</h3><p>Open a model script (File ▸ Open Script…), then <b>Run ▸ Compare "
             "Modes</b> (Ctrl+M). The script is captured three times, in <i>default</i>, <i>reduce-overhead</i> and "
@@ -78,11 +79,8 @@ class QtModesView(QWidget):
         self.rows: list[ModeRow] = []
         self.status = QLabel("Run ▸ Compare Modes captures the script in default, reduce-overhead and max-autotune.")
         self.status.setWordWrap(True)
-        self.table = QTableWidget(0, 8)
-        self.table.setHorizontalHeaderLabels(["Mode", "Compile time", "Steady state per call", "Speedup", "Breaks",
-                                              "Recompiles", "Kernels", "Note"])
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = rows_table(("Mode", "Compile time", "Steady state per call", "Speedup", "Breaks",
+                                 "Recompiles", "Kernels", "Note"))
         self.steady = self._plot("Steady-state time per call (µs)")
         self.compile = self._plot("Compile time (s)")
         plots = QHBoxLayout()
@@ -145,14 +143,9 @@ class QtModesView(QWidget):
         best = fastest(rows)
         opened = f"The modes captured in {folder}" if folder is not None else ""
         self.status.setText("\n".join(text for text in (opened, best.text, caches_text(rows)) if text))
-        self.table.setRowCount(len(rows))
-        for index, row in enumerate(rows):
-            cells = [row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
-                     str(row.breaks), str(row.recompiles), str(row.kernels), row.note(best.mode)]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                self.table.setItem(index, column, item)
+        fill_rows(self.table, [(row.mode, seconds(row.compile_s), seconds(row.steady_s), quantity(row.speedup, "×"),
+                                str(row.breaks), str(row.recompiles), str(row.kernels), row.note(best.mode))
+                               for row in rows])
         positions = list(range(len(rows)))
         for plot, values, colour in ((self.steady, [(r.steady_s or 0) * 1e6 for r in rows], "#2e9d4f"),
                                      (self.compile, [r.compile_s or 0 for r in rows], "#2b7bb9")):
