@@ -56,14 +56,10 @@ def _sweep(qtbot, widget, steps: int = 5, click: bool = True) -> None:
 
 def _hover_proxies(window) -> list:
     """The rate-limited hovers (pyqtgraph's SignalProxy) of the window's plots and lanes: each view keeps
-    its own as `_hover` (or `_hovers`, one per plot). Found through the widgets, not the collector: the
-    objects of a loaded session are frozen out of it, and gc.get_objects() leaves them out."""
-    found = []
-    for widget in (window, *window.findChildren(QWidget)):
-        for value in (getattr(widget, "_hover", None), *getattr(widget, "_hovers", ())):
-            if isinstance(value, pg.SignalProxy):
-                found.append(value)
-    return found
+    its own as `hover_proxies`. Found through the widgets, not the collector: the objects of a loaded
+    session are frozen out of it, and gc.get_objects() leaves them out."""
+    return [proxy for widget in (window, *window.findChildren(QWidget))
+            for proxy in getattr(widget, "hover_proxies", ()) if isinstance(proxy, pg.SignalProxy)]
 
 
 def _plot_point(plot, x: float, y: float) -> QPoint:

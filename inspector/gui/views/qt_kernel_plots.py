@@ -176,9 +176,10 @@ class QtKernelPlots(QWidget):
                                  "MB", self.palette(), font)
         self.memory.setToolTip("Memory high-water, eager vs compiled (MB)")
         self.plots = (self.kernels, self.families, self.units, self.memory)
-        self._hovers = [pg.SignalProxy(plot.scene().sigMouseMoved, rateLimit=30,
-                                       slot=lambda event, plot=plot: self._on_hover(plot, event))
-                        for plot in self.plots]
+        # rate-limited hovers, one per plot, kept as long as the view (a dropped proxy delivers nothing)
+        self.hover_proxies = tuple(pg.SignalProxy(plot.scene().sigMouseMoved, rateLimit=30,
+                                                  slot=lambda event, plot=plot: self._on_hover(plot, event))
+                                   for plot in self.plots)
         self.note = QLabel("")
         self.note.setWordWrap(True)
         charts = QWidget()

@@ -119,7 +119,8 @@ class QtRankLanes(QWidget):
         self.plot.getPlotItem().hideButtons()
         for side in ("left", "bottom"):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
-        self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
+        # rate-limited hovers, kept as long as the view (a dropped proxy delivers nothing)
+        self.hover_proxies = (pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover),)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.wall_clock = QCheckBox("Shared wall clock")
         self.wall_clock.setToolTip("Off: each rank's lane starts at its own first compile.\n"

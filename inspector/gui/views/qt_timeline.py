@@ -253,7 +253,8 @@ class QtTimeline(QWidget):
             self.plot.getAxis(side).setTextPen(self.palette().text().color())
         self.plot.getPlotItem().hideButtons()
         self.markers = pg.ScatterPlotItem(size=MARKER_PX, symbol="d", pen=None, brush=pg.mkBrush(MARKER_COLOUR))
-        self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover)
+        # rate-limited hovers, kept as long as the view (a dropped proxy delivers nothing)
+        self.hover_proxies = (pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_hover),)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.totals = QTableWidget(0, 3)
         # short: the stage column is the one that gives way
