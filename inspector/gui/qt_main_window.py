@@ -154,7 +154,7 @@ class QtMainWindow(QtWindowLayout):
         self.model.sigLoadEvent.connect(self._on_load_event)
         self.model.sigLoadFailed.connect(self._on_load_failed)
         self.model.sigLoaded.connect(self._on_loaded)
-        self.model.sigLoaded.connect(self.sigOpened.emit)
+        self.model.sigLoaded.connect(lambda _loaded: self.sigOpened.emit())
         self.model.sigLocationRequested.connect(lambda *_: self.tabs.setCurrentWidget(self.source_view))
         self.capture.sigStarted.connect(self._on_capture_started)
         self.capture.sigProgress.connect(self._on_capture_progress)
