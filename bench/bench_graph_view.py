@@ -131,6 +131,8 @@ def real_graph(view: QtGraphView, name: str, stage: str) -> None:
 
 def main() -> None:
     _app = QApplication([])  # kept alive for the widgets below
+    from inspector.gui.qt_garbage import collect_on_ui_thread
+    collect_on_ui_thread(_app)  # as the app collects garbage (gui/qt_garbage.py)
     view = QtGraphView(QtSessionModel())
     view.resize(1300, 850)
     view.show()

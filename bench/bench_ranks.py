@@ -68,6 +68,8 @@ if __name__ == "__main__":
     from inspector.gui.qt_settings import AppSettings
 
     app = QApplication([])
+    from inspector.gui.qt_garbage import collect_on_ui_thread
+    collect_on_ui_thread(app)  # as the app collects garbage (gui/qt_garbage.py)
     window = QtMainWindow(AppSettings(QSettings(sys.argv[2], QSettings.Format.IniFormat)))
     window.resize(1280, 720)
     window.show()

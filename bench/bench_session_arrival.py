@@ -83,6 +83,8 @@ if sys.argv[3] == "anchor" and QtShownLater is not None:
     QtShownLater.run = lambda self, update: update()
 
 app = QApplication([])
+from inspector.gui.qt_garbage import collect_on_ui_thread
+collect_on_ui_thread(app)  # as the app collects garbage (gui/qt_garbage.py)
 window = qt_main_window.QtMainWindow(AppSettings(QSettings(sys.argv[2], QSettings.Format.IniFormat)))
 window.resize(1280, 720)
 window.show()

@@ -41,6 +41,8 @@ def main() -> None:
                         str(next((ROOT / "resources" / "sessions" / "mlp_breaks" / "trace").glob("*.log"))),
                         str(args.log), "--mb", "100"], check=True)
     app = QApplication([])
+    from inspector.gui.qt_garbage import collect_on_ui_thread
+    collect_on_ui_thread(app)  # as the app collects garbage (gui/qt_garbage.py)
     work = Path(tempfile.mkdtemp(prefix="ui_stall_"))
     settings = AppSettings(QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat))
     settings.set_capture_settings(CaptureSettings(runs=5, warmup=1, threads=1))

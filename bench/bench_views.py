@@ -135,6 +135,8 @@ def bench_code(app) -> None:
 
 def main() -> None:
     app = QApplication([])
+    from inspector.gui.qt_garbage import collect_on_ui_thread
+    collect_on_ui_thread(app)  # as the app collects garbage (gui/qt_garbage.py)
     timeline = bench_timeline(app)
     bench_code(app)
     timeline.close()

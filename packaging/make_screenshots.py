@@ -49,6 +49,8 @@ def main(argv: list[str]) -> int:
     for name in ("TCI_NO_HISTORY", "TCI_HISTORY_STORE"):
         os.environ.pop(name, None)
     app = QApplication.instance() or QApplication([])
+    from inspector.gui.qt_garbage import collect_on_ui_thread
+    collect_on_ui_thread(app)  # as the app collects garbage (gui/qt_garbage.py)
     settings = AppSettings(QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat))
     window = QtMainWindow(settings)
     window.show()

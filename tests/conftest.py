@@ -240,11 +240,13 @@ def captured_examples(tmp_path_factory, inductor_cache) -> dict[str, Path]:
 
 @pytest.fixture(autouse=True)
 def _garbage_collected_on_the_ui_thread(request):
-    """A test with Qt widgets runs under the app's garbage policy (gui/qt_garbage.py): cycles are
-    collected by the UI thread's timer, never by a worker's allocation; at the end, after pytest-qt has
-    closed the test's widgets (an autouse fixture is set up first, so torn down last), what they leave
-    is collected here on the UI thread, before the next test's workers start allocating."""
-    if not {"qtbot", "qapp"} & set(request.fixturenames):
+    """A test with Qt widgets (qtbot) runs under the app's garbage policy (gui/qt_garbage.py): cycles
+    are collected by the UI thread's timer, never by a worker's allocation. At the end (after pytest-qt
+    has closed the test's widgets, which it does in its teardown hook, before any fixture's teardown)
+    the garbage not frozen is collected on the UI thread, before the next test's workers allocate; what
+    a load froze with the session (core/gc_policy.py), a window opened on it included, stays as it would
+    in the app."""
+    if "qtbot" not in request.fixturenames:
         yield
         return
     request.getfixturevalue("qapp")

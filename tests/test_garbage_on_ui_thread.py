@@ -14,7 +14,8 @@ import pytest
 pytest.importorskip("PySide6")
 from PySide6.QtCore import QObject  # noqa: E402
 
-from inspector.gui.qt_garbage import collected_on_ui_thread  # noqa: E402
+from inspector.core.gc_policy import collector_paused  # noqa: E402
+from inspector.gui.qt_garbage import UiThreadCollector, collected_on_ui_thread  # noqa: E402
 
 
 def _cycle_with_a_qt_object(freed_on: list[str]) -> None:
@@ -61,12 +62,61 @@ def test_under_the_policy_the_ui_threads_timer_frees_the_cycle_and_no_worker_doe
     assert freed_on == [threading.main_thread().name]
 
 
-def test_at_the_end_what_is_left_is_freed_on_the_ui_thread_and_collection_resumes(qtbot):
-    """A GUI test's (or the app's) end: the garbage its windows left goes on the UI thread, before any
-    later worker allocates."""
+def test_at_the_end_what_is_left_is_freed_on_the_ui_thread(qtbot):
+    """A GUI test's end: the garbage its windows left goes on the UI thread, before any later worker
+    allocates. (This test itself runs under the GUI tests' policy, which it leaves on.)"""
     freed_on = []
     with collected_on_ui_thread() as collector:
         collector.timer.stop()  # only the end frees it here
         _cycle_with_a_qt_object(freed_on)
     assert freed_on == [threading.main_thread().name]
-    assert not gc.isenabled()  # this test runs under the GUI tests' policy: left as it was found
+    assert not gc.isenabled()
+
+
+def test_after_the_block_automatic_collection_resumes(qapp):
+    """No qtbot, so no policy around the test: the block's own end turns automatic collection back on,
+    as the command line and the tests that follow a GUI test need it."""
+    assert gc.isenabled()
+    with collected_on_ui_thread():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_no_pass_runs_while_a_session_is_built_and_one_runs_when_due_after(qtbot):
+    """The UI thread's passes keep the loader's pause (core/gc_policy.py): a pass over a session half
+    built would walk all of it on the UI thread, a frozen frame."""
+    passes = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    kept = []
+    with collected_on_ui_thread() as collector:
+        collector.timer.stop()  # its passes are run by hand here
+        gc.callbacks.append(count)
+        try:
+            with collector_paused():  # as a load does, on its worker
+                kept.append([[] for _ in range(5_000)])  # past the threshold: a pass would be due
+                collector.collect_due()
+                assert passes == []
+            kept.append([[] for _ in range(5_000)])
+            collector.collect_due()
+            assert len(passes) == 1
+        finally:
+            gc.callbacks.remove(count)
+
+
+def test_the_collector_refuses_a_thread_other_than_the_ui_thread(qtbot):
+    """Made on a worker, its timer would never fire there, and collection would stay off for good."""
+    refused = []
+
+    def make() -> None:
+        try:
+            UiThreadCollector()
+        except RuntimeError as error:
+            refused.append(str(error))
+    worker = threading.Thread(target=make)
+    worker.start()
+    worker.join()
+    assert refused and "UI thread" in refused[0]

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from inspector.gui.qt_garbage import collected_on_ui_thread
+    from inspector.gui.qt_garbage import collect_on_ui_thread
     from inspector.gui.qt_palette import apply_theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -46,14 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("torch-compile-inspector")
     app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "compile-inspector.svg")))
     apply_theme(app, args.theme)
-    with collected_on_ui_thread():
-        return _run_window(app, args)
+    collect_on_ui_thread(app)
+    return _run_window(app, args)
 
 
 def _run_window(app, args: argparse.Namespace) -> int:
     """Show the window as the command line asks, open its path, and run the event loop until it quits."""
-    from PySide6.QtCore import QTimer
-
     window = make_window(args)
     _close_on_termination(window)
     if args.screenshot:
@@ -64,6 +62,8 @@ def _run_window(app, args: argparse.Namespace) -> int:
     else:
         window.show()
     path = Path(args.path) if args.path else (DEFAULT_SESSION if DEFAULT_SESSION.exists() else None)
+    if args.screenshot:  # before the open: one that fails at once says so at once
+        _screenshot_once_open(app, window, path, args)
     if path is not None:
         window.open_path(path)
         if args.run and path.suffix == ".py":
@@ -73,21 +73,33 @@ def _run_window(app, args: argparse.Namespace) -> int:
             window.model.sigLoaded.disconnect(compare_once)
             window.compare_with(args.compare)
         window.model.sigLoaded.connect(compare_once)
-    if args.screenshot:
-        def grab_when_ready(*_):
-            if args.tab in window.views:
-                window.tabs.setCurrentWidget(window.views[args.tab])
-            QTimer.singleShot(1500, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
-        window.sigOpened.connect(grab_when_ready)  # a session, or another kind (a trace, a dump) in its tab
-        if path is None or (path.suffix == ".py" and not args.run):
-            grab_when_ready()
-
-        def give_up() -> None:  # never hang a screenshot run, nor end one without its picture silently
-            print(f"compile-inspector: {path} did not open within {SCREENSHOT_WAIT_S} s: no screenshot saved",
-                  file=sys.stderr)
-            app.exit(1)
-        QTimer.singleShot(SCREENSHOT_WAIT_S * 1000, give_up)
     return app.exec()
+
+
+def _screenshot_once_open(app, window, path: Path | None, args: argparse.Namespace) -> None:
+    """`--screenshot`: the picture 1.5 s after PATH is open (a session, or another kind in its tab),
+    then quit; an open that fails, or takes longer than SCREENSHOT_WAIT_S, ends the run with exit 1 and
+    says why on stderr instead of leaving without a picture."""
+    from PySide6.QtCore import QTimer
+
+    def end_without_picture(why: str) -> None:
+        print(f"compile-inspector: no screenshot saved: {why}", file=sys.stderr)
+        QTimer.singleShot(0, lambda: app.exit(1))  # an exit asked before the event loop runs is lost
+
+    deadline = QTimer(window)
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(lambda: end_without_picture(f"{path} did not open within {SCREENSHOT_WAIT_S} s"))
+
+    def grab_when_ready(*_):
+        deadline.stop()
+        if args.tab in window.views:
+            window.tabs.setCurrentWidget(window.views[args.tab])
+        QTimer.singleShot(1500, lambda: (window.grab().save(str(args.screenshot)), app.quit()))
+    window.sigOpened.connect(grab_when_ready)
+    window.sigOpenFailed.connect(lambda failed, why: end_without_picture(f"could not open {failed}: {why}"))
+    deadline.start(SCREENSHOT_WAIT_S * 1000)
+    if path is None or (path.suffix == ".py" and not args.run):
+        grab_when_ready()
 
 
 def make_window(args: argparse.Namespace, settings=None):

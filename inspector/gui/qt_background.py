@@ -3,7 +3,9 @@
 signal; or later on the UI thread, a step per turn of the event loop (`in_turns`, `next_turn`).
 
 Results cross threads as plain Python objects built once by the worker and not mutated after; an
-exception in the worker arrives as a message, never lost on the other thread."""
+exception in the worker arrives as a message, never lost on the other thread. Neither the work nor its
+result owns a Qt object that no parent owns: one dropped on a worker is deleted later on the UI
+thread, inside whatever Qt is doing then (gui/qt_garbage.py)."""
 
 from __future__ import annotations
 

@@ -73,6 +73,7 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
 class QtMainWindow(QtWindowLayout):
     # what an open asked for is on screen: a session handed to every view, or another kind read in its tab
     sigOpened = Signal()
+    sigOpenFailed = Signal(str, str)  # path, why: the session or the other kind's document could not be read
 
     def __init__(self, settings: AppSettings | None = None):
         super().__init__()
@@ -364,7 +365,11 @@ class QtMainWindow(QtWindowLayout):
                 opened()
             self.sigOpened.emit()
 
-        view.open(source, done)
+        def failed(message: str) -> None:
+            self.status.setText(f"Could not open {source.path} (the {tab} tab says why)")
+            self.sigOpenFailed.emit(str(source.path), message)
+
+        view.open(source, done, failed)
         self.tabs.setCurrentWidget(view)
 
     def _show_diff(self, a: SessionAnalysis, b: SessionAnalysis) -> None:
@@ -446,6 +451,7 @@ class QtMainWindow(QtWindowLayout):
         self.progress_bar.hide()
         self.status.setText(f"Could not open {path}")
         self.show_message("Cannot open", message)
+        self.sigOpenFailed.emit(path, message)
 
     def show_message(self, title: str, text: str) -> None:
         """A non-modal message, so nothing waits on the user to click."""

@@ -190,10 +190,11 @@ class QtGpuView(QWidget):
         return page
 
     # --- opening --------------------------------------------------------------------------------
-    def open(self, source: Source, opened=None) -> None:
+    def open(self, source: Source, opened=None, failed=None) -> None:
         """Read the file, and work out a profile's figures, off the UI thread (a training run's trace
         holds a hundred thousand events); then show it on the page its kind is shown as and call
-        `opened`, if given. Its figures are its kind's summary, the one `summary` prints."""
+        `opened`, if given (or `failed` with why it could not be read). Its figures are its kind's
+        summary, the one `summary` prints."""
         self.header.setText(f"Opening {source.path}…")
 
         loaded = self.model.loaded if self.model is not None else None
@@ -224,8 +225,12 @@ class QtGpuView(QWidget):
             if opened is not None:
                 opened()
 
-        run_in_background(read, show,
-                          lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
+        def on_failed(message: str, _traceback: str) -> None:
+            self.header.setText(f"Could not open {source.path}: {message}")
+            if failed is not None:
+                failed(message)
+
+        run_in_background(read, show, on_failed, self)
 
     def _show_triton(self, trace: TritonTrace, join: TritonJoin | None, loaded) -> None:
         """A tritonparse trace the user opened, joined to the run open when it was read (and to a run

@@ -115,10 +115,10 @@ class QtModesView(QWidget):
             plot.getAxis(side).setTextPen(self.palette().text().color())
         return plot
 
-    def open(self, source: Source, opened=None) -> None:
+    def open(self, source: Source, opened=None, failed=None) -> None:
         """A `modes` output folder the window detected: its sessions compared off the UI thread, as
         `summary` of it compares them (the registry's document of its kind); `opened`, if given, once
-        its rows are shown."""
+        its rows are shown, or `failed` with why they could not be."""
         compare = document_of(source.kind).summarize
 
         def show(rows: list[ModeRow]) -> None:
@@ -126,7 +126,12 @@ class QtModesView(QWidget):
             if opened is not None:
                 opened()
 
-        self._opens.run(lambda: compare(source.open()), show, lambda message, _tb: self._on_failed(message))
+        def on_failed(message: str, _traceback: str) -> None:
+            self._on_failed(message)
+            if failed is not None:
+                failed(message)
+
+        self._opens.run(lambda: compare(source.open()), show, on_failed)
 
     def _on_failed(self, message: str) -> None:
         self.pages.setCurrentIndex(1)

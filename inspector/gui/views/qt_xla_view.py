@@ -85,9 +85,10 @@ class QtXlaView(QWidget):
         model.sigLoaded.connect(lambda _loaded: self._compare())
 
     # --- what to show ---------------------------------------------------------------------------
-    def open(self, source: Source, opened=None) -> None:
+    def open(self, source: Source, opened=None, failed=None) -> None:
         """Read the dump the window detected off the UI thread; compare it with the open torch.compile
-        run, if any (and call `opened`, if given, once it is shown)."""
+        run, if any (and call `opened`, if given, once it is shown, or `failed` with why it could not
+        be read)."""
         self.header.setText(f"Opening {source.path}…")
 
         def show(dump) -> None:
@@ -95,8 +96,12 @@ class QtXlaView(QWidget):
             if opened is not None:
                 opened()
 
-        run_in_background(source.open, show,
-                          lambda message, _tb: self.header.setText(f"Could not open {source.path}: {message}"), self)
+        run_in_background(source.open, show, lambda message, _tb: self._on_failed(source, message, failed), self)
+
+    def _on_failed(self, source: Source, message: str, failed) -> None:
+        self.header.setText(f"Could not open {source.path}: {message}")
+        if failed is not None:
+            failed(message)
 
     def set_dump(self, dump: XlaDump) -> None:
         self.dump = dump
