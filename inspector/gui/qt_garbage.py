@@ -25,9 +25,11 @@ from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer
 
 from inspector.core.gc_policy import collection_paused
 
-# How often the UI thread looks at the collector's counts: often enough that garbage waits about a
-# second, rarely enough that the looks cost nothing (a pass runs only when the counts call for one).
-COLLECT_EVERY_MS = 1000
+# How often the UI thread looks at the collector's counts. Often, because what a pass walks is what was
+# allocated since the last one: a second's worth makes one young pass long enough to be a stalled frame
+# (docs/benchmarks.md, "Garbage collected on the UI thread"); a look that finds no pass due costs
+# nothing worth counting.
+COLLECT_EVERY_MS = 100
 
 
 class UiThreadCollector(QObject):
