@@ -1,0 +1,44 @@
+"""Text the user reads is whole where the window has room for it, at 1280×720: a figure's formula and
+source in the Summary table, a column's heading in the GPU tab. Measured as Qt draws it: the text
+wrapped (or not) to the width its cell or section gives it, in the view's own font."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QRect, Qt  # noqa: E402
+from PySide6.QtWidgets import QStyle  # noqa: E402
+
+from conftest import background_settled, open_and_wait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
+
+
+def _text_margin(view) -> int:
+    """The room a cell leaves on each side of its text (the style's focus frame, as Qt's item views draw)."""
+    return view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_every_summary_figure_shows_its_whole_formula_and_source(qtbot, window, size):
+    """The S_max row's source ("not stated: inputs too noisy — the profiles' own speedup …") ran to five
+    lines at 1280 and was cut after two with "…"; each row is now as tall as its longest cell."""
+    window.resize(*size)
+    open_and_wait(qtbot, window, BUNDLED)
+    background_settled(qtbot)
+    table = window.summary_view.table
+    metrics, margin = table.fontMetrics(), _text_margin(table)
+    cut = []
+    for row in range(table.rowCount()):
+        for column in range(table.columnCount()):
+            text = table.item(row, column).text()
+            room = QRect(0, 0, table.columnWidth(column) - 2 * margin, 100_000)
+            needed = metrics.boundingRect(room, int(Qt.TextFlag.TextWordWrap), text).height()
+            if needed > table.rowHeight(row):
+                cut.append((table.item(row, 0).text(), column, needed, table.rowHeight(row)))
+    assert table.rowCount() >= 10 and not cut, cut
