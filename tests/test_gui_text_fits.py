@@ -42,3 +42,34 @@ def test_every_summary_figure_shows_its_whole_formula_and_source(qtbot, window, 
             if needed > table.rowHeight(row):
                 cut.append((table.item(row, 0).text(), column, needed, table.rowHeight(row)))
     assert table.rowCount() >= 10 and not cut, cut
+
+
+def _cut_headings(view) -> list[tuple[str, int, int]]:
+    """(heading, its width, its section's width) of each visible table's column too narrow for its heading."""
+    from PySide6.QtWidgets import QTableWidget
+
+    cut = []
+    for table in view.findChildren(QTableWidget):
+        if not table.isVisible():
+            continue
+        header = table.horizontalHeader()
+        for column in range(table.columnCount()):
+            if table.isColumnHidden(column):
+                continue
+            heading = table.horizontalHeaderItem(column).text()
+            needed = header.fontMetrics().horizontalAdvance(heading) + 2 * _text_margin(header)
+            if header.sectionSize(column) < needed:
+                cut.append((heading, needed, header.sectionSize(column)))
+    return cut
+
+
+def test_the_gpu_tabs_column_headings_are_whole_beside_the_session_tree(qtbot, window):
+    """The module table beside the source lines showed "asured / apportio" at 1280×720."""
+    window.resize(1280, 720)
+    open_and_wait(qtbot, window, BUNDLED)
+    window.reset_layout()
+    window.tabs.setCurrentWidget(window.gpu_view)
+    qtbot.waitUntil(lambda: window.gpu_view.modules.isVisible() and window.gpu_view.modules.rowCount() > 0,
+                    timeout=60_000)
+    background_settled(qtbot)
+    assert not _cut_headings(window.gpu_view)
