@@ -73,3 +73,28 @@ def test_the_gpu_tabs_column_headings_are_whole_beside_the_session_tree(qtbot, w
                     timeout=60_000)
     background_settled(qtbot)
     assert not _cut_headings(window.gpu_view)
+
+
+def test_beside_a_trace_opened_alone_the_docks_say_why_they_are_empty_in_words_that_fit(qtbot, window):
+    """A tritonparse trace opens in the GPU tab alone: the Session tree was a blank pane and the Problems
+    pane's explanation was cut at "A tritonparse or profiler trace …"."""
+    from conftest import CORPUS
+    from inspector.gui.views.qt_navigator import NO_RUN
+    from inspector.gui.views.qt_problems import NOTHING_OPEN
+
+    trace = CORPUS.parent / "tritonparse-traces" / "dedicated_log_triton_trace_findhao_.ndjson"
+    if not trace.exists():
+        pytest.skip(f"{trace} is not present beside this checkout")
+    # as wide as the pane's text and a little more (1280 under X11's fonts): the Problem column alone is narrower
+    window.resize(window.problems_view.fontMetrics().horizontalAdvance(NOTHING_OPEN) + 80, 720)
+    window.reset_layout()
+    with qtbot.waitSignal(window.sigOpened, timeout=60_000):
+        window.open_path(trace)
+    background_settled(qtbot)
+    for tree, text in ((window.problems_view, NOTHING_OPEN), (window.navigator, NO_RUN)):
+        item = tree.topLevelItem(0)
+        assert tree.topLevelItemCount() == 1 and item.text(0) == text
+        margin = _text_margin(tree)
+        needed = tree.fontMetrics().horizontalAdvance(text) + 2 * margin
+        shown = tree.visualRect(tree.indexFromItem(item, 0)).width()  # its cell: the row's width once spanned
+        assert shown >= needed, (text, shown, needed)
