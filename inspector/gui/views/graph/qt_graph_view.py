@@ -9,11 +9,11 @@ import re
 from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-    QPushButton, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QToolButton, QToolTip, QVBoxLayout, QWidget,
 )
 
 from inspector.core.analysis.kernel_index import kernels_of_node, names_stage, naming_stage
@@ -37,6 +37,7 @@ from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
 from inspector.gui.views.qt_break_map import QtBreakMap
 
 
+NO_NODE_SELECTED = "Click a node first: Upstream and Downstream outline what it is computed from and what uses it"
 SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
 NODE_ROLE = Qt.ItemDataRole.UserRole  # a search hit's node name
 
@@ -99,6 +100,7 @@ class QtGraphView(QWidget):
         self.overlay.addItems([overlay.value for overlay in Overlay])
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
         buttons = []
+        self.flow_buttons: dict[str, QPushButton] = {}  # by their words; Upstream and Downstream say when no node is
         for text, slot, key, tip in (
                 ("Fit", lambda: self.view.fit(), "0", "Show the whole graph (0; + and − zoom)"),
                 ("Upstream", lambda: self.highlight_flow(up=True), "U",
@@ -109,6 +111,7 @@ class QtGraphView(QWidget):
             button = QPushButton(text)
             button.clicked.connect(slot)
             button.setToolTip(tip)
+            self.flow_buttons[text] = button
             if key != "0":  # the zoom view handles 0 itself
                 QShortcut(QKeySequence(key), self, activated=slot,
                           context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -464,6 +467,9 @@ class QtGraphView(QWidget):
 
     def highlight_flow(self, up: bool) -> set[str]:
         if self.layer is None or self.layer.selected is None or self.graph is None:
+            if self.graph is not None:  # a click that outlines nothing says why, beside the button
+                button = self.flow_buttons["Upstream" if up else "Downstream"]
+                QToolTip.showText(button.mapToGlobal(QPoint(0, button.height())), NO_NODE_SELECTED, button)
             return set()
         start = self.layer.selected
         reached, queue = {start}, deque([start])
