@@ -98,3 +98,26 @@ def test_beside_a_trace_opened_alone_the_docks_say_why_they_are_empty_in_words_t
         needed = tree.fontMetrics().horizontalAdvance(text) + 2 * margin
         shown = tree.visualRect(tree.indexFromItem(item, 0)).width()  # its cell: the row's width once spanned
         assert shown >= needed, (text, shown, needed)
+
+
+def test_the_code_tabs_kernel_names_keep_the_part_that_tells_them_apart(qtbot, window):
+    """At 1280×720 the GPU log's kernels read `triton...moid_0`, `triton..._mul_1`: elided in the middle,
+    which cut the ops out of the name. The start every Triton kernel shares goes first instead."""
+    from conftest import CUDA_LOG
+
+    if not CUDA_LOG.exists():
+        pytest.skip(f"{CUDA_LOG} is not present beside this checkout")
+    window.resize(1280, 720)
+    window.reset_layout()
+    open_and_wait(qtbot, window, CUDA_LOG)
+    code = window.code_view
+    window.tabs.setCurrentWidget(code)
+    qtbot.waitUntil(lambda: code.outline.rowCount() > 0, timeout=60_000)
+    background_settled(qtbot)
+    outline = code.outline
+    metrics, room = outline.fontMetrics(), outline.columnWidth(0) - 2 * _text_margin(outline)
+    names = [outline.item(row, 0).text() for row in range(outline.rowCount())]
+    shown = [metrics.elidedText(name, outline.textElideMode(), room) for name in names]
+    assert shown != names, "the names fit whole: not the case this test is for"
+    for name, text in zip(names, shown):  # the op last fused and the kernel's number are on show
+        assert name.rsplit("_", 2)[-2] in text or text == name or name.startswith("extern"), (name, text)
