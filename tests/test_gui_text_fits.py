@@ -121,3 +121,15 @@ def test_the_code_tabs_kernel_names_keep_the_part_that_tells_them_apart(qtbot, w
     assert shown != names, "the names fit whole: not the case this test is for"
     for name, text in zip(names, shown):  # the op last fused and the kernel's number are on show
         assert name.rsplit("_", 2)[-2] in text or text == name or name.startswith("extern"), (name, text)
+
+
+def test_a_trace_opened_alone_is_named_in_the_window_title(qtbot, window):
+    """The title said only "torch.compile Inspector" over a tritonparse trace, a profile or an XLA dump."""
+    from conftest import CORPUS
+
+    trace = CORPUS.parent / "hta-traces" / "triton_example.json.gz"
+    if not trace.exists():
+        pytest.skip(f"{trace} is not present beside this checkout")
+    with qtbot.waitSignal(window.sigOpened, timeout=60_000):
+        window.open_path(trace)
+    assert window.windowTitle().startswith("triton_example.json.gz — ")

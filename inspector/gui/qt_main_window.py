@@ -366,6 +366,8 @@ class QtMainWindow(QtWindowLayout):
 
         def done() -> None:
             self.status.setText(f"Opened {source.path} in {seconds(time.perf_counter() - started)} (the {tab} tab)")
+            if self.model.loaded is None:  # opened alone: the title names it (with a run open, it names the run)
+                self.setWindowTitle(f"{Path(source.path).name} — torch.compile Inspector")
             if opened is not None:
                 opened()
             self.sigOpened.emit()
