@@ -152,3 +152,21 @@ def test_a_trace_opened_alone_is_named_in_the_window_title(qtbot, window):
     with qtbot.waitSignal(window.sigOpened, timeout=60_000):
         window.open_path(trace)
     assert window.windowTitle().startswith("triton_example.json.gz — ")
+
+
+def test_a_diff_without_differences_says_so_whole_beside_the_graphs(qtbot, window):
+    """The run compared with its own log: the list of differences said "No differences: the two graphs
+    match …", cut at 1280×720."""
+    from inspector.gui.views.qt_diff_view import NO_DIFFERENCES
+
+    window.resize(1280, 720)
+    window.reset_layout()
+    open_and_wait(qtbot, window, BUNDLED)
+    window.compare_with(BUNDLED / "trace")
+    listed = window.diff_view.differences
+    qtbot.waitUntil(lambda: listed.isVisible() and listed.count() > 0, timeout=60_000)
+    background_settled(qtbot)
+    item = listed.item(0)
+    assert listed.count() == 1 and item.text() == NO_DIFFERENCES
+    needed = listed.fontMetrics().horizontalAdvance(item.text()) + 2 * _text_margin(listed)
+    assert listed.visualItemRect(item).width() >= needed
