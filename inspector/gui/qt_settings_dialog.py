@@ -10,7 +10,7 @@ import html
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-    QLineEdit, QPushButton, QSpinBox, QWidget,
+    QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
@@ -89,10 +89,15 @@ class QtSettingsDialog(QDialog):
         self.dask_allow_insecure.setToolTip(INSECURE_DASK)
         self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
         self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
-        form.addRow("", self.dask_allow_insecure)
         insecure_warning = QLabel(INSECURE_DASK)
         insecure_warning.setWordWrap(True)
-        form.addRow("", insecure_warning)
+        insecure = QWidget()
+        insecure_rows = QVBoxLayout(insecure)
+        insecure_rows.setContentsMargins(0, 0, 0, 0)
+        insecure_rows.addWidget(self.dask_allow_insecure)
+        insecure_rows.addWidget(insecure_warning)
+        insecure_rows.addStretch(1)  # the room a wrapped label leaves goes below it, not between it and its box
+        form.addRow("", insecure)
         self.dask_check = QLabel("")
         self.dask_check.setWordWrap(True)
         form.addRow("", self.dask_check)
