@@ -27,3 +27,13 @@ def test_a_flow_button_clicked_with_no_node_selected_says_what_to_do(qtbot, wind
     QTest.mouseClick(graph.flow_buttons[words], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: QToolTip.isVisible() and QToolTip.text() == NO_NODE_SELECTED, timeout=5_000)
     assert graph.layer.outline == outlined  # nothing more outlined: no node was chosen
+
+
+def test_the_colour_legend_lists_every_entry_where_the_side_panel_has_room(qtbot, window):
+    """At 1920×1080 the op-kind legend showed four of its six colours, scrolling, above an empty details pane."""
+    window.resize(1920, 1080)
+    graph = open_graph(qtbot, window, BUNDLED, stage="post_grad")
+    legend = graph.legend
+    qtbot.waitUntil(lambda: legend.count() >= 6 and legend.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: legend.viewport().height() >= legend.sizeHintForRow(0) * legend.count(), timeout=5_000)
+    assert graph.details.viewport().height() >= 10 * graph.details.fontMetrics().lineSpacing()

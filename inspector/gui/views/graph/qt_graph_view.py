@@ -174,7 +174,23 @@ class QtGraphView(QWidget):
         for index, stretch in enumerate((0, 0, 1, 3)):
             side.setStretchFactor(index, stretch)
         side.setSizes([120, 130, 120, 600])
+        self.side = side
         return side
+
+    def _fit_legend(self) -> None:
+        """The legend as tall as its entries where the side panel has room for it (a third of the panel at
+        most, taken from the details): at 1920×1080 it showed four of six colours, scrolling, above an empty
+        details pane. At 1280×720 the third is spent already, and the details keep their lines."""
+        sizes = self.side.sizes()
+        rows = self.legend.count()
+        if not rows or not self.legend.isVisible() or not sum(sizes):
+            return
+        needed = self.legend.sizeHintForRow(0) * rows + 2 * self.legend.frameWidth()
+        grow = min(needed - self.legend.height(), sum(sizes) // 3 - sizes[1], sizes[3] // 2)
+        if grow > 0:
+            sizes[1] += grow
+            sizes[3] -= grow
+            self.side.setSizes(sizes)
 
     def _lay_out(self, model: QtSessionModel, bar: QHBoxLayout, side: QSplitter) -> None:
         """Toolbar, break map, status and module path above the graph and its side panel."""
@@ -531,6 +547,7 @@ class QtGraphView(QWidget):
             entry.setToolTip(plain_tip(tip or label))
             self.legend.addItem(entry)
         self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
+        self._fit_legend()
 
     def _kernel_time(self):
         """The session's kernel-time table (None without a profile or a session)."""
