@@ -1,6 +1,7 @@
 """An XLA dump's graph opens readable at 1280×720, as the Graph tab's does: the bundled attention block's
 84 instructions fitted whole into the pane beside the tables were boxes of `par…_1` and `dot…l.5`; it now
-opens at the smallest scale whose labels read, from its top (its inputs), to scroll or zoom out from."""
+opens at the smallest scale whose labels read, from its top (its inputs), to scroll or zoom out from. The
+Problems pane beside it says where a dump opened alone is shown."""
 
 from __future__ import annotations
 
@@ -36,3 +37,5 @@ def test_the_attention_blocks_hlo_graph_opens_with_readable_labels(qtbot, window
     assert zoom.scene().itemsBoundingRect().height() * READABLE_SCALE > zoom.viewport().height()
     assert zoom.transform().m11() >= READABLE_SCALE
     assert abs(whole.top() - zoom.viewport().rect().top()) <= 8  # its inputs, at the top, are in view
+    # and the Problems pane, empty beside it, says where an XLA dump is shown (it named only the GPU tab)
+    assert "XLA dump in the XLA tab" in window.problems_view.topLevelItem(0).text(0)

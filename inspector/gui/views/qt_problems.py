@@ -28,7 +28,7 @@ ROWS_A_TURN = 256  # rows added in one turn of the event loop as a session arriv
 RANK_COLUMN = 4
 ALL_RANKS = "all ranks"
 NOTHING_OPEN = ("Nothing open: a run's problems (breaks, recompiles, fallbacks, failed compiles) are listed here once "
-                "it opens. A tritonparse or profiler trace opened alone is shown in the GPU tab.")
+                "it opens. A trace or profile opened alone is shown in the GPU tab, an XLA dump in the XLA tab.")
 
 
 def tooltip_text(problem: Issue) -> str:
