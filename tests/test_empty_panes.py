@@ -93,8 +93,8 @@ def test_kernel_names_use_the_width_of_the_kernel_table(qtbot, window, no_slot_e
 def test_a_kernel_name_is_elided_only_where_the_table_is_too_narrow_and_whole_in_its_tooltip(qtbot, window,
                                                                                              no_slot_errors):
     """The pane dragged narrow at 1280×720 (a log without a profile, whose time cells' tooltips say so):
-    the name still takes what the other columns leave, elided in the middle (the kernel's number stays),
-    and its tooltip is the whole name."""
+    the name still takes what the other columns leave, elided at its start (the prefix every kernel of its
+    kind shares; its ops and number stay), and its tooltip is the whole name."""
     window.resize(1280, 720)
     open_and_wait(qtbot, window, LOG)
     window.reset_layout()
@@ -107,7 +107,7 @@ def test_a_kernel_name_is_elided_only_where_the_table_is_too_narrow_and_whole_in
     name = table.item(0, 0).text()
     shown = shown_text(table, 0, 0)
     assert name == "cpp_fused_gt_relu_sum_0" and shown != name and "…" in shown, shown
-    assert shown.startswith("cpp") and shown.endswith("_0"), shown
+    assert shown.startswith("…") and shown.endswith("sum_0"), shown
     assert name in table.item(0, 0).toolTip()
     assert "no profile of this run" in table.item(0, 2).toolTip()
 

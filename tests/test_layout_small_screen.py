@@ -98,6 +98,21 @@ def test_kernel_chart_labels_are_all_there_never_overlap_and_are_elided_only_whe
         assert [text for _, text in axis_texts(plots.kernels)] == rows[plots.kernels]
 
 
+def test_a_kernel_bars_label_keeps_the_kernels_name_whole_at_1280(qtbot, window, no_slot_errors):
+    """At 1280×720 `extern_kernels.addmm line 103 (54% of [0/1])` was shown as `extern_kernels.ad...03 (54% of
+    [0/1])`: cut inside the name and the line number. A label that does not fit is cut between words."""
+    open_and_wait(qtbot, window, BUNDLED)
+    plots = sized(qtbot, window, (1280, 720), "Kernels")
+    labels = plot_rows(window)[plots.kernels]
+    qtbot.waitUntil(lambda: len(axis_texts(plots.kernels)) == len(labels), timeout=10_000)
+    shown = [text for _, text in axis_texts(plots.kernels)]
+    assert shown != labels, "at 1280 the bundled session's kernel labels do not all fit: the case this test is for"
+    for text, whole in zip(shown, labels):
+        head = text.removesuffix(ELLIPSIS).rstrip()
+        assert text == whole or (whole.startswith(head) and whole[len(head)] == " "), (text, whole)
+        assert whole.split()[0] in text, f"{text!r} lost the kernel's name"
+
+
 def test_an_elided_label_shows_the_whole_name_on_hover(qtbot, window, no_slot_errors):
     from PySide6.QtCore import Qt
 

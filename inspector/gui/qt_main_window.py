@@ -65,7 +65,13 @@ TAB_TIPS = {"Summary": "The verdict: was compiling worth it, with formulas and s
             "Shapes": "Dynamic shapes of the selected unit: symbols, guards, dims specialised to a constant",
             "Timeline": "Where compile time went: stages per compile unit",
             "Kernels": "Kernel times, eager against compiled, compile time and memory",
+            "Ranks": "A distributed run's ranks side by side: units, breaks, recompiles, cache and compile time, "
+                     "and where they diverge",
             "Diff": "Two runs side by side (File ▸ Compare With…)",
+            "XLA": "An XLA dump (XLA_FLAGS=--xla_dump_to=DIR): its modules and fusions, compared with the open run's "
+                   "kernels",
+            "GPU": "A profiler or tritonparse trace: GPU time per compiled region, kernel, source line and module; "
+                   "a kernel's Triton IR",
             "Modes": "default, reduce-overhead and max-autotune compared (Run ▸ Compare Modes)",
             "History": "The runs of this script over time: compile time, breaks, recompiles, cache hits, speed"}
 
@@ -361,6 +367,8 @@ class QtMainWindow(QtWindowLayout):
 
         def done() -> None:
             self.status.setText(f"Opened {source.path} in {seconds(time.perf_counter() - started)} (the {tab} tab)")
+            if self.model.loaded is None:  # opened alone: the title names it (with a run open, it names the run)
+                self.setWindowTitle(f"{Path(source.path).name} — torch.compile Inspector")
             if opened is not None:
                 opened()
             self.sigOpened.emit()

@@ -9,7 +9,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton, QWidget
 
-FILTERS = ("torch.compile output (*.log *.txt *.tcinspect manifest.json)", "All files (*)")
+# every file the app opens: logs, bundles, a capture's manifest, tritonparse traces, torch.profiler traces and the
+# production recorder's files (the GPU tab's hint sends the user here for the traces: they must be listed)
+FILTERS = ("torch.compile output (*.log *.txt *.tcinspect manifest.json *.ndjson *.ndjson.gz *.json *.json.gz "
+           "*.jsonl)", "All files (*)")
 
 
 class QtOpenDialog(QFileDialog):

@@ -10,7 +10,7 @@ import html
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-    QLineEdit, QPushButton, QSpinBox, QWidget,
+    QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
@@ -19,6 +19,8 @@ from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_settings import AppSettings
 
+INSECURE_DASK = ("Unencrypted and unauthenticated: the scheduler (or anyone answering for it) can run code on this "
+                 "machine, in this app; only tls:// with your certificates prevents that.")
 CHECK_PAUSE_MS = 700  # typing that pauses this long has the interpreter checked (a probe starts a process)
 
 
@@ -81,12 +83,21 @@ class QtSettingsDialog(QDialog):
             self.dask_tls[name].setPlaceholderText(hint)
             self.dask_tls[name].textChanged.connect(lambda _: self._check_dask())
             form.addRow(label, self.dask_tls[name])
-        self.dask_allow_insecure = QCheckBox("Allow a plain tcp:// scheduler: unencrypted and unauthenticated, it "
-                                             "(or anyone answering for it) can run code on this machine, in this "
-                                             "app; only tls:// with your certificates prevents that")
+        # the warning wraps under a short box: on one line it made the dialog wider than a 1280-pixel screen,
+        # its OK button off the screen's edge
+        self.dask_allow_insecure = QCheckBox("Allow a plain tcp:// scheduler")
+        self.dask_allow_insecure.setToolTip(INSECURE_DASK)
         self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
         self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
-        form.addRow("", self.dask_allow_insecure)
+        insecure_warning = QLabel(INSECURE_DASK)
+        insecure_warning.setWordWrap(True)
+        insecure = QWidget()
+        insecure_rows = QVBoxLayout(insecure)
+        insecure_rows.setContentsMargins(0, 0, 0, 0)
+        insecure_rows.addWidget(self.dask_allow_insecure)
+        insecure_rows.addWidget(insecure_warning)
+        insecure_rows.addStretch(1)  # the room a wrapped label leaves goes below it, not between it and its box
+        form.addRow("", insecure)
         self.dask_check = QLabel("")
         self.dask_check.setWordWrap(True)
         form.addRow("", self.dask_check)

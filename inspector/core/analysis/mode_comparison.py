@@ -131,7 +131,8 @@ def fastest(rows: list[ModeRow]) -> Fastest:
     candidate = min(measured, key=lambda row: row.steady_s)
     against = {row.mode: _calls(row, candidate) for row in measured if row is not candidate}
     unseparated = [mode for mode, comparison in against.items() if comparison.state != FASTER]
-    everyone_slower = all(row.vs_eager is not None and row.vs_eager.state == SLOWER for row in measured)
+    everyone_slower = len(measured) > 1 and all(row.vs_eager is not None and row.vs_eager.state == SLOWER
+                                                for row in measured)  # one mode's sentence says it already
     tail = " Every mode is SLOWER than eager here: compiling does not pay off." if everyone_slower else ""
     if not against:
         return Fastest(None, {}, f"Only {candidate.mode} was measured: {candidate.eager_words()}.{tail}")

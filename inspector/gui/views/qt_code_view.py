@@ -222,7 +222,8 @@ class QtCodeView(QWidget):
 
     def _make_outline(self) -> QTableWidget:
         """The kernel table: the name takes the width the other columns, sized to their content, leave
-        (elided in the middle, where kernel names differ least, and whole in its tooltip)."""
+        (elided at its start, which every kernel of a kind shares — `triton_poi_fused_` — so the ops and the
+        number that tell kernels apart stay on show: `…addmm_relu_sigmoid_0`; whole in its tooltip)."""
         outline = QTableWidget(0, 6)
         outline.setHorizontalHeaderLabels(["Kernel", "Kind", "µs/launch", "Share", "Nodes", "Compile"])
         outline.setColumnHidden(COMPILE_COLUMN, True)
@@ -242,7 +243,7 @@ class QtCodeView(QWidget):
         outline.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         outline.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         outline.setWordWrap(False)
-        outline.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        outline.setTextElideMode(Qt.TextElideMode.ElideLeft)
         header = outline.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

@@ -57,6 +57,10 @@ class QtDashboard(QWidget):
         self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        # each row as tall as its longest text wrapped to its column (a fixed two lines cut a long source
+        # or formula short with "…", even at 1920 wide); the rows follow the columns as the window resizes
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         page = QWidget()
         self.page = QScrollArea()
         self.page.setWidget(page)

@@ -41,6 +41,7 @@ COLOURS = {"removed": "#d64545", "added": "#2e9d4f", "changed": "#e0a526", "same
 MEANINGS = {"removed": "only in A", "added": "only in B", "changed": "in both, but different", "same": "in both, alike"}
 CHANGED_FIELDS = {"target": "target", "shape": "shape", "dtype": "dtype", "args": "inputs"}
 DIFF_ROLE = Qt.ItemDataRole.UserRole
+NO_DIFFERENCES = "No differences at this stage"
 GUIDANCE = ("<h3>Compare two runs</h3><p>Open a run, then <b>File ▸ Compare With…</b> (Ctrl+D) and pick a second "
             "one: a session folder, a TORCH_TRACE log or folder, a debug folder or a .tcinspect bundle.</p>"
             "<p>The open run is <b>A</b>, the other <b>B</b>. Here you then see each compile unit's graph from both "
@@ -348,9 +349,10 @@ class QtDiffView(QWidget):
         for change in self.diff.changed:
             self._add_difference(f"changed  {change.a} → {change.b}  ({', '.join(change.fields)})", ("both", change.a))
         if not self.differences.count():
-            empty = QListWidgetItem("No differences: the two graphs match node for node at this stage.")
+            # short enough for the list beside two graphs at 1280 wide (the sentence was cut at "match …")
+            empty = QListWidgetItem(NO_DIFFERENCES)
             empty.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not selected
-            empty.setToolTip(empty.text())
+            empty.setToolTip("The two graphs match node for node at this stage.")
             self.differences.addItem(empty)
         self.summary.setText(counts_text(self.diff, len(graph_a.nodes), len(graph_b.nodes)))
         for view in self.views:

@@ -160,11 +160,13 @@ class QtGpuView(QWidget):
         self.source_lines.horizontalHeaderItem(2).setToolTip(
             "measured: the time of launches wholly on this line; apportioned: shares of kernels made from nodes "
             "on several lines (a kernel made from k nodes gives each 1/k)")
-        # its name first: a narrow pane
-        self.modules = rows_table(("module", "share", "time", "measured / apportioned"))
+        # its name first, and a heading that fits: a narrow pane ("measured / apportioned" was cut to "asured / …")
+        self.modules = rows_table(("module", "share", "time", "basis"))
         self.modules.horizontalHeaderItem(0).setToolTip(
             "Kernel time per module of the model: the submodule each FX node belongs to (from the parameter names "
             "Dynamo gives it); measured and apportioned as per source line")
+        self.modules.horizontalHeaderItem(3).setToolTip(
+            "measured or apportioned: as per source line (" + self.source_lines.horizontalHeaderItem(2).toolTip() + ")")
         tables = QSplitter(Qt.Orientation.Horizontal)
         tables.addWidget(self.source_lines)
         tables.addWidget(self.modules)

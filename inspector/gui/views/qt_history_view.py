@@ -5,6 +5,7 @@ point opens that run, Ctrl+click on two opens their diff. The runs come from the
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import numpy
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from inspector.core.history.history_text import changes, first_seen, speedup_text
@@ -31,14 +33,36 @@ class Trend:
     unit: str
     value: Callable[[RunRecord], float | None]
     events: str = ""
+    counts: bool = False  # whole numbers: its axis is never labelled 2.8 recompiles
 
 
 TRENDS = (Trend("Compile time", "s", lambda run: run.compile_s),
-          Trend("Recompiles", "", lambda run: run.recompiles, "recompiles"),
-          Trend("Graph breaks", "", lambda run: run.breaks, "breaks"),
+          Trend("Recompiles", "", lambda run: run.recompiles, "recompiles", counts=True),
+          Trend("Graph breaks", "", lambda run: run.breaks, "breaks", counts=True),
           Trend("Cache hit rate", "%", lambda run: None if run.cache_hit_rate is None else 100 * run.cache_hit_rate),
           Trend("Speedup S", "×", lambda run: (run.speedup or {}).get("value")))
 COLUMNS = ("run", "when", "torch", "commit", "compile", "breaks", "recompiles", "cache hit", "S", "source")
+
+
+class TrendAxis(pg.AxisItem):
+    """A trend's value axis, its labels half a line of text apart at least: at 1280×720 a plot is a few lines
+    tall, and pyqtgraph's spacing (from the plot's height alone) stacked 23.0, 23.2, 23.4 and 23.6 on top
+    of each other. A count is labelled in whole numbers only."""
+
+    def __init__(self, counts: bool):
+        super().__init__("left")
+        self.counts = counts
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 (pyqtgraph's names)
+        span = abs(maxVal - minVal)
+        if not (math.isfinite(span) and span > 0 and size > 0):
+            return super().tickSpacing(minVal, maxVal, size)
+        line = QFontMetricsF(self.style["tickFont"] or self.font()).height()
+        labels = max(1, int(size // (1.5 * line)))  # each label with half a line of space to the next
+        raw = span / labels
+        power = 10 ** math.floor(math.log10(raw))
+        step = next(power * factor for factor in (1, 2, 5, 10) if power * factor >= raw)
+        return [(max(step, 1) if self.counts else step, 0)]
 
 
 class QtHistoryView(QWidget):
@@ -56,7 +80,9 @@ class QtHistoryView(QWidget):
         self.note = QLabel("Open a run: the runs of its script are shown here over time.")
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
+        # the window's colours, as every other plot of the app (pyqtgraph's own black would be the one dark pane)
         self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setBackground(self.palette().base().color())
         self.plot_items: dict[str, pg.PlotItem] = {}
         self.points: dict[str, pg.ScatterPlotItem] = {}
         self.marker_labels: list[str] = []  # torch or commit changes, as the Compile time plot labels them
@@ -73,8 +99,13 @@ class QtHistoryView(QWidget):
         first = None
         for index, trend in enumerate(TRENDS):
             # two plots a row: five stacked in a 720-pixel window leave no room for an axis's values
-            plot = self.plots.addPlot(row=index // 2, col=index % 2, title=trend.title)
-            plot.setLabel("left", trend.unit)
+            plot = self.plots.addPlot(row=index // 2, col=index % 2, title=trend.title,
+                                      axisItems={"left": TrendAxis(trend.counts)})
+            text = self.palette().text().color()
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setTextPen(text)
+            plot.setTitle(trend.title, color=text.name())
+            plot.setLabel("left", trend.unit, color=text.name())
             plot.getAxis("left").enableAutoSIPrefix(False)  # a flat 0 % is "%", not "% (x0.001)"
             plot.showGrid(y=True, alpha=0.3)
             if first is None:

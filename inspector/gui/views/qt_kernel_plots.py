@@ -18,6 +18,7 @@ from inspector.core.analysis.source_time import described
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
+from inspector.gui.views.qt_elide import ELLIPSIS
 from inspector.gui.views.qt_plot_titles import span_title
 
 TOP_N = 15
@@ -31,8 +32,9 @@ EAGER_COLOUR, COMPILED_COLOUR, UNIT_COLOUR = "#8a8f98", "#2e9d4f", "#2b7bb9"
 
 
 class RowAxis(pg.AxisItem):
-    """The left axis of a bar plot: one label per bar row (row i at y = i), elided in the middle to
-    the axis's width (the full text is in the row's tooltip); where rows are thinner than a line of
+    """The left axis of a bar plot: one label per bar row (row i at y = i), elided between words to
+    the axis's width, its name kept whole (`extern_kernels.addmm line 103 …`, never `extern_kernels.ad…03`;
+    the full text is in the row's tooltip); where rows are thinner than a line of
     text only every k-th row is labelled, so two labels never overlap. (Explicit ticks would draw
     every label, on top of each other once the plot is short.)"""
 
@@ -72,8 +74,21 @@ class RowAxis(pg.AxisItem):
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
         metrics, room = self.metrics(), self.text_room()
         rows = (int(round(value)) for value in values)
-        return [metrics.elidedText(self.labels[row], Qt.TextElideMode.ElideMiddle, room)
-                if 0 <= row < len(self.labels) else "" for row in rows]
+        return [elide_words(self.labels[row], metrics, room) if 0 <= row < len(self.labels) else "" for row in rows]
+
+
+def elide_words(label: str, metrics: QFontMetrics, width: int) -> str:
+    """`label` if it fits `width` pixels, else its longest head of whole words that closes every bracket it
+    opens, with an ellipsis (`extern_kernels.addmm line 103 …`); a first word too long is cut at the right."""
+    if metrics.horizontalAdvance(label) <= width:
+        return label
+    words = label.split(" ")
+    for keep in range(len(words) - 1, 0, -1):
+        head = " ".join(words[:keep])
+        shown = f"{head} {ELLIPSIS}"
+        if head.count("(") == head.count(")") and metrics.horizontalAdvance(shown) <= width:
+            return shown
+    return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
 
 
 def _hbar_plot(owner: "QtKernelPlots", title: str, unit: str, palette, font: QFont) -> _BarPlot:

@@ -10,6 +10,9 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QPlainTextEdit,
 from inspector.gui.qt_capture_controller import QtCaptureController
 
 MAX_LINES = 20_000
+NO_RUN_YET = ("The output of a script compiled from here (Run ▸ Run, F5) shows here as it runs: its stdout and "
+              "stderr. An opened log or session keeps no output of its run here (a capture folder holds it in "
+              "stdout.txt and stderr.txt).")
 
 
 class QtLogPane(QWidget):
@@ -21,6 +24,7 @@ class QtLogPane(QWidget):
         self.text.setReadOnly(True)
         self.text.setMaximumBlockCount(MAX_LINES)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setPlaceholderText(NO_RUN_YET)  # a blank pane beside an opened log read as output lost
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter lines (text)")
         self.filter.textChanged.connect(self._refill)

@@ -30,6 +30,9 @@ COLUMN_TIPS = ("compile id and function", "graph breaks in this unit",
                "compile time: the frame's (entire_frame_compile_time_s) and its backward graph's")
 
 
+NO_RUN = "No run open"
+
+
 def status_legend() -> str:
     """The first column's tooltip: what each status dot's colour says about how the compile ended."""
     dots = "<br>".join(f"<span style='color:{COLOURS[status.value]}'>●</span> {STATUS_WORDS[status]}"
@@ -68,6 +71,12 @@ class QtNavigator(QTreeWidget):
         self._kernel_counts: dict[CompileUnit, int] = {}  # the open session's: its units' kernels unparsed
         self._rank_of: dict[CompileUnit, int] = {}  # the place of its rank, for the units of those ranks
         self.itemExpanded.connect(self._on_expanded)
+        # a blank pane beside a trace opened alone (shown in the GPU tab) read as broken
+        hint = QTreeWidgetItem(self, [NO_RUN])
+        hint.setToolTip(0, "A run's compile units are listed here once it opens (File menu); a trace opened alone "
+                           "is shown in its own tab")
+        hint.setFlags(Qt.ItemFlag.NoItemFlags)
+        hint.setFirstColumnSpanned(True)
         model.on_each_session(self._on_loaded)
         model.sigUnitSelected.connect(self._on_unit_selected)
         self.currentItemChanged.connect(self._on_current_changed)

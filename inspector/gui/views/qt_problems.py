@@ -28,7 +28,7 @@ ROWS_A_TURN = 256  # rows added in one turn of the event loop as a session arriv
 RANK_COLUMN = 4
 ALL_RANKS = "all ranks"
 NOTHING_OPEN = ("Nothing open: a run's problems (breaks, recompiles, fallbacks, failed compiles) are listed here once "
-                "it opens. A tritonparse or profiler trace opened alone is shown in the GPU tab.")
+                "it opens. A trace or profile opened alone is shown in the GPU tab, an XLA dump in the XLA tab.")
 
 
 def tooltip_text(problem: Issue) -> str:
@@ -85,7 +85,7 @@ class QtProblems(QTreeWidget):
         layout.addWidget(self.rank_bar)
         layout.addWidget(self)
         model.on_each_session(self._on_loaded)
-        QTreeWidgetItem(self, [NOTHING_OPEN]).setToolTip(0, NOTHING_OPEN)
+        self._say(NOTHING_OPEN)
         self.itemExpanded.connect(self._on_expanded)
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)
@@ -106,11 +106,18 @@ class QtProblems(QTreeWidget):
         self.rank_filter.setCurrentIndex(0)
         self.rank_filter.blockSignals(False)
         if not loaded.issues:
-            QTreeWidgetItem(self, ["No problems: one graph per frame, no recompiles, nothing fell back."])
+            self._say("No problems: one graph per frame, no recompiles, nothing fell back.")
         for first in range(0, len(loaded.issues), ROWS_A_TURN):
             yield
             for problem in loaded.issues[first:first + ROWS_A_TURN]:
                 self._add(problem)
+
+    def _say(self, text: str) -> None:
+        """A line of the list that is no problem: why it is empty. It reads across the whole pane (in the
+        Problem column alone it was cut at 1280 wide)."""
+        item = QTreeWidgetItem(self, [text])
+        item.setToolTip(0, text)
+        item.setFirstColumnSpanned(True)
 
     def shown_rank(self) -> int | None:
         """The rank whose problems the list shows (None: every rank's)."""

@@ -37,6 +37,9 @@ class QtShapesView(QWidget):
         self.table.setColumnWidth(0, 120)
         self.table.setColumnWidth(1, 150)
         self.table.setColumnWidth(2, 380)
+        # each row as tall as its text wrapped to its column: a symbol's ranges and the user's line were cut after
+        # two lines with "…" even at 1920 wide
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemDoubleClicked.connect(self._on_row_activated)
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)

@@ -189,7 +189,7 @@ class QtXlaView(QWidget):
         folded = sum(1 for kind in visible.items.values() if kind == "group")
         self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
                                   f"computations (double-click one to open it, its frame to fold it)")
-        self.view.fit()
+        self.view.open_readable()  # as the Graph tab: fitted whole into a 1280×720 pane its labels were specks
 
     def _on_graph_activated(self, item_id: str) -> None:
         expanded = toggled(self.expanded, item_id)

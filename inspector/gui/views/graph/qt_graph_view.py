@@ -9,11 +9,11 @@ import re
 from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-    QPushButton, QSizePolicy, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QPushButton, QSizePolicy, QSplitter, QToolButton, QToolTip, QVBoxLayout, QWidget,
 )
 
 from inspector.core.analysis.kernel_index import kernels_of_node, names_stage, naming_stage
@@ -37,6 +37,7 @@ from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
 from inspector.gui.views.qt_break_map import QtBreakMap
 
 
+NO_NODE_SELECTED = "Click a node first: Upstream and Downstream outline what it is computed from and what uses it"
 SEARCH_MIN_PX = 180  # the search box's least width: a regex like `sum|gt|addmm` and the placeholder fit
 NODE_ROLE = Qt.ItemDataRole.UserRole  # a search hit's node name
 
@@ -99,6 +100,7 @@ class QtGraphView(QWidget):
         self.overlay.addItems([overlay.value for overlay in Overlay])
         self.overlay.currentTextChanged.connect(lambda _: self._paint_overlay())
         buttons = []
+        self.flow_buttons: dict[str, QPushButton] = {}  # by their words; Upstream and Downstream say when no node is
         for text, slot, key, tip in (
                 ("Fit", lambda: self.view.fit(), "0", "Show the whole graph (0; + and − zoom)"),
                 ("Upstream", lambda: self.highlight_flow(up=True), "U",
@@ -109,6 +111,7 @@ class QtGraphView(QWidget):
             button = QPushButton(text)
             button.clicked.connect(slot)
             button.setToolTip(tip)
+            self.flow_buttons[text] = button
             if key != "0":  # the zoom view handles 0 itself
                 QShortcut(QKeySequence(key), self, activated=slot,
                           context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -171,7 +174,23 @@ class QtGraphView(QWidget):
         for index, stretch in enumerate((0, 0, 1, 3)):
             side.setStretchFactor(index, stretch)
         side.setSizes([120, 130, 120, 600])
+        self.side = side
         return side
+
+    def _fit_legend(self) -> None:
+        """The legend as tall as its entries where the side panel has room for it (a third of the panel at
+        most, taken from the details): at 1920×1080 it showed four of six colours, scrolling, above an empty
+        details pane. At 1280×720 the third is spent already, and the details keep their lines."""
+        sizes = self.side.sizes()
+        rows = self.legend.count()
+        if not rows or not self.legend.isVisible() or not sum(sizes):
+            return
+        needed = self.legend.sizeHintForRow(0) * rows + 2 * self.legend.frameWidth()
+        grow = min(needed - self.legend.height(), sum(sizes) // 3 - sizes[1], sizes[3] // 2)
+        if grow > 0:
+            sizes[1] += grow
+            sizes[3] -= grow
+            self.side.setSizes(sizes)
 
     def _lay_out(self, model: QtSessionModel, bar: QHBoxLayout, side: QSplitter) -> None:
         """Toolbar, break map, status and module path above the graph and its side panel."""
@@ -464,6 +483,9 @@ class QtGraphView(QWidget):
 
     def highlight_flow(self, up: bool) -> set[str]:
         if self.layer is None or self.layer.selected is None or self.graph is None:
+            if self.graph is not None:  # a click that outlines nothing says why, beside the button
+                button = self.flow_buttons["Upstream" if up else "Downstream"]
+                QToolTip.showText(button.mapToGlobal(QPoint(0, button.height())), NO_NODE_SELECTED, button)
             return set()
         start = self.layer.selected
         reached, queue = {start}, deque([start])
@@ -525,6 +547,7 @@ class QtGraphView(QWidget):
             entry.setToolTip(plain_tip(tip or label))
             self.legend.addItem(entry)
         self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
+        self._fit_legend()
 
     def _kernel_time(self):
         """The session's kernel-time table (None without a profile or a session)."""
