@@ -68,6 +68,21 @@ def test_corrupted_json_line_is_counted_and_skipped(cuda_log):
     assert any(record.kind == "dynamo_output_graph" for record in log.records)
 
 
+def test_what_could_not_be_read_is_said_in_the_singular_for_one_and_the_plural_for_more(cuda_log):
+    """`summary` said "1 records whose JSON could not be decoded"."""
+    from cli_runner import run_cli
+
+    lines = cuda_log.read_text().split("\n")
+    starts = [i for i, line in enumerate(lines) if '"dynamo_start"' in line]
+    lines[starts[0]] = lines[starts[0]].split("] ", 1)[0] + "] {{{ not json"
+    cuda_log.write_text("\n".join(lines))
+    assert "\n  1 record whose JSON could not be decoded" in run_cli("summary", cuda_log).stdout
+    other = next(i for i, line in enumerate(lines) if '"dynamo_output_graph"' in line)
+    lines[other] = lines[other].split("] ", 1)[0] + "] {{{ not json"
+    cuda_log.write_text("\n".join(lines))
+    assert "\n  2 records whose JSON could not be decoded" in run_cli("summary", cuda_log).stdout
+
+
 def test_md5_mismatch_is_counted_and_payload_still_readable(cuda_log):
     text = cuda_log.read_text()
     marker = "def forward(self"

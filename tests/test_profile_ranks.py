@@ -118,9 +118,11 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
         _as_rank(document, rank, tmp_path / f"rank{rank}.pt.trace.json.gz")
     (tmp_path / "rank2.pt.trace.json").write_bytes(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur"')
     (tmp_path / "rank3.pt.trace.json").write_text('{"traceEvents": []}')
+    small = gzip.compress(b'{"traceEvents": [' + b'{"ph": "X", "name": "k", "ts": 1, "dur": 2}, ' * 400 + b'{}]}')
+    (tmp_path / "rank4.pt.trace.json.gz").write_bytes(small[:len(small) // 2])  # a small gzip cut short
     assert detect(tmp_path).kind is PROFILER_TRACES
     summary = summarize_profile_ranks(detect(tmp_path).open())
-    assert sorted(summary["unreadable"]) == ["rank2.pt.trace.json", "rank3.pt.trace.json"]
+    assert sorted(summary["unreadable"]) == ["rank2.pt.trace.json", "rank3.pt.trace.json", "rank4.pt.trace.json.gz"]
     assert summary["unreadable"]["rank3.pt.trace.json"] == "holds no events"
     assert [rank["rank"] for rank in summary["ranks"]] == [0, 1] and summary["differences"] == []
     assert summary["times_from"] == "device" and not summary["not_compared"]
@@ -133,7 +135,7 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
         assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
     text = render_profile_ranks_text(summary)  # what `summary` prints of it (the command itself: the test below)
     assert "times from the device's events" in text and "The ranks do not differ." in text
-    assert "2 trace(s) could not be read (left out):" in text and "rank2.pt.trace.json" in text
+    assert "3 trace(s) could not be read (left out):" in text and "rank4.pt.trace.json.gz" in text
 
 
 def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, training_step):

@@ -200,7 +200,7 @@ def test_an_ir_of_millions_of_lines_is_kept_as_one_cut_string(tmp_path, baseline
     trace = _write(tmp_path / NAME, _member(_line(_long_ir())))
     done, peak = cli_summary(trace)
     assert f"TTIR {-(-MAX_IR_CHARS // 3)} lines" in done.stdout, done.stdout[:2000]  # "ab\n": 3 characters
-    assert "IR texts longer than the reader's cap" in done.stdout
+    assert "1 IR text longer than the reader's cap" in done.stdout  # one, said in the singular
     _assert_bounded(trace, peak, baseline_rss)
 
 

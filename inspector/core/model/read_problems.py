@@ -39,6 +39,20 @@ CATEGORIES = {
 MAX_EXAMPLES = 5
 
 
+def said_of(count: int, meaning: str) -> str:
+    """A category's sentence (CATEGORIES, plural) as it follows its count: of one item, its first plural
+    word made singular ("1 gzip stream damaged…"; every sentence above names what it counts by that
+    word), and the pronouns that point back to it ("its kind", not "their kind")."""
+    if count != 1:
+        return meaning
+    words = meaning.split(" ")
+    for index, word in enumerate(words):
+        if word.endswith("s") and not word.endswith("ss"):
+            words[index] = word[:-1]
+            break
+    return " ".join({"their": "its", "them": "it"}.get(word, word) for word in words)
+
+
 @dataclass
 class ReadProblems:
     counts: Counter = field(default_factory=Counter)
@@ -75,8 +89,8 @@ class ReadProblems:
         return self.total > 0
 
     def describe(self) -> list[str]:
-        """One line per category, most frequent first."""
-        return [f"{count} {CATEGORIES.get(category, category)}"
+        """One line per category, most frequent first ("1 record whose JSON…", "3 records whose JSON…")."""
+        return [f"{count} {said_of(count, CATEGORIES.get(category, category))}"
                 for category, count in self.counts.most_common()]
 
     def get_state(self) -> dict:

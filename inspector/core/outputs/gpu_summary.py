@@ -15,6 +15,7 @@ from inspector.core.analysis.profile_ranks import RankRun, Times, compare_profil
 from inspector.core.analysis.profile_join import source_time
 from inspector.core.analysis.source_time import RowTime
 from inspector.core.analysis.triton_join import join_triton
+from inspector.core.model.read_problems import said_of
 from inspector.core.numbers import number
 from inspector.core.readers.profiler_trace import ProfilerTrace, RankTraces, paired_profile, read_profiler_trace
 from inspector.core.readers.input_kind import Source
@@ -209,7 +210,7 @@ def render_profile_text(summary: dict) -> str:
 def trace_damage_text(summary: dict) -> str:
     """What of a profiler trace (or of a folder's traces) could not be read, each kind of damage with
     the file it was found in ("" when all of it was read)."""
-    parts = [f"{entry['count']:,} {entry['meaning']}" + (f" ({entry['examples'][0]})" if entry["examples"] else "")
+    parts = [f"{entry['count']:,} {said_of(entry['count'], entry['meaning'])}" + (f" ({entry['examples'][0]})" if entry["examples"] else "")
              for entry in (summary.get("problems") or {}).values()]
     if summary.get("unreadable_events"):
         parts.append(f"{summary['unreadable_events']:,} event(s) that are no readable span (no name, a time that is "
@@ -390,4 +391,4 @@ def render_source_time_text(section: dict) -> str:
 def _problems(problems: dict) -> list[str]:
     if not problems:
         return []
-    return ["", "Could not read:"] + [f"  {entry['count']} {entry['meaning']}" for entry in problems.values()]
+    return ["", "Could not read:"] + [f"  {entry['count']} {said_of(entry['count'], entry['meaning'])}" for entry in problems.values()]

@@ -10,6 +10,7 @@ from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.session_analysis import SessionAnalysis, as_analysis
 from inspector.core.analysis.timeline import rank_clocks
 from inspector.core.model.session import Session
+from inspector.core.model.read_problems import said_of
 from inspector.core.outputs.plain_text import show_controls
 from inspector.core.outputs.summary import summarize
 from inspector.core.outputs.summary_model import Part, Summary
@@ -120,7 +121,7 @@ def render_report(subject: Session | SessionAnalysis) -> str:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary.warnings) + "</ul>")
     if summary.unreadable:
         parts.append("<h2 class='bad'>Could not read</h2>")
-        parts.append(_table(["Count", "What", "Example"], [[v.count, v.meaning, (v.examples or [""])[0]]
+        parts.append(_table(["Count", "What", "Example"], [[v.count, said_of(v.count, v.meaning), (v.examples or [""])[0]]
                                                          for v in summary.unreadable.values()]))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -10,6 +10,7 @@ from inspector.core.analysis.rank_figures import RankReport, rank_ranges
 from inspector.core.analysis.region_time import RegionAccounting
 from inspector.core.analysis.slowness import Slowness
 from inspector.core.analysis.unit_origin import origin_text
+from inspector.core.model.read_problems import said_of
 from inspector.core.numbers import count, quantity
 from inspector.core.outputs.plain_text import elided
 from inspector.core.outputs.summary_model import (
@@ -52,7 +53,7 @@ def render_text(subject: Summary | dict) -> str:
                   ", ".join(f"{kind} ×{n}" for kind, n in summary.unknown_record_kinds.items())]
     if summary.unreadable:
         lines += ["", "Could not read:"]
-        lines += [f"  {entry.count} {entry.meaning}" + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
+        lines += [f"  {entry.count} {said_of(entry.count, entry.meaning)}" + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
                   for entry in summary.unreadable.values()]
     return "\n".join(elided(line, LINE_CHARS) for line in lines)
 

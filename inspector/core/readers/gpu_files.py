@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gzip
 import zlib
 from pathlib import Path
 
@@ -14,18 +13,16 @@ HEAD_BYTES = 64 << 10
 GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), and the app opens it in the GPU tab"
 
 
-def _opened(path: Path):
-    handle = open_regular(path)
-    if path.name.endswith(".gz"):
-        return gzip.GzipFile(fileobj=handle, mode="rb")
-    return handle
-
-
 def head(path: Path) -> bytes:
-    """The first (decompressed) bytes of `path`; b"" when it cannot be read."""
+    """The first (decompressed) bytes of `path`; b"" when it cannot be read. A gzip cut short still
+    shows its start (inflated from what is there, not failed at its missing end), so a damaged trace is
+    recognised, then read and named as damaged, rather than left out of a folder without a word."""
     try:
-        with _opened(path) as handle:
-            return handle.read(HEAD_BYTES)
-    except (OSError, EOFError, zlib.error, ValueError):
+        with open_regular(path) as handle:
+            start = handle.read(HEAD_BYTES)
+        if path.name.endswith(".gz"):
+            return zlib.decompressobj(wbits=31).decompress(start, HEAD_BYTES)  # 31: a gzip header
+        return start
+    except (OSError, zlib.error, ValueError):
         return b""
 
