@@ -210,7 +210,8 @@ def render_profile_text(summary: dict) -> str:
 def trace_damage_text(summary: dict) -> str:
     """What of a profiler trace (or of a folder's traces) could not be read, each kind of damage with
     the file it was found in ("" when all of it was read)."""
-    parts = [f"{entry['count']:,} {said_of(entry['count'], entry['meaning'])}" + (f" ({entry['examples'][0]})" if entry["examples"] else "")
+    parts = [f"{entry['count']:,} {said_of(entry['count'], entry['meaning'])}"
+             + (f" ({entry['examples'][0]})" if entry["examples"] else "")
              for entry in (summary.get("problems") or {}).values()]
     if summary.get("unreadable_events"):
         parts.append(f"{summary['unreadable_events']:,} event(s) that are no readable span (no name, a time that is "
@@ -391,4 +392,5 @@ def render_source_time_text(section: dict) -> str:
 def _problems(problems: dict) -> list[str]:
     if not problems:
         return []
-    return ["", "Could not read:"] + [f"  {entry['count']} {said_of(entry['count'], entry['meaning'])}" for entry in problems.values()]
+    return ["", "Could not read:"] + [f"  {entry['count']} {said_of(entry['count'], entry['meaning'])}"
+                                      for entry in problems.values()]

@@ -121,8 +121,9 @@ def render_report(subject: Session | SessionAnalysis) -> str:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in summary.warnings) + "</ul>")
     if summary.unreadable:
         parts.append("<h2 class='bad'>Could not read</h2>")
-        parts.append(_table(["Count", "What", "Example"], [[v.count, said_of(v.count, v.meaning), (v.examples or [""])[0]]
-                                                         for v in summary.unreadable.values()]))
+        parts.append(_table(["Count", "What", "Example"],
+                            [[v.count, said_of(v.count, v.meaning), (v.examples or [""])[0]]
+                             for v in summary.unreadable.values()]))
     parts.append("</body></html>")
     return "\n".join(parts)
 

@@ -53,7 +53,8 @@ def render_text(subject: Summary | dict) -> str:
                   ", ".join(f"{kind} ×{n}" for kind, n in summary.unknown_record_kinds.items())]
     if summary.unreadable:
         lines += ["", "Could not read:"]
-        lines += [f"  {entry.count} {said_of(entry.count, entry.meaning)}" + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
+        lines += [f"  {entry.count} {said_of(entry.count, entry.meaning)}"
+                  + (f" (e.g. {entry.examples[0]})" if entry.examples else "")
                   for entry in summary.unreadable.values()]
     return "\n".join(elided(line, LINE_CHARS) for line in lines)
 
