@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from conftest import background_settled, open_and_wait  # noqa: E402
+from test_layout_small_screen import axis_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "resources" / "sessions" / "mlp_breaks"
@@ -25,25 +26,11 @@ def test_history_trends_are_readable_in_a_small_window(qtbot, window):
     background_settled(qtbot)
     assert history.plots.backgroundBrush().color() == history.palette().base().color()
     for title, plot in history.plot_items.items():
-        texts = _left_labels(plot)
+        texts = axis_texts(plot)  # the left axis's value labels, where pyqtgraph draws them
         assert texts, f"{title}: no value on its axis"
         for index, (rect, text) in enumerate(texts):
             for other, other_text in texts[index + 1:]:
                 assert not rect.intersects(other), f"{title}: {text!r} drawn over {other_text!r}"
         if title in ("Recompiles", "Graph breaks"):
             assert all(text.lstrip("-").isdigit() for _, text in texts), f"{title}: {[t for _, t in texts]}"
-
-
-def _left_labels(plot):
-    """The value labels of a PlotItem's left axis as pyqtgraph draws them (rectangles in the axis's pixels)."""
-    from PySide6.QtGui import QImage, QPainter
-
-    axis = plot.getAxis("left")
-    image = QImage(4, 4, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [(rect.toRect(), text) for rect, _flags, text in texts]
 
