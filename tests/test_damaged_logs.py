@@ -83,6 +83,17 @@ def test_what_could_not_be_read_is_said_in_the_singular_for_one_and_the_plural_f
     assert "\n  2 records whose JSON could not be decoded" in run_cli("summary", cuda_log).stdout
 
 
+def test_every_kind_of_damage_reads_right_for_one_and_for_more():
+    """Each category's sentence names what it counts in the plural ("2 empty file" was printed), and
+    said of one item its noun and the pronouns pointing back to it are singular."""
+    from inspector.core.model.read_problems import CATEGORIES, said_of
+
+    for category, meaning in CATEGORIES.items():
+        one = said_of(1, meaning)
+        assert said_of(2, meaning) == meaning and one != meaning, category
+        assert not {"them", "their"} & set(one.split()), category
+
+
 def test_md5_mismatch_is_counted_and_payload_still_readable(cuda_log):
     text = cuda_log.read_text()
     marker = "def forward(self"

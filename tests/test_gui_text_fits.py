@@ -63,6 +63,26 @@ def test_a_units_symbols_and_their_lines_are_shown_whole_in_shapes(qtbot, window
     assert not _cut_cells(table)
 
 
+def test_a_guard_of_a_megabyte_is_shown_by_its_start_in_a_row_that_fits_the_pane(qtbot, window):
+    """A row as tall as its whole text made a 1.2 MB guard a row of 326,551 px that took a second to lay
+    out at each resize: the cell shows its start and says how much more there is, and where it is whole."""
+    from inspector.core.analysis.shapes import ShapeEvent
+
+    window.resize(1280, 720)
+    loaded = open_and_wait(qtbot, window, BUNDLED)
+    unit = next(unit for unit in loaded.session.units if str(unit.compile_id) == "[0/1]")
+    view = window.shapes_view
+    guard = "Eq(" + " + ".join(f"s{i}*s{i + 1}" for i in range(100_000)) + ", 0)"
+    view._by_unit[unit] = [ShapeEvent("guard", None, None, None, guard, None, None, None)]
+    window.model.select_unit(unit)
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.table.isVisible() and view.table.rowCount() == 1, timeout=10_000)
+    shown = view.table.item(0, 2).text()
+    assert shown.startswith(guard[:500]) and f"{len(guard) - 600:,} more characters" in shown
+    assert view.table.rowHeight(0) < view.table.viewport().height()
+    assert len(view.table.item(0, 2).toolTip()) < 20_000
+
+
 def _cut_headings(view) -> list[tuple[str, int, int]]:
     """(heading, its width, its section's width) of each visible table's column too narrow for its heading."""
     from PySide6.QtWidgets import QTableWidget

@@ -120,10 +120,14 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
     (tmp_path / "rank3.pt.trace.json").write_text('{"traceEvents": []}')
     small = gzip.compress(b'{"traceEvents": [' + b'{"ph": "X", "name": "k", "ts": 1, "dur": 2}, ' * 400 + b'{}]}')
     (tmp_path / "rank4.pt.trace.json.gz").write_bytes(small[:len(small) // 2])  # a small gzip cut short
+    crc = len(small) - 8  # and one whose checksum is wrong: the gzip reader refuses all of it at the end
+    (tmp_path / "rank5.pt.trace.json.gz").write_bytes(small[:crc] + bytes([small[crc] ^ 1]) + small[crc + 1:])
     assert detect(tmp_path).kind is PROFILER_TRACES
     summary = summarize_profile_ranks(detect(tmp_path).open())
-    assert sorted(summary["unreadable"]) == ["rank2.pt.trace.json", "rank3.pt.trace.json", "rank4.pt.trace.json.gz"]
+    assert sorted(summary["unreadable"]) == ["rank2.pt.trace.json", "rank3.pt.trace.json", "rank4.pt.trace.json.gz",
+                                             "rank5.pt.trace.json.gz"]
     assert summary["unreadable"]["rank3.pt.trace.json"] == "holds no events"
+    assert "(1 record cut off" in summary["unreadable"]["rank4.pt.trace.json.gz"]  # the cut counted once, not twice
     assert [rank["rank"] for rank in summary["ranks"]] == [0, 1] and summary["differences"] == []
     assert summary["times_from"] == "device" and not summary["not_compared"]
     events = _complete_events(document)
@@ -135,7 +139,7 @@ def test_gpu_ranks_compare_on_the_device_and_unreadable_traces_are_counted(tmp_p
         assert rank["busy_us"] == pytest.approx(_union_us([(e["ts"], e["ts"] + e["dur"]) for e in gpu]))
     text = render_profile_ranks_text(summary)  # what `summary` prints of it (the command itself: the test below)
     assert "times from the device's events" in text and "The ranks do not differ." in text
-    assert "3 trace(s) could not be read (left out):" in text and "rank4.pt.trace.json.gz" in text
+    assert "4 trace(s) could not be read (left out):" in text and "rank5.pt.trace.json.gz" in text
 
 
 def test_one_ranks_profiling_steps_are_listed_but_not_compared(tmp_path, training_step):

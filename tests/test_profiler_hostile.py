@@ -428,3 +428,23 @@ def test_a_profiler_read_stops_between_parts_when_the_app_closes():
     with pytest.raises(ReadCancelled):
         read_profiler_trace(TRAINING, progress=closing)
     assert calls[-1] < TRAINING.stat().st_size
+
+
+@pytest.mark.parametrize("shape", ["one-byte first member", "empty first member", "gzip named .json",
+                                   "plain JSON named .json.gz", "zero padding after it"])
+def test_a_trace_is_recognised_from_its_start_however_its_gzip_is_laid_out(tmp_path, shape):
+    """The gzip reader reads every member and knows gzip by its first bytes; recognising a file by its
+    start must too, else the file is detected as nothing (a `cat a.gz b.gz` whose first member is tiny
+    showed one byte)."""
+    from inspector.core.readers.profiler_trace import looks_like_profiler_trace
+
+    text = b'{"traceEvents": [' + b'{"ph": "X", "name": "k", "ts": 1, "dur": 2}, ' * 400 + b'{}]}'
+    data, name = {
+        "one-byte first member": (gzip.compress(text[:1]) + gzip.compress(text[1:]), "a.pt.trace.json.gz"),
+        "empty first member": (gzip.compress(b"") + gzip.compress(text), "a.pt.trace.json.gz"),
+        "gzip named .json": (gzip.compress(text), "a.pt.trace.json"),
+        "plain JSON named .json.gz": (text, "a.pt.trace.json.gz"),
+        "zero padding after it": (gzip.compress(text) + b"\0" * 512, "a.pt.trace.json.gz"),
+    }[shape]
+    (tmp_path / name).write_bytes(data)
+    assert looks_like_profiler_trace(tmp_path / name)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.core.analysis.profile_ops import COMPILED_REGION
-from inspector.core.model.read_problems import CATEGORIES
+from inspector.core.model.read_problems import CATEGORIES, said_of
 from inspector.core.model.records import Record
 from inspector.core.model.session import Session
 from inspector.core.readers.profiler_trace import ProfilerTrace, TraceEvent, read_profiler_trace
@@ -87,7 +87,8 @@ def region_accounting(session: Session, label: str = "compiled") -> tuple[Region
         trace = read_profiler_trace(folder / profile.trace, root=folder)
     except (OSError, ValueError) as error:
         return None, f"profile trace not readable: {error}"
-    lost = [f"{trace.problems.counts[kind]} {CATEGORIES[kind]}" for kind in EVENTS_LOST if trace.problems.counts[kind]]
+    lost = [f"{count} {said_of(count, CATEGORIES[kind])}" for kind in EVENTS_LOST
+            if (count := trace.problems.counts[kind])]
     if lost:  # the calls' count comes from results.json: shares of a part of their events would be wrong
         return None, f"profile trace not readable to its end ({'; '.join(lost)}): a call's shares need all its events"
     accounting = account(trace, profile.runs, profile.wall_s)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-# Category -> the sentence a user reads next to its count.
+# Category -> the sentence a user reads next to its count, in the plural (`said_of` says it of one).
 CATEGORIES = {
-    "empty_file": "empty file",
+    "empty_file": "empty files",
     "bad_prefix": "lines without the glog prefix (not a structured-trace line)",
     "bad_json": "records whose JSON could not be decoded",
     "truncated": "records cut off at the end of the file (the run probably died)",
@@ -29,7 +29,7 @@ CATEGORIES = {
     "unmatched_span_end": "compile-stage ends without a matching start",
     "unreadable_graph_lines": "graph lines the FX parser could not read",
     "unreadable_file": "files that could not be read",
-    "unsafe_file": "files left out: not regular files (FIFOs, devices) or links leading outside the opened folder",
+    "unsafe_file": "files left out (not a regular file: a FIFO or device, or a link leading outside the opened folder)",
     "bad_field": "fields of manifest.json or results.json with an unexpected type (left out)",
     "unreadable_hlo_lines": "HLO lines the parser could not read",
     "truncated_hlo": "HLO files cut off inside a computation (the dump was interrupted)",

@@ -19,9 +19,9 @@ def show_controls(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
-def elided(text: str, limit: int) -> str:
-    """`text` cut to its first `limit` characters, saying how many were left out: a 4 MB guard
-    expression fills no terminal (the JSON summary keeps it whole)."""
+def elided(text: str, limit: int, whole_in: str = "--json") -> str:
+    """`text` cut to its first `limit` characters, saying how many were left out and where it is whole:
+    a 4 MB guard expression fills no terminal, nor a table's row (the JSON summary keeps it whole)."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters; --json has it whole)"
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters; {whole_in} has it whole)"

@@ -4,6 +4,7 @@ comparison as text. JSON and text come from the same dict, so they never disagre
 
 from __future__ import annotations
 
+from inspector.core.model.read_problems import said_of
 from inspector.core.readers.xla_dump import XlaDump, XlaModule
 
 SCHEMA = "xla-dump-summary/1"
@@ -49,7 +50,8 @@ def render_dump_text(summary: dict) -> str:
                          f"{_ops(fusion['op_names'])}")
     if summary["problems"]:
         lines += ["", "Could not read everything:"]
-        lines += [f"  {entry['count']} {entry['meaning']}" for entry in summary["problems"].values()]
+        lines += [f"  {entry['count']} {said_of(entry['count'], entry['meaning'])}"
+                  for entry in summary["problems"].values()]
     lines += ["",
               "K = ops before optimisation / kernels after (a fusion, a library call or an unfused op is one kernel)."]
     return "\n".join(lines)

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
+from inspector.core.readers.inflated import inflated_start
 from inspector.core.readers.safe_files import open_regular
 
 HEAD_BYTES = 64 << 10
@@ -14,15 +14,12 @@ GPU_FILES_ELSEWHERE = "`compile-inspector summary` reads it (text or --json), an
 
 
 def head(path: Path) -> bytes:
-    """The first (decompressed) bytes of `path`; b"" when it cannot be read. A gzip cut short still
-    shows its start (inflated from what is there, not failed at its missing end), so a damaged trace is
-    recognised, then read and named as damaged, rather than left out of a folder without a word."""
+    """The first (inflated) bytes of `path`; b"" when it cannot be read. Gzip is known by its first
+    bytes, as the readers know it, and a damaged one still shows its start (`inflated_start`), so a
+    damaged trace is recognised, then read and named as damaged, not left out of a folder unsaid."""
     try:
         with open_regular(path) as handle:
-            start = handle.read(HEAD_BYTES)
-        if path.name.endswith(".gz"):
-            return zlib.decompressobj(wbits=31).decompress(start, HEAD_BYTES)  # 31: a gzip header
-        return start
-    except (OSError, zlib.error, ValueError):
+            return inflated_start(handle.read(HEAD_BYTES), HEAD_BYTES)
+    except (OSError, ValueError):
         return b""
 

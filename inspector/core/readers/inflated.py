@@ -15,6 +15,9 @@ from inspector.core.model.read_problems import ReadProblems
 from inspector.core.readers.safe_files import READ_PART_BYTES
 
 GZIP_MAGIC = b"\x1f\x8b"
+# How much of a file's start is inflated at a time when it is recognised by its start (the step its
+# damage is in is gone over again a byte at a time).
+START_STEP = 4 << 10
 
 
 class ReadCancelled(Exception):
@@ -38,6 +41,49 @@ def inflated_parts(handle, path: Path, problems: ReadProblems, progress: Callabl
             part = handle.read(READ_PART_BYTES)
         return
     yield from _gunzipped(handle, path, problems, first, size, progress, cut if cut is not None else [])
+
+
+def inflated_start(data: bytes, limit: int) -> bytes:
+    """The first `limit` bytes that `data` (a file's first bytes) holds, inflated when it starts as
+    gzip, member after member: how a file is recognised by its start. A stream cut short or damaged
+    part-way (a flipped byte, a wrong checksum at its end) gives what came before the damage, so the
+    file is recognised, then read and counted as damaged rather than passed over."""
+    if data[:2] != GZIP_MAGIC:
+        return data[:limit]
+    parts, size, at, view = [], 0, 0, memoryview(data)
+    inflater = zlib.decompressobj(wbits=31)
+    while at < len(data) and size < limit:
+        step, before = view[at:at + START_STEP], inflater.copy()
+        try:
+            part = inflater.decompress(step, limit - size)
+        except zlib.error:
+            parts.append(_up_to_damage(before, step, limit - size))
+            break
+        parts.append(part)
+        size += len(part)
+        if not inflater.eof:
+            at += len(step) - len(inflater.unconsumed_tail)
+            continue
+        at += len(step) - len(inflater.unused_data)
+        if data[at:at + 2] != GZIP_MAGIC:  # the end, zero padding, or bytes that are no gzip
+            break
+        inflater = zlib.decompressobj(wbits=31)
+    return b"".join(parts)
+
+
+def _up_to_damage(inflater, step: memoryview, room: int) -> bytes:
+    """What `step` inflates to before the byte that makes zlib fail (fed one byte at a time)."""
+    parts, size = [], 0
+    for at in range(len(step)):
+        if size >= room:  # (a max_length of 0 would mean no limit)
+            break
+        try:
+            part = inflater.decompress(step[at:at + 1], room - size)
+        except zlib.error:
+            break
+        parts.append(part)
+        size += len(part)
+    return b"".join(parts)
 
 
 def _gunzipped(handle, path: Path, problems: ReadProblems, pending: bytes, size: int,

@@ -104,7 +104,7 @@ def read_profiler_trace(path: str | Path, root: str | Path | None = None,
     if not end.found_array:
         raise ValueError(f"{path}: not a Chrome trace (no traceEvents list"
                          + ("; the file ends before its events)" if end.cut else ")"))
-    if end.cut:
+    if end.cut and not problems.counts["truncated"]:  # a gzip cut short is counted once, by its reader
         problems.add("truncated", f"{path.name}: cut off after {seen:,} event(s) (the rest was never written)")
     for example in end.bad_examples:
         problems.add("bad_json", f"{path.name}: {example}")

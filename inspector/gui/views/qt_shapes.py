@@ -12,12 +12,18 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetIte
 from inspector.core.analysis.shapes import ShapeEvent
 from inspector.core.analysis.user_names import unit_title
 from inspector.core.model.session import CompileUnit
+from inspector.core.outputs.plain_text import elided
 from inspector.gui.qt_plain_text import plain_tip
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 
 KIND_WORDS = {"specialization": "specialised", "symbol": "symbol", "unbacked": "unbacked symbol", "guard": "guard"}
 ORDER = {"specialization": 0, "unbacked": 1, "symbol": 2, "guard": 3}
 EVENT_ROLE = Qt.ItemDataRole.UserRole
+# A guard can be megabytes long (torch writes whole expressions): a row as tall as its text would be
+# taller than any screen and slow to lay out, so a cell shows its start, its tooltip more.
+SHOWN_CHARS = 600
+TIP_CHARS = 10_000
+WHOLE_IN = "`compile-inspector summary --json`"
 
 
 class QtShapesView(QWidget):
@@ -40,6 +46,7 @@ class QtShapesView(QWidget):
         # each row as tall as its text wrapped to its column: a symbol's ranges and the user's line were cut after
         # two lines with "…" even at 1920 wide
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setVerticalScrollMode(QTableWidget.ScrollMode.ScrollPerPixel)  # a tall row scrolls through
         self.table.itemDoubleClicked.connect(self._on_row_activated)
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
@@ -58,8 +65,8 @@ class QtShapesView(QWidget):
             cells = (KIND_WORDS[event.kind], event.shown_source or "", event.detail,
                      f"{event.location}: {event.code}" if event.location and event.code else event.location or "")
             for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(plain_tip(text))
+                item = QTableWidgetItem(elided(text, SHOWN_CHARS, WHOLE_IN))
+                item.setToolTip(plain_tip(elided(text, TIP_CHARS, WHOLE_IN)))
                 item.setData(EVENT_ROLE, event)
                 if event.kind == "specialization":
                     item.setForeground(QColor("#b42318"))
