@@ -9,10 +9,12 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton, QWidget
 
-# every file the app opens: logs, bundles, a capture's manifest, tritonparse traces, torch.profiler traces and the
-# production recorder's files (the GPU tab's hint sends the user here for the traces: they must be listed)
-FILTERS = ("torch.compile output (*.log *.txt *.tcinspect manifest.json *.ndjson *.ndjson.gz *.json *.json.gz "
-           "*.jsonl)", "All files (*)")
+from inspector.core.readers.sources import KINDS
+
+# every file the app opens, as each kind of the registry names its files (the GPU tab's hint sends the user here
+# for tritonparse and profiler traces: they must be listed)
+FILTERS = (f"torch.compile output ({' '.join(dict.fromkeys(pattern for kind in KINDS for pattern in kind.patterns))})",
+           "All files (*)")
 
 
 class QtOpenDialog(QFileDialog):

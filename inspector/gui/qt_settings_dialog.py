@@ -10,7 +10,7 @@ import html
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-    QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QLineEdit, QPushButton, QSpinBox, QWidget,
 )
 
 from inspector.capture.launcher import CaptureSettings, candidate_interpreters, probe_interpreter
@@ -19,8 +19,6 @@ from inspector.core.analysis.dask_engine import INSECURE_WARNING, DaskSetupError
 from inspector.gui.qt_background import LatestRequest, run_in_background
 from inspector.gui.qt_settings import AppSettings
 
-INSECURE_DASK = ("Unencrypted and unauthenticated: the scheduler (or anyone answering for it) can run code on this "
-                 "machine, in this app; only tls:// with your certificates prevents that.")
 CHECK_PAUSE_MS = 700  # typing that pauses this long has the interpreter checked (a probe starts a process)
 
 
@@ -70,8 +68,17 @@ class QtSettingsDialog(QDialog):
             "same paths (a shared filesystem). Needs Dask's distributed (pip install 'compile-inspector[dask]'); "
             "where it is missing or the scheduler cannot be reached, the logs are read on this machine and the "
             "status bar says why. Dask's protocol carries pickles: a tls:// scheduler is reached with your "
-            "certificates below; a plain tcp:// one only when allowed below.")
-        form.addRow("Read rank logs on Dask", self.dask_scheduler)
+            "certificates below; a plain tcp:// one only when allowed beside.")
+        # the opt-in for plain tcp:// sits beside the address it is about, its warning in the tooltip: the
+        # warning itself shows under the Dask rows, in core's words, once such an address is typed
+        self.dask_allow_insecure = QCheckBox("Allow plain tcp://")
+        self.dask_allow_insecure.setToolTip(f"Checked: a plain tcp:// scheduler is used, though {INSECURE_WARNING}.")
+        self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
+        self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
+        scheduler_row = QHBoxLayout()
+        scheduler_row.addWidget(self.dask_scheduler, 1)
+        scheduler_row.addWidget(self.dask_allow_insecure)
+        form.addRow("Read rank logs on Dask", scheduler_row)
         self.dask_tls = {}
         for name, value, label, hint in zip(("ca", "cert", "key"), settings.dask_tls,
                                             ("Dask TLS: CA certificate", "Dask TLS: this client's certificate",
@@ -83,24 +90,9 @@ class QtSettingsDialog(QDialog):
             self.dask_tls[name].setPlaceholderText(hint)
             self.dask_tls[name].textChanged.connect(lambda _: self._check_dask())
             form.addRow(label, self.dask_tls[name])
-        # the warning wraps under a short box: on one line it made the dialog wider than a 1280-pixel screen,
-        # its OK button off the screen's edge
-        self.dask_allow_insecure = QCheckBox("Allow a plain tcp:// scheduler")
-        self.dask_allow_insecure.setToolTip(INSECURE_DASK)
-        self.dask_allow_insecure.setChecked(settings.dask_allow_insecure)
-        self.dask_allow_insecure.toggled.connect(lambda _: self._check_dask())
-        insecure_warning = QLabel(INSECURE_DASK)
-        insecure_warning.setWordWrap(True)
-        insecure = QWidget()
-        insecure_rows = QVBoxLayout(insecure)
-        insecure_rows.setContentsMargins(0, 0, 0, 0)
-        insecure_rows.addWidget(self.dask_allow_insecure)
-        insecure_rows.addWidget(insecure_warning)
-        insecure_rows.addStretch(1)  # the room a wrapped label leaves goes below it, not between it and its box
-        form.addRow("", insecure)
         self.dask_check = QLabel("")
         self.dask_check.setWordWrap(True)
-        form.addRow("", self.dask_check)
+        form.addRow(self.dask_check)  # the whole width: core's warning is long, and wrapped narrower it is taller
         self.dask_scheduler.textChanged.connect(lambda _: self._check_dask())
         self._check_dask()
         self.record_history = QCheckBox("Record every opened run in the run history (History tab, "

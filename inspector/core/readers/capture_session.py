@@ -77,4 +77,5 @@ def _match_capture(path: Path) -> Match | None:
 
 
 CAPTURE = InputKind("capture", "a session folder saved by compile-inspector capture (with manifest.json)",
-                    _match_capture, lambda source, progress: open_capture(source.path, progress))
+                    _match_capture, lambda source, progress: open_capture(source.path, progress),
+                    patterns=(MANIFEST,))

@@ -1,5 +1,6 @@
 """The type every reader module exports to say what kind of input it opens (after Netron's model
-factories): how to recognise a path (`match`), how to open it (`open`), and what it offers the
+factories): how to recognise a path (`match`), how to open it (`open`), the names of the files it
+opens (`patterns`, which the app's Open dialog lists), and what it offers the
 front ends once detected, so that no code outside the registry (readers/sources.py) asks which kind
 it holds. It lives apart from the registry so a reader module can define its kind without importing
 the registry, which imports every reader."""
@@ -33,6 +34,8 @@ class InputKind:
     expected: str  # how the message listing what can be opened names it
     match: Callable[[Path], Match | None]
     open: Callable[["Source", Progress], Any]
+    # the names of the files it opens, as globs (the app's Open dialog lists them); a folder kind has none
+    patterns: tuple[str, ...] = ()
     opens_session: bool = True  # False: another document than a torch.compile Session (an XLA dump)
     elsewhere: str = ""  # for kinds that are no Session: where the app and the CLI show them
     # What follows routes the work after detection, so no code outside the registry asks which kind

@@ -302,6 +302,7 @@ def _match_rank_traces(path: Path) -> Match | None:
 
 PROFILER_TRACE = file_kind("profiler_trace", "a torch.profiler trace (*.pt.trace.json[.gz])", looks_like_profiler_trace,
                            lambda source, progress: read_profiler_trace(source.path, progress=progress),
+                           patterns=("*.json", "*.json.gz"),
                            opens_session=False, shown_in="gpu", shown_as="profile", elsewhere=GPU_FILES_ELSEWHERE)
 PROFILER_TRACES = InputKind("profiler_traces", "a folder of torch.profiler traces (one per rank)", _match_rank_traces,
                             lambda source, progress: RankTraces(source.path, list(source.files), progress=progress),

@@ -221,4 +221,5 @@ def _seconds(value) -> float | None:
 
 
 RECORDER_LOG = file_kind("recorder_log", "a production recorder's file (inspector.capture.recorder, *.jsonl)",
-                         looks_like_recorder_file, lambda source, progress: open_recorder_log(source.path))
+                         looks_like_recorder_file, lambda source, progress: open_recorder_log(source.path),
+                         patterns=("*.jsonl",))

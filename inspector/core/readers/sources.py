@@ -53,7 +53,8 @@ def _open_bundle(source: Source, progress: Progress) -> Session:
     return session
 
 
-BUNDLE = InputKind("bundle", "a session bundle (.tcinspect)", _match_bundle, _open_bundle)
+BUNDLE = InputKind("bundle", "a session bundle (.tcinspect)", _match_bundle, _open_bundle,
+                   patterns=(f"*{BUNDLE_SUFFIX}",))
 
 # The registry, in the order a path is tried: the first kind that matches opens it (a mode comparison
 # before a folder of logs: its modes' logs are no ranks; a folder of logs before one of profiler traces).

@@ -33,6 +33,6 @@ def _open_logs(source: Source, progress: Progress) -> Session:
 
 
 TRACE_LOG = InputKind("trace_log", "a TORCH_TRACE log (dedicated_log_torch_trace_*.log)", _match_trace_log, _open_logs,
-                      previewable=True)
+                      patterns=("*.log", "*.txt"), previewable=True)
 RANK_LOGS = InputKind("rank_logs", "a folder holding TORCH_TRACE logs (one per rank)", _match_rank_logs, _open_logs,
                       per_rank=True)

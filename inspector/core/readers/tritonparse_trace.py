@@ -360,4 +360,5 @@ def _short(value, limit: int = 60) -> str:
 
 TRITON_TRACE = file_kind("tritonparse_trace", "a tritonparse trace (dedicated_log_triton_trace_*.ndjson[.gz])",
                          looks_like_tritonparse, lambda source, progress: read_tritonparse(source.path, progress),
+                         patterns=tuple(f"*{suffix}" for suffix in SUFFIXES),
                          opens_session=False, shown_in="gpu", shown_as="triton", elsewhere=GPU_FILES_ELSEWHERE)
