@@ -37,3 +37,21 @@ def test_the_colour_legend_lists_every_entry_where_the_side_panel_has_room(qtbot
     qtbot.waitUntil(lambda: legend.count() >= 6 and legend.isVisible(), timeout=10_000)
     qtbot.waitUntil(lambda: legend.viewport().height() >= legend.sizeHintForRow(0) * legend.count(), timeout=5_000)
     assert graph.details.viewport().height() >= 10 * graph.details.fontMetrics().lineSpacing()
+
+
+def test_the_colour_legend_refits_when_the_window_grows_and_shrinks(qtbot, window):
+    """Opened at 1280×720 and then enlarged to 1920×1080, the legend kept its 1280 height and scrolled
+    (74 px for 96 px of rows) above a details pane of 34 lines; shrunk again, it kept the room it had."""
+    window.resize(1280, 720)
+    graph = open_graph(qtbot, window, BUNDLED, stage="post_grad")
+    legend = graph.legend
+    qtbot.waitUntil(lambda: legend.count() >= 6 and legend.isVisible(), timeout=10_000)
+    rows = legend.sizeHintForRow(0) * legend.count()
+    small_details = graph.details.viewport().height()
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: legend.viewport().height() >= rows, timeout=5_000)  # every colour, no scrolling
+    assert graph.details.viewport().height() >= 10 * graph.details.fontMetrics().lineSpacing()
+    window.resize(1280, 720)
+    # back at 1280×720 the details get back the height they had there, the legend scrolling again
+    qtbot.waitUntil(lambda: graph.details.viewport().height() >= small_details - 2, timeout=5_000)
+    assert legend.viewport().height() < rows

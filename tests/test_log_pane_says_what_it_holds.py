@@ -21,3 +21,18 @@ def test_the_log_pane_says_what_shows_there_before_any_run(qtbot, window):
     text = window.log_view.text
     assert text.toPlainText() == ""
     assert "F5" in text.placeholderText() and "stderr.txt" in text.placeholderText()
+
+
+def test_a_filter_that_hides_every_line_says_so_not_that_no_output_was_kept(qtbot, window):
+    pane = window.log_view
+    pane.append("stdout", "step 1 loss 0.5\nstep 2 loss 0.4\n")
+    pane.filter.setText("nan")
+    assert pane.text.toPlainText() == ""
+    words = pane.text.placeholderText()
+    assert words.startswith("No line matches the filter (“nan”): 2 lines of output hidden")
+    assert "keeps no output" not in words
+    pane.filter.clear()
+    pane.stderr_only.setChecked(True)  # the lines are all stdout
+    assert pane.text.toPlainText() == "" and "(stderr only)" in pane.text.placeholderText()
+    pane.stderr_only.setChecked(False)
+    assert pane.text.toPlainText() == "step 1 loss 0.5\nstep 2 loss 0.4"

@@ -1,6 +1,6 @@
 """Names too long for their cell, shortened where a reader can still recognise them: at a dot, slash,
 underscore or space, never inside a word (`forward (resumed …` rather than `forw…ine 19)`), with the
-whole name a hover away. Used by the Session tree and the Timeline's stage table."""
+whole name a hover away. Used by the Session tree, the Timeline's stage table and the Kernels charts' row labels."""
 
 from __future__ import annotations
 
@@ -17,21 +17,32 @@ PATH_MARKS = re.compile(r"[./]")  # a dotted or slashed name: its last parts say
 BOUNDARY = re.compile(r"(?=[ (\[])|(?<=[._/:,-])")  # a cut falls before a space or bracket, after a dot or dash
 
 
-def elide_at_boundary(text: str, metrics: QFontMetrics, width: int) -> str:
+def elide_at_boundary(text: str, metrics: QFontMetrics, width: int, balanced: bool = False) -> str:
     """`text` if it fits `width` pixels, else its longest whole-part head (words) or tail (a dotted
-    path: `…h.0.attn`) with an ellipsis; a name with no boundary that fits is cut at the right."""
+    path: `…h.0.attn`) with an ellipsis; a name with no boundary that fits is cut at the right.
+    `balanced`: only a head of whole words that closes every bracket it opens, for a chart's row label
+    (`extern_kernels.addmm line 103 …`, not half a share `(54% …`); without it a frame keeps the
+    bracket's first words (`forward (resumed …`), which say what it is."""
     if metrics.horizontalAdvance(text) <= width:
         return text
     parts = [part for part in BOUNDARY.split(text) if part]
     if len(parts) > 1:
         from_end = bool(PATH_MARKS.search(text)) and " " not in text
         for keep in range(len(parts) - 1, 0, -1):
+            if balanced and not _closed_words(parts, keep):
+                continue
             shown = (ELLIPSIS + "".join(parts[-keep:]).lstrip("._/")) if from_end \
                 else ("".join(parts[:keep]).rstrip() + " " + ELLIPSIS if " " in text else "".join(parts[:keep])
                       + ELLIPSIS)
             if metrics.horizontalAdvance(shown) <= width:
                 return shown
     return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+
+def _closed_words(parts: list[str], keep: int) -> bool:
+    """The first `keep` parts end before a space (a whole word) and close every bracket they open."""
+    head = "".join(parts[:keep])
+    return parts[keep].startswith(" ") and all(head.count(start) == head.count(end) for start, end in ("()", "[]"))
 
 
 class QtBoundaryElideDelegate(QStyledItemDelegate):

@@ -18,7 +18,7 @@ from inspector.core.analysis.source_time import described
 from inspector.core.numbers import number
 from inspector.gui.qt_session_model import LoadedSession, QtSessionModel
 from inspector.gui.qt_shown_later import QtShownLater
-from inspector.gui.views.qt_elide import ELLIPSIS
+from inspector.gui.views.qt_elide import elide_at_boundary
 from inspector.gui.views.qt_plot_titles import span_title
 
 TOP_N = 15
@@ -74,21 +74,8 @@ class RowAxis(pg.AxisItem):
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
         metrics, room = self.metrics(), self.text_room()
         rows = (int(round(value)) for value in values)
-        return [elide_words(self.labels[row], metrics, room) if 0 <= row < len(self.labels) else "" for row in rows]
-
-
-def elide_words(label: str, metrics: QFontMetrics, width: int) -> str:
-    """`label` if it fits `width` pixels, else its longest head of whole words that closes every bracket it
-    opens, with an ellipsis (`extern_kernels.addmm line 103 …`); a first word too long is cut at the right."""
-    if metrics.horizontalAdvance(label) <= width:
-        return label
-    words = label.split(" ")
-    for keep in range(len(words) - 1, 0, -1):
-        head = " ".join(words[:keep])
-        shown = f"{head} {ELLIPSIS}"
-        if head.count("(") == head.count(")") and metrics.horizontalAdvance(shown) <= width:
-            return shown
-    return metrics.elidedText(label, Qt.TextElideMode.ElideRight, width)
+        return [elide_at_boundary(self.labels[row], metrics, room, balanced=True) if 0 <= row < len(self.labels)
+                else "" for row in rows]
 
 
 def _hbar_plot(owner: "QtKernelPlots", title: str, unit: str, palette, font: QFont) -> _BarPlot:

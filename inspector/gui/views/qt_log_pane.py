@@ -64,6 +64,20 @@ class QtLogPane(QWidget):
                 shown.append(line)
         if shown:
             self.text.appendPlainText("\n".join(shown))
+        self._say_what_is_hidden()
 
     def _refill(self) -> None:
         self.text.setPlainText("\n".join(line for stream, line in self.lines if self._matches(stream, line)))
+        self._say_what_is_hidden()
+
+    def _say_what_is_hidden(self) -> None:
+        """The blank pane's words: with output held and none shown, that the filter hides it all (the words
+        for a pane before any run said no output was kept, which was then untrue)."""
+        if not self.lines:
+            self.text.setPlaceholderText(NO_RUN_YET)
+            return
+        held = len(self.lines)
+        what = " and ".join(part for part in (f"“{self.filter.text()}”" if self.filter.text() else "",
+                                              "stderr only" if self.stderr_only.isChecked() else "") if part)
+        self.text.setPlaceholderText(f"No line matches the filter ({what}): {held} line{'s' if held != 1 else ''} "
+                                     f"of output hidden; clear the filter to see {'them' if held != 1 else 'it'}.")

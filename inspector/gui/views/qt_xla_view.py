@@ -16,7 +16,7 @@ from inspector.core.analysis.fusion_compare import compare_fusion
 from inspector.core.graphs.graph_hierarchy import build_groups
 from inspector.core.graphs.graph_layout import LaidOutGraph, lay_out_view
 from inspector.core.graphs.hlo_graph import hlo_graph
-from inspector.core.graphs.item_ids import toggled
+from inspector.core.graphs.item_ids import group_item, item_key, toggled
 from inspector.core.outputs.xla_summary import format_count, format_ratio, format_share, summarize_module
 from inspector.core.readers.input_kind import Source
 from inspector.core.readers.xla_dump import XlaDump
@@ -38,6 +38,8 @@ class QtXlaView(QWidget):
         self.comparison: dict | None = None
         self.graph = self.root = self.layer = None
         self.expanded: set[str] = set()
+        self._shown: tuple | None = None  # the module and stage on show: a new one opens readable from its top
+        self._focus: str | None = None  # the group opened or folded last: the next drawing centres on it
         self._layouts, self._comparisons = LatestRequest(self), LatestRequest(self)  # only the latest are shown
         self.header = QLabel("Open a folder written with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
                              "(File ▸ Open Log, Bundle or Folder…, Ctrl+Shift+O).")
@@ -130,7 +132,7 @@ class QtXlaView(QWidget):
             for column, value in enumerate((kernel.name, kernel.fusion_kind or kernel.opcode, str(len(kernel.ops)),
                                             names)):
                 self.kernels.setItem(index, column, table_item(value))
-        self.expanded = set()
+        self.expanded, self._focus = set(), None
         self._show_graph()
         self._compare()
 
@@ -170,6 +172,7 @@ class QtXlaView(QWidget):
         self.layer = None
         if hlo is None or hlo.entry is None:
             self.graph_status.setText("No HLO for this stage in the dump.")
+            self._shown = None
             return
         self.graph_status.setText("Laying out…")
         expanded = set(self.expanded)
@@ -189,19 +192,34 @@ class QtXlaView(QWidget):
         folded = sum(1 for kind in visible.items.values() if kind == "group")
         self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
                                   f"computations (double-click one to open it, its frame to fold it)")
-        self.view.open_readable()  # as the Graph tab: fitted whole into a 1280×720 pane its labels were specks
+        shown, focus, self._focus = (self.module, self.stage.currentText()), self._focus, None
+        if shown != self._shown:  # as the Graph tab: fitted whole into a 1280×720 pane its labels were specks
+            self._shown = shown
+            self.view.open_readable()
+        if focus is not None:  # an open or a fold keeps the user's zoom and shows the group where it is now
+            self._centre_on(laid_out.placed.frames.get(focus), group_item(focus))
+
+    def _centre_on(self, frame: tuple[float, float, float, float] | None, folded: str) -> None:
+        """Centre on an opened group's frame (its top, when the frame is taller than the view) or on
+        the box of a folded one."""
+        if frame is not None:
+            x, y, width, height = frame
+            room = self.view.viewport().height() / self.view.transform().m22()
+            self.view.centerOn(x + width / 2, y + min(height, room) / 2)
+        elif self.layer is not None and folded in self.layer.index:
+            self.view.centerOn(self.layer.rect_of(folded).center())
 
     def _on_graph_activated(self, item_id: str) -> None:
         expanded = toggled(self.expanded, item_id)
         if expanded is not None:
-            self.expanded = expanded
+            self.expanded, self._focus = expanded, item_key(item_id)
             self._show_graph()
 
     def _on_kernel_activated(self, row: int, _column: int) -> None:
         """Open the kernel's fusion in the graph (after optimisation)."""
         if self.module is None or not 0 <= row < len(self.module.kernels):
             return
-        self.expanded = self.expanded | {self.module.kernels[row].name}
+        self.expanded, self._focus = self.expanded | {self.module.kernels[row].name}, self.module.kernels[row].name
         if self.stage.currentText() != STAGES[0]:
             self.stage.setCurrentText(STAGES[0])  # redraws
         else:

@@ -52,6 +52,23 @@ def menu_button(text: str, actions) -> QPushButton:
     return button
 
 
+class QtSidePanel(QSplitter):
+    """The side panel's splitter, which refits its panes (`refit`) whenever its own height changes or it
+    shows: the legend's room depends on the panel's height, not only on what the legend lists."""
+
+    def __init__(self, refit):
+        super().__init__(Qt.Orientation.Vertical)
+        self.refit = refit
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.refit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.refit()
+
+
 class QtGraphView(QWidget):
     """The FX graph pane: a toolbar (stage, search, overlay, highlight, groups, export) above the break
     map, a status line and the selected node's module path; the graph beside the minimap, the overlay's
@@ -166,7 +183,7 @@ class QtGraphView(QWidget):
         self.outline_legend.setWordWrap(True)
         legend_layout.addWidget(self.outline_legend)
         self.results.setVisible(False)  # shown when a search has results
-        side = QSplitter(Qt.Orientation.Vertical)
+        side = QtSidePanel(self._fit_legend)
         for widget in (self.minimap, legend_box, self.results, self.details):
             side.addWidget(widget)
         # the details get the height the minimap and legend do not need: more than four lines at 1280×720
@@ -179,18 +196,21 @@ class QtGraphView(QWidget):
 
     def _fit_legend(self) -> None:
         """The legend as tall as its entries where the side panel has room for it (a third of the panel at
-        most, taken from the details): at 1920×1080 it showed four of six colours, scrolling, above an empty
-        details pane. At 1280×720 the third is spent already, and the details keep their lines."""
-        sizes = self.side.sizes()
+        most, taken from the details; given back to them when the panel shrinks or the entries are fewer):
+        at 1920×1080 it showed four of six colours, scrolling, above an empty details pane. At 1280×720 the
+        third is spent already, and the details keep their lines. Run on each new overlay and each resize
+        of the panel."""
+        side = getattr(self, "side", None)  # the panel's first resize comes before it is kept here
+        sizes = side.sizes() if side is not None else []
         rows = self.legend.count()
         if not rows or not self.legend.isVisible() or not sum(sizes):
             return
         needed = self.legend.sizeHintForRow(0) * rows + 2 * self.legend.frameWidth()
-        grow = min(needed - self.legend.height(), sum(sizes) // 3 - sizes[1], sizes[3] // 2)
-        if grow > 0:
-            sizes[1] += grow
-            sizes[3] -= grow
-            self.side.setSizes(sizes)
+        change = min(needed - self.legend.height(), sum(sizes) // 3 - sizes[1], sizes[3] // 2)
+        if change:
+            sizes[1] += change
+            sizes[3] -= change
+            side.setSizes(sizes)
 
     def _lay_out(self, model: QtSessionModel, bar: QHBoxLayout, side: QSplitter) -> None:
         """Toolbar, break map, status and module path above the graph and its side panel."""
