@@ -33,7 +33,7 @@ from inspector.gui.views.graph.qt_graph_layers import (
 )
 from inspector.gui.views.graph.qt_graph_overlays import Overlay, overlay_colours
 from inspector.gui.views.graph.qt_node_details import QtNodeDetails, node_details_html
-from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
+from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView, RefitsWhenResized
 from inspector.gui.views.qt_break_map import QtBreakMap
 
 
@@ -52,21 +52,13 @@ def menu_button(text: str, actions) -> QPushButton:
     return button
 
 
-class QtSidePanel(QSplitter):
+class QtSidePanel(RefitsWhenResized, QSplitter):
     """The side panel's splitter, which refits its panes (`refit`) whenever its own height changes or it
     shows: the legend's room depends on the panel's height, not only on what the legend lists."""
 
     def __init__(self, refit):
         super().__init__(Qt.Orientation.Vertical)
         self.refit = refit
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.refit()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.refit()
 
 
 class QtGraphView(QWidget):

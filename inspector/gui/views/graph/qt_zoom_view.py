@@ -12,6 +12,19 @@ from inspector.gui.views.graph.qt_graph_layers import FrameLayer, NodeLayer
 READABLE_SCALE = 0.6  # box labels at 7 px or more: the smallest scale a graph opens at
 
 
+class RefitsWhenResized:
+    """For a widget whose content fits its own size (`refit`): refitted whenever that size changes or
+    it shows. Listed before the Qt class it mixes into, so its handlers run and then hand on."""
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.refit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.refit()
+
+
 class QtZoomView(QGraphicsView):
     sigActivated = Signal(str)  # item id double-clicked
     sigClicked = Signal(str)
@@ -100,7 +113,7 @@ class QtZoomView(QGraphicsView):
             self.sigActivated.emit(item)
 
 
-class QtMinimap(QGraphicsView):
+class QtMinimap(RefitsWhenResized, QGraphicsView):
     """The whole graph small, with the main view's visible area drawn on it; click to go there."""
 
     def __init__(self, scene: QGraphicsScene, main: QtZoomView):
@@ -117,14 +130,6 @@ class QtMinimap(QGraphicsView):
     def refit(self) -> None:
         """Always the whole graph: refitted after each layout and whenever the minimap's size changes."""
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.refit()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.refit()
 
     def drawForeground(self, painter: QPainter, _rect: QRectF) -> None:
         visible = self.main.mapToScene(self.main.viewport().rect()).boundingRect()
