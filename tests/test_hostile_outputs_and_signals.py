@@ -499,5 +499,5 @@ def test_a_break_reason_far_longer_than_torch_writes_is_read_on_its_head_and_cou
         assert oversized["count"] == 1 and "dynamo_graph_break_reason" in oversized["examples"][0]
         assert summary["graph_breaks"][0]["reason"].count("Graph break (") <= INTERPRETED_CHARS // 13
         shown = run_cli("summary", log, env=NO_CACHE, text=False).stdout.decode()
-        assert "read on their first MiB only" in shown.split("Could not read:")[1]
+        assert "read on its first MiB only" in shown.split("Could not read:")[1]  # one reason: said of one
     assert seconds[24] < 4 * seconds[2] + 5, seconds  # the interpreters read 1 MiB of each; only the read grows
