@@ -33,7 +33,8 @@ from inspector.gui.views.graph.qt_graph_layers import (
 )
 from inspector.gui.views.graph.qt_graph_overlays import Overlay, overlay_colours
 from inspector.gui.views.graph.qt_node_details import QtNodeDetails, node_details_html
-from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView, RefitsWhenResized
+from inspector.gui.views.graph.qt_graph_side_panel import QtSidePanel
+from inspector.gui.views.graph.qt_zoom_view import QtMinimap, QtZoomView
 from inspector.gui.views.qt_break_map import QtBreakMap
 
 
@@ -50,15 +51,6 @@ def menu_button(text: str, actions) -> QPushButton:
         menu.addAction(label, slot)
     button.setMenu(menu)
     return button
-
-
-class QtSidePanel(RefitsWhenResized, QSplitter):
-    """The side panel's splitter, which refits its panes (`refit`) whenever its own height changes or it
-    shows: the legend's room depends on the panel's height, not only on what the legend lists."""
-
-    def __init__(self, refit):
-        super().__init__(Qt.Orientation.Vertical)
-        self.refit = refit
 
 
 class QtGraphView(QWidget):
@@ -175,9 +167,7 @@ class QtGraphView(QWidget):
         self.outline_legend.setWordWrap(True)
         legend_layout.addWidget(self.outline_legend)
         self.results.setVisible(False)  # shown when a search has results
-        side = QtSidePanel(self._fit_legend)
-        for widget in (self.minimap, legend_box, self.results, self.details):
-            side.addWidget(widget)
+        side = QtSidePanel(self.legend, (self.minimap, legend_box, self.results, self.details))
         # the details get the height the minimap and legend do not need: more than four lines at 1280×720
         self.legend.setMinimumHeight(self.legend.fontMetrics().height() * 2 + 8)
         for index, stretch in enumerate((0, 0, 1, 3)):
@@ -185,24 +175,6 @@ class QtGraphView(QWidget):
         side.setSizes([120, 130, 120, 600])
         self.side = side
         return side
-
-    def _fit_legend(self) -> None:
-        """The legend as tall as its entries where the side panel has room for it (a third of the panel at
-        most, taken from the details; given back to them when the panel shrinks or the entries are fewer):
-        at 1920×1080 it showed four of six colours, scrolling, above an empty details pane. At 1280×720 the
-        third is spent already, and the details keep their lines. Run on each new overlay and each resize
-        of the panel."""
-        side = getattr(self, "side", None)  # the panel's first resize comes before it is kept here
-        sizes = side.sizes() if side is not None else []
-        rows = self.legend.count()
-        if not rows or not self.legend.isVisible() or not sum(sizes):
-            return
-        needed = self.legend.sizeHintForRow(0) * rows + 2 * self.legend.frameWidth()
-        change = min(needed - self.legend.height(), sum(sizes) // 3 - sizes[1], sizes[3] // 2)
-        if change:
-            sizes[1] += change
-            sizes[3] -= change
-            side.setSizes(sizes)
 
     def _lay_out(self, model: QtSessionModel, bar: QHBoxLayout, side: QSplitter) -> None:
         """Toolbar, break map, status and module path above the graph and its side panel."""
@@ -559,7 +531,7 @@ class QtGraphView(QWidget):
             entry.setToolTip(plain_tip(tip or label))
             self.legend.addItem(entry)
         self.legend_title.setText(f"Colour by {self.overlay.currentText()} ({len(legend)} entries)")
-        self._fit_legend()
+        self.side.refit()
 
     def _kernel_time(self):
         """The session's kernel-time table (None without a profile or a session)."""
