@@ -349,7 +349,7 @@ class QtDiffView(QWidget):
         for change in self.diff.changed:
             self._add_difference(f"changed  {change.a} → {change.b}  ({', '.join(change.fields)})", ("both", change.a))
         if not self.differences.count():
-            # short enough for the list beside two graphs at 1280 wide (the sentence was cut at "match …")
+            # short enough to be read whole in the list beside two graphs at 1280 wide
             empty = QListWidgetItem(NO_DIFFERENCES)
             empty.setFlags(Qt.ItemFlag.ItemIsEnabled)  # read, not selected
             empty.setToolTip("The two graphs match node for node at this stage.")

@@ -160,7 +160,7 @@ class QtGpuView(QWidget):
         self.source_lines.horizontalHeaderItem(2).setToolTip(
             "measured: the time of launches wholly on this line; apportioned: shares of kernels made from nodes "
             "on several lines (a kernel made from k nodes gives each 1/k)")
-        # its name first, and a heading that fits: a narrow pane ("measured / apportioned" was cut to "asured / …")
+        # its name first, and short headings: the pane beside the source lines is narrow at 1280 wide
         self.modules = rows_table(("module", "share", "time", "basis"))
         self.modules.horizontalHeaderItem(0).setToolTip(
             "Kernel time per module of the model: the submodule each FX node belongs to (from the parameter names "

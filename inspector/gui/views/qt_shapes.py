@@ -43,8 +43,8 @@ class QtShapesView(QWidget):
         self.table.setColumnWidth(0, 120)
         self.table.setColumnWidth(1, 150)
         self.table.setColumnWidth(2, 380)
-        # each row as tall as its text wrapped to its column: a symbol's ranges and the user's line were cut after
-        # two lines with "…" even at 1920 wide
+        # each row as tall as its (bounded) text wrapped to its column: a symbol's ranges and the user's line
+        # run to several lines, which a fixed height cuts with "…" even at 1920 wide
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setVerticalScrollMode(QTableWidget.ScrollMode.ScrollPerPixel)  # a tall row scrolls through
         self.table.itemDoubleClicked.connect(self._on_row_activated)

@@ -193,7 +193,7 @@ class QtXlaView(QWidget):
         self.graph_status.setText(f"{len(self.graph.nodes)} instructions; {folded} folded fusions or called "
                                   f"computations (double-click one to open it, its frame to fold it)")
         shown, focus, self._focus = (self.module, self.stage.currentText()), self._focus, None
-        if shown != self._shown:  # as the Graph tab: fitted whole into a 1280×720 pane its labels were specks
+        if shown != self._shown:  # as the Graph tab: fitted whole into a 1280×720 pane, labels would be specks
             self._shown = shown
             self.view.open_readable()
         if focus is not None:  # an open or a fold keeps the user's zoom and shows the group where it is now
